@@ -1,0 +1,26 @@
+/**
+ * buildApp(deps): the HTTP service composed from its feature modules. Tests build it
+ * in-process and call `app.handle(new Request('http://localhost/...'))`.
+ */
+import { cors } from '@elysiajs/cors'
+import { Elysia } from 'elysia'
+import type { AppDeps } from './deps'
+import { bodyLimit } from './http/body-limit'
+import { errorHandler } from './http/errors'
+import { openapiPlugin } from './http/openapi'
+import { coinsModule } from './modules/coins'
+import { healthModule } from './modules/health'
+import { ohlcvModule } from './modules/ohlcv'
+
+export function buildApp(deps: AppDeps) {
+  return new Elysia()
+    .use(errorHandler)
+    .use(cors({ origin: '*', credentials: false }))
+    .use(bodyLimit(deps.config.bodyLimitBytes))
+    .use(openapiPlugin())
+    .use(healthModule(deps))
+    .use(coinsModule(deps))
+    .use(ohlcvModule(deps))
+}
+
+export type App = ReturnType<typeof buildApp>

@@ -1,0 +1,147 @@
+#!/usr/bin/env bun
+/**
+ * The command line: `bun src/cli.ts <command>` (or `npm run cli -- <command>`).
+ *   serve                                   start the service (what `npm start` runs)
+ *   data generate [--coins N] [--days D] [--seed S] [--force]
+ *   data import <path...>
+ *   data sync [--symbols A,B] [--since YYYY-MM-DD]
+ *   data info
+ * Every command reads its settings from the environment (see README) and writes the
+ * store under DATA_DIR.
+ */
+import { parseArgs } from 'node:util'
+import { systemClock } from './clock'
+import { ConfigError, loadConfig, type Config } from './config'
+import { createLogger } from './log'
+import { CandleStore } from './market/candle-store'
+import { formatImportReport, importPaths } from './market/import-binance'
+import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
+import { generateSyntheticUniverse } from './market/synthetic'
+import { isoDate } from './market/coin-summary'
+import { SYNTHETIC_DEFAULTS, startServer } from './main'
+
+const USAGE = `usage: perpsim <command>
+  serve                                       start the HTTP service
+  data generate [--coins N] [--days D] [--seed S] [--force]
+                                              write the synthetic universe (--force replaces a non-empty store)
+  data import <path...>                       import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
+  data sync [--symbols A,B] [--since YYYY-MM-DD]
+                                              sync 1H candles and funding from Binance USDT-M (ccxt)
+  data info                                   what the store holds`
+
+class UsageError extends Error {}
+
+function positiveInt(name: string, raw: string | undefined, def: number, max: number): number {
+  if (raw === undefined) return def
+  const v = Number(raw)
+  if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`--${name} ${raw}: expected an integer from 1 to ${max}`)
+  return v
+}
+
+async function dataGenerate(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { coins: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, force: { type: 'boolean' } } })
+  const coins = positiveInt('coins', values.coins, SYNTHETIC_DEFAULTS.coins, 2000)
+  const days = positiveInt('days', values.days, SYNTHETIC_DEFAULTS.days, 3650)
+  const seed = positiveInt('seed', values.seed, SYNTHETIC_DEFAULTS.seed, 2 ** 31 - 1)
+  let store = CandleStore.open(config.dataDir)
+  if (store.coinCount > 0) {
+    if (!values.force) throw new UsageError(`the store at ${store.root} already holds ${store.coinCount} coins; add --force to replace it`)
+    CandleStore.wipe(config.dataDir)
+    store = CandleStore.open(config.dataDir)
+  }
+  const started = performance.now()
+  const res = generateSyntheticUniverse(store, {
+    coins,
+    days,
+    seed,
+    endMs: systemClock.now(),
+    onProgress: (done, total) => {
+      if (done === total || done % 50 === 0) process.stderr.write(`generated ${done}/${total} coins\n`)
+    },
+  })
+  console.log(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s into ${store.root}`)
+}
+
+async function dataImport(config: Config, paths: string[]): Promise<number> {
+  if (paths.length === 0) throw new UsageError('data import needs at least one file or folder')
+  const store = CandleStore.open(config.dataDir)
+  const report = await importPaths(store, paths, line => process.stderr.write(line + '\n'))
+  console.log(formatImportReport(report))
+  return report.files.some(f => f.error) ? 1 : 0
+}
+
+async function dataSync(config: Config, args: string[]): Promise<number> {
+  if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
+  const { values } = parseArgs({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
+  const symbols = values.symbols?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean)
+  const store = CandleStore.open(config.dataDir)
+  const report = await syncFromExchange(store, {
+    symbols,
+    since: values.since,
+    baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
+    log: line => process.stderr.write(line + '\n'),
+  })
+  console.log(formatSyncReport(report))
+  return 0
+}
+
+function dataInfo(config: Config): void {
+  const store = CandleStore.open(config.dataDir)
+  console.log(`store: ${store.root}`)
+  console.log(`sources: ${store.sources().join(', ') || 'none'}; coins: ${store.coinCount}`)
+  console.log('symbol            rows  from        to          funding  first funding  last funding')
+  for (const s of store.symbols()) {
+    const b = store.bars(s)!
+    const f = store.funding(s)
+    console.log(
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDate(b.t[0])}  ${isoDate(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDate(f.t[0]) : '-'.padEnd(10)}     ${f?.n ? isoDate(f.t[f.n - 1]) : '-'}`,
+    )
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const config = loadConfig()
+  const [cmd, sub, ...rest] = argv
+  if (cmd === 'serve') {
+    const server = await startServer(config)
+    const shutdown = async () => {
+      await server.stop()
+      process.exit(0)
+    }
+    process.on('SIGINT', shutdown)
+    process.on('SIGTERM', shutdown)
+    return -1 // keep running
+  }
+  if (cmd === 'data') {
+    if (sub === 'generate') return (await dataGenerate(config, rest), 0)
+    if (sub === 'import') return dataImport(config, rest)
+    if (sub === 'sync') return dataSync(config, rest)
+    if (sub === 'info') return (dataInfo(config), 0)
+  }
+  if (cmd === undefined || cmd === 'help' || cmd === '--help') {
+    console.log(USAGE)
+    return cmd === undefined ? 2 : 0
+  }
+  throw new UsageError(`unknown command: ${[cmd, sub].filter(Boolean).join(' ')}`)
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    code => {
+      if (code >= 0) process.exit(code)
+    },
+    err => {
+      if (err instanceof ConfigError) {
+        process.stderr.write(`configuration error: ${err.message}\n`)
+        process.exit(2)
+      }
+      if (err instanceof UsageError) {
+        process.stderr.write(`${err.message}\n${USAGE}\n`)
+        process.exit(2)
+      }
+      createLogger('error').error((err as Error)?.stack ?? String(err))
+      process.exit(1)
+    },
+  )
+}

@@ -1,0 +1,124 @@
+/**
+ * Every setting of the service, read from the environment once at start-up.
+ * A bad value stops start-up with one line naming the variable and what it accepts
+ * (ConfigError). README.md lists the same variables; keep the two in step.
+ */
+import { cpus } from 'node:os'
+import { resolve } from 'node:path'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  adminKey: string
+  logLevel: LogLevel
+  /** true: no outbound network calls at all */
+  offline: boolean
+  /** null: decided by the store (on for a synthetic store, off otherwise) */
+  demo: boolean | null
+  workers: number
+  /** simulations waiting for a worker before new ones are shed with 503 */
+  queueMax: number
+  /** largest accepted request body in bytes (413 beyond it) */
+  bodyLimitBytes: number
+  /** finished results kept in memory (the result cache) */
+  resultCacheSize: number
+  /** requests per minute per client IP on compute endpoints; 0 disables */
+  rateLimitPerMin: number
+  /** upstream base URLs and timeouts (market context) */
+  upstream: UpstreamConfig
+}
+
+export interface UpstreamConfig {
+  binanceSpotUrl: string
+  binanceFuturesUrl: string
+  coingeckoUrl: string
+  fearGreedUrl: string
+  newsFeeds: string[]
+  macroUrl: string
+  timeoutMs: number
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return def
+  const v = Number(raw)
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new ConfigError(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`)
+  return v
+}
+
+function bool(env: Env, name: string, def: boolean | null): boolean | null {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return def
+  const s = raw.toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  throw new ConfigError(`${name}=${JSON.stringify(raw)}: expected 1/0 (or true/false, yes/no, on/off)`)
+}
+
+function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return def
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(`${name}=${JSON.stringify(raw)}: expected one of ${allowed.join(', ')}`)
+  return raw as T
+}
+
+function url(env: Env, name: string, def: string): string {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return def
+  try {
+    const u = new URL(raw)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error()
+  } catch {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)}: expected an http(s) URL`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+function urlList(env: Env, name: string, def: string[]): string[] {
+  const raw = env[name]
+  if (raw === undefined) return def
+  const items = raw.split(',').map(s => s.trim()).filter(Boolean)
+  return items.map((item, i) => url({ [`${name}[${i}]`]: item }, `${name}[${i}]`, ''))
+}
+
+export const DEFAULT_NEWS_FEEDS = [
+  'https://www.coindesk.com/arc/outboundfeeds/rss/',
+  'https://cointelegraph.com/rss',
+  'https://decrypt.co/feed',
+]
+
+export function loadConfig(env: Env = process.env): Config {
+  const cores = Math.max(1, cpus().length)
+  return {
+    port: int(env, 'PORT', 8000, 0, 65535),
+    host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
+    dataDir: resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
+    adminKey: env.ADMIN_KEY ?? '',
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
+    offline: bool(env, 'OFFLINE', false) as boolean,
+    demo: bool(env, 'DEMO', null),
+    workers: int(env, 'WORKERS', cores, 1, 64),
+    queueMax: int(env, 'QUEUE_MAX', 64, 1, 100_000),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    resultCacheSize: int(env, 'RESULT_CACHE_SIZE', 256, 0, 100_000),
+    rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 120, 0, 1_000_000),
+    upstream: {
+      binanceSpotUrl: url(env, 'BINANCE_SPOT_URL', 'https://api.binance.com'),
+      binanceFuturesUrl: url(env, 'BINANCE_FUTURES_URL', 'https://fapi.binance.com'),
+      coingeckoUrl: url(env, 'COINGECKO_URL', 'https://api.coingecko.com/api/v3'),
+      fearGreedUrl: url(env, 'FEAR_GREED_URL', 'https://api.alternative.me'),
+      newsFeeds: urlList(env, 'NEWS_FEEDS', DEFAULT_NEWS_FEEDS),
+      macroUrl: url(env, 'MACRO_URL', 'https://query1.finance.yahoo.com'),
+      timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 2000, 100, 60_000),
+    },
+  }
+}

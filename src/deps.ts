@@ -1,0 +1,21 @@
+/**
+ * What buildApp receives: stores, clock and (later) the worker pool and upstream
+ * clients. No module reaches these through a global import, so tests pass their own.
+ */
+import type { Clock } from './clock'
+import type { Config } from './config'
+import type { Db } from './db'
+import type { CandleStore } from './market/candle-store'
+import type { SeriesCache } from './market/series'
+import type { Universe } from './market/universe'
+
+export interface AppDeps {
+  config: Config
+  clock: Clock
+  store: CandleStore
+  universe: Universe
+  series: SeriesCache
+  db: Db
+  /** clock time when the service started (for uptime) */
+  startedAtMs: number
+}

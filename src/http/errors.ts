@@ -1,0 +1,85 @@
+/**
+ * FastAPI-style error bodies for every validation failure: 422 with
+ * {"detail":[{"type","loc","msg","input"}]}; JSON 404 for unknown routes; 413 for
+ * oversized bodies. Registered first in buildApp: Elysia hooks apply only to routes
+ * registered after them.
+ */
+import { Elysia } from 'elysia'
+
+export interface ValidationDetail {
+  type: string
+  loc: (string | number)[]
+  msg: string
+  input: unknown
+}
+
+/** Thrown by services for input that passed the schema but is still wrong (cross-field rules). */
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly body: unknown) {
+    super(typeof body === 'string' ? body : JSON.stringify(body))
+  }
+}
+
+/** A 422 with one or more detail entries, for checks a schema cannot express. */
+export function unprocessable(details: ValidationDetail[]): HttpError {
+  return new HttpError(422, { detail: details })
+}
+
+const locOf = (on: string, path?: string): (string | number)[] => [
+  on === 'params' ? 'path' : on === 'headers' ? 'header' : on,
+  ...(path ?? '')
+    .split('/')
+    .filter(Boolean)
+    .map(p => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map(p => (/^\d+$/.test(p) ? Number(p) : p)),
+]
+
+function typeOf(e: any): string {
+  const kind = e?.schema?.type ?? e?.schema?.anyOf?.[0]?.type
+  if (e?.value === undefined) return 'missing'
+  if (typeof kind === 'string') return `${kind}_type`
+  return 'value_error'
+}
+
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, set }) => {
+  if (code === 'VALIDATION') {
+    set.status = 422
+    const seen = new Set<string>()
+    const on = (error as any).type as string
+    const all = ((error as any).all ?? []) as any[]
+    const detail: ValidationDetail[] = all
+      .map(e => ({
+        type: typeOf(e),
+        loc: locOf(on, e.path),
+        msg: (e.summary ?? e.message ?? 'invalid value') as string,
+        input: e.value ?? null,
+      }))
+      .filter(d => {
+        const k = JSON.stringify(d.loc)
+        return seen.has(k) ? false : (seen.add(k), true)
+      })
+    if (detail.length === 0) detail.push({ type: 'value_error', loc: [on === 'params' ? 'path' : on], msg: String((error as any).message ?? 'invalid input'), input: null })
+    return { detail }
+  }
+  if (code === 'PARSE') {
+    set.status = 422
+    return { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null }] }
+  }
+  if (code === 'NOT_FOUND') {
+    set.status = 404
+    return { detail: 'Not Found' }
+  }
+  if (error instanceof HttpError) {
+    set.status = error.status
+    return error.body
+  }
+  if ((error as any)?.status === 413 || String((error as any)?.message ?? '').includes('too large')) {
+    set.status = 413
+    return { detail: 'Request body too large' }
+  }
+  if (code === 'UNKNOWN' || code === 'INTERNAL_SERVER_ERROR') {
+    console.error('[error]', error)
+    set.status = 500
+    return { detail: 'Internal Server Error' }
+  }
+})

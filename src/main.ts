@@ -1,0 +1,88 @@
+/**
+ * Start-up: config -> stores -> worker pool -> jobs -> listen.
+ * `startServer` is what `perpsim serve` (and `npm start`) runs; end-to-end tests start
+ * the real process through the CLI.
+ */
+import { join } from 'node:path'
+import { buildApp } from './app'
+import { systemClock, type Clock } from './clock'
+import type { Config } from './config'
+import { openDb } from './db'
+import type { AppDeps } from './deps'
+import { Scheduler } from './jobs/scheduler'
+import { createLogger, type Logger } from './log'
+import { CandleStore } from './market/candle-store'
+import { SeriesCache } from './market/series'
+import { appendDemoCandles, generateSyntheticUniverse } from './market/synthetic'
+import { Universe } from './market/universe'
+import { HOUR_MS } from './market/types'
+
+export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
+
+export interface RunningServer {
+  port: number
+  deps: AppDeps
+  stop(): Promise<void>
+}
+
+/** Generate the synthetic universe into an empty store, printing progress. */
+export function ensureStore(config: Config, clock: Clock, log: Logger): CandleStore {
+  const store = CandleStore.open(config.dataDir)
+  if (store.coinCount === 0) {
+    log.info(`empty store at ${store.root}: generating the synthetic universe (${SYNTHETIC_DEFAULTS.coins} coins x ${SYNTHETIC_DEFAULTS.days} days)`)
+    const started = performance.now()
+    let lastPct = -1
+    const res = generateSyntheticUniverse(store, {
+      ...SYNTHETIC_DEFAULTS,
+      endMs: clock.now(),
+      onProgress: (done, total) => {
+        const pct = Math.floor((done / total) * 10) * 10
+        if (pct !== lastPct) {
+          lastPct = pct
+          log.info(`generating synthetic data: ${done}/${total} coins`)
+        }
+      },
+    })
+    log.info(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  }
+  return store
+}
+
+export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
+  const log = createLogger(config.logLevel)
+  const store = ensureStore(config, clock, log)
+  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const deps: AppDeps = {
+    config,
+    clock,
+    store,
+    universe: new Universe(store),
+    series: new SeriesCache(store),
+    db,
+    startedAtMs: clock.now(),
+  }
+  const scheduler = new Scheduler(clock, log)
+  const demo = config.demo ?? store.isSynthetic()
+  if (demo && !store.isSynthetic()) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
+  else if (demo) {
+    const tick = () => {
+      const added = appendDemoCandles(store, clock.now(), SYNTHETIC_DEFAULTS.seed)
+      if (added > 0) log.info(`demo: appended ${added} candles`)
+    }
+    tick() // catch up on the hours the store missed while the service was down
+    scheduler.everyAligned('demo-candles', HOUR_MS, 5_000, tick)
+  }
+
+  const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
+  const port = app.server!.port!
+  log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  return {
+    port,
+    deps,
+    async stop() {
+      scheduler.stop()
+      await app.stop()
+      db.$client.close()
+    },
+  }
+}

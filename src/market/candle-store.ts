@@ -1,0 +1,335 @@
+/**
+ * The candle store: 1H candles, funding events and coin metadata for every symbol.
+ *
+ * On disk (under `<DATA_DIR>/store/`):
+ *   meta.json                      coin metadata + which sources wrote the store
+ *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
+ *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
+ * Appends add a new immutable segment (atomic temp + rename); nothing already written
+ * is rewritten. When a symbol gathers many segments they are merged into one new file
+ * that replaces the first by rename; the loader drops rows at or before the last time
+ * it has kept, so a crash between that rename and the removal of the merged segments
+ * loses and duplicates nothing.
+ *
+ * In memory every symbol's columns live in one SharedArrayBuffer with headroom, so
+ * workers read the same memory and hourly appends usually need no reallocation.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
+import type { Bars, CoinMeta, FundingSeries } from './types'
+import { HOUR_MS } from './types'
+
+export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
+
+interface MetaFile {
+  version: 1
+  sources: StoreSource[]
+  coins: CoinMeta[]
+}
+
+const CANDLE_COLS = 6
+const FUNDING_COLS = 2
+/** merge a symbol's segments once it has more than this many */
+const COMPACT_AFTER = 48
+/** room for a month of hourly appends before a buffer is reallocated */
+const HEADROOM_ROWS = 24 * 31
+
+interface Columns {
+  sab: SharedArrayBuffer
+  cap: number
+  n: number
+  cols: Float64Array[]
+}
+
+export interface AppendResult {
+  appended: number
+  /** rows dropped because their time was at or before the stored last time */
+  skipped: number
+}
+
+export class StoreError extends Error {}
+
+export class CandleStore {
+  private readonly candleDir: string
+  private readonly fundingDir: string
+  private readonly metaPath: string
+  private readonly candles = new Map<string, Columns>()
+  private readonly fundingCols = new Map<string, Columns>()
+  private metaBySymbol = new Map<string, CoinMeta>()
+  private sourceSet = new Set<StoreSource>()
+  private changeListeners: (() => void)[] = []
+  private versionCounter = 0
+  private versionHash: string | null = null
+
+  private constructor(readonly root: string) {
+    this.candleDir = join(root, 'candles')
+    this.fundingDir = join(root, 'funding')
+    this.metaPath = join(root, 'meta.json')
+  }
+
+  /** Open (and load) the store under `<dataDir>/store`, creating it when absent. */
+  static open(dataDir: string): CandleStore {
+    const store = new CandleStore(join(dataDir, 'store'))
+    ensureDir(store.candleDir)
+    ensureDir(store.fundingDir)
+    store.load()
+    return store
+  }
+
+  private load(): void {
+    if (existsSync(this.metaPath)) {
+      const meta = JSON.parse(readFileSync(this.metaPath, 'utf8')) as MetaFile
+      this.sourceSet = new Set(meta.sources)
+      this.metaBySymbol = new Map(meta.coins.map(c => [c.symbol, c]))
+    }
+    for (const [dir, target, ncols] of [
+      [this.candleDir, this.candles, CANDLE_COLS],
+      [this.fundingDir, this.fundingCols, FUNDING_COLS],
+    ] as const) {
+      for (const symbol of safeReaddir(dir)) {
+        const cols = loadSymbol(join(dir, symbol), ncols)
+        if (cols) target.set(symbol, cols)
+      }
+    }
+  }
+
+  // ---------- reading ----------
+
+  /** Symbols with candles, sorted by name (use universe.ts for market-cap order). */
+  symbols(): string[] {
+    return [...this.candles.keys()].sort()
+  }
+
+  get coinCount(): number {
+    return this.candles.size
+  }
+
+  meta(symbol: string): CoinMeta | undefined {
+    return this.metaBySymbol.get(symbol)
+  }
+
+  /** metadata of every symbol that has candles (a default record where none was written) */
+  allMeta(): CoinMeta[] {
+    return this.symbols().map(s => this.metaBySymbol.get(s) ?? defaultMeta(s, this.candles.get(s)!))
+  }
+
+  sources(): StoreSource[] {
+    return [...this.sourceSet]
+  }
+
+  /** the store holds only generated data (demo mode may append to it) */
+  isSynthetic(): boolean {
+    return this.sourceSet.size === 1 && this.sourceSet.has('synthetic')
+  }
+
+  bars(symbol: string): Bars | undefined {
+    const c = this.candles.get(symbol)
+    if (!c) return undefined
+    const n = c.n
+    const [t, o, h, l, cl, v] = c.cols.map(col => col.subarray(0, n))
+    return { t, o, h, l, c: cl, v, n, stepMs: HOUR_MS }
+  }
+
+  funding(symbol: string): FundingSeries | undefined {
+    const c = this.fundingCols.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), rate: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  lastCandleMs(symbol: string): number | null {
+    const c = this.candles.get(symbol)
+    return c && c.n > 0 ? c.cols[0][c.n - 1] : null
+  }
+
+  /** Increases on every change; cheap to compare. */
+  get version(): number {
+    return this.versionCounter
+  }
+
+  /** A digest of what the store holds (symbols, row counts, last times): part of result hashes. */
+  dataVersion(): string {
+    if (this.versionHash) return this.versionHash
+    const h = createHash('sha256')
+    for (const s of this.symbols()) {
+      const c = this.candles.get(s)!
+      const f = this.fundingCols.get(s)
+      h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
+    }
+    this.versionHash = h.digest('hex').slice(0, 16)
+    return this.versionHash
+  }
+
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener)
+  }
+
+  // ---------- writing ----------
+
+  /**
+   * Append candles (columns t,o,h,l,c,v; t = open time in ms, strictly increasing).
+   * Rows at or before the stored last time are skipped, so re-importing overlapping
+   * files is harmless. Persists before memory changes.
+   */
+  appendCandles(symbol: string, cols: ArrayLike<number>[], n: number): AppendResult {
+    checkSymbol(symbol)
+    if (cols.length !== CANDLE_COLS) throw new StoreError('appendCandles takes 6 columns: t,o,h,l,c,v')
+    return this.append(this.candleDir, this.candles, symbol, cols, n)
+  }
+
+  /** Append funding events (columns t, rate). */
+  appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number): AppendResult {
+    checkSymbol(symbol)
+    return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n)
+  }
+
+  /** Insert or update coin metadata (merged by symbol) and record the sources written. */
+  upsertMeta(coins: CoinMeta[], source?: StoreSource): void {
+    const next = new Map(this.metaBySymbol)
+    for (const c of coins) next.set(c.symbol, { ...next.get(c.symbol), ...c })
+    const sources = new Set(this.sourceSet)
+    if (source) sources.add(source)
+    this.writeMeta(next, sources)
+  }
+
+  /** Record that a source wrote data (without metadata changes). */
+  addSource(source: StoreSource): void {
+    if (this.sourceSet.has(source)) return
+    this.writeMeta(this.metaBySymbol, new Set([...this.sourceSet, source]))
+  }
+
+  private writeMeta(coins: Map<string, CoinMeta>, sources: Set<StoreSource>): void {
+    const file: MetaFile = {
+      version: 1,
+      sources: [...sources],
+      coins: [...coins.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)),
+    }
+    writeFileAtomic(this.metaPath, JSON.stringify(file))
+    this.metaBySymbol = coins
+    this.sourceSet = sources
+    this.changed()
+  }
+
+  private append(
+    root: string,
+    target: Map<string, Columns>,
+    symbol: string,
+    cols: ArrayLike<number>[],
+    n: number,
+  ): AppendResult {
+    const cur = target.get(symbol)
+    const lastT = cur && cur.n > 0 ? cur.cols[0][cur.n - 1] : -Infinity
+    const t = cols[0]
+    let start = 0
+    while (start < n && t[start] <= lastT) start++
+    for (let i = start; i < n; i++) {
+      if (!Number.isFinite(t[i])) throw new StoreError(`${symbol}: row ${i} has no valid time`)
+      if (i > start && t[i] <= t[i - 1])
+        throw new StoreError(`${symbol}: times must increase (row ${i}: ${t[i]} after ${t[i - 1]})`)
+    }
+    const rows = n - start
+    if (rows === 0) return { appended: 0, skipped: n }
+    const slice = cols.map(c => sliceOf(c, start, n))
+    const dir = join(root, symbol)
+    ensureDir(dir)
+    writeSegment(join(dir, segmentName(t[start])), slice, rows)
+    target.set(symbol, appendInMemory(cur, slice, rows))
+    if (listSegments(dir).length > COMPACT_AFTER) compactSymbol(dir, target.get(symbol)!)
+    this.changed()
+    return { appended: rows, skipped: start }
+  }
+
+  private changed(): void {
+    this.versionCounter++
+    this.versionHash = null
+    for (const l of this.changeListeners) l()
+  }
+
+  /** Remove every file of the store (used by `data generate --force`). */
+  static wipe(dataDir: string): void {
+    rmSync(join(dataDir, 'store'), { recursive: true, force: true })
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+function checkSymbol(symbol: string): void {
+  if (!/^[A-Z0-9]{2,20}USDT$/.test(symbol)) throw new StoreError(`invalid symbol ${JSON.stringify(symbol)}: expected <BASE>USDT`)
+}
+
+function sliceOf(col: ArrayLike<number>, from: number, to: number): Float64Array {
+  if (col instanceof Float64Array) return col.slice(from, to)
+  const out = new Float64Array(to - from)
+  for (let i = from; i < to; i++) out[i - from] = col[i]
+  return out
+}
+
+function allocColumns(ncols: number, cap: number): Columns {
+  const sab = new SharedArrayBuffer(ncols * cap * 8)
+  const cols: Float64Array[] = []
+  for (let k = 0; k < ncols; k++) cols.push(new Float64Array(sab, k * cap * 8, cap))
+  return { sab, cap, n: 0, cols }
+}
+
+function appendInMemory(cur: Columns | undefined, add: Float64Array[], rows: number): Columns {
+  const ncols = add.length
+  let target = cur
+  if (!target || target.n + rows > target.cap) {
+    const next = allocColumns(ncols, (cur?.n ?? 0) + rows + HEADROOM_ROWS)
+    if (cur) for (let k = 0; k < ncols; k++) next.cols[k].set(cur.cols[k].subarray(0, cur.n))
+    next.n = cur?.n ?? 0
+    target = next
+  }
+  for (let k = 0; k < ncols; k++) target.cols[k].set(add[k], target.n)
+  // a new object, so Bars views handed out earlier keep their old length
+  return { ...target, n: target.n + rows }
+}
+
+/** Read every segment of one symbol in time order, dropping overlapping rows. */
+function loadSymbol(dir: string, ncols: number): Columns | null {
+  const names = listSegments(dir)
+  if (names.length === 0) return null
+  const parts = names.map(n => readSegment(join(dir, n)))
+  const total = parts.reduce((s, p) => s + (p[0]?.length ?? 0), 0)
+  const out = allocColumns(ncols, total + HEADROOM_ROWS)
+  let n = 0
+  let lastT = -Infinity
+  for (const p of parts) {
+    if (p.length !== ncols) throw new StoreError(`${dir}: segment with ${p.length} columns, expected ${ncols}`)
+    const t = p[0]
+    let i = 0
+    while (i < t.length && t[i] <= lastT) i++
+    if (i >= t.length) continue
+    for (let k = 0; k < ncols; k++) out.cols[k].set(p[k].subarray(i), n)
+    n += t.length - i
+    lastT = t[t.length - 1]
+  }
+  out.n = n
+  return out
+}
+
+/** Merge all segments of a symbol into one file that replaces the first segment. */
+function compactSymbol(dir: string, cols: Columns): void {
+  const names = listSegments(dir)
+  const merged = cols.cols.map(c => c.subarray(0, cols.n))
+  writeSegment(join(dir, names[0]), merged, cols.n)
+  for (const name of names.slice(1)) unlinkSync(join(dir, name))
+}
+
+function defaultMeta(symbol: string, cols: Columns): CoinMeta {
+  return {
+    symbol,
+    name: symbol.replace(/USDT$/, ''),
+    rank: null,
+    stablecoin: false,
+    assetClass: 'crypto',
+    listingMs: cols.n > 0 ? cols.cols[0][0] : null,
+  }
+}

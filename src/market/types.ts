@@ -1,0 +1,44 @@
+/**
+ * Core market-data types shared by the store, the indicators and the engine.
+ *
+ * Units: times are epoch milliseconds (UTC) everywhere inside the process; the HTTP
+ * layer converts to seconds or ISO strings. Prices are plain numbers in quote currency
+ * (USDT). Funding rates are fractions per event (0.0001 = 0.01 %).
+ */
+
+/** Columnar candles of one symbol on one timeframe. `t` is the candle OPEN time in ms. */
+export interface Bars {
+  readonly t: Float64Array
+  readonly o: Float64Array
+  readonly h: Float64Array
+  readonly l: Float64Array
+  readonly c: Float64Array
+  readonly v: Float64Array
+  /** number of valid rows; every column has at least this length */
+  readonly n: number
+  /** bar length in ms (3_600_000 for 1H) */
+  readonly stepMs: number
+}
+
+/** Funding settlements of one symbol: real event times (ms) and rates (fraction). */
+export interface FundingSeries {
+  readonly t: Float64Array
+  readonly rate: Float64Array
+  readonly n: number
+}
+
+export type AssetClass = 'crypto' | 'stock' | 'commodity' | 'forex' | 'index' | 'pre-ipo'
+
+export interface CoinMeta {
+  symbol: string
+  name: string
+  /** market-cap rank, 1 = largest; null when unknown */
+  rank: number | null
+  stablecoin: boolean
+  assetClass: AssetClass
+  /** listing time (first candle open) in ms, null when unknown */
+  listingMs: number | null
+}
+
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 86_400_000

@@ -1,0 +1,31 @@
+/** Small fixtures shared by tests: temp folders, the ../shared path, random-walk candles. */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** ../shared beside the repository (absent on a machine without it: tests skip) */
+export const SHARED = join(import.meta.dir, '..', '..', '..', 'shared')
+
+export function tempDir(prefix = 'perpsim-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** Deterministic random-walk 1H candles for tests: `n` bars from `startMs`. */
+export function walkCandles(n: number, startMs: number, seed = 1, start = 100): number[][] {
+  let s = seed >>> 0 || 1
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const t: number[] = [], o: number[] = [], h: number[] = [], l: number[] = [], c: number[] = [], v: number[] = []
+  let p = start
+  for (let i = 0; i < n; i++) {
+    const open = p
+    const close = open * (1 + (rnd() - 0.5) * 0.02)
+    t.push(startMs + i * 3_600_000)
+    o.push(open)
+    h.push(Math.max(open, close) * (1 + rnd() * 0.005))
+    l.push(Math.min(open, close) * (1 - rnd() * 0.005))
+    c.push(close)
+    v.push(1000 + rnd() * 1000)
+    p = close
+  }
+  return [t, o, h, l, c, v]
+}

@@ -1,0 +1,72 @@
+/**
+ * Test harness: a temp DATA_DIR, a real CandleStore and a migrated in-memory DB, with
+ * a ManualClock, composed by the real buildApp. Call `cleanup()` in afterAll.
+ */
+import { rmSync } from 'node:fs'
+import { buildApp } from '../../src/app'
+import { ManualClock } from '../../src/clock'
+import { loadConfig } from '../../src/config'
+import { openDb } from '../../src/db'
+import type { AppDeps } from '../../src/deps'
+import { CandleStore } from '../../src/market/candle-store'
+import { SeriesCache } from '../../src/market/series'
+import { Universe } from '../../src/market/universe'
+
+import { tempDir } from './fixtures'
+
+export { SHARED, tempDir, walkCandles } from './fixtures'
+
+export interface Harness {
+  dataDir: string
+  deps: AppDeps
+  app: ReturnType<typeof buildApp>
+  clock: ManualClock
+  /** GET/POST through app.handle; returns status, parsed JSON (or text) and headers */
+  req(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>
+  cleanup(): void
+}
+
+export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string> } = {}): Harness {
+  const dataDir = opts.dataDir ?? tempDir()
+  const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...opts.env }) }
+  const store = CandleStore.open(dataDir)
+  opts.fill?.(store)
+  const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
+  const db = openDb(':memory:')
+  const deps: AppDeps = {
+    config,
+    clock,
+    store,
+    universe: new Universe(store),
+    series: new SeriesCache(store),
+    db,
+    startedAtMs: clock.now(),
+  }
+  const app = buildApp(deps)
+  return {
+    dataDir,
+    deps,
+    app,
+    clock,
+    async req(path, init = {}) {
+      const headers = new Headers(init.headers)
+      let body = init.body
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json')
+        body = JSON.stringify(init.json)
+      }
+      const res = await app.handle(new Request(`http://localhost${path}`, { ...init, headers, body }))
+      const text = await res.text()
+      let parsed: any = text
+      try {
+        parsed = JSON.parse(text)
+      } catch {}
+      return { status: res.status, body: parsed, headers: res.headers }
+    },
+    cleanup() {
+      db.$client.close()
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
