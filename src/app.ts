@@ -8,7 +8,10 @@ import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
 import { openapiPlugin } from './http/openapi'
+import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
+import { exportModule } from './modules/export'
+import { simulateModule } from './modules/simulate'
 import { healthModule } from './modules/health'
 import { ohlcvModule } from './modules/ohlcv'
 
@@ -21,6 +24,9 @@ export function buildApp(deps: AppDeps) {
     .use(healthModule(deps))
     .use(coinsModule(deps))
     .use(ohlcvModule(deps))
+    .use(backtestModule(deps))
+    .use(simulateModule(deps))
+    .use(exportModule(deps))
 }
 
 export type App = ReturnType<typeof buildApp>

@@ -8,6 +8,7 @@ import type { Db } from './db'
 import type { CandleStore } from './market/candle-store'
 import type { SeriesCache } from './market/series'
 import type { Universe } from './market/universe'
+import type { SimulationService } from './services/simulation'
 
 export interface AppDeps {
   config: Config
@@ -16,6 +17,7 @@ export interface AppDeps {
   universe: Universe
   series: SeriesCache
   db: Db
+  simulation: SimulationService
   /** clock time when the service started (for uptime) */
   startedAtMs: number
 }

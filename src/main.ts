@@ -15,6 +15,8 @@ import { CandleStore } from './market/candle-store'
 import { SeriesCache } from './market/series'
 import { appendDemoCandles, generateSyntheticUniverse } from './market/synthetic'
 import { Universe } from './market/universe'
+import { PoolExecutor } from './services/executor'
+import { SimulationService } from './services/simulation'
 import { HOUR_MS } from './market/types'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
@@ -52,13 +54,16 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const universe = new Universe(store)
+  const executor = new PoolExecutor(store, config.workers, config.queueMax)
   const deps: AppDeps = {
     config,
     clock,
     store,
-    universe: new Universe(store),
+    universe,
     series: new SeriesCache(store),
     db,
+    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize }),
     startedAtMs: clock.now(),
   }
   const scheduler = new Scheduler(clock, log)
@@ -82,6 +87,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     async stop() {
       scheduler.stop()
       await app.stop()
+      await executor.close()
       db.$client.close()
     },
   }

@@ -5,6 +5,7 @@
  * registered after them.
  */
 import { Elysia } from 'elysia'
+import { Overloaded } from '../services/worker-pool'
 
 export interface ValidationDetail {
   type: string
@@ -68,6 +69,11 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
   if (code === 'NOT_FOUND') {
     set.status = 404
     return { detail: 'Not Found' }
+  }
+  if (error instanceof Overloaded) {
+    set.status = 503
+    set.headers['retry-after'] = String(error.retryAfterSec)
+    return { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec }
   }
   if (error instanceof HttpError) {
     set.status = error.status

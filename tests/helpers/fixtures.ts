@@ -24,7 +24,8 @@ export function walkCandles(n: number, startMs: number, seed = 1, start = 100): 
     h.push(Math.max(open, close) * (1 + rnd() * 0.005))
     l.push(Math.min(open, close) * (1 - rnd() * 0.005))
     c.push(close)
-    v.push(1000 + rnd() * 1000)
+    // occasional volume bursts, so volume-ratio conditions can fire
+    v.push(1000 * (0.5 + rnd()) * (rnd() < 0.05 ? 4 : 1))
     p = close
   }
   return [t, o, h, l, c, v]

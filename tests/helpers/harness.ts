@@ -11,6 +11,8 @@ import type { AppDeps } from '../../src/deps'
 import { CandleStore } from '../../src/market/candle-store'
 import { SeriesCache } from '../../src/market/series'
 import { Universe } from '../../src/market/universe'
+import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/services/executor'
+import { SimulationService } from '../../src/services/simulation'
 
 import { tempDir } from './fixtures'
 
@@ -26,20 +28,23 @@ export interface Harness {
   cleanup(): void
 }
 
-export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string> } = {}): Harness {
+export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number } = {}): Harness {
   const dataDir = opts.dataDir ?? tempDir()
   const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...opts.env }) }
   const store = CandleStore.open(dataDir)
   opts.fill?.(store)
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
   const db = openDb(':memory:')
+  const universe = new Universe(store)
+  const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, opts.queueMax ?? 64) : new InProcessExecutor(store)
   const deps: AppDeps = {
     config,
     clock,
     store,
-    universe: new Universe(store),
+    universe,
     series: new SeriesCache(store),
     db,
+    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize }),
     startedAtMs: clock.now(),
   }
   const app = buildApp(deps)
@@ -64,6 +69,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
       return { status: res.status, body: parsed, headers: res.headers }
     },
     cleanup() {
+      void executor.close()
       db.$client.close()
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },

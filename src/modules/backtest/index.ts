@@ -1,0 +1,19 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { runBacktest } from '../../services/backtest'
+import { BacktestRequest, BacktestResponse } from './model'
+
+const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
+
+/** POST /backtest: a custom condition-tree strategy over a universe. */
+export function backtestModule(deps: AppDeps) {
+  return new Elysia({ name: 'backtest' }).post('/backtest', async ({ body, headers }) => (await runBacktest(deps.simulation, body, noCache(headers))) as any, {
+    body: BacktestRequest,
+    response: BacktestResponse,
+    detail: {
+      tags: ['simulation'],
+      summary: 'Backtest a custom strategy',
+      description: 'HTTP 200 even when the strategy is invalid: then executed=false and validation_errors says why.',
+    },
+  })
+}

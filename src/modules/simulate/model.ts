@@ -1,0 +1,98 @@
+import { t } from 'elysia'
+import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../backtest/model'
+
+const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
+const FeeFrac = t.Union([t.Number({ minimum: 0, maximum: 0.01 }), t.Null()], {
+  default: null,
+  description: 'taker fee per side as a fraction (0.0005 = 0.05 %); null = the market type default (futures 0.0005, spot 0.001)',
+})
+
+export const SimulateRequest = t.Object({
+  strategy: t.String({ minLength: 1, maxLength: 100, description: 'registry id (GET /strategies)' }),
+  sl_pct: t.Optional(t.Number({ minimum: 0.5, maximum: 50, description: 'default: the strategy default' })),
+  tp_pct: t.Optional(t.Number({ minimum: 0.5, maximum: 100, description: 'default: the strategy default' })),
+  max_bars: t.Optional(t.Integer({ minimum: 1, maximum: 168, description: 'default: the strategy default' })),
+  market_type: MarketType,
+  top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50' }),
+  include_stablecoins: t.Boolean({ default: false }),
+  timeframe: Timeframe,
+  start_date: DateOrNull,
+  end_date: DateOrNull,
+  leverage: t.Integer({ minimum: 1, maximum: 125, default: 1 }),
+  fee_pct: FeeFrac,
+  per_coin_usd: t.Number({ minimum: 1, maximum: 1_000_000, default: 60 }),
+  max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  compounding: t.Boolean({ default: false }),
+})
+
+export const SimulateResponse = t.Object(
+  { ...backtestFields, strategy: t.String(), strategy_name: t.String(), status: t.String() },
+  { additionalProperties: true },
+)
+
+export const CoinSimRequest = t.Object({
+  symbol: t.String({ minLength: 1, maxLength: 30 }),
+  fee_pct: FeeFrac,
+  sl_pct: t.Number({ minimum: 1, maximum: 50, default: 10 }),
+  tp_pct: t.Number({ minimum: 1, maximum: 50, default: 8 }),
+  max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
+  direction: t.Optional(t.Union([t.Literal('short'), t.Literal('long')], { description: "default: the strategy's direction, else short" })),
+  market_type: MarketType,
+  start_date: DateOrNull,
+  end_date: DateOrNull,
+  timeframe: Timeframe,
+  strategy: t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()], { default: null, description: 'registry id; null = bb-squeeze-<direction>' }),
+  leverage: t.Number({ minimum: 1, maximum: 125, default: 1 }),
+})
+
+export const CoinSimResponse = t.Object(
+  {
+    symbol: t.String(),
+    total_trades: t.Integer(),
+    win_rate: t.Number(),
+    profit_factor: t.Number(),
+    total_return_pct: t.Number(),
+    max_drawdown_pct: t.Number(),
+    tp_count: t.Integer(),
+    sl_count: t.Integer(),
+    timeout_count: t.Integer(),
+    sharpe_ratio: t.Number({ default: 0 }),
+    sortino_ratio: t.Number({ default: 0 }),
+    calmar_ratio: t.Number({ default: 0 }),
+    trades: t.Array(t.Composite([TradeItem, t.Object({ result: t.UnionEnum(['tp', 'sl', 'timeout']) })])),
+  },
+  { additionalProperties: true },
+)
+
+export const CompareRequest = t.Object({
+  sl_pct: t.Number({ minimum: 1, maximum: 50, default: 10 }),
+  tp_pct: t.Number({ minimum: 1, maximum: 50, default: 8 }),
+  max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
+  top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = 5; 6 to 535 answers 400 (use /simulate)' }),
+})
+
+export const CompareResponse = t.Object(
+  {
+    sl_pct: t.Number(),
+    tp_pct: t.Number(),
+    max_bars: t.Integer(),
+    coins_used: t.Integer(),
+    data_range: t.String(),
+    top_n_requested: t.Union([t.Integer(), t.Null()]),
+    eligible_universe: t.Union([t.Integer(), t.Null()]),
+    universe_capped: t.Union([t.Boolean(), t.Null()]),
+    run_cap: t.Union([t.Integer(), t.Null()]),
+    run_cap_reason: t.Union([t.UnionEnum(['indicator_cache', 'compare_max_coins']), t.Null()]),
+    coins_not_computed: t.Array(t.String()),
+    strategies: t.Array(
+      t.Object({ strategy_id: t.String(), name: t.String(), win_rate: t.Number(), profit_factor: t.Number(), total_trades: t.Integer() }, { additionalProperties: true }),
+    ),
+  },
+  { additionalProperties: true },
+)
+
+export const CompareTooMany = t.Object({
+  detail: t.Object({ error: t.String(), max_top_n: t.Integer(), requested: t.Integer(), alternative: t.String() }),
+})
+
+export const Detail = t.Object({ detail: t.String() })

@@ -1,0 +1,64 @@
+/**
+ * Where simulation tasks run: the worker pool in the service, or the calling thread
+ * (tests, tools). Both run the same task functions, so results are identical.
+ */
+import type { CandleStore } from '../market/candle-store'
+import { TaskContext, TASKS, type TaskName, type TaskPayload, type TaskResult } from './tasks'
+import { snapshotOf } from './store-view'
+import { WorkerPool } from './worker-pool'
+
+export interface Executor {
+  /** how many tasks can run at once (chunks per run) */
+  readonly parallelism: number
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>>
+  close(): Promise<void>
+}
+
+export class InProcessExecutor implements Executor {
+  readonly parallelism = 1
+  private readonly ctx: TaskContext
+
+  constructor(private readonly store: CandleStore) {
+    this.ctx = new TaskContext(store)
+  }
+
+  async run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
+    this.ctx.setView(this.store)
+    // a structured clone, as a worker's answer would be: callers may not share memory with it
+    return structuredClone(TASKS[task](this.ctx, payload))
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The worker pool, kept in step with the store: every change sends a new snapshot. */
+export class PoolExecutor implements Executor {
+  readonly pool: WorkerPool
+
+  constructor(store: CandleStore, size: number, queueMax: number) {
+    this.pool = new WorkerPool(size, queueMax)
+    this.pool.setStore(snapshotOf(store))
+    // a burst of appends (one per coin) sends one snapshot, before any later task
+    let pending = false
+    store.onChange(() => {
+      if (pending) return
+      pending = true
+      queueMicrotask(() => {
+        pending = false
+        this.pool.setStore(snapshotOf(store))
+      })
+    })
+  }
+
+  get parallelism(): number {
+    return this.pool.size
+  }
+
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
+    return this.pool.run(task, payload)
+  }
+
+  close(): Promise<void> {
+    return this.pool.close()
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * From the coins' trades (computed by workers) to the response of /backtest and
+ * /simulate: portfolio, metrics, reliability, hold curves and universe accounting. Runs
+ * on the main thread; its cost is linear in the number of trades and days.
+ */
+import type { EquityPoint } from '../engine/equity-curve'
+import { holdCurve, holdReturnPct } from '../engine/hold-curve'
+import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
+import { runPortfolio, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
+import type { CandleStore } from '../market/candle-store'
+import { DAY_MS } from '../market/types'
+import type { RunSpec } from './run-spec'
+import type { CoinOutcome } from './tasks'
+
+/** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
+export const MAX_TRADES_IN_RESPONSE = 1000
+
+export interface UniverseAccounting {
+  top_n_requested: number | null
+  eligible_universe: number | null
+  universe_capped: boolean | null
+  coins_missing_data: number | null
+}
+
+export interface RunOutcome {
+  spec: RunSpec
+  symbols: string[]
+  coins: CoinOutcome[]
+  accounting: UniverseAccounting
+  indicatorsUsed: string[]
+  conditionsCount: number
+  warnings: string[]
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
+
+export function tradeItem(t: PortfolioTrade) {
+  return {
+    symbol: t.symbol,
+    direction: t.direction,
+    entry_time: isoTime(t.entryTimeMs),
+    exit_time: isoTime(t.exitTimeMs),
+    entry_price: t.entryPrice,
+    exit_price: t.exitPrice,
+    bars_held: t.barsHeld,
+    exit_reason: t.exitReason,
+    pnl_pct: round(t.pnlPct),
+    pnl_usd: round(t.pnlUsd),
+    fee_pct: round(t.feePct),
+    funding_pct: round(t.fundingPct),
+    sl_tp_same_bar: t.slTpSameBar,
+  }
+}
+
+export function equityItem(p: EquityPoint) {
+  return { t: isoDay(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
+}
+
+export interface AssembledRun {
+  portfolio: PortfolioResult
+  metrics: BacktestMetrics
+  checks: ReliabilityCheck[]
+  body: Record<string, unknown>
+}
+
+/** Day span of the run: from the first window bar of any coin to the last. */
+function daySpan(coins: CoinOutcome[]): { fromDayMs: number; toDayMs: number } | null {
+  let from = Infinity, to = -Infinity
+  for (const c of coins) {
+    if (c.fromMs !== null && c.fromMs < from) from = c.fromMs
+    if (c.toMs !== null && c.toMs > to) to = c.toMs
+  }
+  if (!Number.isFinite(from)) return null
+  return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
+}
+
+export function assembleRun(run: RunOutcome, store: CandleStore): AssembledRun {
+  const { spec } = run
+  const trades = run.coins.flatMap(c => c.trades)
+  const span = daySpan(run.coins)
+  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
+  const portfolio = runPortfolio(
+    trades,
+    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: run.symbols.length },
+    { barsOf: s => store.bars(s), fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS },
+  )
+  const metrics = computeMetrics({
+    trades: portfolio.trades,
+    equityCurve: portfolio.equityCurve,
+    initialCapitalUsd: portfolio.initialCapitalUsd,
+    symbols: run.symbols,
+  })
+  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
+  const hold = (sym: string) => {
+    const b = store.bars(sym)
+    return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, portfolio.initialCapitalUsd) : []
+  }
+  const btc = hold('BTCUSDT'), eth = hold('ETHUSDT')
+  const warnings = [...run.warnings]
+  if (portfolio.trades.length > MAX_TRADES_IN_RESPONSE)
+    warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${portfolio.trades.length} trades; GET /export/csv?hash=<result_hash> has all of them`)
+  if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
+  if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
+    warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+  const listed = portfolio.trades.length > MAX_TRADES_IN_RESPONSE ? portfolio.trades.slice(-MAX_TRADES_IN_RESPONSE) : portfolio.trades
+  const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
+  const body: Record<string, unknown> = {
+    name: spec.name,
+    direction: spec.direction,
+    direction_source: spec.directionSource,
+    executed: true,
+    is_valid: true,
+    validation_errors: [],
+    sl_pct: spec.slPct,
+    tp_pct: spec.tpPct,
+    tp_source: spec.tpSource,
+    trailing_pct: spec.trailingPct,
+    max_bars: spec.maxBars,
+    timeframe: spec.timeframe,
+    market_type: spec.marketType,
+    fee_pct: spec.feeFrac,
+    indicators_used: run.indicatorsUsed,
+    conditions_count: run.conditionsCount,
+    ...contractMetrics,
+    profit_factor_capped,
+    annualized_return_pct,
+    funding_events,
+    funding_events_real,
+    funding_coverage_pct,
+    initial_capital_usd: portfolio.initialCapitalUsd,
+    compounding: spec.compounding,
+    per_coin_usd: spec.perCoinUsd,
+    leverage,
+    max_concurrent_positions: spec.maxConcurrent,
+    positions_skipped: portfolio.positionsSkipped,
+    coins_used: run.symbols.length,
+    data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
+    ...run.accounting,
+    btc_hold_return_pct: round(holdReturnPct(btc), 4),
+    eth_hold_return_pct: round(holdReturnPct(eth), 4),
+    equity_curve: portfolio.equityCurve.map(equityItem),
+    btc_hold_curve: btc.map(equityItem),
+    eth_hold_curve: eth.map(equityItem),
+    trades: listed.map(tradeItem),
+    reliability_checks: checks,
+    reliability_warning: reliabilityWarning(checks),
+    ruin_index: null,
+    warnings,
+  }
+  return { portfolio, metrics, checks, body }
+}

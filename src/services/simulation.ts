@@ -1,0 +1,151 @@
+/**
+ * The simulation service: resolves a run's universe, fans its coins out to the executor
+ * in chunks, merges the chunks into one result, and keeps results (in-memory LRU plus the
+ * normalised request in SQLite, so /export/csv works after a restart). Identical
+ * requests in flight share one computation.
+ */
+import { eq } from 'drizzle-orm'
+import type { Clock } from '../clock'
+import { schema, type Db } from '../db'
+import type { CandleStore } from '../market/candle-store'
+import type { Universe } from '../market/universe'
+import { conditionsCount } from '../strategies/conditions'
+import { prepareStrategy } from '../strategies/compile'
+import type { Executor } from './executor'
+import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
+import { parseDay, resultHash, type RunSpec } from './run-spec'
+import { statisticsFields, type StatisticsFields } from './run-statistics'
+import type { CoinOutcome } from './tasks'
+
+/** top_n when a request leaves it null */
+export const DEFAULT_TOP_N = 50
+
+export interface RunResult {
+  hash: string
+  spec: RunSpec
+  assembled: AssembledRun
+  statistics: StatisticsFields
+  computeMs: number
+}
+
+export class UnknownSymbols extends Error {
+  constructor(readonly symbols: string[]) {
+    super(`unknown symbols: ${symbols.join(', ')}`)
+  }
+}
+
+export class SimulationService {
+  private readonly cache = new Map<string, RunResult>()
+  private readonly inFlight = new Map<string, Promise<RunResult>>()
+
+  constructor(
+    private readonly deps: { store: CandleStore; universe: Universe; executor: Executor; db: Db; clock: Clock; cacheSize: number },
+  ) {}
+
+  /** Coins of a run and the contract's universe accounting. */
+  resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
+    if (spec.symbols) {
+      const unknown = spec.symbols.filter(s => !this.deps.store.bars(s))
+      if (unknown.length) throw new UnknownSymbols(unknown)
+      return { symbols: spec.symbols, accounting: { top_n_requested: null, eligible_universe: null, universe_capped: null, coins_missing_data: null } }
+    }
+    const topN = spec.topN ?? DEFAULT_TOP_N
+    const eligible = this.deps.universe.eligible({ includeStablecoins: spec.includeStablecoins })
+    const symbols = eligible.slice(0, topN).map(c => c.meta.symbol)
+    return {
+      symbols,
+      accounting: {
+        top_n_requested: topN,
+        eligible_universe: eligible.length,
+        universe_capped: eligible.length < topN,
+        coins_missing_data: null, // filled once the window is known per coin
+      },
+    }
+  }
+
+  /** Run (or fetch from cache) a backtest-shaped run. */
+  run(spec: RunSpec, opts: { noCache?: boolean } = {}): Promise<RunResult> {
+    const hash = resultHash(spec, this.deps.store.dataVersion())
+    if (!opts.noCache) {
+      const hit = this.cache.get(hash)
+      if (hit) {
+        this.cache.delete(hash)
+        this.cache.set(hash, hit)
+        return Promise.resolve(hit)
+      }
+      const pending = this.inFlight.get(hash)
+      if (pending) return pending
+    }
+    const p = this.compute(spec, hash).finally(() => {
+      if (this.inFlight.get(hash) === p) this.inFlight.delete(hash)
+    })
+    if (!opts.noCache) this.inFlight.set(hash, p)
+    return p
+  }
+
+  private async compute(spec: RunSpec, hash: string): Promise<RunResult> {
+    const started = performance.now()
+    const compiled = prepareStrategy(spec.strategy)
+    const { symbols, accounting } = this.resolveUniverse(spec)
+    const coins = await this.coinOutcomes(spec, symbols)
+    if (accounting.top_n_requested !== null)
+      accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
+    const outcome: RunOutcome = {
+      spec,
+      symbols,
+      coins,
+      accounting,
+      indicatorsUsed: compiled.indicatorsUsed,
+      conditionsCount: conditionsCount(spec.strategy.entry),
+      warnings: [],
+    }
+    const assembled = assembleRun(outcome, this.deps.store)
+    const statistics = statisticsFields(null)
+    const result: RunResult = { hash, spec, assembled, statistics, computeMs: Math.round(performance.now() - started) }
+    this.remember(result)
+    return result
+  }
+
+  /** Trades of every coin, computed in chunks spread over the executor. */
+  async coinOutcomes(spec: RunSpec, symbols: string[]): Promise<CoinOutcome[]> {
+    const chunks = Math.max(1, Math.min(symbols.length, this.deps.executor.parallelism * 2))
+    const parts: string[][] = Array.from({ length: chunks }, () => [])
+    // interleaved, so big and small coins spread evenly
+    symbols.forEach((s, i) => parts[i % chunks].push(s))
+    const results = await Promise.all(parts.map(p => this.deps.executor.run('coinTrades', { spec, symbols: p })))
+    const bySymbol = new Map<string, CoinOutcome>()
+    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
+    return symbols.map(s => bySymbol.get(s)!)
+  }
+
+  private remember(result: RunResult): void {
+    const { db, clock, store } = this.deps
+    db.insert(schema.resultRequests)
+      .values({ hash: result.hash, kind: result.spec.kind, request: result.spec, dataVersion: store.dataVersion(), createdAtMs: clock.now() })
+      .onConflictDoNothing()
+      .run()
+    if (this.deps.cacheSize <= 0) return
+    this.cache.set(result.hash, result)
+    while (this.cache.size > this.deps.cacheSize) this.cache.delete(this.cache.keys().next().value!)
+  }
+
+  /** The result behind a hash: from memory, or recomputed from the stored request. */
+  async byHash(hash: string): Promise<RunResult | null> {
+    const hit = this.cache.get(hash)
+    if (hit) return hit
+    const row = this.deps.db.select().from(schema.resultRequests).where(eq(schema.resultRequests.hash, hash)).get()
+    if (!row) return null
+    return this.run(row.request as RunSpec)
+  }
+}
+
+/** Checks that need more than a schema: real dates, start not after end. */
+export function dateProblems(start: string | null, end: string | null): { loc: string; msg: string; input: string }[] {
+  const out: { loc: string; msg: string; input: string }[] = []
+  const s = start ? parseDay(start) : null
+  const e = end ? parseDay(end) : null
+  if (start && s === null) out.push({ loc: 'start_date', msg: 'not a calendar date (YYYY-MM-DD)', input: start })
+  if (end && e === null) out.push({ loc: 'end_date', msg: 'not a calendar date (YYYY-MM-DD)', input: end })
+  if (s !== null && e !== null && s > e) out.push({ loc: 'end_date', msg: 'end_date is before start_date', input: end! })
+  return out
+}

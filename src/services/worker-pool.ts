@@ -1,0 +1,126 @@
+/**
+ * A pool of Bun Workers (one per core) that run simulation tasks off the request loop.
+ * Workers read the candle store through SharedArrayBuffers (no copies); the pool sends a
+ * fresh snapshot whenever the store changes, before any later task. A bounded queue:
+ * beyond `queueMax` waiting tasks, `run` throws Overloaded (the HTTP layer answers 503
+ * with Retry-After).
+ */
+import type { StoreSnapshot } from './store-view'
+import type { TaskName, TaskPayload, TaskResult } from './tasks'
+
+export class Overloaded extends Error {
+  constructor(readonly retryAfterSec: number) {
+    super('simulation queue is full')
+  }
+}
+
+interface Pending {
+  id: number
+  task: TaskName
+  payload: unknown
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
+
+interface Slot {
+  worker: Worker
+  busy: Pending | null
+}
+
+export interface PoolStats {
+  workers: number
+  busy: number
+  queued: number
+  completed: number
+}
+
+export class WorkerPool {
+  private readonly slots: Slot[] = []
+  private readonly queue: Pending[] = []
+  private nextId = 1
+  private completed = 0
+  private snapshot: StoreSnapshot | null = null
+  private closed = false
+  /** moving average of task duration, for Retry-After */
+  private avgTaskMs = 100
+
+  constructor(size: number, private readonly queueMax: number) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn())
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL('../../workers/sim.worker.ts', import.meta.url).href)
+    const slot: Slot = { worker, busy: null }
+    worker.onmessage = ev => this.onMessage(slot, ev.data)
+    worker.onerror = ev => {
+      // a task that crashed its worker fails; the worker is replaced
+      const p = slot.busy
+      slot.busy = null
+      p?.reject(new Error(`simulation worker failed: ${(ev as ErrorEvent).message ?? ev}`))
+      worker.terminate()
+      if (this.closed) return
+      const idx = this.slots.indexOf(slot)
+      const fresh = this.spawn()
+      if (this.snapshot) fresh.worker.postMessage({ type: 'store', snapshot: this.snapshot })
+      this.slots[idx] = fresh
+      this.pump()
+    }
+    return slot
+  }
+
+  /** Share a new store snapshot with every worker (message order puts it before later tasks). */
+  setStore(snapshot: StoreSnapshot): void {
+    this.snapshot = snapshot
+    for (const s of this.slots) s.worker.postMessage({ type: 'store', snapshot })
+  }
+
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'))
+    if (this.queue.length >= this.queueMax) {
+      const perWorker = Math.ceil((this.queue.length + this.slots.length) / this.slots.length)
+      throw new Overloaded(Math.max(1, Math.ceil((perWorker * this.avgTaskMs) / 1000)))
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, payload, resolve: resolve as (v: unknown) => void, reject })
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (slot.busy || this.queue.length === 0) continue
+      const p = this.queue.shift()!
+      slot.busy = p
+      ;(p as any).startedAt = performance.now()
+      slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload })
+    }
+  }
+
+  private onMessage(slot: Slot, msg: { type: 'result'; id: number; ok: boolean; result?: unknown; error?: string }): void {
+    const p = slot.busy
+    if (!p || p.id !== msg.id) return
+    slot.busy = null
+    this.completed++
+    this.avgTaskMs = this.avgTaskMs * 0.8 + (performance.now() - (p as any).startedAt) * 0.2
+    if (msg.ok) p.resolve(msg.result)
+    else p.reject(new Error(msg.error))
+    this.pump()
+  }
+
+  get size(): number {
+    return this.slots.length
+  }
+
+  stats(): PoolStats {
+    return { workers: this.slots.length, busy: this.slots.filter(s => s.busy).length, queued: this.queue.length, completed: this.completed }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const p of this.queue.splice(0)) p.reject(new Error('worker pool is closed'))
+    for (const s of this.slots) {
+      s.busy?.reject(new Error('worker pool is closed'))
+      s.worker.terminate()
+    }
+  }
+}

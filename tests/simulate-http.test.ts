@@ -1,0 +1,119 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { listStrategies } from '../src/strategies/registry'
+import { makeHarness, walkCandles } from './helpers/harness'
+
+const T0 = Date.UTC(2025, 0, 1)
+const COINS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT', 'BNBUSDT', 'ADAUSDT', 'DOGEUSDT']
+
+function fill(store: any) {
+  COINS.forEach((s, k) => {
+    const cols = walkCandles(24 * 150, T0, 11 + k)
+    store.appendCandles(s, cols, cols[0].length)
+  })
+  store.upsertMeta(COINS.map((s, k) => ({ symbol: s, name: s, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: T0 })), 'binance-csv')
+}
+
+const h = makeHarness({ fill })
+afterAll(() => h.cleanup())
+
+describe('POST /simulate', () => {
+  test('runs a registry strategy with the universe accounting and a result hash', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 535 } })
+    expect(r.status).toBe(200)
+    expect(r.body.strategy).toBe('bb-squeeze-short')
+    expect(r.body.top_n_requested).toBe(535)
+    expect(r.body.eligible_universe).toBe(7)
+    expect(r.body.universe_capped).toBe(true)
+    expect(r.body.coins_used).toBe(7)
+    for (const k of ['direction', 'total_trades', 'win_rate', 'profit_factor', 'total_return_pct', 'sharpe_ratio', 'max_drawdown_pct', 'avg_bars_held', 'coins_missing_data', 'reliability_warning', 'reliability_checks', 'equity_curve'])
+      expect(r.body).toHaveProperty(k)
+  })
+
+  test('an unknown strategy id is a 404 listing the valid ids', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'nope-short' } })
+    expect(r.status).toBe(404)
+    expect(r.body.detail).toContain('bb-squeeze-short')
+  })
+
+  test('spot runs have no funding and no leverage', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', market_type: 'spot', leverage: 10 } })
+    expect(r.body.leverage).toBe(1)
+    expect(r.body.total_funding_pct).toBe(0)
+    expect(r.body.fee_pct).toBe(0.001)
+  })
+
+  test('fee_pct above 0.01 is a 422', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', fee_pct: 0.05 } })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0].loc).toEqual(['body', 'fee_pct'])
+  })
+})
+
+describe('POST /simulate/coin', () => {
+  test('results stay within tp, sl and timeout and each trade says why it closed', async () => {
+    const r = await h.req('/simulate/coin', { method: 'POST', json: { symbol: 'BTCUSDT', sl_pct: 2, tp_pct: 2, max_bars: 24 } })
+    expect(r.status).toBe(200)
+    expect(r.body.strategy).toBe('bb-squeeze-short')
+    expect(r.body.total_trades).toBe(r.body.trades.length)
+    for (const t of r.body.trades) {
+      expect(['tp', 'sl', 'timeout']).toContain(t.result)
+      expect(['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']).toContain(t.exit_reason)
+    }
+    expect(r.body.tp_count + r.body.sl_count + r.body.timeout_count).toBe(r.body.total_trades)
+  })
+
+  test('an unknown symbol is a 404', async () => {
+    const r = await h.req('/simulate/coin', { method: 'POST', json: { symbol: 'NOPEUSDT' } })
+    expect(r.status).toBe(404)
+  })
+})
+
+describe('POST /simulate/compare', () => {
+  test('runs every registry strategy on 5 coins when top_n is null', async () => {
+    const r = await h.req('/simulate/compare', { method: 'POST', json: {} })
+    expect(r.status).toBe(200)
+    expect(r.body.top_n_requested).toBe(5)
+    expect(r.body.coins_used).toBe(5)
+    expect(r.body.strategies.map((s: any) => s.strategy_id)).toEqual(listStrategies().map(s => s.id))
+    expect(r.body.run_cap).toBeNull()
+    expect(r.body.run_cap_reason).toBeNull()
+    expect(r.body.coins_not_computed).toEqual([])
+  })
+
+  test('top_n from 6 to 535 is a 400 that names /simulate', async () => {
+    for (const n of [6, 535]) {
+      const r = await h.req('/simulate/compare', { method: 'POST', json: { top_n: n } })
+      expect(r.status).toBe(400)
+      expect(r.body.detail).toMatchObject({ max_top_n: 5, requested: n, alternative: '/simulate' })
+    }
+  })
+
+  test('top_n above 535 is a 422', async () => {
+    const r = await h.req('/simulate/compare', { method: 'POST', json: { top_n: 536 } })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0].loc).toEqual(['body', 'top_n'])
+  })
+})
+
+describe('GET /export/csv', () => {
+  test('lists every trade of a result with a header, also after the cache is gone', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', sl_pct: 3, tp_pct: 3 } })
+    const csv = await h.req(`/export/csv?hash=${r.body.result_hash}`)
+    expect(csv.status).toBe(200)
+    expect(csv.headers.get('content-type')).toContain('text/csv')
+    const lines = String(csv.body).trim().split('\n')
+    expect(lines[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar')
+    expect(lines.length - 1).toBe(r.body.total_trades)
+    // a new service over the same DB (a restart) recomputes from the stored request
+    const { SimulationService } = await import('../src/services/simulation')
+    const { InProcessExecutor } = await import('../src/services/executor')
+    const fresh = new SimulationService({ ...h.deps, executor: new InProcessExecutor(h.deps.store), cacheSize: 0 })
+    const again = await fresh.byHash(r.body.result_hash)
+    expect(again!.assembled.portfolio.trades.length).toBe(r.body.total_trades)
+  })
+
+  test('an unknown hash is a 404 and a malformed one a 422', async () => {
+    expect((await h.req(`/export/csv?hash=${'0'.repeat(64)}`)).status).toBe(404)
+    expect((await h.req('/export/csv?hash=xyz')).status).toBe(422)
+  })
+})
