@@ -42,7 +42,27 @@ function typeOf(e: any): string {
   return 'value_error'
 }
 
-export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, set }) => {
+/** A readable message for one TypeBox error (its own summary where that is readable). */
+function messageOf(e: any): string {
+  const sch = e?.schema ?? {}
+  if (Array.isArray(sch.enum)) return `Input should be one of: ${sch.enum.join(', ')}`
+  const kinds = (sch.anyOf as any[] | undefined)?.map(a => a.format ?? a.type)
+  if (kinds && kinds.length && kinds.every(k => k === 'integer')) return 'Input should be a valid integer'
+  if (kinds && kinds.length && kinds.every(k => k === 'number' || k === 'numeric')) return 'Input should be a valid number'
+  return (e?.summary ?? e?.message ?? 'invalid value') as string
+}
+
+/**
+ * Elysia validates a coerced query value on its own ("property") without its name; the
+ * name is recovered from the request's query string, where the raw value stands.
+ */
+function propertyLoc(request: Request, input: unknown): (string | number)[] {
+  const params = new URL(request.url).searchParams
+  for (const [k, v] of params) if (v === String(input)) return ['query', k]
+  return ['query']
+}
+
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
   if (code === 'VALIDATION') {
     set.status = 422
     const seen = new Set<string>()
@@ -51,8 +71,8 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
     const detail: ValidationDetail[] = all
       .map(e => ({
         type: typeOf(e),
-        loc: locOf(on, e.path),
-        msg: (e.summary ?? e.message ?? 'invalid value') as string,
+        loc: on === 'property' ? propertyLoc(request, e.value) : locOf(on, e.path),
+        msg: messageOf(e),
         input: e.value ?? null,
       }))
       .filter(d => {
