@@ -12,6 +12,8 @@ import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
 import { simulateModule } from './modules/simulate'
+import { builderModule } from './modules/builder'
+import { strategiesModule } from './modules/strategies'
 import { healthModule } from './modules/health'
 import { ohlcvModule } from './modules/ohlcv'
 
@@ -24,6 +26,8 @@ export function buildApp(deps: AppDeps) {
     .use(healthModule(deps))
     .use(coinsModule(deps))
     .use(ohlcvModule(deps))
+    .use(strategiesModule())
+    .use(builderModule())
     .use(backtestModule(deps))
     .use(simulateModule(deps))
     .use(exportModule(deps))

@@ -16,7 +16,7 @@ import { createLogger } from './log'
 import { CandleStore } from './market/candle-store'
 import { formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
-import { generateSyntheticUniverse } from './market/synthetic'
+import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
 
@@ -43,14 +43,11 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
   const coins = positiveInt('coins', values.coins, SYNTHETIC_DEFAULTS.coins, 2000)
   const days = positiveInt('days', values.days, SYNTHETIC_DEFAULTS.days, 3650)
   const seed = positiveInt('seed', values.seed, SYNTHETIC_DEFAULTS.seed, 2 ** 31 - 1)
-  let store = CandleStore.open(config.dataDir)
-  if (store.coinCount > 0) {
-    if (!values.force) throw new UsageError(`the store at ${store.root} already holds ${store.coinCount} coins; add --force to replace it`)
-    CandleStore.wipe(config.dataDir)
-    store = CandleStore.open(config.dataDir)
-  }
+  const existing = CandleStore.open(config.dataDir)
+  if (existing.coinCount > 0 && !values.force)
+    throw new UsageError(`the store at ${existing.root} already holds ${existing.coinCount} coins; add --force to replace it`)
   const started = performance.now()
-  const res = generateSyntheticUniverse(store, {
+  const res = generateStore(config.dataDir, {
     coins,
     days,
     seed,
@@ -58,8 +55,8 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
     onProgress: (done, total) => {
       if (done === total || done % 50 === 0) process.stderr.write(`generated ${done}/${total} coins\n`)
     },
-  })
-  console.log(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s into ${store.root}`)
+  }, true)
+  console.log(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s into ${res.store.root}`)
 }
 
 async function dataImport(config: Config, paths: string[]): Promise<number> {

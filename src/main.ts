@@ -13,7 +13,8 @@ import { Scheduler } from './jobs/scheduler'
 import { createLogger, type Logger } from './log'
 import { CandleStore } from './market/candle-store'
 import { SeriesCache } from './market/series'
-import { appendDemoCandles, generateSyntheticUniverse } from './market/synthetic'
+import { generateStore } from './market/generate-store'
+import { appendDemoCandles } from './market/synthetic'
 import { Universe } from './market/universe'
 import { PoolExecutor } from './services/executor'
 import { SimulationService } from './services/simulation'
@@ -29,12 +30,12 @@ export interface RunningServer {
 
 /** Generate the synthetic universe into an empty store, printing progress. */
 export function ensureStore(config: Config, clock: Clock, log: Logger): CandleStore {
-  const store = CandleStore.open(config.dataDir)
+  let store = CandleStore.open(config.dataDir)
   if (store.coinCount === 0) {
     log.info(`empty store at ${store.root}: generating the synthetic universe (${SYNTHETIC_DEFAULTS.coins} coins x ${SYNTHETIC_DEFAULTS.days} days)`)
     const started = performance.now()
     let lastPct = -1
-    const res = generateSyntheticUniverse(store, {
+    const res = generateStore(config.dataDir, {
       ...SYNTHETIC_DEFAULTS,
       endMs: clock.now(),
       onProgress: (done, total) => {
@@ -44,7 +45,8 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
           log.info(`generating synthetic data: ${done}/${total} coins`)
         }
       },
-    })
+    }, true)
+    store = res.store
     log.info(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
   return store

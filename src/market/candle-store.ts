@@ -15,7 +15,7 @@
  * workers read the same memory and hourly appends usually need no reallocation.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
 import type { Bars, CoinMeta, FundingSeries } from './types'
@@ -245,11 +245,6 @@ export class CandleStore {
     this.versionHash = null
     for (const l of this.changeListeners) l()
   }
-
-  /** Remove every file of the store (used by `data generate --force`). */
-  static wipe(dataDir: string): void {
-    rmSync(join(dataDir, 'store'), { recursive: true, force: true })
-  }
 }
 
 function safeReaddir(dir: string): string[] {
@@ -261,7 +256,7 @@ function safeReaddir(dir: string): string[] {
 }
 
 function checkSymbol(symbol: string): void {
-  if (!/^[A-Z0-9]{2,20}USDT$/.test(symbol)) throw new StoreError(`invalid symbol ${JSON.stringify(symbol)}: expected <BASE>USDT`)
+  if (!/^[A-Z0-9]{1,24}USDT$/.test(symbol)) throw new StoreError(`invalid symbol ${JSON.stringify(symbol)}: expected <BASE>USDT`)
 }
 
 function sliceOf(col: ArrayLike<number>, from: number, to: number): Float64Array {

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import type { Bars } from '../../src/market/types'
+import type { Bars, FundingSeries } from '../../src/market/types'
 
 export const REAL_1H_DIR = join(import.meta.dir, '../../../shared/data/binance-usdm-1h')
 
@@ -55,4 +55,21 @@ export function headOf(bars: Bars, n: number): Bars {
     n,
     stepMs: bars.stepMs,
   }
+}
+
+export const REAL_FUNDING_DIR = join(import.meta.dir, '../../../shared/data/binance-usdm-funding')
+
+/** Real funding events of a symbol (`funding_time_ms,funding_rate`), or null when the set has none for it. */
+export function loadRealFunding(symbol: string): FundingSeries | null {
+  const path = join(REAL_FUNDING_DIR, `${symbol}.csv.gz`)
+  if (!existsSync(path)) return null
+  const lines = gunzipSync(readFileSync(path)).toString('latin1').split('\n').slice(1).filter(s => s.trim() !== '')
+  const t = new Float64Array(lines.length)
+  const rate = new Float64Array(lines.length)
+  lines.forEach((line, k) => {
+    const [a, b] = line.split(',')
+    t[k] = Number(a)
+    rate[k] = Number(b)
+  })
+  return { t, rate, n: lines.length }
 }

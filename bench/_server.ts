@@ -1,0 +1,78 @@
+/** Helpers for benchmarks against the real started server (by PID, never through npm). */
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..')
+export const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
+
+export interface Server {
+  url: string
+  pid: number
+  coldStartMs: number
+  stop(): Promise<void>
+  rssPeakMb(): number
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+/** Start `bun src/cli.ts serve` on a data dir and wait for /health. */
+export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort()
+  const started = performance.now()
+  const proc = Bun.spawn([BUN, join(ROOT, 'src/cli.ts'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', ...env },
+    stdout: 'inherit',
+    stderr: 'inherit',
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`)
+    try {
+      const r = await fetch(`${url}/health`)
+      if (r.ok) break
+    } catch {}
+    if (performance.now() - started > 120_000) throw new Error('server did not answer /health in 120 s')
+    await Bun.sleep(20)
+  }
+  const coldStartMs = performance.now() - started
+  return {
+    url,
+    pid: proc.pid,
+    coldStartMs,
+    rssPeakMb() {
+      const status = require('node:fs').readFileSync(`/proc/${proc.pid}/status`, 'utf8') as string
+      const m = /VmHWM:\s+(\d+) kB/.exec(status)
+      return m ? Number(m[1]) / 1024 : NaN
+    },
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+export function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
+}
+
+/** Time `n` sequential requests; returns latencies in ms. */
+export async function timeRequests(n: number, fn: () => Promise<Response>): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    const r = await fn()
+    await r.arrayBuffer()
+    if (!r.ok) throw new Error(`HTTP ${r.status}`)
+    out.push(performance.now() - t0)
+  }
+  return out
+}
+
+export const post = (url: string, body: unknown, noCache = true) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(noCache ? { 'cache-control': 'no-cache' } : {}) }, body: JSON.stringify(body) })

@@ -1,0 +1,80 @@
+/**
+ * Walk-forward consistency: does the edge hold in each part of the window, or did one
+ * lucky stretch make the whole result? The window is cut into consecutive folds of equal
+ * length and each fold is scored on the trades that closed in it.
+ */
+import { summarizeTrades } from './statistics-trade-summary'
+
+export interface WalkForwardTrade {
+  exitTimeMs: number
+  pnlPct: number
+}
+
+export interface WalkForwardFold {
+  fromMs: number
+  /** exclusive, except for the last fold, which ends at the window's end inclusive */
+  toMs: number
+  trades: number
+  /** summed net % of the fold's trades */
+  return_pct: number
+  /** percent */
+  win_rate: number
+  /** capped at PROFIT_FACTOR_CAP */
+  profit_factor: number
+}
+
+export interface WalkForwardResult {
+  /** share of folds whose summed return is > 0, 0..1 */
+  consistency: number
+  details: string
+  folds: WalkForwardFold[]
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const signed = (x: number, digits: number) => `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`
+
+/**
+ * Fold boundaries b_k = start + round(k·(end − start)/folds); fold k holds the trades with
+ * b_k ≤ exit < b_{k+1} (the last one also exit = end). Trades closing outside the window
+ * are counted in the nearest fold. A fold without trades is not profitable.
+ * Null when there are no trades, the window is empty, or folds is not a positive integer.
+ */
+export function walkForward(
+  trades: readonly WalkForwardTrade[],
+  windowStartMs: number,
+  windowEndMs: number,
+  folds = 5,
+): WalkForwardResult | null {
+  if (!Number.isInteger(folds) || folds < 1) return null
+  if (trades.length === 0 || !(windowEndMs > windowStartMs)) return null
+  const bounds: number[] = []
+  for (let k = 0; k <= folds; k++) bounds.push(windowStartMs + Math.round((k * (windowEndMs - windowStartMs)) / folds))
+  const pnlByFold: number[][] = Array.from({ length: folds }, () => [])
+  for (const trade of trades) {
+    let k = 0
+    while (k < folds - 1 && trade.exitTimeMs >= bounds[k + 1]) k++
+    pnlByFold[k].push(trade.pnlPct)
+  }
+  const out: WalkForwardFold[] = pnlByFold.map((pnl, k) => {
+    const s = summarizeTrades(pnl)
+    return {
+      fromMs: bounds[k],
+      toMs: bounds[k + 1],
+      trades: s.trades,
+      return_pct: s.total_return_pct,
+      win_rate: s.win_rate,
+      profit_factor: s.profit_factor,
+    }
+  })
+  const profitable = out.filter((f) => f.return_pct > 0).length
+  const lines = out.map(
+    (f, k) =>
+      `fold ${k + 1} ${isoDay(f.fromMs)} to ${isoDay(k === folds - 1 ? f.toMs : f.toMs - 1)}: ${f.trades} trades, ` +
+      `${signed(f.return_pct, 2)}%, win rate ${f.win_rate.toFixed(1)}%, PF ${f.profit_factor.toFixed(2)}`,
+  )
+  return {
+    consistency: profitable / folds,
+    details: `${profitable} of ${folds} folds profitable. ${lines.join('; ')}`,
+    folds: out,
+  }
+}

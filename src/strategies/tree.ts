@@ -1,0 +1,20 @@
+/**
+ * Shorthand for writing condition trees in code (the registry and the presets). Every
+ * helper returns the plain JSON shape a client would send, so a named strategy is
+ * exactly what a user could have built.
+ */
+import type { ConditionLeaf, ConditionNode, FieldRef, Op } from './conditions'
+
+export const all = (...conditions: ConditionNode[]): ConditionNode => ({ type: 'AND', conditions })
+export const any = (...conditions: ConditionNode[]): ConditionNode => ({ type: 'OR', conditions })
+export const not = (condition: ConditionNode): ConditionNode => ({ type: 'NOT', condition })
+
+/** `{field, shift}` as the right-hand side of a comparison */
+export const ref = (field: string, shift = 0): FieldRef => (shift ? { field, shift } : { field })
+
+export function cmp(field: string, op: Op, value: number | boolean | FieldRef, shift = 0): ConditionLeaf {
+  return shift ? { field, op, value, shift } : { field, op, value }
+}
+
+/** a boolean field is true (or, with `value` false, false) `shift` bars back */
+export const is = (field: string, value = true, shift = 0): ConditionLeaf => cmp(field, '==', value, shift)

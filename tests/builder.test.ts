@@ -1,0 +1,73 @@
+/** The builder endpoints through the Elysia module: indicator list and presets. */
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { INDICATORS } from '../src/indicators/registry'
+import { openapiPlugin } from '../src/http/openapi'
+import { builderModule } from '../src/modules/builder'
+import { strategiesModule } from '../src/modules/strategies'
+import { conditionsCount, validateStrategy } from '../src/strategies/conditions'
+
+const app = new Elysia().use(builderModule())
+const get = async (path: string, on: { handle(r: Request): Promise<Response> } = app) => {
+  const res = await on.handle(new Request(`http://localhost${path}`))
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+describe('GET /builder/indicators', () => {
+  test('is an array of the registry entries, each with its id', async () => {
+    const { status, body } = await get('/builder/indicators')
+    expect(status).toBe(200)
+    expect(body.map((x: any) => x.id)).toEqual(Object.keys(INDICATORS))
+    const bb = body.find((x: any) => x.id === 'bb')
+    expect(bb.name).toBe(INDICATORS.bb.name)
+    expect(bb.default_params).toMatchObject({ period: 20, std: 2 })
+    expect(bb.field_info.length).toBe(bb.fields.length)
+  })
+})
+
+describe('GET /builder/presets', () => {
+  test('lists at least 8 presets in the list-item shape', async () => {
+    const { status, body } = await get('/builder/presets')
+    expect(status).toBe(200)
+    expect(body.length).toBeGreaterThanOrEqual(8)
+    for (const item of body) {
+      expect(Object.keys(item).sort()).toEqual(['conditions_count', 'direction', 'id', 'indicators', 'name', 'sl_pct', 'tp_pct'])
+      expect(Array.isArray(item.indicators)).toBe(true)
+    }
+  })
+  test('each list item matches its full preset, which is a valid strategy', async () => {
+    const { body } = await get('/builder/presets')
+    for (const item of body) {
+      const full = await get(`/builder/presets/${item.id}`)
+      expect(full.status).toBe(200)
+      expect(Object.keys(full.body).sort()).toEqual(['direction', 'entry', 'id', 'indicators', 'max_bars', 'name', 'sl_pct', 'tp_pct'])
+      expect(Object.keys(full.body.indicators)).toEqual(item.indicators)
+      expect(conditionsCount(full.body.entry)).toBe(item.conditions_count)
+      expect(validateStrategy(full.body)).toEqual([])
+    }
+  })
+  test('an unknown preset is a 404 naming it', async () => {
+    const { status, body } = await get('/builder/presets/no-such-preset')
+    expect(status).toBe(404)
+    expect(body).toEqual({ detail: "Preset 'no-such-preset' not found" })
+  })
+})
+
+test('the routes and the condition-tree schema appear in /openapi.json without dangling references', async () => {
+  const full = new Elysia().use(openapiPlugin()).use(strategiesModule()).use(builderModule())
+  const { status, body } = await get('/openapi.json', full)
+  expect(status).toBe(200)
+  for (const p of ['/strategies', '/indicators', '/builder/indicators', '/builder/presets', '/builder/presets/{preset_id}'])
+    expect(body.paths[p]?.get).toBeDefined()
+  const text = JSON.stringify(body)
+  for (const m of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+    const ref = m[1]
+    if (ref.startsWith('#/')) {
+      const target = ref.slice(2).split('/').reduce((o: any, k) => o?.[k], body)
+      expect(target, `dangling ${ref}`).toBeDefined()
+    } else {
+      // a bare "$ref":"ConditionTree" must resolve to a schema with that $id
+      expect(text).toContain(`"$id":"${ref}"`)
+    }
+  }
+})

@@ -1,0 +1,283 @@
+/**
+ * The condition-tree compiler on tiny hand-made series, against a small catalog of
+ * indicators defined here (so these tests pin the compiler, not the indicator maths).
+ */
+import { describe, expect, test } from 'bun:test'
+import type { IndicatorDef } from '../src/indicators/types'
+import type { Bars } from '../src/market/types'
+import type { IndicatorCatalog } from '../src/strategies/catalog'
+import { compileStrategy, indicatorsUsed, prepareStrategy } from '../src/strategies/compile'
+import { type ConditionNode, StrategyValidationError, conditionsCount } from '../src/strategies/conditions'
+
+const HOUR = 3_600_000
+
+function bars(close: number[], open?: number[], t0Ms = Date.UTC(2024, 0, 1)): Bars {
+  const n = close.length
+  const c = Float64Array.from(close)
+  const o = Float64Array.from(open ?? close)
+  return {
+    t: Float64Array.from({ length: n }, (_, i) => t0Ms + i * HOUR),
+    o,
+    h: c.map((x, i) => Math.max(x, o[i])),
+    l: c.map((x, i) => Math.min(x, o[i])),
+    c,
+    v: new Float64Array(n).fill(1),
+    n,
+    stepMs: HOUR,
+  }
+}
+
+let computeCalls: Record<string, number> = {}
+
+const tiny: Record<string, IndicatorDef> = {
+  sma: {
+    id: 'sma',
+    name: 'Simple moving average',
+    fields: [{ name: 'sma', type: 'number', description: 'mean of the last `period` closes' }],
+    params: { period: { default: 3, min: 2, max: 10, integer: true, description: 'bars' } },
+    compute(b, p, out) {
+      computeCalls.sma = (computeCalls.sma ?? 0) + 1
+      const s = out.sma
+      for (let i = 0; i < b.n; i++) {
+        if (i < p.period - 1) {
+          s[i] = Number.NaN
+          continue
+        }
+        let sum = 0
+        for (let k = 0; k < p.period; k++) sum += b.c[i - k]
+        s[i] = sum / p.period
+      }
+    },
+  },
+  flags: {
+    id: 'flags',
+    name: 'Candle flags',
+    fields: [
+      { name: 'green', type: 'boolean', description: 'close above open' },
+      { name: 'prev_close', type: 'number', description: "previous bar's close" },
+    ],
+    params: {},
+    compute(b, _p, out) {
+      computeCalls.flags = (computeCalls.flags ?? 0) + 1
+      for (let i = 0; i < b.n; i++) {
+        out.green[i] = b.c[i] > b.o[i] ? 1 : 0
+        out.prev_close[i] = i === 0 ? Number.NaN : b.c[i - 1]
+      }
+    },
+  },
+}
+
+const catalog: IndicatorCatalog = {
+  defs: tiny,
+  validateParams(id, params) {
+    const errs: string[] = []
+    for (const [k, v] of Object.entries(params)) {
+      const spec = tiny[id].params[k]
+      if (!spec) errs.push(`unknown param '${k}'`)
+      else if (typeof v !== 'number' || v < spec.min || v > spec.max) errs.push(`${k} must be from ${spec.min} to ${spec.max}`)
+    }
+    return errs
+  },
+}
+
+const mask = (entry: ConditionNode, b: Bars, indicators: Record<string, Record<string, number>> = {}) =>
+  Array.from(compileStrategy({ indicators, entry }, b, catalog).entry)
+
+const leaf = (field: string, op: string, value: unknown, extra: object = {}) => ({ field, op, value, ...extra }) as ConditionNode
+
+describe('comparison operators against a constant', () => {
+  const b = bars([1, 2, 3, 2, 1])
+  test('> and >= differ exactly at equality', () => {
+    expect(mask(leaf('close', '>', 2), b)).toEqual([0, 0, 1, 0, 0])
+    expect(mask(leaf('close', '>=', 2), b)).toEqual([0, 1, 1, 1, 0])
+  })
+  test('< and <= differ exactly at equality', () => {
+    expect(mask(leaf('close', '<', 2), b)).toEqual([1, 0, 0, 0, 1])
+    expect(mask(leaf('close', '<=', 2), b)).toEqual([1, 1, 0, 1, 1])
+  })
+  test('== and != are complements on bars with a value', () => {
+    expect(mask(leaf('close', '==', 2), b)).toEqual([0, 1, 0, 1, 0])
+    expect(mask(leaf('close', '!=', 2), b)).toEqual([1, 0, 1, 0, 1])
+  })
+  test('crosses_above is true only on the bar that moves from at-or-below to above', () => {
+    expect(mask(leaf('close', 'crosses_above', 1.5), bars([1, 2, 3, 1, 2]))).toEqual([0, 1, 0, 0, 1])
+    // touching the level and then rising is a cross; staying on it is not
+    expect(mask(leaf('close', 'crosses_above', 2), bars([2, 2, 3, 3]))).toEqual([0, 0, 1, 0])
+  })
+  test('crosses_below is true only on the bar that moves from at-or-above to below', () => {
+    expect(mask(leaf('close', 'crosses_below', 1.5), bars([1, 2, 3, 1, 2]))).toEqual([0, 0, 0, 1, 0])
+  })
+})
+
+describe('comparing two fields', () => {
+  test('close > sma compares bar by bar and the warm-up never signals', () => {
+    const b = bars([1, 2, 3, 1, 5])
+    // sma(3): NaN NaN 2 2 3
+    expect(mask(leaf('close', '>', { field: 'sma' }), b, { sma: {} })).toEqual([0, 0, 1, 0, 1])
+    expect(mask(leaf('close', '<=', { field: 'sma' }), b, { sma: {} })).toEqual([0, 0, 0, 1, 0])
+  })
+  test('!= with a warm-up NaN on either side is false', () => {
+    const b = bars([1, 2, 3, 1, 5])
+    expect(mask(leaf('close', '!=', { field: 'sma' }), b, { sma: {} })).toEqual([0, 0, 1, 1, 1])
+    expect(mask(leaf('sma', '!=', { field: 'close' }), b, { sma: {} })).toEqual([0, 0, 1, 1, 1])
+  })
+  test('crosses_above two columns: a[i] > b[i] and a[i-1] <= b[i-1]', () => {
+    const b = bars([1, 2, 3, 1, 5, 6, 1])
+    // sma: NaN NaN 2 2 3 4 4; close above: - - y n y y n
+    expect(mask(leaf('close', 'crosses_above', { field: 'sma' }), b, { sma: {} })).toEqual([0, 0, 0, 0, 1, 0, 0])
+    expect(mask(leaf('close', 'crosses_below', { field: 'sma' }), b, { sma: {} })).toEqual([0, 0, 0, 1, 0, 0, 1])
+  })
+  test('params given in indicators override the defaults', () => {
+    const b = bars([1, 3, 2, 4])
+    // sma(2): NaN 2 2.5 3
+    expect(mask(leaf('close', '>', { field: 'sma' }), b, { sma: { period: 2 } })).toEqual([0, 1, 0, 1])
+  })
+})
+
+describe('shift reads earlier bars', () => {
+  const b = bars([1, 2, 3, 2, 1])
+  test('a shifted field compares the value k bars back', () => {
+    expect(mask(leaf('close', '>', 1, { shift: 2 }), b)).toEqual([0, 0, 0, 1, 1])
+  })
+  test('close < close 1 bar back marks falling bars; the first bar has no previous', () => {
+    expect(mask(leaf('close', '<', { field: 'close', shift: 1 }), b)).toEqual([0, 0, 0, 1, 1])
+  })
+  test('a shift longer than the series signals nothing', () => {
+    expect(mask(leaf('close', '>', 0, { shift: 50 }), b)).toEqual([0, 0, 0, 0, 0])
+  })
+  test('a shifted cross needs one more bar of history', () => {
+    // close 1 bar back crosses above 1.5 at i where c[i-1] > 1.5 and c[i-2] <= 1.5
+    expect(mask(leaf('close', 'crosses_above', 1.5, { shift: 1 }), bars([1, 2, 3, 1, 2, 2]))).toEqual([0, 0, 1, 0, 0, 1])
+  })
+})
+
+describe('boolean fields', () => {
+  const b = bars([2, 1, 3, 3], [1, 2, 2, 3])
+  test('== true / == false select the 1 and 0 bars', () => {
+    expect(mask(leaf('green', '==', true), b, { flags: {} })).toEqual([1, 0, 1, 0])
+    expect(mask(leaf('green', '==', false), b, { flags: {} })).toEqual([0, 1, 0, 1])
+    expect(mask(leaf('green', '!=', true), b, { flags: {} })).toEqual([0, 1, 0, 1])
+  })
+  test('the legacy value_bool means the same as a boolean value', () => {
+    const legacy = { field: 'green', op: '==', value_bool: true } as ConditionNode
+    expect(mask(legacy, b, { flags: {} })).toEqual(mask(leaf('green', '==', true), b, { flags: {} }))
+  })
+  test('a boolean compared with its own previous bar finds flips', () => {
+    // green: 1 0 1 0 -> became green at bar 2
+    const flip: ConditionNode = {
+      type: 'AND',
+      conditions: [leaf('green', '==', true), leaf('green', '==', false, { shift: 1 })],
+    }
+    expect(mask(flip, b, { flags: {} })).toEqual([0, 0, 1, 0])
+  })
+})
+
+describe('AND, OR and NOT', () => {
+  const b = bars([1, 2, 3, 4, 5])
+  const gt2 = leaf('close', '>', 2)
+  const lt5 = leaf('close', '<', 5)
+  test('AND keeps bars where every child holds', () => {
+    expect(mask({ type: 'AND', conditions: [gt2, lt5] }, b)).toEqual([0, 0, 1, 1, 0])
+  })
+  test('OR keeps bars where any child holds', () => {
+    expect(mask({ type: 'OR', conditions: [leaf('close', '<', 2), leaf('close', '>', 4)] }, b)).toEqual([1, 0, 0, 0, 1])
+  })
+  test('NOT inverts its child, in both accepted forms', () => {
+    expect(mask({ type: 'NOT', condition: gt2 }, b)).toEqual([1, 1, 0, 0, 0])
+    expect(mask({ type: 'NOT', conditions: [gt2] }, b)).toEqual([1, 1, 0, 0, 0])
+  })
+  test('nested groups combine without disturbing each other', () => {
+    const tree: ConditionNode = {
+      type: 'OR',
+      conditions: [
+        { type: 'AND', conditions: [gt2, { type: 'NOT', condition: leaf('close', '==', 4) }, lt5] },
+        { type: 'AND', conditions: [leaf('close', '<', 2), { type: 'OR', conditions: [leaf('close', '==', 1), leaf('close', '==', 9)] }] },
+      ],
+    }
+    expect(mask(tree, b)).toEqual([1, 0, 1, 0, 0])
+  })
+})
+
+describe('time fields', () => {
+  test('hour is the UTC hour of the bar open time', () => {
+    const b = bars(new Array(26).fill(1), undefined, Date.UTC(2024, 0, 1, 22))
+    // bars open at 22:00, 23:00, 00:00, … 23:00 (26 bars)
+    const ones = (m: number[]) => m.flatMap((x, i) => (x ? [i] : []))
+    expect(ones(mask(leaf('hour', '==', 0), b))).toEqual([2])
+    expect(ones(mask(leaf('hour', '==', 23), b))).toEqual([1, 25])
+  })
+  test('weekday counts Monday as 0 and Sunday as 6', () => {
+    // 2024-01-01 was a Monday; 2024-01-07 a Sunday
+    const mon = bars([1], undefined, Date.UTC(2024, 0, 1, 5))
+    const sun = bars([1], undefined, Date.UTC(2024, 0, 7, 23))
+    expect(mask(leaf('weekday', '==', 0), mon)).toEqual([1])
+    expect(mask(leaf('weekday', '==', 6), sun)).toEqual([1])
+  })
+})
+
+describe('indicator computation', () => {
+  test('each named indicator is computed once per call, and unused ones not at all', () => {
+    computeCalls = {}
+    const tree: ConditionNode = {
+      type: 'AND',
+      conditions: [leaf('close', '>', { field: 'sma' }), leaf('sma', '>', 1), leaf('sma', 'crosses_above', { field: 'sma', shift: 1 })],
+    }
+    compileStrategy({ indicators: { sma: {}, flags: {} }, entry: tree }, bars([1, 2, 3]), catalog)
+    expect(computeCalls).toEqual({ sma: 1 })
+  })
+  test('entry and exit share one computation', () => {
+    computeCalls = {}
+    const out = compileStrategy(
+      { indicators: { sma: {} }, entry: leaf('close', '>', { field: 'sma' }), exit_conditions: leaf('close', '<', { field: 'sma' }) },
+      bars([1, 2, 3, 1]),
+      catalog,
+    )
+    expect(computeCalls).toEqual({ sma: 1 })
+    expect(Array.from(out.exit!)).toEqual([0, 0, 0, 1])
+  })
+  test('no exit tree gives a null exit mask', () => {
+    expect(compileStrategy({ indicators: {}, entry: leaf('close', '>', 0) }, bars([1]), catalog).exit).toBeNull()
+  })
+  test('a prepared strategy gives the same masks on every coin it is run on, in any order', () => {
+    const s = prepareStrategy({ indicators: { sma: { period: 2 } }, entry: leaf('close', '>', { field: 'sma' }) }, catalog)
+    const short = bars([1, 3, 2])
+    const long = bars([5, 4, 6, 7, 1, 2, 3, 9])
+    const first = Array.from(s.signals(short).entry)
+    s.signals(long)
+    expect(Array.from(s.signals(short).entry)).toEqual(first)
+    expect(first).toEqual([0, 1, 0])
+  })
+  test('indicatorsUsed lists the indicators the trees read, not every listed one', () => {
+    expect(indicatorsUsed({ indicators: { sma: {}, flags: {} }, entry: leaf('green', '==', true) }, catalog)).toEqual(['flags'])
+  })
+  test('conditionsCount counts leaves at every depth', () => {
+    const tree = { type: 'AND', conditions: [leaf('close', '>', 1), { type: 'NOT', condition: { type: 'OR', conditions: [leaf('close', '>', 1), leaf('open', '>', 1)] } }] }
+    expect(conditionsCount(tree)).toBe(3)
+  })
+  test('an invalid strategy is refused with every validation message', () => {
+    const bad = { indicators: {}, entry: { type: 'AND', conditions: [leaf('sma', '>', 1), leaf('close', '>>', 1)] } } as never
+    try {
+      compileStrategy(bad, bars([1]), catalog)
+      throw new Error('compiled an invalid strategy')
+    } catch (e) {
+      expect(e).toBeInstanceOf(StrategyValidationError)
+      expect((e as StrategyValidationError).errors).toHaveLength(2)
+    }
+  })
+})
+
+describe('the registry indicators, as the compiler uses them', () => {
+  test('every indicator writes every row of every field, so reused buffers never leak values from another coin', async () => {
+    const { INDICATORS } = await import('../src/indicators/registry')
+    const n = 400
+    const close = Array.from({ length: n }, (_, i) => 100 + 10 * Math.sin(i / 7) + (i % 5))
+    const b = bars(close, close.map((c, i) => c + Math.cos(i)))
+    const SENTINEL = -123456.789
+    for (const [id, def] of Object.entries(INDICATORS)) {
+      const out: Record<string, Float64Array> = {}
+      for (const f of def.fields) out[f.name] = new Float64Array(n).fill(SENTINEL)
+      def.compute(b, {}, out)
+      for (const f of def.fields) expect(out[f.name].indexOf(SENTINEL), `${id}.${f.name}`).toBe(-1)
+    }
+  })
+})
