@@ -15,6 +15,11 @@ import { simulateModule } from './modules/simulate'
 import { builderModule } from './modules/builder'
 import { strategiesModule } from './modules/strategies'
 import { healthModule } from './modules/health'
+import { coinStatsModule } from './modules/coin-stats'
+import { macroModule } from './modules/macro'
+import { marketModule } from './modules/market'
+import { newsModule } from './modules/news'
+import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
 
 export function buildApp(deps: AppDeps) {
@@ -25,6 +30,11 @@ export function buildApp(deps: AppDeps) {
     .use(openapiPlugin())
     .use(healthModule(deps))
     .use(coinsModule(deps))
+    .use(coinStatsModule(deps))
+    .use(marketModule(deps))
+    .use(newsModule(deps))
+    .use(macroModule(deps))
+    .use(regimeModule(deps))
     .use(ohlcvModule(deps))
     .use(strategiesModule())
     .use(builderModule())

@@ -3,12 +3,13 @@
  * The command line: `bun src/cli.ts <command>` (or `npm run cli -- <command>`).
  *   serve                                   start the service (what `npm start` runs)
  *   data generate [--coins N] [--days D] [--seed S] [--force]
- *   data import <path...>
+ *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
+import { renameSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { systemClock } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
@@ -24,7 +25,7 @@ const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
   data generate [--coins N] [--days D] [--seed S] [--force]
                                               write the synthetic universe (--force replaces a non-empty store)
-  data import <path...>                       import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
+  data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
   data info                                   what the store holds`
@@ -59,9 +60,19 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
   console.log(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s into ${res.store.root}`)
 }
 
-async function dataImport(config: Config, paths: string[]): Promise<number> {
+async function dataImport(config: Config, args: string[]): Promise<number> {
+  const { values, positionals: paths } = parseArgs({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' } } })
   if (paths.length === 0) throw new UsageError('data import needs at least one file or folder')
-  const store = CandleStore.open(config.dataDir)
+  let store = CandleStore.open(config.dataDir)
+  if (store.isSynthetic()) {
+    // real candles never continue generated ones: the synthetic store is set aside first
+    if (!values['replace-synthetic'])
+      throw new UsageError(`the store at ${store.root} holds synthetic data; add --replace-synthetic to move it aside and import into a fresh store`)
+    const aside = `${store.root}.synthetic-${Date.now()}`
+    renameSync(store.root, aside)
+    process.stderr.write(`moved the synthetic store to ${aside}\n`)
+    store = CandleStore.open(config.dataDir)
+  }
   const report = await importPaths(store, paths, line => process.stderr.write(line + '\n'))
   console.log(formatImportReport(report))
   return report.files.some(f => f.error) ? 1 : 0
@@ -80,7 +91,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
     log: line => process.stderr.write(line + '\n'),
   })
   console.log(formatSyncReport(report))
-  return 0
+  return report.failed > 0 || report.stopped ? 1 : 0
 }
 
 function dataInfo(config: Config): void {

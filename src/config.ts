@@ -39,6 +39,21 @@ export interface UpstreamConfig {
   newsFeeds: string[]
   macroUrl: string
   timeoutMs: number
+  refresh: UpstreamRefresh
+}
+
+/** How often market-context values are refreshed (ms, on the injected clock). */
+export interface UpstreamRefresh {
+  /** /market sources (tickers, funding, CoinGecko, fear & greed): background refresh */
+  marketMs: number
+  /** a /market value at least this old makes a request wait (up to 2 s) for a fresh one */
+  marketMaxAgeMs: number
+  /** /market/live prices */
+  liveMs: number
+  /** RSS/Atom feeds */
+  newsMs: number
+  /** macro quotes and open interest */
+  macroMs: number
 }
 
 export class ConfigError extends Error {}
@@ -119,6 +134,13 @@ export function loadConfig(env: Env = process.env): Config {
       newsFeeds: urlList(env, 'NEWS_FEEDS', DEFAULT_NEWS_FEEDS),
       macroUrl: url(env, 'MACRO_URL', 'https://query1.finance.yahoo.com'),
       timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 2000, 100, 60_000),
+      refresh: {
+        marketMs: int(env, 'MARKET_REFRESH_MS', 300_000, 1_000, 86_400_000),
+        marketMaxAgeMs: int(env, 'MARKET_MAX_AGE_MS', 1_800_000, 1_000, 86_400_000),
+        liveMs: int(env, 'LIVE_PRICES_TTL_MS', 30_000, 1_000, 3_600_000),
+        newsMs: int(env, 'NEWS_REFRESH_MS', 60_000, 1_000, 86_400_000),
+        macroMs: int(env, 'MACRO_REFRESH_MS', 300_000, 1_000, 86_400_000),
+      },
     },
   }
 }

@@ -5,6 +5,7 @@
 import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Db } from './db'
+import type { MarketContext } from './market-context/service'
 import type { CandleStore } from './market/candle-store'
 import type { SeriesCache } from './market/series'
 import type { Universe } from './market/universe'
@@ -18,6 +19,8 @@ export interface AppDeps {
   series: SeriesCache
   db: Db
   simulation: SimulationService
+  /** market overview, live prices, news, macro, regime, coin stats (upstreams + fallbacks) */
+  marketContext: MarketContext
   /** clock time when the service started (for uptime) */
   startedAtMs: number
 }

@@ -11,6 +11,7 @@ import { openDb } from './db'
 import type { AppDeps } from './deps'
 import { Scheduler } from './jobs/scheduler'
 import { createLogger, type Logger } from './log'
+import { MarketContext, REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
 import { SeriesCache } from './market/series'
 import { generateStore } from './market/generate-store'
@@ -18,6 +19,8 @@ import { appendDemoCandles } from './market/synthetic'
 import { Universe } from './market/universe'
 import { PoolExecutor } from './services/executor'
 import { SimulationService } from './services/simulation'
+import { coinStrategyFigures } from './services/simulate'
+import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { HOUR_MS } from './market/types'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
@@ -58,6 +61,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const universe = new Universe(store)
   const executor = new PoolExecutor(store, config.workers, config.queueMax)
+  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize })
   const deps: AppDeps = {
     config,
     clock,
@@ -65,10 +69,24 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     universe,
     series: new SeriesCache(store),
     db,
-    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize }),
+    simulation,
+    marketContext: new MarketContext({
+      config,
+      clock,
+      db,
+      store,
+      universe,
+      log,
+      strategyStats: symbols => coinStrategyFigures(simulation, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
+    }),
     startedAtMs: clock.now(),
   }
   const scheduler = new Scheduler(clock, log)
+  if (!config.offline) {
+    // warm the upstream caches now, then refresh each when its interval has passed on the clock
+    void scheduler.runOnce('market-context', () => deps.marketContext.refreshDue())
+    scheduler.every('market-context', REFRESH_TICK_MS, () => deps.marketContext.refreshDue())
+  }
   const demo = config.demo ?? store.isSynthetic()
   if (demo && !store.isSynthetic()) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
   else if (demo) {

@@ -42,7 +42,7 @@ describe('serve', () => {
       }
       expect(health).toMatchObject({ status: 'ok', version: '0.3.0' })
       expect(health.coins_loaded).toBeGreaterThanOrEqual(200)
-      const coins = await (await fetch(`http://127.0.0.1:${port}/coins`)).json()
+      const coins = (await (await fetch(`http://127.0.0.1:${port}/coins`)).json()) as any[]
       expect(coins[0].symbol).toBe('BTCUSDT')
       expect(coins[0].rows).toBe(730 * 24)
     } finally {

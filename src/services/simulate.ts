@@ -247,3 +247,16 @@ export async function exportCsv(sim: SimulationService, hash: string): Promise<s
   }
   return lines.join('\n') + '\n'
 }
+
+/**
+ * Per-coin figures of one registry strategy with its default settings (for
+ * /coins/stats): trades, win rate, profit factor and summed return per symbol.
+ */
+export async function coinStrategyFigures(sim: SimulationService, strategyId: string, symbols: string[]) {
+  const s = strategyOr404(strategyId)
+  const r = await sim.run(registrySpec(s, { symbols, maxConcurrent: Math.max(1, symbols.length) }))
+  const out = new Map<string, { trades: number; win_rate: number; profit_factor: number; total_return_pct: number }>()
+  for (const c of r.assembled.metrics.coin_results)
+    out.set(c.symbol, { trades: c.trades, win_rate: c.win_rate, profit_factor: c.profit_factor, total_return_pct: c.total_return_pct })
+  return out
+}

@@ -14,7 +14,7 @@ import { prepareStrategy } from '../strategies/compile'
 import type { Executor } from './executor'
 import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
 import { parseDay, resultHash, type RunSpec } from './run-spec'
-import { statisticsFields, type StatisticsFields } from './run-statistics'
+import { computeStatistics, type StatisticsFields } from './run-statistics'
 import type { CoinOutcome } from './tasks'
 
 /** top_n when a request leaves it null */
@@ -100,10 +100,23 @@ export class SimulationService {
       warnings: [],
     }
     const assembled = assembleRun(outcome, this.deps.store)
-    const statistics = statisticsFields(null)
+    const statistics = await computeStatistics({
+      spec,
+      hash,
+      symbols,
+      portfolio: assembled.portfolio,
+      metrics: assembled.metrics,
+      bars: s => this.deps.store.bars(s),
+      executor: this.deps.executor,
+    })
     const result: RunResult = { hash, spec, assembled, statistics, computeMs: Math.round(performance.now() - started) }
     this.remember(result)
     return result
+  }
+
+  /** Where tasks run (research services fan their own tasks out through it). */
+  get executor(): Executor {
+    return this.deps.executor
   }
 
   /** Trades of every coin, computed in chunks spread over the executor. */

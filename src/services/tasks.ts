@@ -16,6 +16,7 @@ import type { Bars } from '../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
+import { runGridTrades, runRandomEntry, type GridTradesPayload, type GridTradesResult, type RandomEntryPayload, type RandomEntryResult } from './research-tasks'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -38,6 +39,8 @@ export interface CoinTradesResult {
 
 export interface TaskMap {
   coinTrades: { payload: CoinTradesPayload; result: CoinTradesResult }
+  randomEntry: { payload: RandomEntryPayload; result: RandomEntryResult }
+  gridTrades: { payload: GridTradesPayload; result: GridTradesResult }
 }
 export type TaskName = keyof TaskMap
 export type TaskPayload<N extends TaskName> = TaskMap[N]['payload']
@@ -140,4 +143,6 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
 
 export const TASKS: { [N in TaskName]: (ctx: TaskContext, payload: TaskPayload<N>) => TaskResult<N> } = {
   coinTrades: runCoinTrades,
+  randomEntry: runRandomEntry,
+  gridTrades: runGridTrades,
 }

@@ -11,6 +11,7 @@ import type { AppDeps } from '../../src/deps'
 import { CandleStore } from '../../src/market/candle-store'
 import { SeriesCache } from '../../src/market/series'
 import { Universe } from '../../src/market/universe'
+import { MarketContext } from '../../src/market-context/service'
 import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/services/executor'
 import { SimulationService } from '../../src/services/simulation'
 
@@ -45,6 +46,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     series: new SeriesCache(store),
     db,
     simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize }),
+    marketContext: new MarketContext({ config, clock, db, store, universe }),
     startedAtMs: clock.now(),
   }
   const app = buildApp(deps)

@@ -1,0 +1,198 @@
+/**
+ * Breakdowns of a trade list: result buckets, P&L distribution, yearly / monthly stats
+ * and per-coin results. Formulas: docs/metrics.md.
+ */
+import { yearMonthOfMs } from './calendar'
+import type { ExitReason, ResultBucket, Trade } from './types'
+
+/** Profit factor reported when there is no losing trade (or the ratio exceeds it). */
+export const PROFIT_FACTOR_CAP = 999
+
+/**
+ * The contract's three buckets: `tp` and `sl` as named, `liquidation` counts as `sl`,
+ * `timeout` and `end_of_data` as `timeout`; `trailing` and `signal` exits (the
+ * strategy's own way of taking profit or cutting a loss) count as `tp` when the trade's
+ * net P&L is positive and as `sl` otherwise.
+ */
+export function resultBucket(exitReason: ExitReason, pnlPct: number): ResultBucket {
+  switch (exitReason) {
+    case 'tp':
+      return 'tp'
+    case 'sl':
+    case 'liquidation':
+      return 'sl'
+    case 'timeout':
+    case 'end_of_data':
+      return 'timeout'
+    case 'trailing':
+    case 'signal':
+      return pnlPct > 0 ? 'tp' : 'sl'
+  }
+}
+
+export interface ProfitFactor {
+  value: number
+  /** true when the value is PROFIT_FACTOR_CAP because there was no loss to divide by */
+  capped: boolean
+}
+
+/** gross profit / gross loss (a magnitude); capped at PROFIT_FACTOR_CAP; 0 with no profit. */
+export function profitFactorOf(grossWin: number, grossLoss: number): ProfitFactor {
+  if (grossWin === 0) return { value: 0, capped: false }
+  if (grossLoss === 0 || grossWin / grossLoss > PROFIT_FACTOR_CAP) return { value: PROFIT_FACTOR_CAP, capped: true }
+  return { value: grossWin / grossLoss, capped: false }
+}
+
+/** Profit factor of net P&L values (see profitFactorOf). */
+export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
+  let grossWin = 0
+  let grossLoss = 0
+  for (let i = 0; i < pnlPct.length; i++) {
+    const x = pnlPct[i]
+    if (x > 0) grossWin += x
+    else grossLoss -= x
+  }
+  return profitFactorOf(grossWin, grossLoss)
+}
+
+/** Running sums of a group of trades (a period, a coin). */
+class TradeTally {
+  trades = 0
+  wins = 0
+  sum = 0
+  grossWin = 0
+  grossLoss = 0
+  tp = 0
+  sl = 0
+  timeout = 0
+
+  add(tr: Trade): void {
+    const x = tr.pnlPct
+    this.trades++
+    this.sum += x
+    if (x > 0) {
+      this.wins++
+      this.grossWin += x
+    } else this.grossLoss -= x
+    const b = resultBucket(tr.exitReason, x)
+    if (b === 'tp') this.tp++
+    else if (b === 'sl') this.sl++
+    else this.timeout++
+  }
+
+  get winRate(): number {
+    return this.trades > 0 ? (100 * this.wins) / this.trades : 0
+  }
+
+  get profitFactor(): number {
+    return profitFactorOf(this.grossWin, this.grossLoss).value
+  }
+}
+
+/** Lower edges of the P&L buckets after the first, % of margin; a bucket is [lo, hi). */
+export const PNL_BUCKET_EDGES: readonly number[] = [-50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50]
+
+export const PNL_BUCKET_LABELS: readonly string[] = [
+  '< -50%',
+  ...PNL_BUCKET_EDGES.slice(0, -1).map((lo, i) => `${lo}% to ${PNL_BUCKET_EDGES[i + 1]}%`),
+  `>= ${PNL_BUCKET_EDGES[PNL_BUCKET_EDGES.length - 1]}%`,
+]
+
+export function pnlDistribution(pnlPct: ArrayLike<number>): number[] {
+  const counts = new Array<number>(PNL_BUCKET_LABELS.length).fill(0)
+  for (let i = 0; i < pnlPct.length; i++) {
+    const x = pnlPct[i]
+    let b = 0
+    while (b < PNL_BUCKET_EDGES.length && x >= PNL_BUCKET_EDGES[b]) b++
+    counts[b]++
+  }
+  return counts
+}
+
+export interface PeriodStat {
+  /** `YYYY` or `YYYY-MM` (UTC) of the trades' exit instants */
+  period: string
+  trades: number
+  win_rate: number
+  profit_factor: number
+  /** summed net % of the period's trades */
+  return_pct: number
+}
+
+function periodStats(trades: readonly Trade[], monthly: boolean): PeriodStat[] {
+  const tallies = new Map<number, TradeTally>()
+  for (const tr of trades) {
+    const ym = yearMonthOfMs(tr.exitTimeMs)
+    const key = monthly ? ym : Math.floor(ym / 100)
+    let g = tallies.get(key)
+    if (g === undefined) tallies.set(key, (g = new TradeTally()))
+    g.add(tr)
+  }
+  return [...tallies.keys()]
+    .sort((a, b) => a - b)
+    .map((key) => {
+      const g = tallies.get(key)!
+      const period = monthly ? `${Math.floor(key / 100)}-${String(key % 100).padStart(2, '0')}` : String(key)
+      return { period, trades: g.trades, win_rate: g.winRate, profit_factor: g.profitFactor, return_pct: g.sum }
+    })
+}
+
+export function yearlyStats(trades: readonly Trade[]): PeriodStat[] {
+  return periodStats(trades, false)
+}
+
+export function monthlyStats(trades: readonly Trade[]): PeriodStat[] {
+  return periodStats(trades, true)
+}
+
+/** The contract's CoinResult. */
+export interface CoinResult {
+  symbol: string
+  trades: number
+  wins: number
+  losses: number
+  win_rate: number
+  profit_factor: number
+  total_return_pct: number
+  avg_pnl_pct: number
+  tp_count: number
+  sl_count: number
+  timeout_count: number
+}
+
+/**
+ * One CoinResult per symbol: in the order of `symbols` (coins without trades get a row
+ * of zeros) followed by any other symbol met in the trades, in order of appearance.
+ */
+export function coinResults(trades: readonly Trade[], symbols: readonly string[] = []): CoinResult[] {
+  const tallies = new Map<string, TradeTally>()
+  for (const sym of symbols) tallies.set(sym, new TradeTally())
+  let lastSymbol = ''
+  let last: TradeTally | undefined
+  for (const tr of trades) {
+    // trades of one coin often come in a row: skip the lookup then
+    if (tr.symbol !== lastSymbol || last === undefined) {
+      lastSymbol = tr.symbol
+      last = tallies.get(tr.symbol)
+      if (last === undefined) tallies.set(tr.symbol, (last = new TradeTally()))
+    }
+    last.add(tr)
+  }
+  const out: CoinResult[] = []
+  for (const [symbol, g] of tallies) {
+    out.push({
+      symbol,
+      trades: g.trades,
+      wins: g.wins,
+      losses: g.trades - g.wins,
+      win_rate: g.winRate,
+      profit_factor: g.profitFactor,
+      total_return_pct: g.sum,
+      avg_pnl_pct: g.trades > 0 ? g.sum / g.trades : 0,
+      tp_count: g.tp,
+      sl_count: g.sl,
+      timeout_count: g.timeout,
+    })
+  }
+  return out
+}

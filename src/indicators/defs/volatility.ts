@@ -1,0 +1,146 @@
+import { atr } from '../atr'
+import { bollinger } from '../bollinger'
+import { donchian, donchianPrev, keltner } from '../channels'
+import { barsPerYear, historicalVolatility } from '../hv'
+import { ratioToMean, sma } from '../ma'
+import { firstValid } from '../util'
+import { bool, define, greater, int, num, real } from './spec'
+
+export const bb = define({
+  id: 'bb',
+  name: 'Bollinger Bands',
+  params: {
+    period: int(20, 2, 500, 'bars in the window'),
+    std: real(2, 0.1, 10, 'band half-width in population standard deviations'),
+    squeeze_lookback: int(10, 1, 500, 'bars averaged by bb_width_ma and searched by recent_squeeze'),
+    squeeze_threshold: real(0.8, 0.01, 2, 'a squeeze is bb_width below bb_width_ma times this'),
+  },
+  fields: [
+    num('bb_upper', 'upper band: bb_mid + std × population σ of the closes'),
+    num('bb_lower', 'lower band: bb_mid − std × σ'),
+    num('bb_mid', 'simple moving average of the close over period bars'),
+    num('bb_width', 'band width in percent of the mid: (upper − lower) / mid × 100'),
+    num('bb_width_ma', 'mean of bb_width over the last squeeze_lookback bars'),
+    num('bb_width_change', 'percent change of bb_width from the previous bar'),
+    num('bb_pct_b', 'position of the close in the band: (close − lower) / (upper − lower); > 1 above the upper band'),
+    bool('is_squeeze', 'bb_width < bb_width_ma × squeeze_threshold'),
+    bool('recent_squeeze', 'is_squeeze held on at least one of the last squeeze_lookback bars'),
+    bool('bb_expanding', 'bb_width is above the previous bar’s'),
+  ],
+  warmupBars: (p) => Math.max(p.period - 1 + 2 * (p.squeeze_lookback - 1), p.period),
+  run(b, p, col) {
+    const n = b.n
+    const up = col('bb_upper')
+    const lo = col('bb_lower')
+    const mid = col('bb_mid')
+    bollinger(b.c, p.period, p.std, mid, up, lo, n)
+    const width = col('bb_width')
+    const pctB = col('bb_pct_b')
+    for (let i = 0; i < n; i++) {
+      const span = up[i] - lo[i]
+      width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
+      pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
+    }
+    const widthMa = col('bb_width_ma')
+    sma(width, p.squeeze_lookback, widthMa, n)
+    const change = col('bb_width_change')
+    const expanding = col('bb_expanding')
+    const squeeze = col('is_squeeze')
+    const recent = col('recent_squeeze')
+    const threshold = p.squeeze_threshold
+    const lookback = p.squeeze_lookback
+    // is_squeeze first has a value where bb_width_ma does; recent_squeeze lookback − 1 later
+    const recentFirst = firstValid(widthMa, n) + lookback - 1
+    change[0] = NaN
+    expanding[0] = NaN
+    let lastSqueeze = -Infinity
+    for (let i = 0; i < n; i++) {
+      const w = width[i]
+      if (i > 0) {
+        const prev = width[i - 1]
+        change[i] = prev !== 0 ? (w / prev - 1) * 100 : NaN
+        expanding[i] = w !== w || prev !== prev ? NaN : +(w > prev)
+      }
+      const limit = widthMa[i] * threshold
+      const sq = w !== w || limit !== limit ? NaN : +(w < limit)
+      squeeze[i] = sq
+      if (sq === 1) lastSqueeze = i
+      recent[i] = i < recentFirst ? NaN : +(i - lastSqueeze < lookback)
+    }
+  },
+})
+
+export const atrDef = define({
+  id: 'atr',
+  name: 'Average True Range',
+  params: {
+    period: int(14, 1, 500, 'Wilder smoothing period of the true range'),
+    ratio_period: int(14, 1, 500, 'bars in the ATR mean that atr_ratio divides by'),
+  },
+  fields: [
+    num('atr', 'average true range (Wilder), in price units'),
+    num('natr', 'ATR in percent of the close'),
+    num('tr', 'true range of the bar: max(high − low, |high − prev close|, |low − prev close|)'),
+    num('atr_ratio', 'ATR divided by its mean over the last ratio_period bars (the min_vol_regime filter)'),
+  ],
+  warmupBars: (p) => p.period + p.ratio_period - 1,
+  run(b, p, col) {
+    const range = col('atr')
+    atr(b.h, b.l, b.c, p.period, range, b.n, col('natr'), col('tr'))
+    ratioToMean(range, p.ratio_period, col('atr_ratio'), b.n)
+  },
+})
+
+export const donchianDef = define({
+  id: 'donchian',
+  name: 'Donchian Channel',
+  params: { period: int(20, 1, 500, 'bars in the channel') },
+  fields: [
+    num('dc_upper', 'highest high of the last period bars, this one included'),
+    num('dc_lower', 'lowest low of the last period bars, this one included'),
+    num('dc_mid', '(dc_upper + dc_lower) / 2'),
+    num('dc_upper_prev', 'highest high of the period bars before this one (the breakout level)'),
+    num('dc_lower_prev', 'lowest low of the period bars before this one'),
+    bool('dc_breakout_up', 'close > dc_upper_prev'),
+    bool('dc_breakout_down', 'close < dc_lower_prev'),
+  ],
+  warmupBars: (p) => p.period,
+  run(b, p, col) {
+    donchian(b.h, b.l, p.period, col('dc_upper'), col('dc_lower'), col('dc_mid'), b.n)
+    const upPrev = col('dc_upper_prev')
+    const loPrev = col('dc_lower_prev')
+    donchianPrev(b.h, b.l, p.period, upPrev, loPrev, b.n)
+    greater(b.c, upPrev, col('dc_breakout_up'), b.n)
+    greater(loPrev, b.c, col('dc_breakout_down'), b.n)
+  },
+})
+
+export const keltnerDef = define({
+  id: 'keltner',
+  name: 'Keltner Channel',
+  params: {
+    period: int(20, 1, 500, 'EMA period of the mid line'),
+    atr_period: int(10, 1, 500, 'ATR period of the band width'),
+    mult: real(2, 0.1, 10, 'band half-width in ATRs'),
+  },
+  fields: [
+    num('kc_upper', 'kc_mid + mult × ATR(atr_period)'),
+    num('kc_lower', 'kc_mid − mult × ATR(atr_period)'),
+    num('kc_mid', 'EMA(period) of the close'),
+  ],
+  warmupBars: (p) => Math.max(p.period - 1, p.atr_period),
+  run(b, p, col) {
+    keltner(b.h, b.l, b.c, p.period, p.atr_period, p.mult, col('kc_upper'), col('kc_lower'), col('kc_mid'), b.n)
+  },
+})
+
+export const hvDef = define({
+  id: 'hv',
+  name: 'Historical Volatility',
+  params: { period: int(20, 2, 500, 'log returns in the window') },
+  fields: [num('hv', 'annualised standard deviation of log returns, percent (365-day year of bars)')],
+  warmupBars: (p) => p.period,
+  run(b, p, col) {
+    historicalVolatility(b.c, p.period, barsPerYear(b.stepMs), col('hv'), b.n)
+  },
+})

@@ -1,0 +1,37 @@
+/**
+ * Small helpers shared by the indicator kernels.
+ *
+ * Kernel conventions (every file in this folder):
+ * - inputs and outputs are Float64Array; the caller allocates outputs of at least `n` rows;
+ * - `n` (rows to process) defaults to the first input's length;
+ * - a row without enough history holds NaN, never 0;
+ * - row i depends on rows <= i only (causal).
+ */
+
+/** Rows to process: `n` if given, else the input's length; never more than the input holds. */
+export function rowsOf(src: Float64Array, n: number | undefined): number {
+  return n === undefined ? src.length : Math.min(n, src.length)
+}
+
+export function fillNaN(out: Float64Array, from: number, to: number): void {
+  if (to > from) out.fill(NaN, Math.max(0, from), to)
+}
+
+/** Index of the first non-NaN value of src[0..n), or n when there is none. */
+export function firstValid(src: Float64Array, n: number): number {
+  let i = 0
+  while (i < n && src[i] !== src[i]) i++
+  return i
+}
+
+/** Throws on a period a kernel cannot use: it would be a caller's bug, not a data problem. */
+export function checkPeriod(name: string, period: number, min = 1): void {
+  if (!Number.isInteger(period) || period < min) {
+    throw new RangeError(`${name}: period must be an integer >= ${min}, got ${period}`)
+  }
+}
+
+/** TA-Lib's TA_IS_ZERO: its guards treat |x| < 1e-8 as zero, so ours do too (golden parity). */
+export function isTaZero(x: number): boolean {
+  return x > -1e-8 && x < 1e-8
+}

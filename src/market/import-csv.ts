@@ -1,0 +1,188 @@
+/**
+ * Parsing Binance kline and funding CSVs into columns, validating every row first.
+ *
+ * Layouts (header optional for the numeric ones):
+ *   kline12   Binance public data: open_time,open,high,low,close,volume,close_time,
+ *             quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore
+ *   kline6    its first six columns: open_time_ms,open,high,low,close,volume
+ *   funding2  funding_time_ms,funding_rate
+ *   funding3  Binance public data fundingRate: calc_time,funding_interval_hours,last_funding_rate
+ *   universe  symbol,name,market_cap_rank,… (header required; see import-universe.ts)
+ * Times may be seconds, milliseconds or microseconds (Binance moved spot files to µs in
+ * 2025); each value is brought to ms by its magnitude.
+ */
+import { CsvLines, num } from './import-lines'
+import { HOUR_MS } from './types'
+
+export type ImportKind = 'klines' | 'funding' | 'universe'
+export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
+
+/** a row that stops the file's import; `line` is 1-based, counting the header */
+export class RowError extends Error {
+  constructor(readonly line: number | null, readonly reason: string) {
+    super(line === null ? reason : `line ${line}: ${reason}`)
+  }
+}
+
+/** A timestamp in s, ms or µs (by magnitude) as ms; NaN when it is none of them. */
+export function toMs(raw: number): number {
+  if (!Number.isFinite(raw) || raw <= 0) return NaN
+  if (raw < 1e8) return NaN // before 1973 in seconds: not a timestamp of this data
+  if (raw < 1e11) return raw * 1000
+  if (raw < 1e14) return raw
+  if (raw < 1e17) return raw / 1000
+  return NaN
+}
+
+export interface LayoutGuess {
+  layout: Layout
+  hasHeader: boolean
+  columns: number
+  header: string[] | null
+}
+
+/**
+ * The layout from the first line: header names when there is a header, otherwise the
+ * column count (3 numeric columns are Binance's fundingRate layout).
+ */
+export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
+  const cells = firstLine.split(',').map(c => c.trim())
+  const numeric = Number.isFinite(num(cells[0]))
+  if (!numeric) {
+    const names = cells.map(c => c.toLowerCase().replace(/^"|"$/g, ''))
+    const has = (re: RegExp) => names.some(n => re.test(n))
+    if (has(/^symbol$/) && has(/market_cap_rank|rank/)) return { layout: 'universe', hasHeader: true, columns: cells.length, header: names }
+    if (has(/funding_rate|fundingrate/)) {
+      const layout = names.length === 3 ? 'funding3' : 'funding2'
+      if (names.length !== 2 && names.length !== 3) throw new RowError(1, `funding header with ${names.length} columns; expected funding_time_ms,funding_rate or calc_time,funding_interval_hours,last_funding_rate`)
+      return { layout, hasHeader: true, columns: names.length, header: names }
+    }
+    if (/open_?time/.test(names[0])) {
+      if (names.length === 12) return { layout: 'kline12', hasHeader: true, columns: 12, header: names }
+      if (names.length === 6) return { layout: 'kline6', hasHeader: true, columns: 6, header: names }
+      throw new RowError(1, `kline header with ${names.length} columns; expected 6 or 12`)
+    }
+    throw new RowError(1, `unrecognised header "${firstLine.slice(0, 80)}"`)
+  }
+  switch (cells.length) {
+    case 12: return { layout: 'kline12', hasHeader: false, columns: 12, header: null }
+    case 6: return { layout: 'kline6', hasHeader: false, columns: 6, header: null }
+    case 2: return { layout: 'funding2', hasHeader: false, columns: 2, header: null }
+    case 3:
+      if (/funding/i.test(fileName)) return { layout: 'funding3', hasHeader: false, columns: 3, header: null }
+  }
+  throw new RowError(1, `unrecognised layout: ${cells.length} columns without a header`)
+}
+
+export function kindOf(layout: Layout): ImportKind {
+  return layout === 'universe' ? 'universe' : layout.startsWith('kline') ? 'klines' : 'funding'
+}
+
+/** Why a candle is impossible, or null when it is fine. Shared with the exchange sync. */
+export function candleProblem(o: number, h: number, l: number, c: number, v: number): string | null {
+  if (!(o > 0 && h > 0 && l > 0 && c > 0)) return 'prices must be positive numbers'
+  if (h < l) return `high ${h} is below low ${l}`
+  if (o > h || o < l) return `open ${o} is outside low..high ${l}..${h}`
+  if (c > h || c < l) return `close ${c} is outside low..high ${l}..${h}`
+  if (!(v >= 0)) return 'volume must be a number >= 0'
+  return null
+}
+
+const FIELD_NAMES = ['open time', 'open', 'high', 'low', 'close', 'volume']
+
+export interface ParsedKlines {
+  /** t (open, ms), o, h, l, c, v */
+  cols: Float64Array[]
+  n: number
+}
+
+/** Every row of a kline CSV, validated; throws RowError at the first bad row. */
+export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: string | null): ParsedKlines {
+  if (fileInterval !== null && fileInterval !== '1h')
+    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h candles are imported`)
+  const cap = lines.remainingLines()
+  const cols = Array.from({ length: 6 }, () => new Float64Array(cap))
+  const [T, O, H, L, C, V] = cols
+  const ncols = guess.columns
+  const vals = new Float64Array(6)
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    for (let k = 0; k < 6; k++) {
+      const x = lines.number(k)
+      if (!Number.isFinite(x)) throw new RowError(lineNo, `${FIELD_NAMES[k]} "${lines.cell(k)}" is not a number`)
+      vals[k] = x
+    }
+    const t = toMs(vals[0])
+    if (!Number.isFinite(t)) throw new RowError(lineNo, `open time ${lines.cell(0)} is not a timestamp in s, ms or µs`)
+    const problem = candleProblem(vals[1], vals[2], vals[3], vals[4], vals[5])
+    if (problem) throw new RowError(lineNo, problem)
+    if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
+    if (ncols === 12 && n === 0) checkCloseTime(lineNo, t, lines.cell(6))
+    T[n] = t; O[n] = vals[1]; H[n] = vals[2]; L[n] = vals[3]; C[n] = vals[4]; V[n] = vals[5]
+    n++
+  }
+  checkSpacing(T, n)
+  return { cols: cols.map(c => c.subarray(0, n)), n }
+}
+
+/** close_time − open_time tells the interval of a 12-column file from its first row */
+function checkCloseTime(lineNo: number, openMs: number, closeCell: string): void {
+  const closeMs = toMs(num(closeCell))
+  if (!Number.isFinite(closeMs)) throw new RowError(lineNo, `close time "${closeCell}" is not a timestamp`)
+  const spanMs = closeMs - openMs + 1
+  if (Math.abs(spanMs - HOUR_MS) > 1) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time); only 1h candles are imported`)
+}
+
+/** 1h candles open on whole hours, one hour (or whole hours, across gaps) apart */
+function checkSpacing(T: Float64Array, n: number): void {
+  let minGap = Infinity
+  for (let i = 1; i < n; i++) minGap = Math.min(minGap, T[i] - T[i - 1])
+  if (n >= 3 && minGap !== HOUR_MS)
+    throw new RowError(null, `rows are at least ${describeMs(minGap)} apart; only 1h candles are imported`)
+  for (let i = 0; i < n; i++)
+    if (T[i] % HOUR_MS !== 0) throw new RowError(null, `open time ${isoOf(T[i])} (data row ${i + 1}) is not on a whole hour; only 1h candles are imported`)
+}
+
+export interface ParsedFunding {
+  t: Float64Array
+  rate: Float64Array
+  n: number
+}
+
+/** Every row of a funding CSV, validated; throws RowError at the first bad row. */
+export function parseFunding(lines: CsvLines, guess: LayoutGuess): ParsedFunding {
+  const cap = lines.remainingLines()
+  const T = new Float64Array(cap), R = new Float64Array(cap)
+  const ncols = guess.columns
+  const rateCol = guess.layout === 'funding3' ? 2 : 1
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    const t = toMs(lines.number(0))
+    if (!Number.isFinite(t)) throw new RowError(lineNo, `funding time "${lines.cell(0)}" is not a timestamp in s, ms or µs`)
+    const rate = lines.number(rateCol)
+    if (!Number.isFinite(rate)) throw new RowError(lineNo, `funding rate "${lines.cell(rateCol)}" is not a number`)
+    // a rate is a fraction per interval (0.0001 = 0.01 %); Binance caps it far below 1
+    if (Math.abs(rate) >= 1) throw new RowError(lineNo, `funding rate ${rate} is not a fraction per interval`)
+    if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `funding time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
+    T[n] = t
+    R[n] = rate
+    n++
+  }
+  return { t: T.subarray(0, n), rate: R.subarray(0, n), n }
+}
+
+export function isoOf(tMs: number): string {
+  return Number.isFinite(tMs) ? new Date(tMs).toISOString().replace('.000Z', 'Z') : String(tMs)
+}
+
+function describeMs(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms)
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`
+  if (ms % HOUR_MS === 0) return `${ms / HOUR_MS}h`
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`
+  return `${ms} ms`
+}

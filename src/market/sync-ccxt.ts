@@ -1,0 +1,276 @@
+/**
+ * `data sync`: incremental, resumable sync of 1H candles and funding history from
+ * Binance USDⓈ-M through ccxt.
+ *
+ * Per symbol, candles are paged forward from the store's last candle + 1h (else from
+ * `since`, else from the market's listing) and appended page by page, so an interrupted
+ * sync resumes where it stopped; the candle still open (close time > now) is never
+ * stored. Funding events follow the same way from the last stored event. Requests go
+ * through ccxt's rate limiter; 429/418 and network failures are retried after
+ * Retry-After or a doubling back-off, and a failure that outlives its retries stops the
+ * sync (the exchange is unreachable or banning us: hammering it would make that worse).
+ */
+import type { CandleStore } from './candle-store'
+import { baseOf, classifySymbol } from './import-classify'
+import { candleProblem, isoOf } from './import-csv'
+import { metaForCandles } from './import-universe'
+import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
+import type { AssetClass, CoinMeta } from './types'
+import { HOUR_MS } from './types'
+
+export { SyncError } from './sync-exchange'
+
+export interface SyncOptions {
+  /** store symbols (BTCUSDT; BTC and BTC/USDT:USDT are accepted too); default: see module docs */
+  symbols?: string[]
+  /** YYYY-MM-DD (UTC): where symbols without stored candles start; default their listing */
+  since?: string
+  /** a ccxt binanceusdm instance (or anything with the same methods); default: a new one */
+  exchange?: any
+  /** Binance futures API origin instead of https://fapi.binance.com (tests: a loopback server) */
+  baseUrl?: string
+  log?: (line: string) => void
+  /** the clock that decides which candle is still open (default Date.now) */
+  now?: () => number
+  /** rows asked per request (default 1000, the most ccxt asks Binance for) */
+  pageLimit?: number
+  retry?: RetryPolicy
+}
+
+export interface SyncSymbolResult {
+  symbol: string
+  candlesAppended: number
+  fundingAppended: number
+  /** newest stored candle after the sync (open time, ms) */
+  lastCandleMs: number | null
+  requests: number
+  error: string | null
+}
+
+export interface SyncReport {
+  exchange: string
+  symbols: SyncSymbolResult[]
+  candlesAppended: number
+  fundingAppended: number
+  requests: number
+  /** requests repeated after a rate-limit or network failure */
+  retries: number
+  /** symbols with an error */
+  failed: number
+  /** true when a lasting network failure stopped the sync before every symbol was done */
+  stopped: boolean
+  elapsedMs: number
+}
+
+/** where Binance USDⓈ-M history begins (BTCUSDT listed 2019-09-08) */
+const BINANCE_USDM_START_MS = Date.UTC(2019, 8, 1)
+const DEFAULT_PAGE = 1000
+
+export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {}): Promise<SyncReport> {
+  const t0 = performance.now()
+  const log = opts.log ?? (() => {})
+  const now = opts.now ?? Date.now
+  // ccxt never asks Binance for more than 1000 rows; a larger page would look like the end
+  const pageLimit = Math.min(opts.pageLimit ?? DEFAULT_PAGE, DEFAULT_PAGE)
+  const sinceMs = parseSince(opts.since)
+  if (store.isSynthetic())
+    throw new SyncError('the store holds synthetic data; real candles cannot continue synthetic ones. Sync into an empty DATA_DIR (or wipe the store) first')
+  const exchange: ExchangeLike = opts.exchange ?? (await createBinanceUsdm(opts.baseUrl))
+  let requests = 0, retries = 0
+  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    requests++
+    return withRetry(exchange, fn, opts.retry ?? {}, (waitMs, e) => {
+      retries++
+      log(`${what}: ${e.message.slice(0, 160)}; retrying in ${(waitMs / 1000).toFixed(1)} s`)
+    })
+  }
+
+  // reload: ccxt keeps a failed load's rejected promise, so a retry must ask afresh
+  await call('load markets', () => exchange.loadMarkets(true))
+  const symbols = opts.symbols?.length ? [...new Set(opts.symbols.map(normaliseSymbol))] : store.symbols().length ? store.symbols() : listedPerpetuals(exchange)
+  log(`syncing ${symbols.length} symbols from ${exchange.id}`)
+
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs }
+  const results: SyncSymbolResult[] = []
+  let stopped = false
+  for (const symbol of symbols) {
+    if (stopped) {
+      results.push({ ...emptyResult(store, symbol), error: 'not synced: the sync stopped after a network failure' })
+      continue
+    }
+    const before = requests
+    const { result, fatal } = await syncSymbol(store, symbol, ctx)
+    result.requests = requests - before
+    results.push(result)
+    stopped = fatal
+    log(`${symbol}: ${result.candlesAppended} candles, ${result.fundingAppended} funding events` +
+      (result.lastCandleMs !== null ? `, up to ${isoOf(result.lastCandleMs)}` : '') + (result.error ? `; ERROR ${result.error}` : ''))
+  }
+  return {
+    exchange: exchange.id,
+    symbols: results,
+    candlesAppended: results.reduce((s, r) => s + r.candlesAppended, 0),
+    fundingAppended: results.reduce((s, r) => s + r.fundingAppended, 0),
+    requests,
+    retries,
+    failed: results.filter(r => r.error).length,
+    stopped,
+    elapsedMs: performance.now() - t0,
+  }
+}
+
+function emptyResult(store: CandleStore, symbol: string): SyncSymbolResult {
+  return { symbol, candlesAppended: 0, fundingAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
+}
+
+/** Candles then funding of one symbol; `fatal` when the failure means the exchange is out of reach. */
+async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext): Promise<{ result: SyncSymbolResult; fatal: boolean }> {
+  const result = emptyResult(store, symbol)
+  const market = perpetualOf(ctx.exchange, symbol)
+  if (!market) return { result: { ...result, error: `not a USDT perpetual on ${ctx.exchange.id}` }, fatal: false }
+  let fatal = false
+  try {
+    await syncCandles(store, market, symbol, result, ctx)
+    await syncFunding(store, market, symbol, result, ctx)
+  } catch (e) {
+    result.error = (e as Error).message
+    fatal = e instanceof SyncError || (await isTransient(e))
+  } finally {
+    result.lastCandleMs = store.lastCandleMs(symbol)
+    recordMeta(store, market, symbol, result)
+  }
+  return { result, fatal }
+}
+
+interface PageContext {
+  exchange: ExchangeLike
+  call: <T>(what: string, fn: () => Promise<T>) => Promise<T>
+  now: () => number
+  pageLimit: number
+  sinceMs: number | null
+}
+
+async function syncCandles(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const last = store.lastCandleMs(symbol)
+  let since = last !== null ? last + HOUR_MS : ceilHour(ctx.sinceMs ?? market.created ?? BINANCE_USDM_START_MS)
+  for (;;) {
+    // a candle opening at `since` can only be complete an hour later
+    if (since + HOUR_MS > ctx.now()) return
+    const from = since
+    const rows = await ctx.call(`${symbol} candles from ${isoOf(from)}`, () => ctx.exchange.fetchOHLCV(market.symbol, '1h', from, ctx.pageLimit))
+    const nowMs = ctx.now()
+    const cols = Array.from({ length: 6 }, () => new Float64Array(rows.length))
+    let n = 0
+    let sawOpen = false
+    for (const row of rows) {
+      const [t, o, h, l, c, v] = row as number[]
+      if (!(t >= since)) continue
+      if (t + HOUR_MS > nowMs) { sawOpen = true; break }
+      if (t % HOUR_MS !== 0 || (n > 0 && t <= cols[0][n - 1])) throw new Error(`${symbol}: the exchange sent a candle at ${isoOf(t)} out of order`)
+      const problem = candleProblem(o, h, l, c, v)
+      if (problem) throw new Error(`${symbol}: the exchange sent an impossible candle at ${isoOf(t)}: ${problem}`)
+      cols[0][n] = t; cols[1][n] = o; cols[2][n] = h; cols[3][n] = l; cols[4][n] = c; cols[5][n] = v
+      n++
+    }
+    if (n > 0) result.candlesAppended += store.appendCandles(symbol, cols.map(col => col.subarray(0, n)), n).appended
+    if (sawOpen || rows.length < ctx.pageLimit || n === 0) return
+    since = cols[0][n - 1] + HOUR_MS
+  }
+}
+
+async function syncFunding(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const stored = store.funding(symbol)
+  const firstCandle = store.bars(symbol)?.t[0]
+  let since = stored && stored.n > 0 ? stored.t[stored.n - 1] + 1 : (ctx.sinceMs ?? firstCandle ?? market.created ?? BINANCE_USDM_START_MS)
+  for (;;) {
+    if (since > ctx.now()) return
+    const from = since
+    const rows = await ctx.call(`${symbol} funding from ${isoOf(from)}`, () => ctx.exchange.fetchFundingRateHistory(market.symbol, from, ctx.pageLimit))
+    const nowMs = ctx.now()
+    const t = new Float64Array(rows.length), rate = new Float64Array(rows.length)
+    let n = 0
+    for (const r of rows) {
+      const tMs = r.timestamp, x = r.fundingRate
+      if (tMs === undefined || !(tMs >= since) || tMs > nowMs) continue
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`${symbol}: the exchange sent funding without a rate at ${isoOf(tMs)}`)
+      if (n > 0 && tMs <= t[n - 1]) continue
+      t[n] = tMs
+      rate[n] = x
+      n++
+    }
+    if (n > 0) result.fundingAppended += store.appendFunding(symbol, t.subarray(0, n), rate.subarray(0, n), n).appended
+    if (rows.length < ctx.pageLimit || n === 0) return
+    since = t[n - 1] + 1
+  }
+}
+
+function parseSince(since: string | undefined): number | null {
+  if (since === undefined) return null
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(since)
+  const tMs = m ? Date.UTC(+m[1], +m[2] - 1, +m[3]) : NaN
+  if (!m || new Date(tMs).toISOString().slice(0, 10) !== since) throw new SyncError(`since ${JSON.stringify(since)}: expected a date YYYY-MM-DD`)
+  return tMs
+}
+
+function ceilHour(tMs: number): number {
+  return Math.ceil(tMs / HOUR_MS) * HOUR_MS
+}
+
+/** BTC, btcusdt, BTC/USDT:USDT → BTCUSDT */
+export function normaliseSymbol(raw: string): string {
+  const s = raw.trim().toUpperCase().replace(/:USDT$/, '').replace('/', '')
+  return s.endsWith('USDT') ? s : `${s}USDT`
+}
+
+function isUsdtPerpetual(m: MarketLike): boolean {
+  return m.swap && m.linear !== false && m.quote === 'USDT' && (m.settle ?? 'USDT') === 'USDT' && /^[A-Z0-9]+USDT$/.test(m.id)
+}
+
+/** the exchange's active USDT perpetuals, in the order it lists them */
+function listedPerpetuals(exchange: ExchangeLike): string[] {
+  return Object.values(exchange.markets ?? {}).filter(m => isUsdtPerpetual(m) && m.active !== false).map(m => m.id)
+}
+
+/** the perpetual behind a store symbol (also when it is no longer trading: its history remains) */
+function perpetualOf(exchange: ExchangeLike, symbol: string): MarketLike | undefined {
+  return exchange.markets_by_id?.[symbol]?.find(isUsdtPerpetual)
+}
+
+/** Binance tags non-crypto perps in exchangeInfo's underlyingType */
+function assetClassFromMarket(m: MarketLike): AssetClass | null {
+  const u = String(m.info?.underlyingType ?? '').toUpperCase()
+  if (u === 'INDEX') return 'index'
+  if (u === 'COMMODITY') return 'commodity'
+  if (u === 'EQUITY' || u === 'STOCK') return 'stock'
+  return null
+}
+
+function recordMeta(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult): void {
+  if (result.candlesAppended === 0 && result.fundingAppended === 0) return
+  const bars = store.bars(symbol)
+  if (!bars || bars.n === 0) {
+    store.addSource('ccxt')
+    return
+  }
+  const existing = store.meta(symbol)
+  let meta: CoinMeta = metaForCandles(symbol, existing, bars.t[0])
+  if (!existing) {
+    const cls = classifySymbol(symbol)
+    meta = { ...meta, name: market.base || baseOf(symbol), assetClass: cls.assetClass !== 'crypto' ? cls.assetClass : (assetClassFromMarket(market) ?? 'crypto') }
+  }
+  store.upsertMeta([meta], 'ccxt')
+}
+
+/** A human summary: one line per symbol, then totals. */
+export function formatSyncReport(report: SyncReport): string {
+  const lines = [`${'symbol'.padEnd(16)} ${'candles'.padStart(8)} ${'funding'.padStart(8)}  ${'last candle'.padEnd(20)} ${'requests'.padStart(8)}`]
+  for (const r of report.symbols) {
+    lines.push(`${r.symbol.padEnd(16)} ${String(r.candlesAppended).padStart(8)} ${String(r.fundingAppended).padStart(8)}  ${(r.lastCandleMs === null ? '-' : isoOf(r.lastCandleMs)).padEnd(20)} ${String(r.requests).padStart(8)}${r.error ? `  ERROR ${r.error}` : ''}`)
+  }
+  lines.push(
+    '',
+    `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+      `${report.requests} requests (${report.retries} retried), ${report.failed} failed${report.stopped ? ', stopped early' : ''} (${(report.elapsedMs / 1000).toFixed(1)} s)`,
+  )
+  return lines.join('\n')
+}

@@ -1,0 +1,381 @@
+/**
+ * The synthetic market's model: the shipped coin list, per-coin parameters by tier,
+ * intraday seasonality, the intrabar range, price/quantity ticks and the funding rule.
+ * Shared by the generator (synthetic.ts) and the demo continuation (synthetic-demo.ts),
+ * so both write candles and funding of the same shape. The formulas are written down
+ * in docs/data.md, "Synthetic universe"; the figures here are the model's parameters.
+ */
+import coinList from '../../assets/coins.json'
+import { Rng } from './synthetic-rng'
+import type { AssetClass, CoinMeta } from './types'
+import { HOUR_MS } from './types'
+
+export type Tier = 'major' | 'large' | 'mid' | 'small' | 'micro'
+
+/** One entry of assets/coins.json: a real USDT-M perpetual, written from public knowledge. */
+export interface CoinListEntry {
+  symbol: string
+  name: string
+  /** approximate market-cap rank; null for non-crypto and unranked coins */
+  rank: number | null
+  stablecoin: boolean
+  asset_class: 'crypto' | 'stock' | 'commodity'
+  tier: Tier | null
+  /** 'meme' trades wilder; 'gold' is a gold-backed token that moves like gold */
+  kind: 'meme' | 'gold' | null
+  /** a rough recent price level (USDT), used as the generated series' last close */
+  price_usd: number
+}
+
+export const COIN_LIST: readonly CoinListEntry[] = coinList as CoinListEntry[]
+
+const COIN_BY_SYMBOL = new Map(COIN_LIST.map(c => [c.symbol, c]))
+
+export function coinListEntry(symbol: string): CoinListEntry | undefined {
+  return COIN_BY_SYMBOL.get(symbol)
+}
+
+/** how a coin's returns are generated */
+export type Behaviour = 'crypto' | 'stable' | 'commodity' | 'stock'
+
+export function behaviourOf(e: { stablecoin: boolean; asset_class: string; kind?: string | null }): Behaviour {
+  if (e.stablecoin) return 'stable'
+  if (e.asset_class === 'stock') return 'stock'
+  if (e.asset_class === 'commodity' || e.kind === 'gold') return 'commodity'
+  return 'crypto'
+}
+
+export function tierOfRank(symbol: string, rank: number | null): Tier {
+  if (symbol === 'BTCUSDT' || symbol === 'ETHUSDT') return 'major'
+  if (rank === null) return 'micro'
+  if (rank <= 20) return 'large'
+  if (rank <= 100) return 'mid'
+  if (rank <= 300) return 'small'
+  return 'micro'
+}
+
+// ---------- volatility model constants (docs/data.md) ----------
+
+/** GARCH(1,1) on unit-mean variance: h' = (1 − α − β) + α·z²·h + β·h */
+export const GARCH_ALPHA = 0.1
+export const GARCH_BETA = 0.88
+/** cap on z² fed back into h, so a single huge shock cannot explode the variance */
+export const GARCH_SHOCK_CAP = 20
+/** slow volatility regime: log-vol AR(1) with a ~3-week memory */
+export const REGIME_PHI = 1 - 1 / 500
+export const MARKET_REGIME_SD = 0.35
+export const IDIO_REGIME_SD = 0.25
+/**
+ * An idiosyncratic jump: down with probability JUMP_DOWN_SHARE, of size
+ * (JUMP_MIN + JUMP_EXP·E) hourly volatilities with E ~ Exp(1)
+ */
+export const JUMP_DOWN_SHARE = 0.6
+export const JUMP_MIN = 4
+export const JUMP_EXP = 6
+/** Student-t innovations are clipped here: t(4) draws beyond ±12 sd are jumps' business */
+export const INNOVATION_CAP = 12
+
+export function jumpSize(rng: Rng, volHourly: number): number {
+  const size = volHourly * (JUMP_MIN - JUMP_EXP * Math.log(rng.uniform()))
+  return rng.uniform() < JUMP_DOWN_SHARE ? -size : size
+}
+
+/** a Student-t(ν) innovation of unit variance, clipped at ±INNOVATION_CAP */
+export function innovation(rng: Rng, nu: 4 | 6 | 8): number {
+  const z = rng.studentT(nu)
+  return z > INNOVATION_CAP ? INNOVATION_CAP : z < -INNOVATION_CAP ? -INNOVATION_CAP : z
+}
+
+/** hourly probability of a market-wide crash (BTC −4 %·e^{0.35·N}) and squeeze (+3 %·e^{0.3·N}) */
+export const CRASH_PROB = 2 / 8760
+export const SQUEEZE_PROB = 1 / 8760
+/** stationary AR(1) coefficient of a stablecoin's log deviation from its peg */
+export const STABLE_PHI = 0.97
+/** share of bars whose open differs from the previous close by a tiny gap, its size (× the bar's sd), its cap */
+export const GAP_SHARE = 0.4
+export const GAP_SCALE = 0.03
+export const GAP_MAX = 0.001
+/** intrabar scale relative to the bar's volatility (hourly bars are not continuous paths) */
+export const RANGE_SCALE = 0.95
+
+/**
+ * Median hourly log-return volatility (unconditional) by market-cap rank: it rises
+ * smoothly from the large caps to the small ones, VOL_AT_RANK_10·(rank/10)^VOL_RANK_EXP
+ * (0.92 % at rank 10, 1.11 % at 30, 1.46 % at 150, 1.85 % at 600); ETH and BTC are set apart
+ */
+const VOL_AT_RANK_10 = 0.0092
+const VOL_RANK_EXP = 0.17
+const UNRANKED_AS_RANK = 700
+const ETH_VOL = 0.0078
+const BTC_VOL = 0.006
+
+function medianVolOfRank(symbol: string, rank: number | null): number {
+  if (symbol === 'ETHUSDT') return ETH_VOL
+  return VOL_AT_RANK_10 * Math.pow(Math.max(3, rank ?? UNRANKED_AS_RANK) / 10, VOL_RANK_EXP)
+}
+const TIER_VOL_SD: Record<Tier, number> = { major: 0.05, large: 0.2, mid: 0.22, small: 0.25, micro: 0.28 }
+/** correlation with the market factor (BTC) */
+const TIER_CORR: Record<Tier, [number, number]> = {
+  major: [0.85, 0.03],
+  large: [0.74, 0.08],
+  mid: [0.68, 0.1],
+  small: [0.6, 0.12],
+  micro: [0.5, 0.16],
+}
+const TIER_JUMP_PROB: Record<Tier, number> = { major: 1 / 8000, large: 1 / 5000, mid: 1 / 3000, small: 1 / 2000, micro: 1 / 1200 }
+/** expected annual log drift */
+const TIER_DRIFT: Record<Tier, number> = { major: 0.05, large: 0, mid: -0.15, small: -0.3, micro: -0.45 }
+/** share of coins whose listing falls inside the window */
+const TIER_LATE_LISTING: Record<Tier, number> = { major: 0, large: 0, mid: 0.15, small: 0.35, micro: 0.55 }
+
+export function jumpProbOf(tier: Tier): number {
+  return TIER_JUMP_PROB[tier]
+}
+
+/** every per-coin figure the generator uses; derived from (seed, symbol, list entry) */
+export interface CoinParams {
+  entry: CoinListEntry
+  behaviour: Behaviour
+  tier: Tier
+  /** unconditional hourly volatility of log returns */
+  volHourly: number
+  /** sensitivity to the market factor, and the idiosyncratic volatility left over */
+  beta: number
+  idioVol: number
+  /** extra depth of market crashes for this coin (1 = its beta's share) */
+  crashAmp: number
+  nu: 4 | 6 | 8
+  driftHourly: number
+  jumpProb: number
+  /** first bar index (inside the window) of the coin; 0 = listed before the window */
+  listingIdx: number
+  listedInside: boolean
+  /** a freshly listed token trades wildly for its first days */
+  listingFrenzy: boolean
+  /** median daily quote volume over the last 30 days (USDT) that the volumes are scaled to */
+  dailyQuoteUsd: number
+  /** liquidity-dead: tiny volume and hours without a trade */
+  dead: boolean
+  /** probability of an hour without any trade */
+  flatProb: number
+  /** price of the last close */
+  endPrice: number
+  fundingEveryH: 4 | 8
+  seasonality: Seasonality
+}
+
+/**
+ * A coin's parameters: drawn from its own (seed, symbol) stream, so they do not depend
+ * on which other coins are generated; `nBars` (the window) only places a late listing,
+ * `dead` makes it a liquidity-dead market.
+ */
+export function coinParams(
+  entry: CoinListEntry,
+  seed: number,
+  nBars: number,
+  dead: boolean,
+): CoinParams {
+  const rng = new Rng(seed, `params:${entry.symbol}`)
+  const behaviour = behaviourOf(entry)
+  const tier = entry.tier ?? tierOfRank(entry.symbol, entry.rank)
+  const lognormal = (median: number, sd: number) => median * Math.exp(sd * rng.normal())
+  const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x))
+
+  let vol: number, corr: number, nu: 4 | 6 | 8 = 4, driftYear: number, jumpProb: number
+  let crashAmp = 0
+  let seasonality: Seasonality = 'crypto'
+  let dailyQuote: number
+  const rankForVolume = entry.rank ?? UNRANKED_AS_RANK
+  if (behaviour === 'stable') {
+    vol = lognormal(0.0004, 0.3) // stationary sd of the log deviation from the peg
+    corr = 0
+    nu = 6
+    driftYear = 0
+    jumpProb = 0
+    dailyQuote = lognormal(2.5e8, 0.5)
+  } else if (behaviour === 'commodity') {
+    vol = entry.symbol === 'XAGUSDT' ? lognormal(0.0045, 0.1) : lognormal(0.0026, 0.1)
+    corr = clamp(0.08 + 0.05 * rng.normal(), 0, 0.3)
+    nu = 6
+    driftYear = 0.08 + 0.15 * rng.normal()
+    jumpProb = 1 / 8000
+    seasonality = 'commodity'
+    dailyQuote = entry.symbol === 'XAUUSDT' ? lognormal(4e8, 0.3) : lognormal(8e7, 0.5)
+  } else if (behaviour === 'stock') {
+    vol = lognormal(0.0062, 0.3)
+    corr = clamp(0.3 + 0.12 * rng.normal(), 0.05, 0.6)
+    nu = 6
+    driftYear = 0.1 + 0.3 * rng.normal()
+    jumpProb = 1 / 3000
+    seasonality = 'stock'
+    dailyQuote = lognormal(5e7, 0.6)
+  } else {
+    const meme = entry.kind === 'meme'
+    vol = entry.symbol === 'BTCUSDT' ? BTC_VOL : lognormal(medianVolOfRank(entry.symbol, entry.rank), TIER_VOL_SD[tier]) * (meme ? 1.25 : 1)
+    const [cm, cs] = TIER_CORR[tier]
+    corr = entry.symbol === 'BTCUSDT' ? 1 : clamp(cm + cs * rng.normal(), 0.1, 0.92) * (meme ? 0.9 : 1)
+    driftYear = TIER_DRIFT[tier] + (meme ? -0.1 : 0) + 0.35 * rng.normal()
+    jumpProb = TIER_JUMP_PROB[tier] * (meme ? 1.5 : 1)
+    crashAmp = entry.symbol === 'BTCUSDT' ? 1 : 1 + rng.uniform() * (tier === 'large' ? 0.6 : 1.2)
+    dailyQuote = 1.2e10 * Math.pow(rankForVolume, -1.15) * Math.exp(0.5 * rng.normal())
+  }
+  // drawn for every coin, so a coin's other figures do not depend on whether it is dead
+  const deadQuote = 15_000 + 45_000 * rng.uniform()
+  if (dead) dailyQuote = deadQuote
+
+  // staggered listings: whole window for the large caps, some later listings below
+  let listingIdx = 0
+  const lateShare = behaviour === 'crypto' ? TIER_LATE_LISTING[tier] : behaviour === 'stable' ? 0.3 : 1
+  const late = rng.uniform() < lateShare && entry.symbol !== 'BTCUSDT'
+  if (late) {
+    // leave at least a month (or a third of a short window) of history after the listing
+    const lo = Math.floor(nBars * (behaviour === 'crypto' ? 0.05 : 0.4))
+    const hi = Math.max(lo + 1, nBars - Math.min(30 * 24, Math.floor(nBars / 3)))
+    listingIdx = lo + rng.int(hi - lo)
+    if (behaviour === 'crypto') driftYear -= 0.3 // freshly listed tokens tend to bleed
+  }
+
+  const flatProb = 0.25 + 0.2 * rng.uniform()
+  const endPrice = entry.price_usd * Math.exp(0.15 * rng.normal())
+  const btcShare = behaviour === 'stable' ? 0 : corr
+  const beta = (btcShare * vol) / BTC_VOL
+  const idioVol = vol * Math.sqrt(Math.max(0, 1 - btcShare * btcShare))
+  const fundingEveryH: 4 | 8 =
+    behaviour === 'crypto' && tier !== 'major' && tier !== 'large' && (entry.rank ?? 999) > 50 && rng.uniform() < (late ? 0.6 : 0.4)
+      ? 4
+      : 8
+
+  return {
+    entry,
+    behaviour,
+    tier,
+    volHourly: vol,
+    beta,
+    idioVol,
+    crashAmp,
+    nu,
+    driftHourly: driftYear / 8760,
+    jumpProb,
+    listingIdx,
+    listedInside: listingIdx > 0,
+    listingFrenzy: listingIdx > 0 && behaviour === 'crypto',
+    dailyQuoteUsd: dailyQuote,
+    dead,
+    flatProb: dead ? flatProb : 0,
+    endPrice: behaviour === 'stable' ? 1 : endPrice,
+    fundingEveryH,
+    seasonality,
+  }
+}
+
+export const BTC_HOURLY_VOL = BTC_VOL
+
+// ---------- seasonality ----------
+
+export type Seasonality = 'crypto' | 'stock' | 'commodity'
+
+/** crypto: busier around the Asian open, the funding hours and the US open; quieter weekends */
+const CRYPTO_HOUR = [
+  1.15, 1.05, 1.0, 0.95, 0.88, 0.84, 0.84, 0.9, 1.02, 1.0, 0.96, 0.95, 0.98, 1.12, 1.28, 1.32, 1.22, 1.08, 1.0, 0.97,
+  0.94, 0.92, 0.9, 0.98,
+]
+
+function rawSeason(kind: Seasonality, dow: number, hour: number): number {
+  const weekend = dow === 0 || dow === 6
+  if (kind === 'crypto') return CRYPTO_HOUR[hour] * (weekend ? 0.75 : 1)
+  if (kind === 'stock') {
+    // the underlying trades 13:30–20:00 UTC on weekdays; the perp drifts in between
+    if (weekend) return 0.3
+    return hour >= 13 && hour <= 19 ? 1.9 : hour >= 20 ? 0.7 : 0.45
+  }
+  if (weekend) return 0.25
+  return hour < 7 ? 0.7 : hour < 13 ? 1.0 : hour < 17 ? 1.5 : hour < 21 ? 1.0 : 0.6
+}
+
+/** 168 hour-of-week multipliers per kind, normalised so their mean square is 1 */
+const SEASON_TABLES: Record<Seasonality, Float64Array> = (() => {
+  const out = {} as Record<Seasonality, Float64Array>
+  for (const kind of ['crypto', 'stock', 'commodity'] as const) {
+    const t = new Float64Array(168)
+    let ss = 0
+    for (let k = 0; k < 168; k++) {
+      t[k] = rawSeason(kind, Math.floor(k / 24), k % 24)
+      ss += t[k] * t[k]
+    }
+    const norm = Math.sqrt(ss / 168)
+    for (let k = 0; k < 168; k++) t[k] /= norm
+    out[kind] = t
+  }
+  return out
+})()
+
+/** volatility multiplier of the hour starting at tMs */
+export function seasonal(kind: Seasonality, tMs: number): number {
+  // hours since Sunday 00:00 UTC; 1970-01-01 was a Thursday (4 days = 96 hours in)
+  return SEASON_TABLES[kind][(Math.floor(tMs / HOUR_MS) + 96) % 168]
+}
+
+/** the multipliers of nBars consecutive hours from firstOpenMs */
+export function seasonalSeries(kind: Seasonality, firstOpenMs: number, nBars: number): Float64Array {
+  const out = new Float64Array(nBars)
+  for (let k = 0; k < nBars; k++) out[k] = seasonal(kind, firstOpenMs + k * HOUR_MS)
+  return out
+}
+
+/**
+ * Weight of an hour's quote volume: the seasonal level × √(σ/σ̄) × e^{0.35·min(8, |r|/σ)}
+ * (volume follows volatility and the size of the move); the generator and the demo
+ * continuation both scale it to the coin's volume level.
+ */
+export function volumeWeight(g: number, volRatio: number, absMoveSd: number): number {
+  return g * Math.sqrt(volRatio) * Math.exp(0.35 * Math.min(8, absMoveSd))
+}
+
+// ---------- bars ----------
+
+/** decimals of a price tick giving six significant digits (at least one decimal) */
+export function priceDecimals(price: number): number {
+  const d = 5 - Math.floor(Math.log10(price))
+  return Math.min(12, Math.max(1, d))
+}
+
+const POW10 = Array.from({ length: 13 }, (_, i) => 10 ** i)
+
+export function roundPrice(x: number, dec: number): number {
+  return Math.round(x * POW10[dec]) / POW10[dec]
+}
+export function ceilPrice(x: number, dec: number): number {
+  return Math.ceil(x * POW10[dec]) / POW10[dec]
+}
+export function floorPrice(x: number, dec: number): number {
+  return Math.floor(x * POW10[dec]) / POW10[dec]
+}
+
+/** base-quantity step by price level (Binance-like: 0.001 for dear coins, 1 for cheap ones) */
+export function roundQty(qty: number, price: number): number {
+  const step = price >= 100 ? 1000 : price >= 1 ? 10 : 1
+  return Math.round(qty * step) / step
+}
+
+/**
+ * Highest and lowest log price of the intrabar path: a Brownian bridge from 0 to `d`
+ * with variance `s2`, whose maximum is (d + √(d² − 2·s2·ln U))/2 (and the minimum the
+ * mirror image); returned relative to the bar's open.
+ */
+export function bridgeHigh(d: number, s2: number, u: number): number {
+  return (d + Math.sqrt(d * d - 2 * s2 * Math.log(u))) / 2
+}
+export function bridgeLow(d: number, s2: number, u: number): number {
+  return (d - Math.sqrt(d * d - 2 * s2 * Math.log(u))) / 2
+}
+
+export function metaOf(entry: CoinListEntry, listingMs: number): CoinMeta {
+  return {
+    symbol: entry.symbol,
+    name: entry.name,
+    rank: entry.rank,
+    stablecoin: entry.stablecoin,
+    assetClass: entry.asset_class as AssetClass,
+    listingMs,
+  }
+}

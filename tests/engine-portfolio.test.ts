@@ -1,0 +1,180 @@
+import { describe, expect, test } from 'bun:test'
+import type { MarkToMarket } from '../src/engine/equity-curve'
+import { IndexHeap } from '../src/engine/index-heap'
+import { entryOrder, runPortfolio, type PortfolioOptions } from '../src/engine/portfolio'
+import type { Trade } from '../src/engine/types'
+import type { Bars } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { barsOf, expectAllClose, flat, T0, type Ohlc } from './engine-fixtures'
+
+const H = HOUR_MS
+
+function tradeOf(symbol: string, entryH: number, exitH: number, pnlPct: number, over: Partial<Trade> = {}): Trade {
+  return {
+    symbol,
+    direction: 'long',
+    entryIdx: entryH,
+    exitIdx: exitH,
+    entryTimeMs: T0 + entryH * H,
+    exitTimeMs: T0 + exitH * H,
+    entryPrice: 100,
+    exitPrice: 100 + pnlPct,
+    barsHeld: exitH - entryH,
+    exitReason: pnlPct > 0 ? 'tp' : 'sl',
+    pnlPct,
+    grossPct: pnlPct,
+    feePct: 0,
+    fundingPct: 0,
+    slTpSameBar: false,
+    fundingEvents: 0,
+    fundingEventsReal: 0,
+    ...over,
+  }
+}
+
+const opts = (over: Partial<PortfolioOptions> = {}): PortfolioOptions => ({
+  perCoinUsd: 100,
+  maxConcurrent: 10,
+  compounding: false,
+  leverage: 1,
+  coinCount: 10,
+  ...over,
+})
+
+/** a mark without bars over the first three days (open positions valued at entry) */
+const noMark: MarkToMarket = { barsOf: () => undefined, fromDayMs: T0, toDayMs: T0 + 2 * DAY_MS }
+
+describe('one timeline', () => {
+  test('trades are taken in entry-time order whatever the input order', () => {
+    const r = runPortfolio([tradeOf('ETH', 5, 6, 1), tradeOf('BTC', 1, 2, 1)], opts(), noMark)
+    expect(r.trades.map((t) => t.symbol)).toEqual(['BTC', 'ETH'])
+  })
+
+  test('entries at the same instant go in the order given (the universe order)', () => {
+    const a = tradeOf('BTC', 10, 20, 1)
+    const b = tradeOf('ETH', 10, 15, 1)
+    expect(runPortfolio([a, b], opts({ maxConcurrent: 1 }), noMark).trades.map((t) => t.symbol)).toEqual(['BTC'])
+    expect(runPortfolio([b, a], opts({ maxConcurrent: 1 }), noMark).trades.map((t) => t.symbol)).toEqual(['ETH'])
+  })
+})
+
+describe('max_concurrent_positions', () => {
+  test('an entry beyond the cap is skipped and counted', () => {
+    const trades = [tradeOf('A', 1, 10, 1), tradeOf('B', 2, 12, 1), tradeOf('C', 3, 5, 1), tradeOf('D', 11, 14, 1)]
+    const r = runPortfolio(trades, opts({ maxConcurrent: 2 }), noMark)
+    // C finds A and B open; D enters after A's exit
+    expect(r.trades.map((t) => t.symbol)).toEqual(['A', 'B', 'D'])
+    expect(r.positionsSkipped).toBe(1)
+  })
+
+  test('a slot freed by an exit at the entry instant is free for that entry', () => {
+    const r = runPortfolio([tradeOf('A', 1, 10, 1), tradeOf('B', 10, 12, 1)], opts({ maxConcurrent: 1 }), noMark)
+    expect([r.trades.length, r.positionsSkipped]).toEqual([2, 0])
+  })
+})
+
+describe('sizing', () => {
+  test('without compounding each margin is per_coin_usd and the capital is per_coin_usd × min(cap, coins)', () => {
+    const trades = [tradeOf('A', 1, 5, 10), tradeOf('B', 2, 6, -4)]
+    const r = runPortfolio(trades, opts({ perCoinUsd: 100, maxConcurrent: 3, coinCount: 5 }), noMark)
+    expect(r.initialCapitalUsd).toBe(300)
+    expect(r.trades.map((t) => [t.marginUsd, t.pnlUsd])).toEqual([
+      [100, 10],
+      [100, -4],
+    ])
+    expect(r.finalEquityUsd).toBe(306)
+    expect(runPortfolio(trades, opts({ perCoinUsd: 100, maxConcurrent: 3, coinCount: 2 }), noMark).initialCapitalUsd).toBe(200)
+  })
+
+  test('with compounding a margin is the realised equity at entry / max_concurrent_positions', () => {
+    const trades = [tradeOf('A', 0, 5, 10), tradeOf('B', 1, 8, -20), tradeOf('C', 6, 7, 10), tradeOf('D', 9, 10, 10)]
+    const r = runPortfolio(trades, opts({ perCoinUsd: 1000, maxConcurrent: 2, compounding: true }), noMark)
+    expect(r.initialCapitalUsd).toBe(1000)
+    // A: 1000/2; B: A still open, 1000/2; C: after A's +50, 1050/2; D: after B's −100 and C's +52.5, 1002.5/2
+    expect(r.trades.map((t) => t.marginUsd)).toEqual([500, 500, 525, 501.25])
+    expect(r.trades.map((t) => t.pnlUsd)).toEqual([50, -100, 52.5, 50.125])
+    expect(r.finalEquityUsd).toBe(1052.625)
+  })
+})
+
+describe('daily equity, marked at each day close', () => {
+  // 1H bars of one coin for three days; closes 110 at the end of day 1 and 90 at the end of day 2
+  function markBars(): Bars {
+    const rows: Ohlc[] = Array.from({ length: 72 }, () => flat(100))
+    rows[23] = [100, 110, 100, 110]
+    rows[47] = [100, 100, 90, 90]
+    return barsOf(rows)
+  }
+  const mark = (bars: Bars): MarkToMarket => ({ barsOf: (s) => (s === 'A' ? bars : undefined), fromDayMs: T0, toDayMs: T0 + 2 * DAY_MS })
+
+  test('an open position is valued at its coin\'s last close of the day, times the leverage', () => {
+    // long at 100 from day 1 12:00 to day 3 12:00, +6 % net
+    const r = runPortfolio([tradeOf('A', 12, 60, 6)], opts({ perCoinUsd: 100, maxConcurrent: 1, coinCount: 1, leverage: 2 }), mark(markBars()))
+    expect(r.equityCurve.map((p) => p.tMs)).toEqual([T0, T0 + DAY_MS, T0 + 2 * DAY_MS])
+    expectAllClose(r.equityCurve.map((p) => p.equityUsd), [120, 80, 106])
+    expectAllClose(r.equityCurve.map((p) => p.returnPct), [20, -20, 6])
+    expect(r.equityCurve[1].drawdownPct).toBeCloseTo((40 / 120) * 100, 12)
+    expect(r.equityCurve[2].drawdownPct).toBeCloseTo((14 / 120) * 100, 12)
+  })
+
+  test('a short gains when the mark falls', () => {
+    const r = runPortfolio([tradeOf('A', 12, 60, 6, { direction: 'short' })], opts({ maxConcurrent: 1, coinCount: 1 }), mark(markBars()))
+    expectAllClose(r.equityCurve.map((p) => p.equityUsd), [90, 110, 106])
+  })
+
+  test('an open position is never marked below the loss of its margin', () => {
+    const r = runPortfolio([tradeOf('A', 12, 60, -100)], opts({ maxConcurrent: 1, coinCount: 1, leverage: 20 }), mark(markBars()))
+    expect(r.equityCurve[1].equityUsd).toBe(0)
+  })
+
+  test('a trade closing at a midnight is realised in the day that ends there', () => {
+    const r = runPortfolio([tradeOf('A', 12, 24, 5)], opts({ maxConcurrent: 1, coinCount: 1 }), mark(markBars()))
+    expectAllClose(r.equityCurve.map((p) => p.equityUsd), [105, 105, 105])
+  })
+})
+
+describe('entry order', () => {
+  test('equals a stable sort by entry time for coins concatenated in universe order', () => {
+    let s = 5
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    for (let round = 0; round < 50; round++) {
+      const trades: Trade[] = []
+      for (let c = 0; c < 1 + Math.floor(rnd() * 8); c++) {
+        let h = Math.floor(rnd() * 5)
+        for (let k = 0; k < Math.floor(rnd() * 10); k++) {
+          trades.push(tradeOf(`C${c}`, h, h + 1, 1))
+          h += 1 + Math.floor(rnd() * 3)
+        }
+      }
+      const reference = trades.map((_, i) => i).sort((a, b) => trades[a].entryTimeMs - trades[b].entryTimeMs)
+      expect([...entryOrder(trades)]).toEqual(reference)
+    }
+  })
+})
+
+describe('the index heap', () => {
+  test('pops in (key, tie) order through any mix of push, pop and replaceTop', () => {
+    let s = 17
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    const heap = new IndexHeap(64)
+    const model: [number, number, number][] = []
+    const byKeyTie = (a: [number, number, number], b: [number, number, number]) => a[0] - b[0] || a[1] - b[1]
+    for (let step = 0; step < 5000; step++) {
+      const op = rnd()
+      const item: [number, number, number] = [Math.floor(rnd() * 10), (step * 7919) % 100_003, step]
+      if (model.length === 0 || (op < 0.5 && model.length < 64)) {
+        heap.push(...item)
+        model.push(item)
+      } else {
+        model.sort(byKeyTie)
+        const expected = model.shift()![2]
+        if (op < 0.75) expect(heap.pop()).toBe(expected)
+        else {
+          expect(heap.replaceTop(...item)).toBe(expected)
+          model.push(item)
+        }
+      }
+      expect(heap.size).toBe(model.length)
+    }
+  })
+})

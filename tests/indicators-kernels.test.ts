@@ -1,0 +1,383 @@
+/**
+ * Kernel behaviour beyond the TA-Lib reference: exactness on long series, NaN handling, the
+ * `n` argument, and the indicators TA-Lib does not cover, each checked against its formula
+ * written out plainly here.
+ */
+import { describe, expect, test } from 'bun:test'
+import { atr } from '../src/indicators/atr'
+import { bollinger, stddev } from '../src/indicators/bollinger'
+import { barsPerYear, historicalVolatility } from '../src/indicators/hv'
+import { ema, sma } from '../src/indicators/ma'
+import { computeIndicator } from '../src/indicators/registry'
+import { rsi } from '../src/indicators/rsi'
+import { volRatio } from '../src/indicators/volume'
+import type { Bars } from '../src/market/types'
+import { rng, syntheticBars } from './indicators-synthetic'
+
+const bars = syntheticBars(3000, 5)
+const N = bars.n
+
+/** Neumaier-compensated sum of src[lo..hi] */
+function exactSum(src: ArrayLike<number>, lo: number, hi: number): number {
+  let s = 0
+  let c = 0
+  for (let j = lo; j <= hi; j++) {
+    const x = src[j]
+    const t = s + x
+    c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s
+    s = t
+  }
+  return s + c
+}
+
+/** two-pass population σ of src[lo..hi] */
+function exactStd(src: ArrayLike<number>, lo: number, hi: number): number {
+  const len = hi - lo + 1
+  const mean = exactSum(src, lo, hi) / len
+  const dev = Array.from({ length: len }, (_, k) => (src[lo + k] - mean) ** 2)
+  return Math.sqrt(exactSum(dev, 0, len - 1) / len)
+}
+
+const windowMax = (x: Float64Array, lo: number, hi: number) => Math.max(...x.subarray(lo, hi + 1))
+const windowMin = (x: Float64Array, lo: number, hi: number) => Math.min(...x.subarray(lo, hi + 1))
+const relErr = (a: number, b: number) => Math.abs(a - b) / Math.abs(b)
+
+describe('moving averages and Bollinger on long series', () => {
+  // 1M bars near 50 000 moving by ~0.01: tiny σ / mean, the worst case for running sums
+  const LONG = 1_000_000
+  const r = rng(3)
+  const long = new Float64Array(LONG)
+  let x = 50_000
+  for (let i = 0; i < LONG; i++) {
+    x += (r() - 0.5) * 0.02 + (i % 100_000 < 50_000 ? 0.001 : -0.001)
+    long[i] = x
+  }
+  const samples = Array.from({ length: 400 }, (_, k) => LONG - 1 - k * 2497)
+
+  test('plain running sums miss both tolerances below on this series (so those checks can fail)', () => {
+    let s = 0
+    let q = 0
+    for (let i = 0; i < 20; i++) {
+      s += long[i]
+      q += long[i] * long[i]
+    }
+    let worstMean = 0
+    let worstSd = 0
+    for (let i = 20; i < LONG; i++) {
+      s += long[i] - long[i - 20]
+      q += long[i] * long[i] - long[i - 20] * long[i - 20]
+      if (i % 997 === 0) {
+        worstMean = Math.max(worstMean, relErr(s / 20, exactSum(long, i - 19, i) / 20))
+        const naiveSd = Math.sqrt(Math.max(q / 20 - (s / 20) ** 2, 0))
+        worstSd = Math.max(worstSd, relErr(naiveSd, exactStd(long, i - 19, i)))
+      }
+    }
+    expect(worstMean).toBeGreaterThan(1e-15)
+    expect(worstSd).toBeGreaterThan(1e-9)
+  })
+
+  test('SMA stays within 1e-15 relative of the exact window mean over 1M bars', () => {
+    const out = new Float64Array(LONG)
+    sma(long, 20, out)
+    for (const i of samples) expect(relErr(out[i], exactSum(long, i - 19, i) / 20)).toBeLessThan(1e-15)
+  })
+
+  test('Bollinger σ stays within 1e-9 relative of a two-pass σ even where σ / mean is 1e-7', () => {
+    const mid = new Float64Array(LONG)
+    const up = new Float64Array(LONG)
+    const lo = new Float64Array(LONG)
+    const sd = new Float64Array(LONG)
+    bollinger(long, 20, 2, mid, up, lo)
+    stddev(long, 20, sd)
+    for (const i of samples) {
+      const want = exactStd(long, i - 19, i)
+      expect(relErr(sd[i], want)).toBeLessThan(1e-9)
+      expect(relErr((up[i] - mid[i]) / 2, want)).toBeLessThan(1e-6) // the band subtracts two ~5e4 numbers
+      expect(relErr(mid[i], exactSum(long, i - 19, i) / 20)).toBeLessThan(1e-15)
+    }
+  })
+
+  test('a constant window has σ exactly 0 and bands equal to the mid', () => {
+    const flat = new Float64Array(60).fill(0.07)
+    const mid = new Float64Array(60)
+    const up = new Float64Array(60)
+    const lo = new Float64Array(60)
+    bollinger(flat, 20, 2, mid, up, lo)
+    expect(up[59]).toBe(mid[59])
+    expect(lo[59]).toBe(mid[59])
+  })
+})
+
+describe('NaN handling and the n argument', () => {
+  const shifted = new Float64Array(N + 7).fill(NaN)
+  shifted.set(bars.c, 7)
+
+  test('sma, ema and bollinger skip leading NaNs: the same values, 7 rows later', () => {
+    for (const run of [
+      (src: Float64Array, out: Float64Array) => sma(src, 20, out),
+      (src: Float64Array, out: Float64Array) => ema(src, 20, out),
+      (src: Float64Array, out: Float64Array) => bollinger(src, 20, 2, new Float64Array(src.length), out, new Float64Array(src.length)),
+    ]) {
+      const plain = new Float64Array(N)
+      const late = new Float64Array(N + 7)
+      run(bars.c, plain)
+      run(shifted, late)
+      expect(Array.from(late.subarray(0, 7 + 19)).every(Number.isNaN)).toBe(true)
+      expect(Array.from(late.subarray(7))).toEqual(Array.from(plain))
+    }
+  })
+
+  test('an SMA window holding a NaN is NaN, and the mean recovers once the NaN leaves', () => {
+    const src = Float64Array.from(bars.c.subarray(0, 400))
+    src[300] = NaN
+    const out = new Float64Array(400)
+    sma(src, 20, out)
+    expect(Number.isNaN(out[299])).toBe(false)
+    expect(Array.from(out.subarray(300, 320)).every(Number.isNaN)).toBe(true)
+    expect(relErr(out[320], exactSum(src, 301, 320) / 20)).toBeLessThan(1e-15)
+  })
+
+  test('n limits the rows processed: later output rows are left untouched', () => {
+    const out = new Float64Array(N).fill(-1)
+    sma(bars.c, 20, out, 100)
+    const full = new Float64Array(N)
+    sma(bars.c, 20, full)
+    expect(Array.from(out.subarray(0, 100))).toEqual(Array.from(full.subarray(0, 100)))
+    expect(out[100]).toBe(-1)
+  })
+
+  test('warm-up rows are written as NaN even into a reused output buffer', () => {
+    const out = new Float64Array(N).fill(123)
+    rsi(bars.c, 14, out)
+    expect(Array.from(out.subarray(0, 14)).every(Number.isNaN)).toBe(true)
+  })
+})
+
+describe('volume and volatility', () => {
+  test('vol_ratio is the volume over the mean of its window, NaN in warm-up and where the mean is 0', () => {
+    const v = Float64Array.from([0, 0, 0, 4, 2, 6, 0, 0, 0])
+    const out = new Float64Array(v.length)
+    volRatio(v, 3, out)
+    expect(Number.isNaN(out[0]) && Number.isNaN(out[1])).toBe(true)
+    expect(Number.isNaN(out[2])).toBe(true) // mean of 0, 0, 0
+    expect(out[3]).toBeCloseTo(4 / (4 / 3), 14)
+    expect(out[5]).toBeCloseTo(6 / 4, 14)
+    expect(out[7]).toBe(0)
+    expect(Number.isNaN(out[8])).toBe(true)
+  })
+
+  test('vol_ratio is NaN while the window holds only zero volume, even after busy bars', () => {
+    const v = Float64Array.from([5.3, 7.1, 0.7, 1.9, 0, 0, 0, 0, 0, 2.2])
+    const out = new Float64Array(v.length)
+    volRatio(v, 3, out)
+    expect(out[4]).toBe(0) // volume 0 against a non-zero mean
+    expect(Array.from(out.subarray(6, 9)).every(Number.isNaN)).toBe(true)
+    expect(out[9]).toBeCloseTo(3, 12)
+  })
+
+  test('an SMA of period 1 is the series itself', () => {
+    const out = new Float64Array(N)
+    sma(bars.c, 1, out)
+    expect(Array.from(out)).toEqual(Array.from(bars.c))
+  })
+
+  test('hv is the sample σ of log returns × sqrt(bars per 365-day year) × 100', () => {
+    expect(barsPerYear(3_600_000)).toBe(8760)
+    expect(barsPerYear(4 * 3_600_000)).toBe(2190)
+    const out = new Float64Array(N)
+    historicalVolatility(bars.c, 20, 8760, out)
+    for (const i of [20, 500, N - 1]) {
+      const r = Array.from({ length: 20 }, (_, k) => Math.log(bars.c[i - k] / bars.c[i - k - 1]))
+      const mean = r.reduce((a, b) => a + b, 0) / 20
+      const sd = Math.sqrt(r.reduce((a, b) => a + (b - mean) ** 2, 0) / 19)
+      expect(relErr(out[i], sd * Math.sqrt(8760) * 100)).toBeLessThan(1e-10)
+    }
+    expect(Number.isNaN(out[19])).toBe(true)
+  })
+
+  test('atr_ratio is ATR over the mean of the last ratio_period ATR values', () => {
+    const { atr: a, atr_ratio: ratio } = computeIndicator('atr', bars, { period: 14, ratio_period: 14 })
+    for (const i of [27, 1000, N - 1]) {
+      expect(relErr(ratio[i], a[i] / (exactSum(a, i - 13, i) / 14))).toBeLessThan(1e-13)
+    }
+    expect(Number.isNaN(ratio[26])).toBe(true)
+  })
+
+  test('keltner: EMA(period) of close ± mult × ATR(atr_period)', () => {
+    const kc = computeIndicator('keltner', bars, { period: 20, atr_period: 10, mult: 1.5 })
+    const e = new Float64Array(N)
+    const a = new Float64Array(N)
+    ema(bars.c, 20, e)
+    atr(bars.h, bars.l, bars.c, 10, a)
+    for (const i of [19, 700, N - 1]) {
+      expect(kc.kc_mid[i]).toBe(e[i])
+      expect(kc.kc_upper[i]).toBeCloseTo(e[i] + 1.5 * a[i], 10)
+      expect(kc.kc_lower[i]).toBeCloseTo(e[i] - 1.5 * a[i], 10)
+    }
+  })
+})
+
+describe('Bollinger registry fields', () => {
+  test('width, its mean, its change, squeeze flags and %B follow their formulas', () => {
+    const p = { period: 20, std: 2, squeeze_lookback: 10, squeeze_threshold: 0.8 }
+    const f = computeIndicator('bb', bars, p)
+    for (const i of [40, 900, 2222, N - 1]) {
+      const width = ((f.bb_upper[i] - f.bb_lower[i]) / f.bb_mid[i]) * 100
+      expect(f.bb_width[i]).toBeCloseTo(width, 12)
+      const ma = exactSum(f.bb_width, i - 9, i) / 10
+      expect(relErr(f.bb_width_ma[i], ma)).toBeLessThan(1e-13)
+      expect(f.bb_width_change[i]).toBeCloseTo((f.bb_width[i] / f.bb_width[i - 1] - 1) * 100, 10)
+      expect(f.is_squeeze[i]).toBe(f.bb_width[i] < f.bb_width_ma[i] * 0.8 ? 1 : 0)
+      expect(f.bb_expanding[i]).toBe(f.bb_width[i] > f.bb_width[i - 1] ? 1 : 0)
+      const anyRecent = Array.from(f.is_squeeze.subarray(i - 9, i + 1)).some((x) => x === 1)
+      expect(f.recent_squeeze[i]).toBe(anyRecent ? 1 : 0)
+      expect(f.bb_pct_b[i]).toBeCloseTo((bars.c[i] - f.bb_lower[i]) / (f.bb_upper[i] - f.bb_lower[i]), 12)
+    }
+    // the flags are not constant on this series, or the checks above would be weak
+    expect(new Set(Array.from(f.is_squeeze.subarray(40))).size).toBe(2)
+    expect(new Set(Array.from(f.recent_squeeze.subarray(40))).size).toBe(2)
+  })
+})
+
+describe('channels, Ichimoku, Supertrend, Stoch RSI', () => {
+  test('donchian: the channel includes this bar; the _prev channel is the period bars before it', () => {
+    const dc = computeIndicator('donchian', bars, { period: 20 })
+    for (const i of [20, 1500, N - 1]) {
+      expect(dc.dc_upper[i]).toBe(windowMax(bars.h, i - 19, i))
+      expect(dc.dc_lower[i]).toBe(windowMin(bars.l, i - 19, i))
+      expect(dc.dc_upper_prev[i]).toBe(windowMax(bars.h, i - 20, i - 1))
+      expect(dc.dc_lower_prev[i]).toBe(windowMin(bars.l, i - 20, i - 1))
+      expect(dc.dc_breakout_up[i]).toBe(bars.c[i] > dc.dc_upper_prev[i] ? 1 : 0)
+    }
+    expect(Array.from(dc.dc_breakout_up).filter((x) => x === 1).length).toBeGreaterThan(0)
+  })
+
+  test('ichimoku: lines are window midpoints; the spans under bar i were computed displacement bars earlier', () => {
+    const ich = computeIndicator('ichimoku', bars, { tenkan: 9, kijun: 26, senkou_b: 52, displacement: 26 })
+    const mid = (i: number, p: number) => (windowMax(bars.h, i - p + 1, i) + windowMin(bars.l, i - p + 1, i)) / 2
+    for (const i of [77, 1000, N - 1]) {
+      expect(ich.tenkan[i]).toBe(mid(i, 9))
+      expect(ich.kijun[i]).toBe(mid(i, 26))
+      expect(ich.senkou_a[i]).toBe((mid(i - 26, 9) + mid(i - 26, 26)) / 2)
+      expect(ich.senkou_b[i]).toBe(mid(i - 26, 52))
+      const top = Math.max(ich.senkou_a[i], ich.senkou_b[i])
+      expect(ich.above_cloud[i]).toBe(bars.c[i] > top ? 1 : 0)
+      expect(ich.chikou_bullish[i]).toBe(bars.c[i] > bars.c[i - 26] ? 1 : 0)
+    }
+  })
+
+  test('supertrend follows the TradingView rules, written out here bar by bar', () => {
+    const p = { period: 10, multiplier: 3 }
+    const st = computeIndicator('supertrend', bars, p)
+    const a = new Float64Array(N)
+    atr(bars.h, bars.l, bars.c, 10, a)
+    let upper = NaN
+    let lower = NaN
+    let dir = 1 // 1 = down (TradingView's sign), -1 = up
+    let prevSt = NaN
+    let flips = 0
+    for (let i = 10; i < N; i++) {
+      const hl2 = (bars.h[i] + bars.l[i]) / 2
+      let up = hl2 + 3 * a[i]
+      let lo = hl2 - 3 * a[i]
+      const prevUp = Number.isNaN(upper) ? 0 : upper
+      const prevLo = Number.isNaN(lower) ? 0 : lower
+      lo = lo > prevLo || bars.c[i - 1] < prevLo ? lo : prevLo
+      up = up < prevUp || bars.c[i - 1] > prevUp ? up : prevUp
+      const newDir = i === 10 ? 1 : prevSt === upper ? (bars.c[i] > up ? -1 : 1) : bars.c[i] < lo ? 1 : -1
+      if (i > 10 && newDir !== dir) flips++
+      dir = newDir
+      upper = up
+      lower = lo
+      prevSt = dir === -1 ? lo : up
+      expect({ i, st: st.supertrend[i], bull: st.st_bullish[i] }).toEqual({ i, st: prevSt, bull: dir === -1 ? 1 : 0 })
+    }
+    expect(flips).toBeGreaterThan(5)
+  })
+
+  test('stochrsi: SMA-smoothed stochastic of RSI over its own high/low range', () => {
+    const p = { rsi_period: 14, stoch_period: 14, k_smooth: 3, d_period: 3 }
+    const s = computeIndicator('stochrsi', bars, p)
+    const r = new Float64Array(N)
+    rsi(bars.c, 14, r)
+    const raw = (i: number) => {
+      const hi = windowMax(r, i - 13, i)
+      const lo = windowMin(r, i - 13, i)
+      return hi === lo ? 0 : (100 * (r[i] - lo)) / (hi - lo)
+    }
+    for (const i of [31, 800, N - 1]) {
+      const k = (j: number) => (raw(j) + raw(j - 1) + raw(j - 2)) / 3
+      expect(s.stochrsi_k[i]).toBeCloseTo(k(i), 9)
+      expect(s.stochrsi_d[i]).toBeCloseTo((k(i) + k(i - 1) + k(i - 2)) / 3, 9)
+    }
+    expect(Number.isNaN(s.stochrsi_d[30])).toBe(true)
+  })
+})
+
+describe('candles', () => {
+  /** bars from [open, high, low, close] rows */
+  const candles = (rows: number[][]): Bars => {
+    const col = (k: number) => Float64Array.from(rows.map((r) => r[k]))
+    return { t: col(0).map((_, i) => i * 3_600_000), o: col(0), h: col(1), l: col(2), c: col(3), v: col(0).fill(1), n: rows.length, stepMs: 3_600_000 }
+  }
+
+  test('sizes are percent of the open', () => {
+    const f = computeIndicator('candle', candles([[100, 110, 95, 104]]))
+    expect(f.body_pct[0]).toBeCloseTo(4, 12)
+    expect(f.upper_wick_pct[0]).toBeCloseTo(6, 12)
+    expect(f.lower_wick_pct[0]).toBeCloseTo(5, 12)
+    expect(f.range_pct[0]).toBeCloseTo(15, 12)
+    expect([f.is_bullish[0], f.is_bearish[0]]).toEqual([1, 0])
+    expect(Number.isNaN(f.bullish_engulfing[0])).toBe(true)
+  })
+
+  test('hammer, shooting star and doji by shape', () => {
+    const f = computeIndicator(
+      'candle',
+      candles([
+        [100, 102.2, 90, 102], // hammer: lower wick 10, body 2, upper 0.2
+        [100, 110, 98.5, 98.5], // shooting star: upper 10, body 1.5, lower 0
+        [100, 103, 97, 100.2], // doji: body 0.2 of range 6
+        [100, 104, 99, 103], // plain bullish bar
+      ]),
+    )
+    expect(Array.from(f.hammer)).toEqual([1, 0, 0, 0])
+    expect(Array.from(f.shooting_star)).toEqual([0, 1, 0, 0])
+    expect(Array.from(f.doji)).toEqual([0, 0, 1, 0])
+  })
+
+  test('engulfing: the second body covers the opposite first body', () => {
+    const f = computeIndicator(
+      'candle',
+      candles([
+        [105, 106, 99, 100], // bearish
+        [99, 108, 98, 107], // bullish, opens below 100 and closes above 105
+        [107, 108, 101, 106], // bearish but small: no engulfing
+        [106.5, 109, 100, 101], // bullish engulfing? no: bearish bar after a bearish bar
+        [101, 102, 95, 96],
+      ]),
+    )
+    expect(Array.from(f.bullish_engulfing).slice(1)).toEqual([1, 0, 0, 0])
+    expect(Array.from(f.bearish_engulfing).slice(1)).toEqual([0, 0, 0, 0])
+    const g = computeIndicator(
+      'candle',
+      candles([
+        [100, 106, 99, 105], // bullish
+        [106, 107, 98, 99], // bearish, covers 100..105
+      ]),
+    )
+    expect(g.bearish_engulfing[1]).toBe(1)
+  })
+
+  test('heikin-ashi: close is the OHLC mean, open the mean of the previous HA open and close', () => {
+    const ha = computeIndicator('heikin_ashi', bars)
+    expect(ha.ha_open[0]).toBe((bars.o[0] + bars.c[0]) / 2)
+    for (const i of [1, 100, N - 1]) {
+      expect(ha.ha_close[i]).toBe((bars.o[i] + bars.h[i] + bars.l[i] + bars.c[i]) / 4)
+      expect(ha.ha_open[i]).toBe((ha.ha_open[i - 1] + ha.ha_close[i - 1]) / 2)
+      expect(ha.ha_high[i]).toBe(Math.max(bars.h[i], ha.ha_open[i], ha.ha_close[i]))
+      expect(ha.ha_low[i]).toBe(Math.min(bars.l[i], ha.ha_open[i], ha.ha_close[i]))
+      expect(ha.ha_bullish[i]).toBe(ha.ha_close[i] > ha.ha_open[i] ? 1 : 0)
+    }
+  })
+})

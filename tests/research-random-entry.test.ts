@@ -1,0 +1,118 @@
+import { describe, expect, test } from 'bun:test'
+import { entryCandidates, randomEntrySums, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { simulateCoin } from '../src/engine/simulate-coin'
+import type { TradeParams } from '../src/engine/types'
+import type { Bars, FundingSeries } from '../src/market/types'
+import { HOUR_MS } from '../src/market/types'
+
+const T0 = Date.UTC(2024, 0, 1)
+
+/** A volatile random walk (±3 % bars, a gap now and then), so stops, take profits, gaps and liquidations all happen. */
+function volatileBars(n: number, seed: number): Bars {
+  let s = seed
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const col = () => new Float64Array(n)
+  const bars = { t: col(), o: col(), h: col(), l: col(), c: col(), v: col(), n, stepMs: HOUR_MS }
+  let level = 100
+  for (let i = 0; i < n; i++) {
+    const open = rnd() < 0.03 ? level * (1 + (rnd() - 0.5) * 0.08) : level
+    const close = open * (1 + (rnd() - 0.5) * 0.06)
+    bars.t[i] = T0 + i * HOUR_MS
+    bars.o[i] = open
+    bars.h[i] = Math.max(open, close) * (1 + rnd() * 0.01)
+    bars.l[i] = Math.min(open, close) * (1 - rnd() * 0.01)
+    bars.c[i] = close
+    bars.v[i] = 1
+    level = close
+  }
+  return bars
+}
+
+/** Real events every 8 h over the middle third of the bars; stand-ins outside. */
+function someFunding(bars: Bars): FundingSeries {
+  const from = bars.t[Math.floor(bars.n / 3)], to = bars.t[Math.floor((2 * bars.n) / 3)]
+  const t: number[] = [], rate: number[] = []
+  for (let x = from; x <= to; x += 8 * HOUR_MS) {
+    t.push(x)
+    rate.push(((t.length % 7) - 3) * 0.0001)
+  }
+  return { t: Float64Array.from(t), rate: Float64Array.from(rate), n: t.length }
+}
+
+function params(over: Partial<TradeParams>): TradeParams {
+  return { direction: 'long', slPct: 3, tpPct: 4, tpSource: 'custom_pct', trailingPct: null, maxBars: 24, leverage: 1, feeFrac: 0.0005, mmrFrac: 0.005, marketType: 'futures', ...over }
+}
+
+const CONFIGS: [string, Partial<TradeParams>][] = [
+  ['long, fixed SL/TP', {}],
+  ['short, fixed SL/TP', { direction: 'short' }],
+  ['long, trailing', { tpSource: 'trailing', trailingPct: 4 }],
+  ['short, trailing on tp_pct', { direction: 'short', tpSource: 'trailing', tpPct: 5 }],
+  ['long, 50x (liquidations)', { leverage: 50 }],
+  ['short, 40x (liquidations)', { direction: 'short', leverage: 40, slPct: 5 }],
+  ['spot long', { marketType: 'spot', leverage: 1, feeFrac: 0.001 }],
+  ['short, long timeout', { direction: 'short', maxBars: 168, slPct: 8, tpPct: 9 }],
+]
+
+describe('random-entry trades', () => {
+  const bars = volatileBars(3000, 5)
+  const funding = someFunding(bars)
+  const exit = new Uint8Array(bars.n)
+  for (let i = 0; i < bars.n; i += 37) exit[i] = 1
+
+  for (const [name, over] of CONFIGS) {
+    for (const withExit of [false, true]) {
+      test(`each outcome equals simulateCoin's trade from the same bar (${name}${withExit ? ', exit signals' : ''})`, () => {
+        const p = params(over)
+        const coin: RandomEntryCoin = { bars, exit: withExit ? exit : null, allowed: null, fromIdx: 100, toIdx: 2900, funding }
+        const outcomes = new TradeOutcomes(coin, p)
+        const cands = entryCandidates(coin)
+        const mask = new Uint8Array(bars.n)
+        const reasons = new Set<string>()
+        for (let j = 0; j < cands.length; j += 7) {
+          const s = cands[j]
+          mask[s] = 1
+          const ref = simulateCoin({ symbol: 'X', bars, entry: mask, exit: coin.exit, fromIdx: s, toIdx: coin.toIdx, funding }, p)[0]
+          mask[s] = 0
+          reasons.add(ref.exitReason)
+          expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
+        }
+        // the fixture really exercises more than one exit rule
+        expect(reasons.size).toBeGreaterThan(1)
+      })
+    }
+  }
+
+  test('candidates are the window bars that can still enter, minus the calendar-filtered ones', () => {
+    const allowed = new Uint8Array(bars.n).fill(1)
+    allowed[150] = 0
+    const cands = Array.from(entryCandidates({ bars, exit: null, allowed, fromIdx: 100, toIdx: 200, funding: null }))
+    expect(cands[0]).toBe(100)
+    expect(cands.at(-1)).toBe(199)
+    expect(cands).not.toContain(150)
+    expect(cands.length).toBe(99)
+  })
+
+  test('the same seed gives the same sums; another seed other sums', () => {
+    const coin: RandomEntryCoin = { bars, exit: null, allowed: null, fromIdx: 0, toIdx: bars.n - 1, funding }
+    const p = params({})
+    const a = randomEntrySums(coin, p, 12, 50, 42)
+    const b = randomEntrySums(coin, p, 12, 50, 42)
+    const c = randomEntrySums(coin, p, 12, 50, 43)
+    expect(Array.from(a)).toEqual(Array.from(b))
+    expect(Array.from(a)).not.toEqual(Array.from(c))
+  })
+
+  test('one-trade simulations draw single candidate outcomes', () => {
+    const coin: RandomEntryCoin = { bars, exit: null, allowed: null, fromIdx: 10, toIdx: 60, funding }
+    const p = params({})
+    const outcomes = new TradeOutcomes(coin, p)
+    const possible = new Set(Array.from(entryCandidates(coin), s => outcomes.pnlPct(s)))
+    for (const x of randomEntrySums(coin, p, 1, 200, 7)) expect(possible.has(x)).toBe(true)
+  })
+
+  test('a window with no bar that can enter gives NaN sums', () => {
+    const sums = randomEntrySums({ bars, exit: null, allowed: null, fromIdx: 50, toIdx: 50, funding: null }, params({}), 3, 4, 1)
+    expect(Array.from(sums).every(Number.isNaN)).toBe(true)
+  })
+})
