@@ -359,22 +359,24 @@ const CASES: Case[] = [
 ]
 
 /**
- * ns per bar of fn over every coin: each coin's call is timed alone and its best of `reps`
- * runs is kept, so a run interrupted by another process (the machine is shared) does not count.
+ * ns per bar of each runner over every coin. Runners are interleaved coin by coin, round after
+ * round, and each (runner, coin) keeps its best time, so a burst of load from other processes
+ * (the machine is shared) hits all runners alike and rarely survives the minimum.
  */
-function nsPerBar(fn: (k: number) => void, coins: number, bars: number, reps: number, budgetMs: number): number {
-  const best = new Array<number>(coins).fill(Infinity)
-  for (let k = 0; k < coins; k++) fn(k) // let the JIT settle before timing
+function nsPerBar(runners: ((k: number) => void)[], coins: number, bars: number, reps: number, budgetMs: number): number[] {
+  const best = runners.map(() => new Array<number>(coins).fill(Infinity))
+  for (const run of runners) for (let k = 0; k < coins; k++) run(k) // let the JIT settle
   const t0 = performance.now()
-  for (let r = 0; r < reps; r++) {
+  for (let r = 0; r < reps && (r < 2 || performance.now() - t0 < budgetMs); r++) {
     for (let k = 0; k < coins; k++) {
-      const start = performance.now()
-      fn(k)
-      best[k] = Math.min(best[k], performance.now() - start)
+      runners.forEach((run, j) => {
+        const start = performance.now()
+        run(k)
+        best[j][k] = Math.min(best[j][k], performance.now() - start)
+      })
     }
-    if (r >= 1 && performance.now() - t0 > budgetMs) break
   }
-  return (best.reduce((a, b) => a + b, 0) * 1e6) / bars
+  return best.map((b) => (b.reduce((a, x) => a + x, 0) * 1e6) / bars)
 }
 
 function fmt(ns: number | undefined): string {
@@ -407,39 +409,30 @@ function main(): void {
   let sink = 0
   const rows: string[] = []
   for (const cs of CASES) {
-    const ours = nsPerBar((k) => cs.ours(coins[k], outs), coins.length, totalBars, reps, 3000)
-    let registry: number | undefined
+    const runners: ((k: number) => void)[] = [(k) => cs.ours(coins[k], outs)]
     if (cs.registry) {
       const [id, params] = cs.registry
       const def = INDICATORS[id]
       const out: Record<string, Float64Array> = {}
       for (const f of def.fields) out[f.name] = new Float64Array(maxN)
-      registry = nsPerBar(
-        (k) => {
-          def.compute(coins[k], params, out)
-          sink += out[def.fields[0].name][coins[k].n - 1] || 0
-        },
-        coins.length,
-        totalBars,
-        reps,
-        3000,
-      )
+      runners.push((k) => {
+        def.compute(coins[k], params, out)
+        sink += out[def.fields[0].name][coins[k].n - 1] || 0
+      })
     }
+    const libNames = LIBS.filter((name) => cs.libs[name])
+    for (const name of libNames) {
+      const run = cs.libs[name]!
+      runners.push((k) => {
+        const r = run(libInputs[k])
+        sink += Array.isArray(r) ? r.length : r ? 1 : 0
+      })
+    }
+    const times = nsPerBar(runners, coins.length, totalBars, reps, 8000)
+    const ours = times[0]
+    const registry = cs.registry ? times[1] : undefined
     const lib: Partial<Record<Lib, number>> = {}
-    for (const name of LIBS) {
-      const run = cs.libs[name]
-      if (!run) continue
-      lib[name] = nsPerBar(
-        (k) => {
-          const r = run(libInputs[k])
-          sink += Array.isArray(r) ? r.length : r ? 1 : 0
-        },
-        coins.length,
-        totalBars,
-        Math.min(reps, 3),
-        4000,
-      )
-    }
+    libNames.forEach((name, j) => (lib[name] = times[j + (cs.registry ? 2 : 1)]))
     const ranked = LIBS.filter((name) => lib[name] !== undefined).sort((a, b) => lib[a]! - lib[b]!)
     const fastest = ranked[0]
     const speedup = fastest ? `${(lib[fastest]! / ours).toFixed(1)}×` : '—'

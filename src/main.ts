@@ -91,7 +91,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   if (demo && !store.isSynthetic()) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
   else if (demo) {
     const tick = () => {
-      const added = appendDemoCandles(store, clock.now(), SYNTHETIC_DEFAULTS.seed)
+      const added = appendDemoCandles(store, clock.now(), store.syntheticSeed() ?? SYNTHETIC_DEFAULTS.seed)
       if (added > 0) log.info(`demo: appended ${added} candles`)
     }
     tick() // catch up on the hours the store missed while the service was down

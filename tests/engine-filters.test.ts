@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { monthOfDay, yearMonthOfDay } from '../src/engine/calendar'
+import { dayOfCivil, monthOfDay, yearMonthOfDay } from '../src/engine/calendar'
 import { applyEntryFilters, type EntryFilters } from '../src/engine/filters'
 import { windowIndices } from '../src/engine/window'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
@@ -74,5 +74,21 @@ describe('date windows', () => {
 
   test('a window without bars is null', () => {
     expect(windowIndices(bars, day(5), day(6))).toBeNull()
+  })
+})
+
+describe('calendar', () => {
+  test('dayOfCivil inverts the day number of every first of month from 1900 to 2100', () => {
+    for (let y = 1900; y <= 2100; y++) for (let m = 1; m <= 12; m++) expect(dayOfCivil(y, m, 1)).toBe(Date.UTC(y, m - 1, 1) / DAY_MS)
+  })
+
+  test('lookups in any order agree with Date (the month cache never leaks)', () => {
+    let s = 3
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    for (let k = 0; k < 20_000; k++) {
+      const day = Math.floor(rnd() * 60_000) - 10_000
+      const d = new Date(day * DAY_MS)
+      expect(yearMonthOfDay(day)).toBe(d.getUTCFullYear() * 100 + d.getUTCMonth() + 1)
+    }
   })
 })

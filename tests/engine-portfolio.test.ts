@@ -134,18 +134,26 @@ describe('daily equity, marked at each day close', () => {
 })
 
 describe('entry order', () => {
-  test('equals a stable sort by entry time for coins concatenated in universe order', () => {
+  /** coins concatenated in universe order, each in time order; `jitterMs` moves times off the hour grid */
+  function randomTrades(rnd: () => number, jitterMs: boolean): Trade[] {
+    const trades: Trade[] = []
+    for (let c = 0; c < 1 + Math.floor(rnd() * 8); c++) {
+      let h = Math.floor(rnd() * 5)
+      for (let k = 0; k < Math.floor(rnd() * 10); k++) {
+        const tr = tradeOf(`C${c}`, h, h + 1, 1)
+        if (jitterMs && rnd() < 0.5) tr.entryTimeMs += Math.floor(rnd() * 3) * 0.5
+        trades.push(tr)
+        h += 1 + Math.floor(rnd() * 3)
+      }
+    }
+    return trades
+  }
+
+  test('equals a stable sort by entry time, on the bar grid and off it', () => {
     let s = 5
     const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-    for (let round = 0; round < 50; round++) {
-      const trades: Trade[] = []
-      for (let c = 0; c < 1 + Math.floor(rnd() * 8); c++) {
-        let h = Math.floor(rnd() * 5)
-        for (let k = 0; k < Math.floor(rnd() * 10); k++) {
-          trades.push(tradeOf(`C${c}`, h, h + 1, 1))
-          h += 1 + Math.floor(rnd() * 3)
-        }
-      }
+    for (let round = 0; round < 100; round++) {
+      const trades = randomTrades(rnd, round % 2 === 1)
       const reference = trades.map((_, i) => i).sort((a, b) => trades[a].entryTimeMs - trades[b].entryTimeMs)
       expect([...entryOrder(trades)]).toEqual(reference)
     }

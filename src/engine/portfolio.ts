@@ -52,14 +52,61 @@ export function initialCapitalUsd(opts: PortfolioOptions): number {
 }
 
 /**
- * Indices of `trades` in entry-time order, ties in input order. The input is a few long
- * runs already in order (one per coin), so the runs are merged through a heap:
- * O(n log runs) instead of a comparison sort of every trade.
+ * Indices of `trades` in entry-time order, ties in input order (a stable sort).
+ * Entries happen at bar opens, so their times usually sit on a common grid (the bar
+ * step): then a counting sort over the grid slots does it in O(n + slots). Otherwise the
+ * input's already-ordered runs (one per coin) are merged through a heap, O(n log runs).
  */
 export function entryOrder(trades: readonly Trade[]): Int32Array {
-  const n = trades.length
-  const entryMs = new Float64Array(n)
-  for (let i = 0; i < n; i++) entryMs[i] = trades[i].entryTimeMs
+  return entryOrderOf(Float64Array.from(trades, (tr) => tr.entryTimeMs))
+}
+
+function entryOrderOf(entryMs: Float64Array): Int32Array {
+  const n = entryMs.length
+  let minMs = Infinity
+  let maxMs = -Infinity
+  for (let i = 0; i < n; i++) {
+    const x = entryMs[i]
+    if (x < minMs) minMs = x
+    if (x > maxMs) maxMs = x
+  }
+  let grid = 0
+  for (let i = 0; i < n && Number.isInteger(grid); i++) grid = gcd(grid, entryMs[i] - minMs)
+  if (n > 0 && Number.isInteger(grid)) {
+    const slots = grid === 0 ? 1 : (maxMs - minMs) / grid + 1
+    if (slots <= 4 * n + 1024) return countingOrder(entryMs, minMs, grid, slots)
+  }
+  return mergeRunsOrder(entryMs)
+}
+
+/** Greatest common divisor of two non-negative integers (NaN for other input). */
+function gcd(a: number, b: number): number {
+  if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) return Number.NaN
+  while (b !== 0) {
+    const r = a % b
+    a = b
+    b = r
+  }
+  return a
+}
+
+function countingOrder(entryMs: Float64Array, minMs: number, grid: number, slots: number): Int32Array {
+  const n = entryMs.length
+  const slotOf = new Int32Array(n)
+  const start = new Int32Array(slots + 1)
+  for (let i = 0; i < n; i++) {
+    const s = grid === 0 ? 0 : (entryMs[i] - minMs) / grid
+    slotOf[i] = s
+    start[s + 1]++
+  }
+  for (let s = 0; s < slots; s++) start[s + 1] += start[s]
+  const order = new Int32Array(n)
+  for (let i = 0; i < n; i++) order[start[slotOf[i]]++] = i
+  return order
+}
+
+function mergeRunsOrder(entryMs: Float64Array): Int32Array {
+  const n = entryMs.length
   const runStarts: number[] = []
   for (let i = 0; i < n; i++) if (i === 0 || entryMs[i] < entryMs[i - 1]) runStarts.push(i)
   const nRuns = runStarts.length
@@ -109,16 +156,32 @@ function sized(tr: Trade, marginUsd: number): PortfolioTrade {
 export function runPortfolio(trades: readonly Trade[], opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
   const initial = initialCapitalUsd(opts)
-  const order = entryOrder(trades)
-  // open positions keyed by exit instant, ties in acceptance order; values index `accepted`
-  const open = new IndexHeap(Math.min(opts.maxConcurrent, trades.length) + 1)
-  const accepted: PortfolioTrade[] = []
+  const n = trades.length
+  // the loop reads only these columns (one sequential pass over the objects)
+  const entryMs = new Float64Array(n)
+  const exitMs = new Float64Array(n)
+  const pnlPct = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const tr = trades[i]
+    entryMs[i] = tr.entryTimeMs
+    exitMs[i] = tr.exitTimeMs
+    pnlPct[i] = tr.pnlPct
+  }
+  const order = entryOrderOf(entryMs)
+  // open positions keyed by exit instant, ties in acceptance order; values index the input
+  const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
+  const marginOf = new Float64Array(n)
+  const acceptedIdx = new Int32Array(n)
+  let accepted = 0
   let realisedUsd = 0
   let skipped = 0
 
-  for (let k = 0; k < order.length; k++) {
-    const trade = trades[order[k]]
-    while (open.size > 0 && open.peekKey() <= trade.entryTimeMs) realisedUsd += accepted[open.pop()].pnlUsd
+  for (let k = 0; k < n; k++) {
+    const i = order[k]
+    while (open.size > 0 && open.peekKey() <= entryMs[i]) {
+      const j = open.pop()
+      realisedUsd += (marginOf[j] * pnlPct[j]) / 100
+    }
     if (open.size >= opts.maxConcurrent) {
       skipped++
       continue
@@ -129,18 +192,22 @@ export function runPortfolio(trades: readonly Trade[], opts: PortfolioOptions, m
       skipped++
       continue
     }
-    const taken = sized(trade, marginUsd)
-    open.push(taken.exitTimeMs, accepted.length, accepted.length)
-    accepted.push(taken)
+    marginOf[i] = marginUsd
+    open.push(exitMs[i], accepted, i)
+    acceptedIdx[accepted++] = i
   }
 
+  // created in entry order, so later passes over them walk memory in order
+  const taken: PortfolioTrade[] = new Array(accepted)
+  for (let a = 0; a < accepted; a++) taken[a] = sized(trades[acceptedIdx[a]], marginOf[acceptedIdx[a]])
+
   let totalPnlUsd = 0
-  for (const tr of accepted) totalPnlUsd += tr.pnlUsd
+  for (const tr of taken) totalPnlUsd += tr.pnlUsd
   return {
-    trades: accepted,
+    trades: taken,
     positionsSkipped: skipped,
     initialCapitalUsd: initial,
     finalEquityUsd: initial + totalPnlUsd,
-    equityCurve: dailyEquityCurve(accepted, initial, opts.leverage, mark),
+    equityCurve: dailyEquityCurve(taken, initial, opts.leverage, mark),
   }
 }

@@ -10,11 +10,12 @@
  * reused by every simulation that draws it: the cost is bounded by the window's bars,
  * whatever the number of simulations.
  *
- * The exit of one trade follows simulate-coin.ts exactly (exitLong / exitShort below are
- * copies of that file's kernels, which are not exported; tests/research-random-entry
- * .test.ts checks every outcome against simulateCoin itself, so the two cannot drift).
- * A copy and not a call per trade: simulateCoin allocates per call (about 0.5 µs), which
- * would be most of the cost of a simulation.
+ * The exit of one trade follows simulate-coin.ts exactly: exitLong / exitShort below are
+ * copies of that file's kernels (not exported there) with one addition, a step over
+ * 8-bar blocks that cannot end the trade (QuietBlocks). tests/research-random-entry
+ * .test.ts checks outcomes against simulateCoin itself, so the two cannot drift apart
+ * unnoticed. A copy and not a call per trade: simulateCoin allocates per call (about
+ * 0.5 µs), which would be most of the cost of a simulation.
  */
 import type { Bars, FundingSeries } from '../market/types'
 import { chargeFunding, newFundingCharge, type FundingCharge } from './funding'
@@ -64,7 +65,45 @@ interface Levels {
   lastIdx: number
 }
 
-function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch): void {
+/**
+ * Per block of 8 bars: the lowest low, the highest high and whether an exit signal fires.
+ * A block whose range touches neither the stop side nor the take profit, holds no exit
+ * signal and does not contain the trade's last bar cannot end the trade: the exit loops
+ * step over it at once (a fixed-level trade only; a trailing stop moves bar by bar).
+ */
+interface QuietBlocks {
+  low: Float64Array
+  high: Float64Array
+  exit: Uint8Array
+}
+
+const BLOCK_SHIFT = 3
+const BLOCK = 1 << BLOCK_SHIFT
+
+function quietBlocks(bars: Bars, exitMask: Uint8Array | null): QuietBlocks {
+  const nBlocks = (bars.n + BLOCK - 1) >> BLOCK_SHIFT
+  const low = new Float64Array(nBlocks)
+  const high = new Float64Array(nBlocks)
+  const exit = new Uint8Array(nBlocks)
+  for (let b = 0; b < nBlocks; b++) {
+    let lo = Infinity
+    let hi = -Infinity
+    let ex = 0
+    const end = Math.min(bars.n, (b + 1) << BLOCK_SHIFT)
+    for (let k = b << BLOCK_SHIFT; k < end; k++) {
+      // a NaN makes the block not quiet (NaN compares false), which is always safe
+      if (!(bars.l[k] >= lo)) lo = bars.l[k]
+      if (!(bars.h[k] <= hi)) hi = bars.h[k]
+      if (exitMask !== null && exitMask[k] !== 0) ex = 1
+    }
+    low[b] = lo
+    high[b] = hi
+    exit[b] = ex
+  }
+  return { low, high, exit }
+}
+
+function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
   const { o, h, l, c } = bars
   const tp = lv.tp
   const liq = lv.liq
@@ -78,7 +117,15 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
     stopReason = R_TRAILING
   }
   let nearest = stop > liq ? stop : liq
+  const skip = qb !== null && trailFrac === 0
   for (let k = e; ; k++) {
+    if (skip && (k & (BLOCK - 1)) === 0) {
+      let b = k >> BLOCK_SHIFT
+      while (k + BLOCK - 1 < end && qb.low[b] > nearest && qb.high[b] < tp && qb.exit[b] === 0) {
+        k += BLOCK
+        b++
+      }
+    }
     const lk = l[k]
     const hk = h[k]
     if (lk <= nearest || hk >= tp) {
@@ -105,7 +152,7 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
   }
 }
 
-function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch): void {
+function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
   const { o, h, l, c } = bars
   const tp = lv.tp
   const liq = lv.liq
@@ -119,7 +166,15 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
     stopReason = R_TRAILING
   }
   let nearest = stop < liq ? stop : liq
+  const skip = qb !== null && trailFrac === 0
   for (let k = e; ; k++) {
+    if (skip && (k & (BLOCK - 1)) === 0) {
+      let b = k >> BLOCK_SHIFT
+      while (k + BLOCK - 1 < end && qb.high[b] < nearest && qb.low[b] > tp && qb.exit[b] === 0) {
+        k += BLOCK
+        b++
+      }
+    }
     const lk = l[k]
     const hk = h[k]
     if (hk >= nearest || lk <= tp) {
@@ -179,6 +234,7 @@ export class TradeOutcomes {
   private readonly long: boolean
   private readonly trailing: boolean
   private readonly liqMove: number
+  private readonly blocks: QuietBlocks | null
 
   constructor(private readonly coin: RandomEntryCoin, private readonly p: TradeParams) {
     this.futures = p.marketType === 'futures'
@@ -187,6 +243,7 @@ export class TradeOutcomes {
     this.trailing = p.tpSource === 'trailing'
     this.liqMove = 1 / this.lev - p.mmrFrac
     const trailPct = this.trailing ? (p.trailingPct ?? p.tpPct) : 0
+    this.blocks = this.trailing ? null : quietBlocks(coin.bars, coin.exit)
     this.lv = { entry: 0, stop: 0, tp: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: Math.min(coin.toIdx, coin.bars.n - 1) }
   }
 
@@ -203,12 +260,12 @@ export class TradeOutcomes {
       lv.stop = entryPrice - (entryPrice * p.slPct) / 100
       lv.tp = this.trailing ? Infinity : entryPrice + (entryPrice * p.tpPct) / 100
       lv.liq = this.futures ? entryPrice - entryPrice * this.liqMove : -Infinity
-      exitLong(bars, exit, e, lv, this.scratch)
+      exitLong(bars, exit, e, lv, this.scratch, this.blocks)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
       lv.tp = this.trailing ? -Infinity : entryPrice - (entryPrice * p.tpPct) / 100
       lv.liq = this.futures ? entryPrice + entryPrice * this.liqMove : Infinity
-      exitShort(bars, exit, e, lv, this.scratch)
+      exitShort(bars, exit, e, lv, this.scratch, this.blocks)
     }
     const sc = this.scratch
     if (sc.reason === R_LIQUIDATION) return -100
@@ -230,30 +287,44 @@ export class TradeOutcomes {
   }
 }
 
+/** Draws held at once (a block of simulations), so memory stays bounded for any request. */
+const DRAWS_PER_BLOCK = 1 << 20
+
 /**
  * `simulations` sums of `tradeCount` random trades of one coin (net % of margin each),
- * drawn with mulberry32(seed). All NaN when the window has no candidate bar.
+ * drawn with mulberry32(seed): simulation j takes the j-th `tradeCount` draws of the
+ * stream. All NaN when the window has no candidate bar. The outcomes a block of
+ * simulations needs are computed in bar order (sequential memory, about twice as fast as
+ * in draw order), each once.
  */
 export function randomEntrySums(coin: RandomEntryCoin, p: TradeParams, tradeCount: number, simulations: number, seed: number): Float64Array {
   const sums = new Float64Array(simulations)
-  if (tradeCount <= 0) return sums
+  if (tradeCount <= 0 || simulations <= 0) return sums
   const candidates = entryCandidates(coin)
   const nCand = candidates.length
   if (nCand === 0) return sums.fill(Number.NaN)
   const outcomes = new TradeOutcomes(coin, p)
-  const memo = new Float64Array(nCand).fill(Number.NaN)
+  const memo = new Float64Array(nCand)
+  const known = new Uint8Array(nCand)
   const rng = new Mulberry32(seed)
-  const draws = new Int32Array(tradeCount)
-  for (let j = 0; j < simulations; j++) {
-    rng.fillIndices(draws, nCand)
-    let sum = 0
-    for (let i = 0; i < tradeCount; i++) {
-      const d = draws[i]
-      let v = memo[d]
-      if (v !== v) v = memo[d] = outcomes.pnlPct(candidates[d])
-      sum += v
+  const simsPerBlock = Math.max(1, Math.floor(DRAWS_PER_BLOCK / tradeCount))
+  const draws = new Int32Array(Math.min(simulations, simsPerBlock) * tradeCount)
+  for (let first = 0; first < simulations; first += simsPerBlock) {
+    const sims = Math.min(simsPerBlock, simulations - first)
+    const block = draws.subarray(0, sims * tradeCount)
+    rng.fillIndices(block, nCand)
+    for (let i = 0; i < block.length; i++) if (known[block[i]] === 0) known[block[i]] = 2
+    for (let d = 0; d < nCand; d++) {
+      if (known[d] !== 2) continue
+      memo[d] = outcomes.pnlPct(candidates[d])
+      known[d] = 1
     }
-    sums[j] = sum
+    for (let j = 0; j < sims; j++) {
+      let sum = 0
+      const base = j * tradeCount
+      for (let i = 0; i < tradeCount; i++) sum += memo[block[base + i]]
+      sums[first + j] = sum
+    }
   }
   return sums
 }

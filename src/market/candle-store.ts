@@ -27,6 +27,8 @@ interface MetaFile {
   version: 1
   sources: StoreSource[]
   coins: CoinMeta[]
+  /** the seed a synthetic store was generated with (demo mode continues it) */
+  syntheticSeed?: number
 }
 
 const CANDLE_COLS = 6
@@ -59,6 +61,7 @@ export class CandleStore {
   private readonly fundingCols = new Map<string, Columns>()
   private metaBySymbol = new Map<string, CoinMeta>()
   private sourceSet = new Set<StoreSource>()
+  private seed: number | undefined
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
@@ -82,6 +85,7 @@ export class CandleStore {
     if (existsSync(this.metaPath)) {
       const meta = JSON.parse(readFileSync(this.metaPath, 'utf8')) as MetaFile
       this.sourceSet = new Set(meta.sources)
+      this.seed = meta.syntheticSeed
       this.metaBySymbol = new Map(meta.coins.map(c => [c.symbol, c]))
     }
     for (const [dir, target, ncols] of [
@@ -193,6 +197,16 @@ export class CandleStore {
     this.writeMeta(next, sources)
   }
 
+  /** The seed of a synthetic store, if it recorded one. */
+  syntheticSeed(): number | undefined {
+    return this.seed
+  }
+
+  setSyntheticSeed(seed: number): void {
+    this.seed = seed
+    this.writeMeta(this.metaBySymbol, this.sourceSet)
+  }
+
   /** Record that a source wrote data (without metadata changes). */
   addSource(source: StoreSource): void {
     if (this.sourceSet.has(source)) return
@@ -204,6 +218,7 @@ export class CandleStore {
       version: 1,
       sources: [...sources],
       coins: [...coins.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)),
+      ...(this.seed !== undefined ? { syntheticSeed: this.seed } : {}),
     }
     writeFileAtomic(this.metaPath, JSON.stringify(file))
     this.metaBySymbol = coins

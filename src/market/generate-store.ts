@@ -20,7 +20,9 @@ export interface GenerateStoreOptions {
 export function generateStore(dataDir: string, opts: GenerateStoreOptions, replace = false): { store: CandleStore; coins: number; rows: number } {
   const staging = join(dataDir, `.staging-${process.pid}-${Date.now()}`)
   try {
-    const res = generateSyntheticUniverse(CandleStore.open(staging), opts)
+    const staged = CandleStore.open(staging)
+    const res = generateSyntheticUniverse(staged, opts)
+    staged.setSyntheticSeed(opts.seed)
     const target = join(dataDir, 'store')
     if (existsSync(target)) {
       if (!replace) throw new Error(`${target} appeared while generating; not replaced`)

@@ -13,34 +13,33 @@
 import type { CandleStore } from './candle-store'
 import { Rng, hash32 } from './synthetic-rng'
 import {
-  CRASH_PROB,
-  GAP_MAX,
-  GAP_SCALE,
-  GAP_SHARE,
-  STABLE_PHI,
   GARCH_ALPHA,
   GARCH_BETA,
   GARCH_SHOCK_CAP,
-  innovation,
-  jumpSize,
   RANGE_SCALE,
-  SQUEEZE_PROB,
+  STABLE_PHI,
   behaviourOf,
   bridgeHigh,
   bridgeLow,
   ceilPrice,
   coinListEntry,
+  coinParams,
+  crashWick,
   floorPrice,
+  innovation,
   jumpProbOf,
+  jumpSize,
+  lastCompletedOpenMs,
+  marketJump,
+  openGap,
   priceDecimals,
   roundPrice,
   roundQty,
   seasonal,
   tierOfRank,
   volumeWeight,
-  coinParams,
   type Behaviour,
-  type CoinListEntry,
+  type CoinParams,
   type Seasonality,
   type Tier,
 } from './synthetic-model'
@@ -60,7 +59,7 @@ interface DemoCoin {
   tier: Tier
   stable: boolean
   fundingEveryH: 4 | 8
-  /** extra depth of market crashes, fixed per (seed, symbol) */
+  /** extra depth of market crashes (the generator's figure for the coin) */
   crashAmp: number
   /**
    * the generator's unconditional residual sd for this coin (deseasonalised), which the
@@ -96,11 +95,7 @@ interface MarketDraw {
 function marketDraw(marketHash: number, tMs: number): MarketDraw {
   const rng = Rng.keyed(marketHash, tMs)
   const z = innovation(rng, 4)
-  const u = rng.uniform()
-  let jump = 0
-  if (u < CRASH_PROB) jump = -0.04 * Math.exp(0.35 * rng.normal())
-  else if (u < CRASH_PROB + SQUEEZE_PROB) jump = 0.03 * Math.exp(0.3 * rng.normal())
-  return { z, jump }
+  return { z, jump: marketJump(rng) }
 }
 
 function loadCoin(store: CandleStore, symbol: string, seed: number): DemoCoin | null {
@@ -115,15 +110,17 @@ function loadCoin(store: CandleStore, symbol: string, seed: number): DemoCoin | 
   })
   const season: Seasonality = behaviour === 'stock' ? 'stock' : behaviour === 'commodity' ? 'commodity' : 'crypto'
   const from = Math.max(0, bars.n - DEMO_WINDOW - 1)
+  // the generator's own figures for this coin, when the shipped list knows it
+  const params = entry ? coinParams(entry, seed, 1, false) : null
   const coin: DemoCoin = {
     symbol,
     behaviour,
     season,
-    tier: tierOfRank(symbol, meta?.rank ?? null),
+    tier: params?.tier ?? tierOfRank(symbol, meta?.rank ?? null),
     stable: behaviour === 'stable',
     fundingEveryH: fundingInterval(store, symbol),
-    crashAmp: symbol === 'BTCUSDT' ? 1 : 1 + 0.8 * new Rng(seed, `demo:amp:${symbol}`).uniform(),
-    targetSd: entry ? residualTarget(entry, seed) : null,
+    crashAmp: params?.crashAmp ?? (symbol === 'BTCUSDT' ? 1 : 1.5),
+    targetSd: params ? residualTarget(params) : null,
     streamHash: hash32(seed, `demo:${symbol}`),
     fundingNoise: fundingNoiser(seed, symbol),
     t: Array.from(bars.t.subarray(from)),
@@ -277,7 +274,7 @@ function stepCoin(coin: DemoCoin, btc: DemoCoin | null, tMs: number, market: Mar
     coin.o.push(prevC); coin.h.push(prevC); coin.l.push(prevC); coin.c.push(prevC); coin.v.push(0)
     coin.r.push(0)
   } else {
-    const gap = rng.uniform() < GAP_SHARE ? Math.max(-GAP_MAX, Math.min(GAP_MAX, GAP_SCALE * barSd * rng.normal())) : 0
+    const gap = openGap(rng, barSd)
     const o = gap === 0 ? prevC : roundPrice(prevC * Math.exp(gap), dec)
     const xo = Math.log(o)
     const d = Math.log(prevC) + r - xo
@@ -285,7 +282,7 @@ function stepCoin(coin: DemoCoin, btc: DemoCoin | null, tMs: number, market: Mar
     let hi = xo + bridgeHigh(d, s2, rng.uniform())
     let lo = xo + bridgeLow(d, s2, rng.uniform())
     if (mktJump !== 0) {
-      const wick = Math.abs(mktJump) * Math.max(0, fit.beta || 1) * coin.crashAmp * (0.3 + 0.9 * rng.uniform())
+      const wick = crashWick(rng, mktJump, Math.max(0, fit.beta || 1), coin.crashAmp)
       if (mktJump < 0) lo -= wick
       else hi += wick
     }
@@ -333,10 +330,9 @@ function anchoredSd(coin: DemoCoin, fitted: number): number {
 }
 
 /** the residual sd the generator gives this coin (its idiosyncratic part; all of it for BTC) */
-function residualTarget(entry: CoinListEntry, seed: number): number {
-  const p = coinParams(entry, seed, 1, false)
+function residualTarget(p: CoinParams): number {
   if (p.behaviour === 'stable') return p.volHourly
-  return entry.symbol === 'BTCUSDT' ? p.volHourly : p.idioVol
+  return p.entry.symbol === 'BTCUSDT' ? p.volHourly : p.idioVol
 }
 
 /**
@@ -346,7 +342,7 @@ function residualTarget(entry: CoinListEntry, seed: number): number {
  */
 export function appendDemoCandles(store: CandleStore, nowMs: number, seed: number): number {
   if (!store.isSynthetic()) return 0
-  const targetOpenMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - HOUR_MS
+  const targetOpenMs = lastCompletedOpenMs(nowMs)
   const coins: DemoCoin[] = []
   let btc: DemoCoin | null = null
   for (const symbol of store.symbols()) {

@@ -89,12 +89,31 @@ export function innovation(rng: Rng, nu: 4 | 6 | 8): number {
 /** hourly probability of a market-wide crash (BTC −4 %·e^{0.35·N}) and squeeze (+3 %·e^{0.3·N}) */
 export const CRASH_PROB = 2 / 8760
 export const SQUEEZE_PROB = 1 / 8760
+
+/** this hour's market-wide crash or squeeze (a log return), or 0 */
+export function marketJump(rng: Rng): number {
+  const u = rng.uniform()
+  if (u < CRASH_PROB) return -0.04 * Math.exp(0.35 * rng.normal())
+  if (u < CRASH_PROB + SQUEEZE_PROB) return 0.03 * Math.exp(0.3 * rng.normal())
+  return 0
+}
+
+/** how far a crash or squeeze overshoots the close inside the hour (log), for a coin with this beta */
+export function crashWick(rng: Rng, jump: number, beta: number, amp: number): number {
+  return Math.abs(jump) * beta * amp * (0.3 + 0.9 * rng.uniform())
+}
 /** stationary AR(1) coefficient of a stablecoin's log deviation from its peg */
 export const STABLE_PHI = 0.97
 /** share of bars whose open differs from the previous close by a tiny gap, its size (× the bar's sd), its cap */
 export const GAP_SHARE = 0.4
 export const GAP_SCALE = 0.03
 export const GAP_MAX = 0.001
+
+/** the open's log distance from the previous close: usually 0, else a tiny gap */
+export function openGap(rng: Rng, barSd: number): number {
+  if (rng.uniform() >= GAP_SHARE) return 0
+  return Math.max(-GAP_MAX, Math.min(GAP_MAX, GAP_SCALE * barSd * rng.normal()))
+}
 /** intrabar scale relative to the bar's volatility (hourly bars are not continuous paths) */
 export const RANGE_SCALE = 0.95
 
@@ -332,6 +351,11 @@ export function volumeWeight(g: number, volRatio: number, absMoveSd: number): nu
 }
 
 // ---------- bars ----------
+
+/** open time of the newest hour that has closed at or before nowMs ("last completed candle") */
+export function lastCompletedOpenMs(nowMs: number): number {
+  return Math.floor(nowMs / HOUR_MS) * HOUR_MS - HOUR_MS
+}
 
 /** decimals of a price tick giving six significant digits (at least one decimal) */
 export function priceDecimals(price: number): number {

@@ -11,28 +11,27 @@ import { Rng } from './synthetic-rng'
 import {
   BTC_HOURLY_VOL,
   COIN_LIST,
-  CRASH_PROB,
-  GAP_MAX,
-  GAP_SCALE,
-  GAP_SHARE,
-  STABLE_PHI,
   GARCH_ALPHA,
   GARCH_BETA,
   GARCH_SHOCK_CAP,
   IDIO_REGIME_SD,
-  innovation,
-  jumpSize,
   MARKET_REGIME_SD,
   RANGE_SCALE,
   REGIME_PHI,
-  SQUEEZE_PROB,
+  STABLE_PHI,
   behaviourOf,
   bridgeHigh,
   bridgeLow,
   ceilPrice,
   coinParams,
+  crashWick,
   floorPrice,
+  innovation,
+  jumpSize,
+  lastCompletedOpenMs,
+  marketJump,
   metaOf,
+  openGap,
   priceDecimals,
   roundPrice,
   roundQty,
@@ -47,7 +46,7 @@ import type { CoinMeta } from './types'
 import { DAY_MS, HOUR_MS } from './types'
 
 export { appendDemoCandles } from './synthetic-demo'
-export { COIN_LIST } from './synthetic-model'
+export { COIN_LIST, lastCompletedOpenMs } from './synthetic-model'
 
 export interface GenerateOptions {
   /** how many coins of the shipped list, in its order (1 to COIN_LIST.length) */
@@ -74,10 +73,6 @@ const PRICE_VOLUME_ELASTICITY = 0.6
 /** share of the list generated as liquidity-dead markets (taken from the last third) */
 const DEAD_SHARE = 0.015
 
-/** open time of the newest hour that has closed at or before nowMs */
-export function lastCompletedOpenMs(nowMs: number): number {
-  return Math.floor(nowMs / HOUR_MS) * HOUR_MS - HOUR_MS
-}
 
 /** Positions (into the selection) generated as liquidity-dead: a handful from its last third. */
 export function deadPositions(selection: readonly CoinListEntry[], seed: number): Set<number> {
@@ -121,10 +116,7 @@ export function marketPath(seed: number, firstOpenMs: number, nBars: number): Ma
     s = REGIME_PHI * s + regimeStep * rng.normal()
     const sig = BTC_HOURLY_VOL * Math.exp(s - regimeMean) * Math.sqrt(h) * season.crypto[k]
     const z = innovation(rng, 4)
-    const u = rng.uniform()
-    let j = 0
-    if (u < CRASH_PROB) j = -0.04 * Math.exp(0.35 * rng.normal())
-    else if (u < CRASH_PROB + SQUEEZE_PROB) j = 0.03 * Math.exp(0.3 * rng.normal())
+    const j = marketJump(rng)
     f[k] = sig * z + j
     sigma[k] = sig
     jump[k] = j
@@ -191,7 +183,7 @@ function coinLogPath(p: CoinParams, m: MarketPath, nBars: number, seed: number):
       continue // w stays 0: nobody traded, the latent price moves on
     }
     const barSd = Math.sqrt(barVar)
-    const gap = rng.uniform() < GAP_SHARE ? Math.max(-GAP_MAX, Math.min(GAP_MAX, GAP_SCALE * barSd * rng.normal())) : 0
+    const gap = openGap(rng, barSd)
     const o = obs + gap
     const d = x - o
     const s2 = RANGE_SCALE * RANGE_SCALE * barVar
@@ -199,7 +191,7 @@ function coinLogPath(p: CoinParams, m: MarketPath, nBars: number, seed: number):
     let lo = o + bridgeLow(d, s2, rng.uniform())
     if (mj !== 0 && p.behaviour === 'crypto') {
       // a crash or squeeze overshoots inside the hour: a long wick beyond the close
-      const wick = Math.abs(mj) * p.beta * p.crashAmp * (0.3 + 0.9 * rng.uniform())
+      const wick = crashWick(rng, mj, p.beta, p.crashAmp)
       if (mj < 0) lo -= wick
       else hi += wick
     }
