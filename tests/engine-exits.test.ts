@@ -327,3 +327,9 @@ describe('the signal scan', () => {
     }
   })
 })
+
+test('parameters that would never end a trade are refused', () => {
+  const bars = barsOf(Array.from({ length: 5 }, () => flat(100)))
+  expect(() => sim(bars, [0], params({ maxBars: 0 }))).toThrow(RangeError)
+  expect(() => sim(bars, [0], params({ leverage: 0 }))).toThrow(RangeError)
+})

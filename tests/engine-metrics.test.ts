@@ -66,8 +66,15 @@ describe('trade metrics of a hand-computed case', () => {
     expect(m.payoff_ratio).toBeCloseTo(11 / 27, 12)
   })
 
-  test('the longest run of losing trades in trade order', () => {
+  test('the longest run of losing trades in entry order', () => {
     expect(m.max_consecutive_losses).toBe(2)
+  })
+
+  test('the trades may come in any order: the streak still follows entry times', () => {
+    const shuffled = [trades[3], trades[6], trades[0], trades[5], trades[2], trades[4], trades[1]]
+    const s = computeMetrics({ trades: shuffled, equityCurve: curve, initialCapitalUsd: 1000, symbols: ['BTC', 'ETH', 'SOL'] })
+    expect(s.max_consecutive_losses).toBe(2)
+    expect([s.total_trades, s.wins, s.total_return_pct, s.var_95, s.median_bars_held]).toEqual([m.total_trades, m.wins, m.total_return_pct, m.var_95, m.median_bars_held])
   })
 
   test('tp / sl / timeout buckets: liquidation as sl, end of data as timeout, trailing and signal by sign', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import type { MarkToMarket } from '../src/engine/equity-curve'
 import { IndexHeap } from '../src/engine/index-heap'
-import { entryOrder, runPortfolio, type PortfolioOptions } from '../src/engine/portfolio'
+import { entryOrder } from '../src/engine/entry-order'
+import { runPortfolio, type PortfolioOptions } from '../src/engine/portfolio'
 import type { Trade } from '../src/engine/types'
 import type { Bars } from '../src/market/types'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
@@ -48,6 +49,9 @@ describe('one timeline', () => {
   test('trades are taken in entry-time order whatever the input order', () => {
     const r = runPortfolio([tradeOf('ETH', 5, 6, 1), tradeOf('BTC', 1, 2, 1)], opts(), noMark)
     expect(r.trades.map((t) => t.symbol)).toEqual(['BTC', 'ETH'])
+    // the same objects in the order given
+    expect(r.tradesInInputOrder.map((t) => t.symbol)).toEqual(['ETH', 'BTC'])
+    expect(r.tradesInInputOrder[0]).toBe(r.trades[1])
   })
 
   test('entries at the same instant go in the order given (the universe order)', () => {

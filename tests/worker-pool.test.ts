@@ -32,6 +32,19 @@ describe('worker pool', () => {
     expect(strip(b.body)).toEqual(strip(a.body))
   })
 
+  test('cached signals give the same result as a cold computation', async () => {
+    const warm = { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 12, sl_pct: 4 }, headers: { 'cache-control': 'no-cache' } }
+    await pooled.req('/simulate', { ...warm, json: { ...warm.json, sl_pct: 3 } }) // fills the workers' signal caches
+    const cached = await pooled.req('/simulate', warm)
+    const fresh = makeHarness({ fill, dataDir: inProcess.dataDir })
+    try {
+      const cold = await fresh.req('/simulate', warm)
+      expect(strip(cached.body)).toEqual(strip(cold.body))
+    } finally {
+      fresh.cleanup()
+    }
+  })
+
   test('identical requests in flight share one computation', async () => {
     const sim = pooled.deps.simulation
     const spec = (await import('../src/services/simulate')).simulateSpec({ strategy: 'atr-breakout-long', market_type: 'futures', top_n: 12, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })

@@ -45,12 +45,12 @@ export function runBacktest(run: BacktestRun): BacktestResult {
     run.mark,
   )
   const metrics = computeMetrics({
-    trades: portfolio.trades,
+    trades: portfolio.tradesInInputOrder,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
     symbols: run.coins.map((c) => c.symbol),
   })
-  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
+  const checks = reliabilityChecks(reliabilityInput(portfolio.tradesInInputOrder, metrics.max_drawdown_pct, leverage))
   return {
     portfolio,
     metrics,

@@ -3,6 +3,7 @@
  * daily equity curve (backtesting.py's compute_stats idea). The keys are the contract's
  * response names, so a controller can spread them. Formulas: docs/metrics.md.
  */
+import { entryOrderOf } from './entry-order'
 import type { EquityPoint } from './equity-curve'
 import {
   coinResults,
@@ -20,7 +21,11 @@ import type { Trade } from './types'
 export const DAYS_PER_YEAR = 365
 
 export interface MetricsInput {
-  /** the trades the portfolio took, in entry order */
+  /**
+   * The trades the portfolio took, in any order: only max_consecutive_losses depends on
+   * an order, and it sorts by entry time itself (ties in the given order). Pass the
+   * portfolio's `tradesInInputOrder`: aggregating in memory order is much faster.
+   */
   trades: readonly (Trade & { pnlUsd: number })[]
   equityCurve: readonly EquityPoint[]
   initialCapitalUsd: number
@@ -138,11 +143,13 @@ export function riskRatios(curve: readonly EquityPoint[], initialCapitalUsd: num
   return { sharpe, sortino, annualizedReturnPct, calmar, maxDrawdownPct, maxDrawdownUsd }
 }
 
-function maxConsecutiveLosses(pnlPct: ArrayLike<number>): number {
+/** Longest run of losing trades (pnl ≤ 0) in entry order. */
+function maxConsecutiveLosses(pnlPct: Float64Array, entryMs: Float64Array): number {
+  const order = entryOrderOf(entryMs)
   let run = 0
   let best = 0
-  for (let i = 0; i < pnlPct.length; i++) {
-    run = pnlPct[i] > 0 ? 0 : run + 1
+  for (let k = 0; k < order.length; k++) {
+    run = pnlPct[order[k]] > 0 ? 0 : run + 1
     if (run > best) best = run
   }
   return best
@@ -151,7 +158,9 @@ function maxConsecutiveLosses(pnlPct: ArrayLike<number>): number {
 export function computeMetrics(input: MetricsInput): BacktestMetrics {
   const { trades, equityCurve, initialCapitalUsd } = input
   const n = trades.length
-  const pnl = Float64Array.from(trades, (tr) => tr.pnlPct)
+  const pnl = new Float64Array(n)
+  const entryMs = new Float64Array(n)
+  const barsHeld = new Float64Array(n)
   let wins = 0
   let winSum = 0
   let lossSum = 0
@@ -163,7 +172,11 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
   let fundingReal = 0
   let barsSum = 0
   const buckets = { tp: 0, sl: 0, timeout: 0 }
-  for (const tr of trades) {
+  for (let i = 0; i < n; i++) {
+    const tr = trades[i]
+    pnl[i] = tr.pnlPct
+    entryMs[i] = tr.entryTimeMs
+    barsHeld[i] = tr.barsHeld
     if (tr.pnlPct > 0) {
       wins++
       winSum += tr.pnlPct
@@ -190,7 +203,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     tailSum += x
     tailN++
   }
-  const sortedBars = Float64Array.from(trades, (tr) => tr.barsHeld).sort()
+  const sortedBars = barsHeld.sort()
   const pf = profitFactor(pnl)
   const risk = riskRatios(equityCurve, initialCapitalUsd)
   return {
@@ -207,7 +220,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     avg_loss_pct: avgLoss,
     max_drawdown_pct: risk.maxDrawdownPct,
     max_drawdown_usd: risk.maxDrawdownUsd,
-    max_consecutive_losses: maxConsecutiveLosses(pnl),
+    max_consecutive_losses: maxConsecutiveLosses(pnl, entryMs),
     tp_count: buckets.tp,
     sl_count: buckets.sl,
     timeout_count: buckets.timeout,

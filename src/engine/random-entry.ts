@@ -275,8 +275,8 @@ export class TradeOutcomes {
     const dirSign = this.long ? 1 : -1
     let fundingPct = 0
     if (this.futures) {
-      // random entries come in no time order: the search hint must not carry over
-      this.charge.cursor = 0
+      // the search hint stays: outcomes are computed in bar order, and chargeFunding
+      // checks the hint (a later entry than the next call's restarts the search)
       chargeFunding(bars, funding, e, entryPrice, t[e], exitTimeMs, dirSign, this.lev, this.charge)
       fundingPct = this.charge.pct
     }

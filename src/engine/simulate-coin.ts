@@ -206,6 +206,8 @@ function wordView(mask: Uint8Array): Uint32Array | null {
 
 /** Simulate every trade of one coin; trades come out in time order. */
 export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
+  // a trade must end: a max_bars below 1 would let the exit loop run off the bars
+  if (!(p.maxBars >= 1) || !(p.leverage > 0)) throw new RangeError('simulateCoin: maxBars must be ≥ 1 and leverage > 0')
   const { bars, entry, exit, funding, symbol } = input
   const trades: Trade[] = []
   const lastIdx = Math.min(input.toIdx, bars.n - 1)

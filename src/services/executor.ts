@@ -10,7 +10,8 @@ import { WorkerPool } from './worker-pool'
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
   readonly parallelism: number
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>>
+  /** `affinity`: tasks with the same number run on the same worker (its caches stay warm) */
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>>
   close(): Promise<void>
 }
 
@@ -54,8 +55,8 @@ export class PoolExecutor implements Executor {
     return this.pool.size
   }
 
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
-    return this.pool.run(task, payload)
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>> {
+    return this.pool.run(task, payload, affinity)
   }
 
   close(): Promise<void> {

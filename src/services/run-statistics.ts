@@ -72,12 +72,19 @@ export function statisticsFields(s: Partial<StatisticsFields> | null): Statistic
 /**
  * Random-entry simulations per result. Each draws as many trades per coin as the run
  * took; a trade's outcome is computed once per entry bar and shared by the simulations,
- * so the cost is bounded by the window's bars (bench/research.ts). 200 resolves p-values
- * down to 1/201 ≈ 0.005, below the grade's best tier (≤ 0.01); /simulate/validate runs as
- * many as the request asks (default 1000).
+ * so the cost is bounded by the window's bars (bench/research.ts). 100 resolves p-values
+ * down to 1/101 ≈ 0.0099, inside the grade's best tier (≤ 0.01); /simulate/validate runs
+ * as many as the request asks (default 1000).
  */
-export const MC_SIMULATIONS = 200
+export const MC_SIMULATIONS = 100
+/** Bootstrap resamples: 1000, fewer for very many trades so that resamples × trades stays within BOOTSTRAP_MAX_DRAWS. */
 export const BOOTSTRAP_RESAMPLES = 1000
+export const BOOTSTRAP_MIN_RESAMPLES = 200
+export const BOOTSTRAP_MAX_DRAWS = 4_000_000
+
+export function bootstrapResamples(n: number): number {
+  return Math.max(BOOTSTRAP_MIN_RESAMPLES, Math.min(BOOTSTRAP_RESAMPLES, Math.floor(BOOTSTRAP_MAX_DRAWS / Math.max(1, n))))
+}
 export const WALK_FORWARD_FOLDS = 5
 export const BENCHMARK_SYMBOL = 'BTCUSDT'
 
@@ -159,8 +166,8 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
 
   const edge = edgePValue(pnl)
   const dsr = daily.length >= 2 ? deflatedSharpe(daily, nTrials) : null
-  const pfCi = bootstrapCI(pnl, 'profit_factor', { resamples: BOOTSTRAP_RESAMPLES, seed: deriveSeed(seed, 'profit_factor_ci') })
-  const sharpeCi = bootstrapCI(daily, 'sharpe', { resamples: BOOTSTRAP_RESAMPLES, seed: deriveSeed(seed, 'sharpe_ci') })
+  const pfCi = bootstrapCI(pnl, 'profit_factor', { resamples: bootstrapResamples(pnl.length), seed: deriveSeed(seed, 'profit_factor_ci') })
+  const sharpeCi = bootstrapCI(daily, 'sharpe', { resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
   // the window's last day is whole: its last instant closes the last fold
   const wf = walkForward(trades, fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
   const btc = input.bars(BENCHMARK_SYMBOL)

@@ -16,6 +16,7 @@ import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccountin
 import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, type StatisticsFields } from './run-statistics'
 import type { CoinOutcome } from './tasks'
+import { unpackTrades } from './trade-codec'
 
 /** top_n when a request leaves it null */
 export const DEFAULT_TOP_N = 50
@@ -125,9 +126,10 @@ export class SimulationService {
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
-    const results = await Promise.all(parts.map(p => this.deps.executor.run('coinTrades', { spec, symbols: p })))
+    const results = await Promise.all(parts.map((p, k) => this.deps.executor.run('coinTrades', { spec, symbols: p }, k)))
     const bySymbol = new Map<string, CoinOutcome>()
-    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
+    for (const r of results)
+      for (const { packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, trades: unpackTrades(packed) })
     return symbols.map(s => bySymbol.get(s)!)
   }
 

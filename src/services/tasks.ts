@@ -16,6 +16,7 @@ import type { Bars } from '../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
+import { packTrades, type PackedTrades } from './trade-codec'
 import { runGridTrades, runRandomEntry, type GridTradesPayload, type GridTradesResult, type RandomEntryPayload, type RandomEntryResult } from './research-tasks'
 
 export interface CoinTradesPayload {
@@ -33,8 +34,13 @@ export interface CoinOutcome {
   trades: Trade[]
 }
 
+/** A CoinOutcome as it travels from a worker: its trades packed (trade-codec.ts). */
+export interface PackedCoinOutcome extends Omit<CoinOutcome, 'trades'> {
+  packed: PackedTrades
+}
+
 export interface CoinTradesResult {
-  coins: CoinOutcome[]
+  coins: PackedCoinOutcome[]
 }
 
 export interface TaskMap {
@@ -65,10 +71,24 @@ export function tradeParamsOf(spec: RunSpec): TradeParams {
   }
 }
 
-/** Resampled series and compiled strategies are kept per thread between tasks. */
+/** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
+const SIGNAL_CACHE_BYTES = 160 * 1024 * 1024
+
+interface CachedSignals {
+  entry: Uint8Array
+  exit: Uint8Array | null
+}
+
+/**
+ * Resampled series, compiled strategies and signal masks are kept per thread between
+ * tasks (and dropped when the data changes): a run that only changes exits, costs or
+ * sizing reuses the masks instead of recomputing every indicator.
+ */
 export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
+  private readonly signalCache = new Map<string, CachedSignals>()
+  private signalBytes = 0
   private version = ''
 
   constructor(public view: StoreView) {}
@@ -77,6 +97,8 @@ export class TaskContext {
     this.view = view
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
+      this.signalCache.clear()
+      this.signalBytes = 0
       this.version = view.dataVersion()
     }
   }
@@ -94,6 +116,29 @@ export class TaskContext {
     return b
   }
 
+  /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */
+  signals(spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): CachedSignals {
+    const key = `${strategyKey}|${spec.timeframe}|${symbol}`
+    const hit = this.signalCache.get(key)
+    if (hit && hit.entry.length === bars.n) {
+      this.signalCache.delete(key)
+      this.signalCache.set(key, hit)
+      return hit
+    }
+    const masks = this.strategy(spec).signals(bars)
+    const bytes = masks.entry.length + (masks.exit?.length ?? 0)
+    if (bytes <= SIGNAL_CACHE_BYTES) {
+      this.signalCache.set(key, masks)
+      this.signalBytes += bytes
+      for (const [k, v] of this.signalCache) {
+        if (this.signalBytes <= SIGNAL_CACHE_BYTES) break
+        this.signalCache.delete(k)
+        this.signalBytes -= v.entry.length + (v.exit?.length ?? 0)
+      }
+    }
+    return masks
+  }
+
   strategy(spec: RunSpec): CompiledStrategy {
     const key = canonicalJson(spec.strategy)
     let c = this.compiled.get(key)
@@ -109,18 +154,19 @@ export class TaskContext {
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
   const { spec } = payload
   const params = tradeParamsOf(spec)
-  const compiled = ctx.strategy(spec)
+  const strategyKey = canonicalJson(spec.strategy)
   const startDay = spec.startDate ? parseDay(spec.startDate) : null
   const endDay = spec.endDate ? parseDay(spec.endDate) : null
-  const coins: CoinOutcome[] = []
+  const coins: PackedCoinOutcome[] = []
+  const none = (symbol: string) => packTrades(symbol, params.direction, [])
   for (const symbol of payload.symbols) {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = bars && bars.n > 0 ? windowIndices(bars, startDay, endDay) : null
     if (!bars || !win) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, trades: [] })
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, packed: none(symbol) })
       continue
     }
-    const masks = compiled.signals(bars)
+    const masks = ctx.signals(spec, strategyKey, symbol, bars)
     let ratio: Float64Array | null = null
     if (spec.minVolRegime !== null) {
       ratio = new Float64Array(bars.n)
@@ -136,7 +182,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
       params,
     )
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], trades })
+    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], packed: packTrades(symbol, params.direction, trades) })
   }
   return { coins }
 }

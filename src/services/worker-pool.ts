@@ -18,6 +18,9 @@ interface Pending {
   id: number
   task: TaskName
   payload: unknown
+  /** run only on this worker (keeps a coin's cached signals where they were computed) */
+  slot: number | null
+  startedAt: number
   resolve(v: unknown): void
   reject(e: unknown): void
 }
@@ -74,26 +77,29 @@ export class WorkerPool {
     for (const s of this.slots) s.worker.postMessage({ type: 'store', snapshot })
   }
 
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
+  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'))
     if (this.queue.length >= this.queueMax) {
       const perWorker = Math.ceil((this.queue.length + this.slots.length) / this.slots.length)
       throw new Overloaded(Math.max(1, Math.ceil((perWorker * this.avgTaskMs) / 1000)))
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, payload, resolve: resolve as (v: unknown) => void, reject })
+      const slot = affinity === undefined ? null : affinity % this.slots.length
+      this.queue.push({ id: this.nextId++, task, payload, slot, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
       this.pump()
     })
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue
-      const p = this.queue.shift()!
+    this.slots.forEach((slot, idx) => {
+      if (slot.busy || this.queue.length === 0) return
+      const k = this.queue.findIndex(p => p.slot === null || p.slot === idx)
+      if (k < 0) return
+      const [p] = this.queue.splice(k, 1)
       slot.busy = p
-      ;(p as any).startedAt = performance.now()
+      p.startedAt = performance.now()
       slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload })
-    }
+    })
   }
 
   private onMessage(slot: Slot, msg: { type: 'result'; id: number; ok: boolean; result?: unknown; error?: string }): void {
@@ -101,7 +107,7 @@ export class WorkerPool {
     if (!p || p.id !== msg.id) return
     slot.busy = null
     this.completed++
-    this.avgTaskMs = this.avgTaskMs * 0.8 + (performance.now() - (p as any).startedAt) * 0.2
+    this.avgTaskMs = this.avgTaskMs * 0.8 + (performance.now() - p.startedAt) * 0.2
     if (msg.ok) p.resolve(msg.result)
     else p.reject(new Error(msg.error))
     this.pump()
