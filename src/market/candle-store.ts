@@ -59,6 +59,7 @@ export class CandleStore {
   private readonly metaPath: string
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
+  private readonly barViews = new Map<string, Bars>()
   private metaBySymbol = new Map<string, CoinMeta>()
   private sourceSet = new Set<StoreSource>()
   private seed: number | undefined
@@ -131,9 +132,15 @@ export class CandleStore {
   bars(symbol: string): Bars | undefined {
     const c = this.candles.get(symbol)
     if (!c) return undefined
-    const n = c.n
-    const [t, o, h, l, cl, v] = c.cols.map(col => col.subarray(0, n))
-    return { t, o, h, l, c: cl, v, n, stepMs: HOUR_MS }
+    // views are made once per state of the columns: hot loops ask for them per trade
+    let view = this.barViews.get(symbol)
+    if (view?.n !== c.n || view.t.buffer !== c.sab) {
+      const n = c.n
+      const [t, o, h, l, cl, v] = c.cols.map(col => col.subarray(0, n))
+      view = { t, o, h, l, c: cl, v, n, stepMs: HOUR_MS }
+      this.barViews.set(symbol, view)
+    }
+    return view
   }
 
   funding(symbol: string): FundingSeries | undefined {
