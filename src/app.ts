@@ -8,6 +8,7 @@ import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
 import { openapiPlugin } from './http/openapi'
+import { rateLimit } from './http/rate-limit'
 import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
@@ -27,6 +28,7 @@ export function buildApp(deps: AppDeps) {
     .use(errorHandler)
     .use(cors({ origin: '*', credentials: false }))
     .use(bodyLimit(deps.config.bodyLimitBytes))
+    .use(rateLimit(deps.config.rateLimitPerMin, deps.clock))
     .use(openapiPlugin())
     .use(healthModule(deps))
     .use(coinsModule(deps))
