@@ -60,8 +60,9 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const universe = new Universe(store)
-  const executor = new PoolExecutor(store, config.workers, config.queueMax)
-  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize })
+  // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
+  const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
+  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
   const deps: AppDeps = {
     config,
     clock,

@@ -197,8 +197,9 @@ export async function runCompare(sim: SimulationService, body: CompareBody, noCa
       },
     })
   const strategies = listStrategies()
+  sim.admit(1) // one request: its strategies run as one batch
   const runs = await Promise.all(
-    strategies.map(s => sim.run(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), { noCache })),
+    strategies.map(s => sim.run(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), { noCache, admitted: true })),
   )
   const first = runs[0]?.assembled.body
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds

@@ -12,6 +12,7 @@ import type { Universe } from '../market/universe'
 import { conditionsCount } from '../strategies/conditions'
 import { prepareStrategy } from '../strategies/compile'
 import type { Executor } from './executor'
+import { Overloaded } from './worker-pool'
 import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
 import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, type StatisticsFields } from './run-statistics'
@@ -38,9 +39,21 @@ export class UnknownSymbols extends Error {
 export class SimulationService {
   private readonly cache = new Map<string, RunResult>()
   private readonly inFlight = new Map<string, Promise<RunResult>>()
+  private active = 0
+  /** moving average of a run's duration, for Retry-After */
+  private avgRunMs = 200
 
   constructor(
-    private readonly deps: { store: CandleStore; universe: Universe; executor: Executor; db: Db; clock: Clock; cacheSize: number },
+    private readonly deps: {
+      store: CandleStore
+      universe: Universe
+      executor: Executor
+      db: Db
+      clock: Clock
+      cacheSize: number
+      /** runs computing or waiting at once; one more is shed with 503 (QUEUE_MAX) */
+      maxRuns?: number
+    },
   ) {}
 
   /** Coins of a run and the contract's universe accounting. */
@@ -65,7 +78,17 @@ export class SimulationService {
   }
 
   /** Run (or fetch from cache) a backtest-shaped run. */
-  run(spec: RunSpec, opts: { noCache?: boolean } = {}): Promise<RunResult> {
+  /** Shed a request that would start `runs` runs beyond QUEUE_MAX (throws Overloaded). */
+  admit(runs = 1): void {
+    const maxRuns = this.deps.maxRuns ?? Infinity
+    if (this.active + runs > maxRuns && this.active > 0) {
+      const perWorker = (this.active + runs) / Math.max(1, this.deps.executor.parallelism)
+      throw new Overloaded(Math.max(1, Math.ceil((perWorker * this.avgRunMs) / 1000)))
+    }
+  }
+
+  /** `admitted`: the caller already passed admit() for a batch of runs (compare). */
+  run(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean } = {}): Promise<RunResult> {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!opts.noCache) {
       const hit = this.cache.get(hash)
@@ -77,7 +100,18 @@ export class SimulationService {
       const pending = this.inFlight.get(hash)
       if (pending) return pending
     }
+    if (!opts.admitted) {
+      try {
+        this.admit()
+      } catch (e) {
+        return Promise.reject(e)
+      }
+    }
+    this.active++
+    const started = performance.now()
     const p = this.compute(spec, hash).finally(() => {
+      this.active--
+      this.avgRunMs = this.avgRunMs * 0.8 + (performance.now() - started) * 0.2
       if (this.inFlight.get(hash) === p) this.inFlight.delete(hash)
     })
     if (!opts.noCache) this.inFlight.set(hash, p)

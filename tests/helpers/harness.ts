@@ -37,7 +37,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
   const db = openDb(':memory:')
   const universe = new Universe(store)
-  const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, opts.queueMax ?? 64) : new InProcessExecutor(store)
+  const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, (opts.queueMax ?? 64) * 256) : new InProcessExecutor(store)
   const deps: AppDeps = {
     config,
     clock,
@@ -45,7 +45,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     universe,
     series: new SeriesCache(store),
     db,
-    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize }),
+    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
     marketContext: new MarketContext({ config, clock, db, store, universe }),
     startedAtMs: clock.now(),
   }
