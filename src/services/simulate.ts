@@ -151,7 +151,7 @@ export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCa
   })
   let r
   try {
-    r = await sim.run(spec, { noCache })
+    r = await sim.run(spec, { noCache, statistics: false })
   } catch (e) {
     if (e instanceof UnknownSymbols) throw new HttpError(404, { detail: `Unknown symbol '${body.symbol}': see GET /coins` })
     throw e
@@ -199,7 +199,7 @@ export async function runCompare(sim: SimulationService, body: CompareBody, noCa
   const strategies = listStrategies()
   sim.admit(1) // one request: its strategies run as one batch
   const runs = await Promise.all(
-    strategies.map(s => sim.run(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), { noCache, admitted: true })),
+    strategies.map(s => sim.run(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), { noCache, admitted: true, statistics: false })),
   )
   const first = runs[0]?.assembled.body
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds
@@ -255,7 +255,7 @@ export async function exportCsv(sim: SimulationService, hash: string): Promise<s
  */
 export async function coinStrategyFigures(sim: SimulationService, strategyId: string, symbols: string[]) {
   const s = strategyOr404(strategyId)
-  const r = await sim.run(registrySpec(s, { symbols, maxConcurrent: Math.max(1, symbols.length) }))
+  const r = await sim.run(registrySpec(s, { symbols, maxConcurrent: Math.max(1, symbols.length) }), { statistics: false })
   const out = new Map<string, { trades: number; win_rate: number; profit_factor: number; total_return_pct: number }>()
   for (const c of r.assembled.metrics.coin_results)
     out.set(c.symbol, { trades: c.trades, win_rate: c.win_rate, profit_factor: c.profit_factor, total_return_pct: c.total_return_pct })

@@ -25,8 +25,10 @@ export const DEFAULT_TOP_N = 50
 export interface RunResult {
   hash: string
   spec: RunSpec
+  symbols: string[]
   assembled: AssembledRun
-  statistics: StatisticsFields
+  /** null until asked for: runs that only need metrics (compare, coin) skip them */
+  statistics: StatisticsFields | null
   computeMs: number
 }
 
@@ -77,7 +79,6 @@ export class SimulationService {
     }
   }
 
-  /** Run (or fetch from cache) a backtest-shaped run. */
   /** Shed a request that would start `runs` runs beyond QUEUE_MAX (throws Overloaded). */
   admit(runs = 1): void {
     const maxRuns = this.deps.maxRuns ?? Infinity
@@ -87,8 +88,40 @@ export class SimulationService {
     }
   }
 
-  /** `admitted`: the caller already passed admit() for a batch of runs (compare). */
-  run(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean } = {}): Promise<RunResult> {
+  /**
+   * Run (or fetch from cache) a backtest-shaped run. `statistics: false` skips the
+   * research statistics (they are added later if the same result is asked for with them);
+   * `admitted`: the caller already passed admit() for a batch of runs (compare).
+   */
+  async run(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean; statistics?: boolean } = {}): Promise<RunResult> {
+    const r = await this.runMetrics(spec, opts)
+    if (opts.statistics !== false && r.statistics === null) await this.addStatistics(r)
+    return r
+  }
+
+  private readonly statsInFlight = new WeakMap<RunResult, Promise<void>>()
+
+  private addStatistics(r: RunResult): Promise<void> {
+    let p = this.statsInFlight.get(r)
+    if (!p) {
+      p = computeStatistics({
+        spec: r.spec,
+        hash: r.hash,
+        symbols: r.symbols,
+        portfolio: r.assembled.portfolio,
+        metrics: r.assembled.metrics,
+        bars: s => this.deps.store.bars(s),
+        executor: this.deps.executor,
+      }).then(stats => {
+        r.statistics = stats
+      })
+      p.catch(() => this.statsInFlight.delete(r))
+      this.statsInFlight.set(r, p)
+    }
+    return p
+  }
+
+  private runMetrics(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean }): Promise<RunResult> {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!opts.noCache) {
       const hit = this.cache.get(hash)
@@ -135,16 +168,7 @@ export class SimulationService {
       warnings: [],
     }
     const assembled = assembleRun(outcome, this.deps.store)
-    const statistics = await computeStatistics({
-      spec,
-      hash,
-      symbols,
-      portfolio: assembled.portfolio,
-      metrics: assembled.metrics,
-      bars: s => this.deps.store.bars(s),
-      executor: this.deps.executor,
-    })
-    const result: RunResult = { hash, spec, assembled, statistics, computeMs: Math.round(performance.now() - started) }
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: Math.round(performance.now() - started) }
     this.remember(result)
     return result
   }
@@ -184,7 +208,7 @@ export class SimulationService {
     if (hit) return hit
     const row = this.deps.db.select().from(schema.resultRequests).where(eq(schema.resultRequests.hash, hash)).get()
     if (!row) return null
-    return this.run(row.request as RunSpec)
+    return this.run(row.request as RunSpec, { statistics: false })
   }
 }
 
