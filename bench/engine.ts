@@ -122,7 +122,7 @@ const allTrades: Trade[] = coins.flatMap((coin) => simulateCoin(coin, p))
 const portfolioOpts = { perCoinUsd: 60, maxConcurrent: 100, compounding: false, leverage: 5, coinCount: COINS }
 const portfolio = best(() => runPortfolio(allTrades, portfolioOpts, mark).trades.length)
 const taken = runPortfolio(allTrades, portfolioOpts, mark)
-const metrics = best(() => computeMetrics({ trades: taken.trades, equityCurve: taken.equityCurve, initialCapitalUsd: taken.initialCapitalUsd, symbols: coins.map((c) => c.symbol) }).total_trades)
+const metrics = best(() => computeMetrics({ trades: taken.tradesInInputOrder, equityCurve: taken.equityCurve, initialCapitalUsd: taken.initialCapitalUsd, symbols: coins.map((c) => c.symbol) }).total_trades)
 const whole = best(() => runBacktest({ coins, params: p, perCoinUsd: 60, maxConcurrent: 100, compounding: false, mark }).metrics.total_trades)
 
 const row = (name: string, ms: number, trades: string) => `| ${name} | ${ms.toFixed(1)} | ${((ms * 1e6) / totalBars).toFixed(2)} | ${trades} |`

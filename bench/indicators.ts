@@ -2,7 +2,7 @@
  * Indicator speed: ns per bar of our kernels and of the npm indicator libraries on the same
  * candles (the 28-coin 1h set in ../shared/data/binance-usdm-1h), measured in one run.
  *
- *   ./node_modules/.bin/bun bench/indicators.ts [--coins 28] [--reps 5]
+ *   ./node_modules/.bin/bun bench/indicators.ts [--coins 28] [--reps 7] [--only <name part>[,<name part>…]]
  *
  * "ours" calls the kernel with preallocated outputs (how the engine calls it); "registry" is
  * INDICATORS[id].compute filling every field of that indicator into preallocated columns
@@ -19,7 +19,7 @@ import * as ti from 'technicalindicators'
 import * as tsig from 'trading-signals'
 import { adx } from '../src/indicators/adx'
 import { aroon } from '../src/indicators/aroon'
-import { atr, atrRatio, trueRange } from '../src/indicators/atr'
+import { atr, trueRange } from '../src/indicators/atr'
 import { bollinger } from '../src/indicators/bollinger'
 import { candleFeatures } from '../src/indicators/candle'
 import { cci } from '../src/indicators/cci'
@@ -27,7 +27,7 @@ import { donchian, keltner } from '../src/indicators/channels'
 import { heikinAshi } from '../src/indicators/heikin-ashi'
 import { historicalVolatility } from '../src/indicators/hv'
 import { ichimoku } from '../src/indicators/ichimoku'
-import { ema, sma } from '../src/indicators/ma'
+import { ema, ratioToMean, sma } from '../src/indicators/ma'
 import { macd } from '../src/indicators/macd'
 import { INDICATORS } from '../src/indicators/registry'
 import { roc } from '../src/indicators/roc'
@@ -153,7 +153,7 @@ const CASES: Case[] = [
     registry: ['atr', {}],
     ours: (b, o) => {
       atr(b.h, b.l, b.c, 14, o[0], b.n, o[1], o[2])
-      atrRatio(b.h, b.l, b.c, 14, 14, o[3])
+      ratioToMean(o[0], 14, o[3])
     },
     libs: {},
   },
@@ -359,22 +359,24 @@ const CASES: Case[] = [
 ]
 
 /**
- * ns per bar of each runner over every coin. Runners are interleaved coin by coin, round after
- * round, and each (runner, coin) keeps its best time, so a burst of load from other processes
- * (the machine is shared) hits all runners alike and rarely survives the minimum.
+ * ns per bar of each runner over every coin. Runners take turns round after round (a full GC
+ * before each turn, so one library's garbage is not collected on another's clock), and each
+ * (runner, coin) keeps its best time: a burst of load from other processes (the machine is
+ * shared) rarely survives the minimum.
  */
 function nsPerBar(runners: ((k: number) => void)[], coins: number, bars: number, reps: number, budgetMs: number): number[] {
   const best = runners.map(() => new Array<number>(coins).fill(Infinity))
   for (const run of runners) for (let k = 0; k < coins; k++) run(k) // let the JIT settle
   const t0 = performance.now()
   for (let r = 0; r < reps && (r < 2 || performance.now() - t0 < budgetMs); r++) {
-    for (let k = 0; k < coins; k++) {
-      runners.forEach((run, j) => {
+    runners.forEach((run, j) => {
+      Bun.gc(true)
+      for (let k = 0; k < coins; k++) {
         const start = performance.now()
         run(k)
         best[j][k] = Math.min(best[j][k], performance.now() - start)
-      })
-    }
+      }
+    })
   }
   return best.map((b) => (b.reduce((a, x) => a + x, 0) * 1e6) / bars)
 }
@@ -384,14 +386,8 @@ function fmt(ns: number | undefined): string {
   return ns < 10 ? ns.toFixed(2) : ns < 100 ? ns.toFixed(1) : ns.toFixed(0)
 }
 
-function main(): void {
-  if (!existsSync(DATA_DIR)) {
-    console.log(`bench/indicators: skipped, no candles at ${DATA_DIR}`)
-    return
-  }
-  const files = readdirSync(DATA_DIR).filter((f) => f.endsWith('.csv.gz')).sort()
-  const coins = files.slice(0, arg('coins', files.length)).map((f) => loadCandles(join(DATA_DIR, f)))
-  const reps = arg('reps', 7)
+/** Measures one case in this process and returns its table row. */
+function measureCase(cs: Case, coins: Bars[], reps: number): string {
   const totalBars = coins.reduce((s, b) => s + b.n, 0)
   const maxN = Math.max(...coins.map((b) => b.n))
   const outs = Array.from({ length: 11 }, () => new Float64Array(maxN))
@@ -407,46 +403,74 @@ function main(): void {
     }
   })
   let sink = 0
-  const rows: string[] = []
-  for (const cs of CASES) {
-    const runners: ((k: number) => void)[] = [(k) => cs.ours(coins[k], outs)]
-    if (cs.registry) {
-      const [id, params] = cs.registry
-      const def = INDICATORS[id]
-      const out: Record<string, Float64Array> = {}
-      for (const f of def.fields) out[f.name] = new Float64Array(maxN)
-      runners.push((k) => {
-        def.compute(coins[k], params, out)
-        sink += out[def.fields[0].name][coins[k].n - 1] || 0
-      })
-    }
-    const libNames = LIBS.filter((name) => cs.libs[name])
-    for (const name of libNames) {
-      const run = cs.libs[name]!
-      runners.push((k) => {
-        const r = run(libInputs[k])
-        sink += Array.isArray(r) ? r.length : r ? 1 : 0
-      })
-    }
-    const times = nsPerBar(runners, coins.length, totalBars, reps, 8000)
-    const ours = times[0]
-    const registry = cs.registry ? times[1] : undefined
-    const lib: Partial<Record<Lib, number>> = {}
-    libNames.forEach((name, j) => (lib[name] = times[j + (cs.registry ? 2 : 1)]))
-    const ranked = LIBS.filter((name) => lib[name] !== undefined).sort((a, b) => lib[a]! - lib[b]!)
-    const fastest = ranked[0]
-    const speedup = fastest ? `${(lib[fastest]! / ours).toFixed(1)}×` : '—'
-    rows.push(
-      `| ${cs.name} | ${fmt(ours)} | ${fmt(registry)} | ${fastest ?? '—'} | ${speedup} | ${LIBS.map((name) => fmt(lib[name])).join(' | ')} |`,
-    )
-    console.error(`done: ${cs.name}`)
+  const runners: ((k: number) => void)[] = [(k) => cs.ours(coins[k], outs)]
+  if (cs.registry) {
+    const [id, params] = cs.registry
+    const def = INDICATORS[id]
+    const out: Record<string, Float64Array> = {}
+    for (const f of def.fields) out[f.name] = new Float64Array(maxN)
+    runners.push((k) => {
+      def.compute(coins[k], params, out)
+      sink += out[def.fields[0].name][coins[k].n - 1] || 0
+    })
   }
-  console.log(`Indicators: ns per bar over ${coins.length} coins × ${coins[0].n} 1h bars (${totalBars} bars), best of up to ${reps} runs; bun ${Bun.version}`)
+  const libNames = LIBS.filter((name) => cs.libs[name])
+  for (const name of libNames) {
+    const run = cs.libs[name]!
+    runners.push((k) => {
+      const r = run(libInputs[k])
+      sink += Array.isArray(r) ? r.length : r ? 1 : 0
+    })
+  }
+  const times = nsPerBar(runners, coins.length, totalBars, reps, 8000)
+  const ours = times[0]
+  const registry = cs.registry ? times[1] : undefined
+  const lib: Partial<Record<Lib, number>> = {}
+  libNames.forEach((name, j) => (lib[name] = times[j + (cs.registry ? 2 : 1)]))
+  const fastest = LIBS.filter((name) => lib[name] !== undefined).sort((a, b) => lib[a]! - lib[b]!)[0]
+  const speedup = fastest ? `${(lib[fastest]! / ours).toFixed(1)}×` : '—'
+  if (sink === 42.4242) console.error('')
+  return `| ${cs.name} | ${fmt(ours)} | ${fmt(registry)} | ${fastest ?? '—'} | ${speedup} | ${LIBS.map((name) => fmt(lib[name])).join(' | ')} |`
+}
+
+/**
+ * Each case runs in a fresh child process (`--case i`): in one long process, small kernels
+ * measured 2–3× slower once many other cases had run before them (ROC 2 → 7 ns per bar), an
+ * artefact of sharing the process, not of the kernel.
+ */
+function main(): void {
+  if (!existsSync(DATA_DIR)) {
+    console.log(`bench/indicators: skipped, no candles at ${DATA_DIR}`)
+    return
+  }
+  const files = readdirSync(DATA_DIR).filter((f) => f.endsWith('.csv.gz')).sort()
+  const coinCount = Math.min(arg('coins', files.length), files.length)
+  const reps = arg('reps', 7)
+  const caseAt = process.argv.indexOf('--case')
+  if (caseAt >= 0) {
+    const coins = files.slice(0, coinCount).map((f) => loadCandles(join(DATA_DIR, f)))
+    console.log(measureCase(CASES[Number(process.argv[caseAt + 1])], coins, reps))
+    return
+  }
+  const onlyAt = process.argv.indexOf('--only')
+  const only = onlyAt >= 0 ? process.argv[onlyAt + 1].toLowerCase().split(',') : ['']
+  const rows: string[] = []
+  CASES.forEach((cs, index) => {
+    if (!only.some((part) => cs.name.toLowerCase().includes(part))) return
+    const child = Bun.spawnSync(
+      [process.execPath, import.meta.path, '--case', String(index), '--coins', String(coinCount), '--reps', String(reps)],
+      { stdout: 'pipe', stderr: 'inherit' },
+    )
+    if (child.exitCode !== 0) throw new Error(`bench/indicators: case ${cs.name} failed`)
+    rows.push(child.stdout.toString().trim())
+    console.error(`done: ${cs.name}`)
+  })
+  const bars = 31_973 * coinCount
+  console.log(`Indicators: ns per bar over ${coinCount} coins × 31973 1h bars (${bars} bars), best of up to ${reps} runs, one process per row; bun ${Bun.version}`)
   console.log('')
   console.log(`| indicator | ours | registry (all fields) | fastest library | ours vs fastest | ${LIBS.join(' | ')} |`)
   console.log(`|---|---:|---:|---|---:|${LIBS.map(() => '---:').join('|')}|`)
   for (const row of rows) console.log(row)
-  if (sink === 42.4242) console.log('')
 }
 
 main()

@@ -13,6 +13,7 @@ import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
 import { simulateModule } from './modules/simulate'
+import { researchModule } from './modules/research'
 import { builderModule } from './modules/builder'
 import { strategiesModule } from './modules/strategies'
 import { healthModule } from './modules/health'
@@ -42,6 +43,7 @@ export function buildApp(deps: AppDeps) {
     .use(builderModule())
     .use(backtestModule(deps))
     .use(simulateModule(deps))
+    .use(researchModule(deps))
     .use(exportModule(deps))
 }
 

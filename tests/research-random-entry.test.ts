@@ -75,7 +75,9 @@ describe('random-entry trades', () => {
           const ref = simulateCoin({ symbol: 'X', bars, entry: mask, exit: coin.exit, fromIdx: s, toIdx: coin.toIdx, funding }, p)[0]
           mask[s] = 0
           reasons.add(ref.exitReason)
-          expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
+          // the same exits exactly; funding from prefix sums agrees to rounding
+          expect(outcomes.pnlPct(s)).toBeCloseTo(ref.pnlPct, 9)
+          if (ref.fundingPct === 0) expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
         }
         // the fixture really exercises more than one exit rule
         expect(reasons.size).toBeGreaterThan(1)

@@ -44,8 +44,8 @@ export function candleFeatures(
   fillNaN(bearishEngulfing, 0, Math.min(1, rows))
   let prevOpen = NaN
   let prevClose = NaN
-  // Flags are products of 0/1 comparisons, not && chains: bullish and bearish bars alternate
-  // too randomly for branches to be predicted.
+  // Flags combine 0/1 comparisons with `&` rather than && chains: bullish and bearish bars
+  // alternate too randomly for branches to be predicted.
   for (let i = 0; i < rows; i++) {
     const o = open[i]
     const h = high[i]
@@ -67,13 +67,13 @@ export function candleFeatures(
     isBullish[i] = bull
     isBearish[i] = bear
     const ranged = +(range > 0)
-    doji[i] = ranged * +(body <= DOJI_BODY_FRAC * range)
-    hammer[i] = ranged * +(lower > 0) * +(lower >= WICK_BODY_MULT * body) * +(upper <= body)
-    shootingStar[i] = ranged * +(upper > 0) * +(upper >= WICK_BODY_MULT * body) * +(lower <= body)
+    doji[i] = ranged & +(body <= DOJI_BODY_FRAC * range)
+    hammer[i] = ranged & +(lower > 0) & +(lower >= WICK_BODY_MULT * body) & +(upper <= body)
+    shootingStar[i] = ranged & +(upper > 0) & +(upper >= WICK_BODY_MULT * body) & +(lower <= body)
     if (i > 0) {
       const bigger = +(body > Math.abs(prevClose - prevOpen))
-      bullishEngulfing[i] = bull * +(prevClose < prevOpen) * +(o <= prevClose) * +(c >= prevOpen) * bigger
-      bearishEngulfing[i] = bear * +(prevClose > prevOpen) * +(o >= prevClose) * +(c <= prevOpen) * bigger
+      bullishEngulfing[i] = bull & +(prevClose < prevOpen) & +(o <= prevClose) & +(c >= prevOpen) & bigger
+      bearishEngulfing[i] = bear & +(prevClose > prevOpen) & +(o >= prevClose) & +(c <= prevOpen) & bigger
     }
     prevOpen = o
     prevClose = c

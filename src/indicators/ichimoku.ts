@@ -34,16 +34,17 @@ export function ichimoku(
   n?: number,
 ): void {
   const rows = rowsOf(high, n)
-  const scratch = new Float64Array(rows)
-  midRange(high, low, tenkanPeriod, out.tenkan, scratch, rows)
-  midRange(high, low, kijunPeriod, out.kijun, scratch, rows)
-  midRange(high, low, senkouBPeriod, scratch, out.senkouB, rows)
-  // shift the current-bar spans forward by `displacement` rows
+  const { tenkan, kijun, senkouA, senkouB } = out
+  // senkouA is free until the end, so it serves as scratch for the lowest lows
+  midRange(high, low, tenkanPeriod, tenkan, senkouA, rows)
+  midRange(high, low, kijunPeriod, kijun, senkouA, rows)
+  midRange(high, low, senkouBPeriod, senkouB, senkouA, rows)
+  // shift the current-bar spans forward by `displacement` rows (backwards, so in place)
   const d = displacement
   for (let i = rows - 1; i >= d; i--) {
-    out.senkouB[i] = scratch[i - d]
-    out.senkouA[i] = (out.tenkan[i - d] + out.kijun[i - d]) / 2
+    senkouB[i] = senkouB[i - d]
+    senkouA[i] = (tenkan[i - d] + kijun[i - d]) / 2
   }
-  fillNaN(out.senkouA, 0, Math.min(d, rows))
-  fillNaN(out.senkouB, 0, Math.min(d, rows))
+  fillNaN(senkouA, 0, Math.min(d, rows))
+  fillNaN(senkouB, 0, Math.min(d, rows))
 }

@@ -65,10 +65,10 @@ export function stochRsi(
   checkPeriod('stochRsi', kSmooth)
   checkPeriod('stochRsi', dPeriod)
   const rows = rowsOf(src, n)
-  const scratch = new Float64Array(rows)
-  rsi(src, rsiPeriod, scratch, rows)
-  stochasticOf(scratch, scratch, scratch, stochPeriod, outD, rows) // raw %K, parked in outD
-  sma(outD, kSmooth, scratch, rows)
-  sma(scratch, dPeriod, outD, rows)
-  outK.set(scratch.subarray(0, rows))
+  // the outputs double as scratch: RSI in outK, raw %K in outD, then each is overwritten once
+  // its content has been used
+  rsi(src, rsiPeriod, outK, rows)
+  stochasticOf(outK, outK, outK, stochPeriod, outD, rows)
+  sma(outD, kSmooth, outK, rows)
+  sma(outK, dPeriod, outD, rows)
 }

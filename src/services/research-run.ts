@@ -4,15 +4,26 @@
  * number of workers).
  */
 import type { Executor } from './executor'
-import type { GridCell, GridCoin } from './research-tasks'
+import type { Trade } from '../engine/types'
+import type { GridCell } from './research-tasks'
+import { unpackTrades } from './trade-codec'
 import type { RunSpec } from './run-spec'
 
-/** Interleaved chunks (big and small coins spread evenly), as SimulationService.coinOutcomes cuts them. */
-export function chunksOf<T>(items: readonly T[], parallelism: number): T[][] {
-  const chunks = Math.max(1, Math.min(items.length, parallelism * 2))
+/** Chunks of a run's coins, as SimulationService.coinOutcomes cuts them. */
+export function chunkCount(nSymbols: number, parallelism: number): number {
+  return Math.max(1, Math.min(nSymbols, parallelism * 2))
+}
+
+/**
+ * Items of a run's coins grouped by the chunk coinOutcomes put their coin in (universe
+ * index modulo the chunk count), with that chunk as the worker affinity, so each coin
+ * runs where its signals are cached. Empty chunks are left out.
+ */
+export function chunksByIndex<T extends { index: number }>(items: readonly T[], nSymbols: number, parallelism: number): { affinity: number; items: T[] }[] {
+  const chunks = chunkCount(nSymbols, parallelism)
   const parts: T[][] = Array.from({ length: chunks }, () => [])
-  items.forEach((x, i) => parts[i % chunks].push(x))
-  return parts
+  for (const x of items) parts[x.index % chunks].push(x)
+  return parts.map((p, affinity) => ({ affinity, items: p })).filter(p => p.items.length > 0)
 }
 
 /** The request seed of a result: the first 32 bits of its hash (docs/statistics.md, "Seeds"). */
@@ -21,23 +32,26 @@ export function seedOfHash(hash: string): number {
 }
 
 /**
- * Each simulation's summed net % over every coin's random trades (as many per coin as the
+ * Each simulation's summed net % over the coins' random trades (as many per coin as the
  * run took). Coins are added in the order given, so the sums are the same bit for bit
- * however the coins were chunked. NaN for a simulation when a coin with trades has no bar
- * to enter at (cannot happen for trades that came from that window).
+ * however the coins were chunked.
  */
 export async function randomEntryTotals(
   executor: Executor,
   spec: RunSpec,
-  coins: readonly { symbol: string; trades: number }[],
+  /** `index`: the coin's position in the run's symbols */
+  coins: readonly { symbol: string; index: number; trades: number }[],
+  nSymbols: number,
   simulations: number,
   seed: number,
 ): Promise<Float64Array> {
   const withTrades = coins.filter(c => c.trades > 0)
-  const parts = chunksOf(withTrades, executor.parallelism)
-  const results = await Promise.all(parts.map(p => executor.run('randomEntry', { spec, coins: p, simulations, seed })))
+  const parts = chunksByIndex(withTrades, nSymbols, executor.parallelism)
+  const results = await Promise.all(
+    parts.map(p => executor.run('randomEntry', { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
+  )
   const bySymbol = new Map<string, Float64Array>()
-  results.forEach((r, k) => parts[k].forEach((c, i) => bySymbol.set(c.symbol, r.sums[i])))
+  results.forEach((r, k) => parts[k].items.forEach((c, i) => bySymbol.set(c.symbol, r.sums[i])))
   const totals = new Float64Array(simulations)
   for (const c of withTrades) {
     const sums = bySymbol.get(c.symbol)!
@@ -46,11 +60,20 @@ export async function randomEntryTotals(
   return totals
 }
 
-/** Every coin's trades under every cell, coins in the order given. */
-export async function gridOutcomes(executor: Executor, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoin[]> {
-  const parts = chunksOf(symbols, executor.parallelism)
-  const results = await Promise.all(parts.map(p => executor.run('gridTrades', { spec, symbols: p, cells })))
-  const bySymbol = new Map<string, GridCoin>()
-  for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
+/** A coin's trades under every cell of the grid. */
+export interface GridCoinTrades {
+  symbol: string
+  inWindow: boolean
+  fromMs: number | null
+  toMs: number | null
+  cells: Trade[][]
+}
+
+/** Every coin's trades under every cell, coins in the order given (the run's symbols). */
+export async function gridOutcomes(executor: Executor, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoinTrades[]> {
+  const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, executor.parallelism)
+  const results = await Promise.all(parts.map(p => executor.run('gridTrades', { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
+  const bySymbol = new Map<string, GridCoinTrades>()
+  for (const r of results) for (const { cells: packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, cells: packed.map(unpackTrades) })
   return symbols.map(s => bySymbol.get(s)!)
 }

@@ -1,18 +1,22 @@
 /**
  * Worker tasks of the research statistics (registered in tasks.ts's TASKS): the
- * random-entry Monte Carlo null and the SL/TP grid. Like coinTrades, each computes one
- * chunk of a run's coins; the main thread merges chunks in universe order, so a result
- * does not depend on how the coins were chunked (in-process or on any number of workers).
+ * random-entry Monte Carlo null, the bootstrap intervals, the regime split, validate's
+ * trade bootstrap and the SL/TP grid. Coin tasks compute one chunk of a run's coins, on the worker that ran
+ * those coins (its signal cache is warm); the main thread merges chunks in universe
+ * order, so a result does not depend on the chunking (in-process or any number of workers).
  */
 import { applyEntryFilters } from '../engine/filters'
 import { randomEntrySums, type RandomEntryCoin } from '../engine/random-entry'
 import { deriveSeed } from '../engine/random'
+import { bootstrapCI, type MetricCI, type RegimePerformance } from '../engine/statistics'
 import { simulateCoin } from '../engine/simulate-coin'
-import type { Trade } from '../engine/types'
+import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../engine/trade-bootstrap'
 import { windowIndices } from '../engine/window'
 import { atrRatio } from '../indicators/atr'
 import type { Bars } from '../market/types'
-import { parseDay, type RunSpec } from './run-spec'
+import { BENCHMARK_SYMBOL, regimeSplit } from './research-regimes'
+import { canonicalJson, parseDay, type RunSpec } from './run-spec'
+import { packTrades, type PackedTrades } from './trade-codec'
 import { tradeParamsOf, type TaskContext } from './tasks'
 
 export interface RandomEntryPayload {
@@ -27,6 +31,37 @@ export interface RandomEntryPayload {
 export interface RandomEntryResult {
   /** per coin (payload order): each simulation's summed net % of its random trades */
   sums: Float64Array[]
+}
+
+export interface BootstrapPayload {
+  /** net % of each trade */
+  tradePnlPct: Float64Array
+  dailyReturns: Float64Array
+  /** resamples of each interval */
+  tradeResamples: number
+  dailyResamples: number
+  profitFactorSeed: number
+  sharpeSeed: number
+}
+
+export interface BootstrapResult {
+  profitFactor: MetricCI | null
+  sharpe: MetricCI | null
+}
+
+export interface RegimesPayload {
+  entryMs: Float64Array
+  pnlPct: Float64Array
+  fromDayMs: number
+  toDayMs: number
+}
+
+export interface TradeBootstrapPayload {
+  /** net % of each trade */
+  pnlPct: Float64Array
+  sizing: PathSizing
+  simulations: number
+  seed: number
 }
 
 export interface GridCell {
@@ -45,8 +80,8 @@ export interface GridCoin {
   inWindow: boolean
   fromMs: number | null
   toMs: number | null
-  /** trades per cell, in payload cell order */
-  cells: Trade[][]
+  /** trades per cell, in payload cell order (packed for the trip, trade-codec.ts) */
+  cells: PackedTrades[]
 }
 
 export interface GridTradesResult {
@@ -63,11 +98,11 @@ function windowOf(spec: RunSpec, bars: Bars | undefined) {
 }
 
 /**
- * The filtered entry mask and the exit mask of a coin, as runCoinTrades builds them
- * (a shared helper belongs in tasks.ts; this mirrors it until then).
+ * The filtered entry mask and the exit mask of a coin, as runCoinTrades builds them, from
+ * the worker's signal cache (a shared helper belongs in tasks.ts; this mirrors it until then).
  */
-function coinMasks(ctx: TaskContext, spec: RunSpec, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
-  const masks = ctx.strategy(spec).signals(bars)
+function coinMasks(ctx: TaskContext, spec: RunSpec, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
+  const masks = ctx.signals(spec, canonicalJson(spec.strategy), symbol, bars)
   let ratio: Float64Array | null = null
   if (spec.minVolRegime !== null) {
     ratio = new Float64Array(bars.n)
@@ -75,17 +110,6 @@ function coinMasks(ctx: TaskContext, spec: RunSpec, bars: Bars): { entry: Uint8A
   }
   const entry = applyEntryFilters(masks.entry, bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: spec.minVolRegime, atrRatio: ratio })
   return { entry, exit: masks.exit }
-}
-
-/**
- * The exit mask alone: the exit tree compiled as an entry tree, so only the indicators it
- * reads are computed (the entry's are not needed for random entries).
- */
-function exitMask(ctx: TaskContext, spec: RunSpec, bars: Bars): Uint8Array | null {
-  const tree = spec.strategy.exit_conditions
-  if (!tree) return null
-  const exitOnly: RunSpec = { ...spec, strategy: { indicators: spec.strategy.indicators, entry: tree, exit_conditions: null } }
-  return ctx.strategy(exitOnly).signals(bars).entry
 }
 
 /**
@@ -100,6 +124,7 @@ function calendarAllowed(spec: RunSpec, bars: Bars): Uint8Array | null {
 export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): RandomEntryResult {
   const { spec, simulations, seed } = payload
   const params = tradeParamsOf(spec)
+  const strategyKey = canonicalJson(spec.strategy)
   const sums: Float64Array[] = []
   for (const { symbol, trades } of payload.coins) {
     const bars = ctx.bars(symbol, spec.timeframe)
@@ -110,7 +135,8 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
     }
     const coin: RandomEntryCoin = {
       bars,
-      exit: exitMask(ctx, spec, bars),
+      // the run's own exit mask: the worker that ran the coin has it cached (chunk affinity)
+      exit: spec.strategy.exit_conditions ? ctx.signals(spec, strategyKey, symbol, bars).exit : null,
       allowed: calendarAllowed(spec, bars),
       fromIdx: win.fromIdx,
       toIdx: win.toIdx,
@@ -119,6 +145,25 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
     sums.push(randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)))
   }
   return { sums }
+}
+
+/** The two bootstrap intervals of a run, off the request thread (the profit factor's is the costliest statistic after the null). */
+export function runBootstrap(_ctx: TaskContext, p: BootstrapPayload): BootstrapResult {
+  return {
+    profitFactor: bootstrapCI(p.tradePnlPct, 'profit_factor', { resamples: p.tradeResamples, seed: p.profitFactorSeed }),
+    sharpe: bootstrapCI(p.dailyReturns, 'sharpe', { resamples: p.dailyResamples, seed: p.sharpeSeed }),
+  }
+}
+
+/** The regime split of a run's trades; null when the store has no BTC. */
+export function runRegimes(ctx: TaskContext, p: RegimesPayload): RegimePerformance | null {
+  const btc = ctx.view.bars(BENCHMARK_SYMBOL)
+  return btc && btc.n > 0 ? regimeSplit(btc, p.entryMs, p.pnlPct, p.fromDayMs, p.toDayMs) : null
+}
+
+/** The bootstrap paths of /simulate/validate's Monte Carlo (up to 10,000 × the run's trades). */
+export function runTradeBootstrap(_ctx: TaskContext, p: TradeBootstrapPayload): TradeBootstrapResult {
+  return tradeBootstrap(p.pnlPct, p.sizing, p.simulations, p.seed)
 }
 
 /** Each coin's signals once, then its trades under every SL/TP cell (only the exits change). */
@@ -130,15 +175,16 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = windowOf(spec, bars)
     if (!bars || !win) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, cells: payload.cells.map(() => []) })
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, cells: payload.cells.map(() => packTrades(symbol, base.direction, [])) })
       continue
     }
-    const { entry, exit } = coinMasks(ctx, spec, bars)
+    const { entry, exit } = coinMasks(ctx, spec, symbol, bars)
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
-    const cells = payload.cells.map(cell =>
-      simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding }, // with a trailing exit the cell's tp is the trail distance
-      { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }),
-    )
+    const cells = payload.cells.map(cell => {
+      // with a trailing exit the cell's tp is the trail distance
+      const params = { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }
+      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding }, params))
+    })
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], cells })
   }
   return { coins }

@@ -7,30 +7,26 @@
  */
 import { dailyReturns, type BacktestMetrics } from '../engine/metrics'
 import type { PortfolioResult } from '../engine/portfolio'
-import { deriveSeed } from '../engine/random'
+import { deriveSeed, Mulberry32 } from '../engine/random'
 import {
-  bootstrapCI,
-  btcRegimeLabels,
   deflatedSharpe,
   dsrHaircutPct,
   edgePValue,
   jensensAlpha,
   mcPValue,
-  regimeAt,
-  regimePerformance,
   strategyGrade,
-  TREND_SMA_DAYS,
   walkForward,
   type DeflatedSharpeInfo,
+  type McPValue,
   type MetricCI,
   type RegimePerformance,
 } from '../engine/statistics'
 import { holdCurve } from '../engine/hold-curve'
-import { lastCloseAt } from '../engine/equity-curve'
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 import { listStrategies } from '../strategies/registry'
 import type { Executor } from './executor'
+import { BENCHMARK_SYMBOL } from './research-regimes'
 import { randomEntryTotals, seedOfHash } from './research-run'
 import type { RunSpec } from './run-spec'
 
@@ -70,23 +66,35 @@ export function statisticsFields(s: Partial<StatisticsFields> | null): Statistic
 }
 
 /**
- * Random-entry simulations per result. Each draws as many trades per coin as the run
- * took; a trade's outcome is computed once per entry bar and shared by the simulations,
- * so the cost is bounded by the window's bars (bench/research.ts). 100 resolves p-values
+ * Random-entry simulations per result, on at most MC_MAX_COINS coins. Each simulation
+ * draws as many trades per coin as the run took there; a trade's outcome is computed once
+ * per entry bar and shared by the simulations, so the cost is about coins × min(bars,
+ * simulations × trades per coin) trade walks (bench/research.ts). 100 resolves p-values
  * down to 1/101 ≈ 0.0099, inside the grade's best tier (≤ 0.01); /simulate/validate runs
  * as many as the request asks (default 1000).
  */
 export const MC_SIMULATIONS = 100
-/** Bootstrap resamples: 1000, fewer for very many trades so that resamples × trades stays within BOOTSTRAP_MAX_DRAWS. */
+/**
+ * The null tests a seeded random sample of the run's coins with trades: coins in a random
+ * order (fixed by the result hash) while their trades stay within MC_MAX_TRADES (the first
+ * coin always), at most MC_MAX_COINS. The cost is about simulations × tested trades trade
+ * walks; on all of a 535-coin run's trades it would cost several times the run itself.
+ */
+export const MC_MAX_COINS = 50
+export const MC_MAX_TRADES = 2000
+/**
+ * Bootstrap resamples: 1000, fewer for very many values so that resamples × values stays
+ * within BOOTSTRAP_MAX_DRAWS (never below BOOTSTRAP_MIN_RESAMPLES); MetricCI reports the
+ * number used.
+ */
 export const BOOTSTRAP_RESAMPLES = 1000
-export const BOOTSTRAP_MIN_RESAMPLES = 200
-export const BOOTSTRAP_MAX_DRAWS = 4_000_000
+export const BOOTSTRAP_MIN_RESAMPLES = 100
+export const BOOTSTRAP_MAX_DRAWS = 2_000_000
 
 export function bootstrapResamples(n: number): number {
   return Math.max(BOOTSTRAP_MIN_RESAMPLES, Math.min(BOOTSTRAP_RESAMPLES, Math.floor(BOOTSTRAP_MAX_DRAWS / Math.max(1, n))))
 }
 export const WALK_FORWARD_FOLDS = 5
-export const BENCHMARK_SYMBOL = 'BTCUSDT'
 
 /**
  * The configurations the service exposes for the choice a result represents: every
@@ -109,40 +117,126 @@ export interface StatisticsInput {
   /** candles for the BTC benchmark and regimes */
   bars(symbol: string): Bars | undefined
   executor: Executor
+  /** the random-entry null if the caller started it earlier (startRandomEntryNull); else started here */
+  randomEntry?: Promise<RandomEntryOutcome | null>
   /** default nTrialsOf(spec) */
   nTrials?: number
+}
+
+export interface RandomEntryInput {
+  spec: RunSpec
+  hash: string
+  executor: Executor
+  /** the run's coins in universe order (index = position in the run's symbols), their trade counts and summed net % */
+  perCoin: readonly CoinSum[]
+  /** the run's coin count (for the workers' chunks) */
+  nSymbols: number
   /** default MC_SIMULATIONS */
-  mcSimulations?: number
+  simulations?: number
+  /** defaults MC_MAX_COINS, MC_MAX_TRADES */
+  limits?: { maxCoins: number; maxTrades: number }
+  /** default seedOfHash(hash) */
+  seed?: number
 }
 
-/** Daily closes of BTC (the close of the last bar closed by each day's end) over [fromDay, toDay]. */
-function dayCloses(bars: Bars, fromDayMs: number, toDayMs: number): { days: Float64Array; closes: Float64Array } {
-  const n = Math.max(0, Math.floor((toDayMs - fromDayMs) / DAY_MS) + 1)
-  const days = new Float64Array(n)
-  const closes = new Float64Array(n)
-  for (let d = 0; d < n; d++) {
-    days[d] = fromDayMs + d * DAY_MS
-    closes[d] = lastCloseAt(bars, days[d] + DAY_MS)
+export interface CoinSum {
+  symbol: string
+  index: number
+  trades: number
+  sum: number
+}
+
+export interface RandomEntryOutcome {
+  /** p-value and percentile of the observed sum among the simulations' */
+  test: McPValue | null
+  /** summed net % of the tested coins' trades */
+  observed: number
+  /** each simulation's summed net % */
+  totals: Float64Array
+  coinsTested: number
+}
+
+/**
+ * The random-entry Monte Carlo of a run: the p-value and percentile of the tested coins'
+ * summed net return among the simulations'. Null without trades.
+ */
+export function startRandomEntryNull(input: RandomEntryInput): Promise<RandomEntryOutcome | null> {
+  const seed = input.seed ?? seedOfHash(input.hash)
+  const perCoin = input.perCoin
+  const tested = mcCoins(perCoin, input.limits ?? { maxCoins: MC_MAX_COINS, maxTrades: MC_MAX_TRADES }, deriveSeed(seed, 'mc-coins'))
+  if (tested.length === 0) return Promise.resolve(null)
+  const simulations = input.simulations ?? MC_SIMULATIONS
+  const p = randomEntryTotals(input.executor, input.spec, tested, input.nSymbols, simulations, deriveSeed(seed, 'random-entry')).then(totals => {
+    let observed = 0
+    for (const c of tested) observed += c.sum
+    return { test: mcPValue(observed, totals), observed, totals, coinsTested: tested.length }
+  })
+  // a run that fails before awaiting it must not leave an unhandled rejection behind
+  p.catch(() => {})
+  return p
+}
+
+/**
+ * The columns of the run's trades the statistics read, taken in one pass: the portfolio's
+ * trade objects are slow to read field by field (they are spread copies), so every later
+ * pass runs over these arrays.
+ */
+export interface TradeColumns {
+  pnlPct: Float64Array
+  entryMs: Float64Array
+  exitMs: Float64Array
+  /** index of the trade's coin in the run's symbols */
+  coin: Int32Array
+}
+
+export function tradeColumns(trades: PortfolioResult['trades'], symbols: readonly string[]): TradeColumns {
+  const n = trades.length
+  const index = new Map(symbols.map((s, i) => [s, i]))
+  const cols: TradeColumns = { pnlPct: new Float64Array(n), entryMs: new Float64Array(n), exitMs: new Float64Array(n), coin: new Int32Array(n) }
+  for (let i = 0; i < n; i++) {
+    const t = trades[i]
+    cols.pnlPct[i] = t.pnlPct
+    cols.entryMs[i] = t.entryTimeMs
+    cols.exitMs[i] = t.exitTimeMs
+    cols.coin[i] = index.get(t.symbol) ?? -1
   }
-  return { days, closes }
+  return cols
 }
 
-function regimeOf(btc: Bars, portfolio: PortfolioResult, fromDayMs: number, toDayMs: number): RegimePerformance | null {
-  // the trend needs 200 days of closes before the window's first day
-  const { days, closes } = dayCloses(btc, fromDayMs - TREND_SMA_DAYS * DAY_MS, toDayMs)
-  const labels = btcRegimeLabels(days, closes)
-  return regimePerformance(portfolio.trades.map(t => ({ pnlPct: t.pnlPct, ...regimeAt(labels, days, t.entryTimeMs) })))
+/**
+ * The coins the random-entry null tests: those with trades in a seeded random order
+ * (Fisher–Yates), taken while their trades add up to at most maxTrades (the first always)
+ * and at most maxCoins, returned in universe order.
+ */
+export function mcCoins<T extends { trades: number }>(perCoin: readonly T[], limits: { maxCoins: number; maxTrades: number }, seed: number): T[] {
+  const withTrades = perCoin.filter(c => c.trades > 0)
+  const order = withTrades.map((_, i) => i)
+  const rng = new Mulberry32(seed)
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1))
+    ;[order[i], order[j]] = [order[j], order[i]]
+  }
+  const picked: number[] = []
+  let trades = 0
+  for (const i of order) {
+    if (picked.length >= limits.maxCoins) break
+    if (picked.length > 0 && trades + withTrades[i].trades > limits.maxTrades) break
+    picked.push(i)
+    trades += withTrades[i].trades
+  }
+  return picked.sort((a, b) => a - b).map(i => withTrades[i])
 }
 
-/** Summed net % of the run's trades, coin by coin in universe order (as the null's sums are added). */
-function observedByCoin(symbols: readonly string[], portfolio: PortfolioResult): { symbol: string; trades: number; sum: number }[] {
-  const bySymbol = new Map(symbols.map(s => [s, { symbol: s, trades: 0, sum: 0 }]))
-  for (const t of portfolio.trades) {
-    const c = bySymbol.get(t.symbol)!
+/** Trades and summed net % per coin of the run, in universe order. */
+export function coinSums(symbols: readonly string[], cols: TradeColumns): CoinSum[] {
+  const out = symbols.map((symbol, index) => ({ symbol, index, trades: 0, sum: 0 }))
+  for (let i = 0; i < cols.coin.length; i++) {
+    const c = out[cols.coin[i]]
+    if (!c) continue
     c.trades++
-    c.sum += t.pnlPct
+    c.sum += cols.pnlPct[i]
   }
-  return symbols.map(s => bySymbol.get(s)!)
+  return out
 }
 
 export async function computeStatistics(input: StatisticsInput): Promise<StatisticsFields> {
@@ -152,38 +246,44 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   if (trades.length === 0 || curve.length === 0) return statisticsFields({ grade_details: 'not graded: no trades' })
 
   const seed = seedOfHash(input.hash)
-  const simulations = input.mcSimulations ?? MC_SIMULATIONS
-  const perCoin = observedByCoin(input.symbols, portfolio)
-  // the null runs in the workers while this thread computes the rest
-  const nullTotals = randomEntryTotals(input.executor, spec, perCoin, simulations, deriveSeed(seed, 'random-entry'))
-  nullTotals.catch(() => {})
-
-  const pnl = Float64Array.from(trades, t => t.pnlPct)
+  const cols = tradeColumns(trades, input.symbols)
+  const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
-  const nTrials = input.nTrials ?? nTrialsOf(spec)
+  // the bootstrap, the regime split and the null run in the workers (the longest task
+  // first) while this thread computes the rest
+  const cis = input.executor.run('bootstrap', {
+    tradePnlPct: pnl,
+    dailyReturns: daily,
+    tradeResamples: bootstrapResamples(pnl.length),
+    dailyResamples: bootstrapResamples(daily.length),
+    profitFactorSeed: deriveSeed(seed, 'profit_factor_ci'),
+    sharpeSeed: deriveSeed(seed, 'sharpe_ci'),
+  })
+  cis.catch(() => {})
   const fromDayMs = curve[0].tMs
   const toDayMs = curve[curve.length - 1].tMs
+  const btc = input.bars(BENCHMARK_SYMBOL)
+  const regimes = btc && btc.n > 0 ? input.executor.run('regimes', { entryMs: cols.entryMs, pnlPct: pnl, fromDayMs, toDayMs }) : Promise.resolve(null)
+  regimes.catch(() => {})
+  const randomEntry =
+    input.randomEntry ?? startRandomEntryNull({ spec, hash: input.hash, executor: input.executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+
+  const nTrials = input.nTrials ?? nTrialsOf(spec)
 
   const edge = edgePValue(pnl)
   const dsr = daily.length >= 2 ? deflatedSharpe(daily, nTrials) : null
-  const pfCi = bootstrapCI(pnl, 'profit_factor', { resamples: bootstrapResamples(pnl.length), seed: deriveSeed(seed, 'profit_factor_ci') })
-  const sharpeCi = bootstrapCI(daily, 'sharpe', { resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
   // the window's last day is whole: its last instant closes the last fold
-  const wf = walkForward(trades, fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
-  const btc = input.bars(BENCHMARK_SYMBOL)
+  const wf = walkForward(Array.from(pnl, (pnlPct, i) => ({ exitTimeMs: cols.exitMs[i], pnlPct })), fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
   let alphaPct: number | null = null
-  let regimes: RegimePerformance | null = null
   if (btc && btc.n > 0) {
     const btcDaily = dailyReturns(holdCurve(btc, fromDayMs, toDayMs, portfolio.initialCapitalUsd), portfolio.initialCapitalUsd)
     const alpha = jensensAlpha(daily, btcDaily)
     alphaPct = alpha ? alpha.alpha_annualized * 100 : null
-    regimes = regimeOf(btc, portfolio, fromDayMs, toDayMs)
   }
 
-  const totals = await nullTotals
-  let observed = 0
-  for (const c of perCoin) observed += c.sum
-  const mc = mcPValue(observed, totals)
+  const { profitFactor: pfCi, sharpe: sharpeCi } = await cis
+  const regimePerformance = await regimes
+  const mc = (await randomEntry)?.test ?? null
 
   const grade = strategyGrade({
     trades: trades.length,
@@ -205,7 +305,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     jensens_alpha: alphaPct,
     profit_factor_ci: pfCi,
     sharpe_ci: sharpeCi,
-    regime_performance: regimes,
+    regime_performance: regimePerformance,
     strategy_grade: grade.grade,
     grade_details: grade.details,
   })

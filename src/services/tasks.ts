@@ -17,7 +17,23 @@ import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
 import { packTrades, type PackedTrades } from './trade-codec'
-import { runGridTrades, runRandomEntry, type GridTradesPayload, type GridTradesResult, type RandomEntryPayload, type RandomEntryResult } from './research-tasks'
+import {
+  runBootstrap,
+  runGridTrades,
+  runRandomEntry,
+  runRegimes,
+  runTradeBootstrap,
+  type BootstrapPayload,
+  type BootstrapResult,
+  type GridTradesPayload,
+  type GridTradesResult,
+  type RandomEntryPayload,
+  type RandomEntryResult,
+  type RegimesPayload,
+  type TradeBootstrapPayload,
+} from './research-tasks'
+import type { TradeBootstrapResult } from '../engine/trade-bootstrap'
+import type { RegimePerformance } from '../engine/statistics'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -47,6 +63,9 @@ export interface TaskMap {
   coinTrades: { payload: CoinTradesPayload; result: CoinTradesResult }
   randomEntry: { payload: RandomEntryPayload; result: RandomEntryResult }
   gridTrades: { payload: GridTradesPayload; result: GridTradesResult }
+  bootstrap: { payload: BootstrapPayload; result: BootstrapResult }
+  tradeBootstrap: { payload: TradeBootstrapPayload; result: TradeBootstrapResult }
+  regimes: { payload: RegimesPayload; result: RegimePerformance | null }
 }
 export type TaskName = keyof TaskMap
 export type TaskPayload<N extends TaskName> = TaskMap[N]['payload']
@@ -191,4 +210,7 @@ export const TASKS: { [N in TaskName]: (ctx: TaskContext, payload: TaskPayload<N
   coinTrades: runCoinTrades,
   randomEntry: runRandomEntry,
   gridTrades: runGridTrades,
+  bootstrap: runBootstrap,
+  tradeBootstrap: runTradeBootstrap,
+  regimes: runRegimes,
 }

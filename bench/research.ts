@@ -1,0 +1,127 @@
+/**
+ * `bun bench/research.ts`: the research statistics on the synthetic 535-coin × 2-year
+ * universe, through the simulation service on a worker pool (as the server runs it):
+ *   - the statistics' share of a /simulate run (the run's trades + portfolio, then
+ *     computeStatistics on the same result), on 535 coins and on the default top 50;
+ *   - /simulate/validate with 1000 simulations on the top 50 (target p50 ≤ 1 s);
+ *   - /simulate/optimize with 36 cells on the top 50 (target p50 ≤ 1.5 s).
+ * Every request recomputes (no result cache). The store is generated once into a temp
+ * DATA_DIR (about 15 s), or read from BENCH_DATA_DIR when set.
+ * Env: BENCH_REPS (default 9), BENCH_WORKERS (default: the machine's cores).
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDb } from '../src/db'
+import { CandleStore } from '../src/market/candle-store'
+import { Universe } from '../src/market/universe'
+import { PoolExecutor } from '../src/services/executor'
+import { runOptimize } from '../src/services/optimize'
+import { assembleRun } from '../src/services/run-result'
+import { computeStatistics } from '../src/services/run-statistics'
+import { simulateSpec } from '../src/services/simulate'
+import { SimulationService } from '../src/services/simulation'
+import { runValidate } from '../src/services/validate'
+import { BUN, pct, ROOT } from './_server'
+
+const REPS = Number(process.env.BENCH_REPS ?? 9)
+const WORKERS = Number(process.env.BENCH_WORKERS ?? availableParallelism())
+const STRATEGY = 'bb-squeeze-short'
+
+function storeDir(): { dir: string; temp: boolean } {
+  if (process.env.BENCH_DATA_DIR) return { dir: process.env.BENCH_DATA_DIR, temp: false }
+  const dir = mkdtempSync(join(tmpdir(), 'perpsim-bench-research-'))
+  const gen = Bun.spawnSync([BUN, join(ROOT, 'src/cli.ts'), 'data', 'generate', '--coins', '535', '--days', '730'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir, OFFLINE: '1', LOG_LEVEL: 'warn' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  if (gen.exitCode !== 0) throw new Error(`data generate exited with ${gen.exitCode}`)
+  return { dir, temp: true }
+}
+
+const { dir, temp } = storeDir()
+if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${dir}`)
+const store = CandleStore.open(dir)
+const universe = new Universe(store)
+const executor = new PoolExecutor(store, WORKERS, 1024)
+const simulation = new SimulationService({ store, universe, executor, db: openDb(':memory:'), clock: { now: () => Date.now() }, cacheSize: 0 })
+const deps = { simulation, universe, store }
+
+const p50 = (xs: number[]) => pct(xs, 50)
+const fmt = (x: number) => x.toFixed(0)
+
+const simulateBody = (topN: number) => ({
+  strategy: STRATEGY,
+  market_type: 'futures' as const,
+  top_n: topN,
+  timeframe: '1H' as const,
+  start_date: null,
+  end_date: null,
+  leverage: 1,
+  fee_pct: null,
+  per_coin_usd: 60,
+  max_concurrent_positions: 100,
+  compounding: false,
+  include_stablecoins: false,
+})
+
+/** The run without and with its statistics, on the same result. */
+async function overhead(topN: number) {
+  const spec = simulateSpec(simulateBody(topN))
+  const base: number[] = []
+  const stats: number[] = []
+  let trades = 0
+  for (let i = 0; i <= REPS; i++) {
+    let t0 = performance.now()
+    const { symbols, accounting } = simulation.resolveUniverse(spec)
+    const coins = await simulation.coinOutcomes(spec, symbols)
+    const assembled = assembleRun({ spec, symbols, coins, accounting, indicatorsUsed: [], conditionsCount: 0, warnings: [] }, store)
+    const b = performance.now() - t0
+    t0 = performance.now()
+    // a new hash per repetition: a fresh seed, as a new request would have
+    await computeStatistics({ spec, hash: (0x10000000 + i).toString(16), symbols, portfolio: assembled.portfolio, metrics: assembled.metrics, bars: s => store.bars(s), executor })
+    const s = performance.now() - t0
+    trades = assembled.portfolio.trades.length
+    // the first repetition warms the JIT and the workers' caches
+    if (i > 0) {
+      base.push(b)
+      stats.push(s)
+    }
+  }
+  return { trades, base: p50(base), stats: p50(stats) }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i <= REPS; i++) {
+    const t0 = performance.now()
+    await fn()
+    if (i > 0) out.push(performance.now() - t0)
+  }
+  return out
+}
+
+const rows: string[] = []
+for (const topN of [535, 50]) {
+  const o = await overhead(topN)
+  rows.push(`| /simulate ${STRATEGY}, top ${topN} (${o.trades} trades): run without statistics | ${fmt(o.base)} | |`)
+  rows.push(`| … its statistics (added) | ${fmt(o.stats)} | +${fmt((100 * o.stats) / o.base)} % |`)
+}
+const validateBody = { ...simulateBody(50), oos_pct: 30, n_simulations: 1000, seed: null }
+const v = await timed(() => runValidate(deps, validateBody, true))
+rows.push(`| /simulate/validate, 1000 simulations, top 50 | ${fmt(p50(v))} | target ≤ 1000 |`)
+const SIX = [1, 2, 3, 5, 8, 13]
+const optimizeBody = { ...simulateBody(50), sl_values: SIX, tp_values: SIX, objective: 'sharpe' as const }
+const opt = await timed(() => runOptimize(deps, optimizeBody))
+rows.push(`| /simulate/optimize, 36 cells, top 50 | ${fmt(p50(opt))} | target ≤ 1500 |`)
+
+console.log(`Research statistics: ${store.symbols().length} coins, ${WORKERS} workers, p50 of ${REPS} runs after a warm-up\n`)
+console.log('| measurement | p50 ms | note |')
+console.log('|---|---|---|')
+for (const r of rows) console.log(r)
+
+await executor.close()
+if (temp) rmSync(dir, { recursive: true, force: true })
+process.exit(0)

@@ -1,0 +1,172 @@
+/**
+ * POST /simulate/optimize: an SL/TP grid search. Each coin's signals are computed once
+ * (in the workers, from their signal cache) and only the exits change per cell; every
+ * cell is booked as a portfolio of its own. The best cell's Sharpe ratio is deflated for
+ * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
+ */
+import { computeMetrics, dailyReturns, type BacktestMetrics } from '../engine/metrics'
+import { runPortfolio } from '../engine/portfolio'
+import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../engine/statistics'
+import { unprocessable } from '../http/errors'
+import { DAY_MS } from '../market/types'
+import { gridOutcomes, type GridCoinTrades } from './research-run'
+import { researchRun, type ResearchBody } from './research-spec'
+import type { GridCell } from './research-tasks'
+import type { RunSpec } from './run-spec'
+import type { ResearchDeps } from './validate'
+
+export type Objective = 'profit_factor' | 'sharpe' | 'total_return' | 'calmar'
+
+export interface OptimizeBody extends ResearchBody {
+  sl_values: number[]
+  tp_values: number[]
+  objective: Objective
+}
+
+/** The contract's limit: at most 36 simulations per grid. */
+export const OPTIMIZE_MAX_CELLS = 36
+/** A best cell with a deflated Sharpe below this is reported as not significant. */
+export const DSR_SIGNIFICANCE = 0.95
+
+const OBJECTIVE_METRIC: Record<Objective, keyof BacktestMetrics> = {
+  profit_factor: 'profit_factor',
+  sharpe: 'sharpe_ratio',
+  total_return: 'total_return_pct',
+  calmar: 'calmar_ratio',
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const uniqueSorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
+
+/** Candidate lists made unique and ascending; more than OPTIMIZE_MAX_CELLS cells is a 422 naming the limit. */
+export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; tp: number[]; cells: GridCell[] } {
+  const sl = uniqueSorted(slValues)
+  const tp = uniqueSorted(tpValues)
+  const n = sl.length * tp.length
+  if (n > OPTIMIZE_MAX_CELLS)
+    throw unprocessable([
+      {
+        type: 'value_error',
+        loc: ['body', 'tp_values'],
+        msg: `sl_values × tp_values gives ${sl.length} × ${tp.length} = ${n} cells; the optimize grid runs at most ${OPTIMIZE_MAX_CELLS}`,
+        input: tpValues,
+      },
+    ])
+  return { sl, tp, cells: sl.flatMap(slPct => tp.map(tpPct => ({ slPct, tpPct }))) }
+}
+
+/** Day span of the run: from the first window bar of any coin to the last (as assembleRun's). */
+function daySpan(coins: GridCoinTrades[]): { fromDayMs: number; toDayMs: number } | null {
+  let from = Infinity
+  let to = -Infinity
+  for (const c of coins) {
+    if (c.fromMs !== null && c.fromMs < from) from = c.fromMs
+    if (c.toMs !== null && c.toMs > to) to = c.toMs
+  }
+  if (!Number.isFinite(from)) return null
+  return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
+}
+
+function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: { fromDayMs: number; toDayMs: number }, deps: ResearchDeps) {
+  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
+  const p = runPortfolio(
+    coins.flatMap(c => c.cells[j]),
+    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
+    { barsOf: s => deps.store.bars(s), fromDayMs: span.fromDayMs, toDayMs: span.toDayMs },
+  )
+  const metrics = computeMetrics({ trades: p.tradesInInputOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd, symbols })
+  return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
+}
+
+/** Sample variance; undefined with fewer than 2 values. */
+function variance(xs: number[]): number | undefined {
+  if (xs.length < 2) return undefined
+  const m = xs.reduce((s, x) => s + x, 0) / xs.length
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
+}
+
+export async function runOptimize(deps: ResearchDeps, body: OptimizeBody) {
+  const started = performance.now()
+  const grid = gridOf(body.sl_values, body.tp_values)
+  const run = researchRun(body, deps.universe)
+  const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
+  const { symbols } = deps.simulation.resolveUniverse(spec)
+  const coins = await gridOutcomes(deps.simulation.executor, spec, symbols, grid.cells)
+  const span = daySpan(coins)
+  const metricKey = OBJECTIVE_METRIC[body.objective]
+
+  const results = grid.cells.map((cell, j) => {
+    const r = span ? cellResult(spec, symbols, coins, j, span, deps) : null
+    const m = r?.metrics
+    const trades = m?.total_trades ?? 0
+    return {
+      daily: r?.daily ?? new Float64Array(0),
+      item: {
+        sl_pct: cell.slPct,
+        tp_pct: cell.tpPct,
+        total_trades: trades,
+        win_rate: m?.win_rate ?? 0,
+        profit_factor: m?.profit_factor ?? 0,
+        total_return_pct: m?.total_return_pct ?? 0,
+        total_return_pct_portfolio: m?.total_return_pct_portfolio ?? 0,
+        avg_trade_pct: m?.expectancy ?? 0,
+        max_drawdown_pct: m?.max_drawdown_pct ?? 0,
+        sharpe_ratio: m?.sharpe_ratio ?? 0,
+        sortino_ratio: m?.sortino_ratio ?? 0,
+        calmar_ratio: m?.calmar_ratio ?? 0,
+        // a cell without trades has nothing to rank
+        objective_value: m && trades > 0 ? (m[metricKey] as number) : null,
+      },
+    }
+  })
+
+  let best = -1
+  results.forEach((r, j) => {
+    const v = r.item.objective_value
+    if (v !== null && (best < 0 || v > results[best].item.objective_value!)) best = j
+  })
+
+  // V[SR] across the trials: the per-day Sharpe ratios of the cells that traded
+  const trialSharpeVariance = variance(results.filter(r => r.item.total_trades > 0).map(r => r.item.sharpe_ratio / Math.sqrt(DAYS_PER_YEAR)))
+  let deflated: DeflatedSharpeInfo | null = null
+  if (best >= 0 && results[best].daily.length >= 2)
+    deflated = deflatedSharpe(results[best].daily, grid.cells.length, trialSharpeVariance === undefined ? {} : { trialSharpeVariance })
+  const bestItem = best >= 0 ? results[best].item : null
+  let warning: string | null = null
+  if (!bestItem) warning = 'No cell of the grid traded: there is nothing to pick.'
+  else if (!deflated)
+    warning = `The best cell (SL ${bestItem.sl_pct}%, TP ${bestItem.tp_pct}%) has no daily return spread, so its Sharpe ratio cannot be deflated; treat it as not significant.`
+  else if (deflated.dsr < DSR_SIGNIFICANCE)
+    warning =
+      `The best cell (SL ${bestItem.sl_pct}%, TP ${bestItem.tp_pct}%) is not significant after deflation for the ${grid.cells.length} cells tried: ` +
+      `deflated Sharpe ${deflated.dsr.toFixed(3)} < ${DSR_SIGNIFICANCE}. Its edge may be the luck of picking the best of the grid.`
+
+  const matrix = grid.sl.map((_, i) => results.slice(i * grid.tp.length, (i + 1) * grid.tp.length).map(r => r.item))
+  return {
+    strategy: run.strategyId ?? run.name,
+    strategy_name: run.name,
+    direction: spec.direction,
+    objective: body.objective,
+    max_bars: spec.maxBars,
+    timeframe: spec.timeframe,
+    leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
+    coins_used: symbols.length,
+    data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
+    top_n_requested: run.top_n_requested,
+    eligible_universe: run.eligible_universe,
+    universe_capped: run.universe_capped,
+    run_cap: run.run_cap,
+    run_cap_reason: run.run_cap_reason,
+    n_cells: grid.cells.length,
+    sl_values: grid.sl,
+    tp_values: grid.tp,
+    grid: matrix,
+    heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
+    best: bestItem,
+    deflated_sharpe: deflated,
+    dsr_haircut_pct: deflated ? dsrHaircutPct(deflated, trialSharpeVariance === undefined ? {} : { trialSharpeVariance }) : null,
+    significant: deflated ? deflated.dsr >= DSR_SIGNIFICANCE : false,
+    warning,
+    compute_time_ms: Math.round(performance.now() - started),
+  }
+}

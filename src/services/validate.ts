@@ -1,0 +1,196 @@
+/**
+ * POST /simulate/validate: one run over the window, split by entry time into an
+ * in-sample and an out-of-sample part (each booked as its own portfolio), a bootstrap of
+ * the run's trades for the spread of outcomes, and the random-entry null with the
+ * request's simulation count. Formulas: docs/statistics.md, "Validation".
+ */
+import { computeMetrics } from '../engine/metrics'
+import { runPortfolio, type PortfolioTrade } from '../engine/portfolio'
+import { deriveSeed } from '../engine/random'
+import { bookPath, pathSteps, percentileTable, type PathSizing } from '../engine/trade-bootstrap'
+import type { CandleStore } from '../market/candle-store'
+import { DAY_MS } from '../market/types'
+import type { Universe } from '../market/universe'
+import { seedOfHash } from './research-run'
+import { researchRun, type ResearchBody } from './research-spec'
+import type { RunSpec } from './run-spec'
+import { coinSums, startRandomEntryNull, tradeColumns } from './run-statistics'
+import type { SimulationService } from './simulation'
+
+export interface ValidateBody extends ResearchBody {
+  oos_pct: number
+  n_simulations: number
+  seed: number | null
+}
+
+export interface ResearchDeps {
+  simulation: SimulationService
+  universe: Universe
+  store: CandleStore
+}
+
+/** The verdict's thresholds (reported with it). */
+export const VALIDATE_THRESHOLDS = {
+  /** fewer trades than this in either part: no verdict */
+  min_trades_per_part: 10,
+  /** degradation ratio at or above this: robust */
+  robust_ratio: 0.5,
+  /** at or below this (the out-of-sample average trade lost): overfit */
+  overfit_ratio: 0,
+} as const
+
+export type Verdict = 'robust' | 'degraded' | 'overfit' | 'no_in_sample_edge' | 'insufficient_data'
+const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
+  robust: 'low',
+  degraded: 'medium',
+  overfit: 'high',
+  no_in_sample_edge: 'high',
+  insufficient_data: 'unknown',
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** The figures of one part of the window: its trades booked as a portfolio of their own. */
+export function partMetrics(spec: RunSpec, symbols: string[], trades: PortfolioTrade[], fromDayMs: number, toDayMs: number, store: CandleStore) {
+  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
+  const p = runPortfolio(
+    trades,
+    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
+    { barsOf: s => store.bars(s), fromDayMs, toDayMs },
+  )
+  const m = computeMetrics({ trades: p.tradesInInputOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd, symbols })
+  return {
+    date_range: `${isoDay(fromDayMs)} to ${isoDay(toDayMs)}`,
+    days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
+    total_trades: m.total_trades,
+    wins: m.wins,
+    losses: m.losses,
+    win_rate: m.win_rate,
+    profit_factor: m.profit_factor,
+    total_return_pct: m.total_return_pct,
+    avg_trade_pct: m.expectancy,
+    total_return_pct_portfolio: m.total_return_pct_portfolio,
+    max_drawdown_pct: m.max_drawdown_pct,
+    sharpe_ratio: m.sharpe_ratio,
+    sortino_ratio: m.sortino_ratio,
+    calmar_ratio: m.calmar_ratio,
+  }
+}
+
+export type PartMetrics = ReturnType<typeof partMetrics>
+
+/** First out-of-sample day: the window's days cut at round(days × (1 − oos_pct/100)), at least one day on each side. */
+export function splitDay(fromDayMs: number, toDayMs: number, oosPct: number): number | null {
+  const days = Math.round((toDayMs - fromDayMs) / DAY_MS) + 1
+  if (days < 2) return null
+  const inSampleDays = Math.min(days - 1, Math.max(1, Math.round((days * (100 - oosPct)) / 100)))
+  return fromDayMs + inSampleDays * DAY_MS
+}
+
+export function verdictOf(is: { total_trades: number; avg_trade_pct: number }, oos: { total_trades: number; avg_trade_pct: number }) {
+  const t = VALIDATE_THRESHOLDS
+  let verdict: Verdict
+  let ratio: number | null = null
+  if (is.total_trades < t.min_trades_per_part || oos.total_trades < t.min_trades_per_part) verdict = 'insufficient_data'
+  else if (!(is.avg_trade_pct > 0)) verdict = 'no_in_sample_edge'
+  else {
+    ratio = oos.avg_trade_pct / is.avg_trade_pct
+    verdict = ratio >= t.robust_ratio ? 'robust' : ratio > t.overfit_ratio ? 'degraded' : 'overfit'
+  }
+  const messages: Record<Verdict, string> = {
+    robust: 'The out-of-sample average trade kept at least half of the in-sample one.',
+    degraded: 'The out-of-sample average trade stayed positive but lost more than half of the in-sample one.',
+    overfit: 'The out-of-sample average trade lost money: the in-sample result did not carry over.',
+    no_in_sample_edge: 'The in-sample average trade is not positive: there is no edge to carry over.',
+    insufficient_data: `Fewer than ${t.min_trades_per_part} trades in a part: too few to judge.`,
+  }
+  return { degradation_ratio: ratio, verdict, risk: RISK[verdict], message: messages[verdict], thresholds: { ...t } }
+}
+
+export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean) {
+  const started = performance.now()
+  const run = researchRun(body, deps.universe)
+  const { spec } = run
+  // the response has its own Monte Carlo: the run's per-result statistics are not needed
+  const r = await deps.simulation.run(spec, { noCache, statistics: false })
+  const { symbols } = r
+  const portfolio = r.assembled.portfolio
+  const trades = portfolio.trades
+  const curve = portfolio.equityCurve
+  const seed = body.seed ?? seedOfHash(r.hash)
+
+  // out of sample
+  const fromDayMs = curve.length ? curve[0].tMs : null
+  const toDayMs = curve.length ? curve[curve.length - 1].tMs : null
+  const split = fromDayMs !== null && toDayMs !== null ? splitDay(fromDayMs, toDayMs, body.oos_pct) : null
+  let oos = null
+  if (split !== null) {
+    const isMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs < split), fromDayMs!, split - DAY_MS, deps.store)
+    const oosMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs >= split), split, toDayMs!, deps.store)
+    oos = { split_date: isoDay(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
+  } else {
+    oos = { split_date: null, is_metrics: null, oos_metrics: null, ...verdictOf({ total_trades: 0, avg_trade_pct: 0 }, { total_trades: 0, avg_trade_pct: 0 }) }
+  }
+
+  // the run's trades, resampled; the observed path books them in exit order
+  const cols = tradeColumns(trades, symbols)
+  const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
+  const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
+  const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
+  const executor = deps.simulation.executor
+  const bootstrap = executor.run('tradeBootstrap', { pnlPct: inExitOrder, sizing, simulations: body.n_simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
+  bootstrap.catch(() => {})
+  const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
+  const [boot, re] = await Promise.all([
+    bootstrap,
+    startRandomEntryNull({ spec, hash: r.hash, executor, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations: body.n_simulations, limits: unlimited, seed }),
+  ])
+  const steps = Int32Array.from(boot.steps)
+  const observedPath = new Float64Array(steps.length)
+  const observed = bookPath(inExitOrder, null, sizing, { steps, out: observedPath })
+
+  return {
+    strategy: run.strategyId ?? run.name,
+    strategy_name: run.name,
+    direction: spec.direction,
+    sl_pct: spec.slPct,
+    tp_pct: spec.tpPct,
+    max_bars: spec.maxBars,
+    timeframe: spec.timeframe,
+    leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
+    coins_used: symbols.length,
+    data_range: r.assembled.body.data_range as string,
+    top_n_requested: run.top_n_requested,
+    eligible_universe: run.eligible_universe,
+    universe_capped: run.universe_capped,
+    run_cap: run.run_cap,
+    run_cap_reason: run.run_cap_reason,
+    total_trades: trades.length,
+    oos_pct: body.oos_pct,
+    oos,
+    monte_carlo: {
+      method: 'trade_bootstrap',
+      description:
+        "Paths of as many trades as the run took, drawn with replacement from the run's net trade returns and booked one after another with the run's sizing.",
+      runs: body.n_simulations,
+      seed,
+      trades_per_run: trades.length,
+      final_return_pct: percentileTable(boot.finalReturnPct),
+      max_drawdown_pct: percentileTable(boot.maxDrawdownPct),
+      probability_positive: trades.length > 0 ? boot.probabilityPositive : null,
+      observed: { final_return_pct: observed.finalReturnPct, max_drawdown_pct: observed.maxDrawdownPct },
+      equity_bands: { steps: boot.steps, ...boot.bands, observed: Array.from(observedPath) },
+      random_entry: {
+        method: 'random_entry',
+        description: 'The same number of trades per coin entered at random bars of the window, with the same exits and costs; the p-value is the share of simulations whose summed return is at least the run’s, (k + 1)/(n + 1).',
+        runs: body.n_simulations,
+        p_value: re?.test?.p_value ?? null,
+        percentile: re?.test?.percentile ?? null,
+        observed_total_return_pct: re?.observed ?? 0,
+        null_total_return_pct: re ? percentileTable(re.totals) : null,
+      },
+    },
+    result_hash: r.hash,
+    compute_time_ms: Math.round(performance.now() - started),
+  }
+}
