@@ -8,7 +8,7 @@
 import { applyEntryFilters } from '../engine/filters'
 import { randomEntrySums, type RandomEntryCoin } from '../engine/random-entry'
 import { deriveSeed } from '../engine/random'
-import { bootstrapCI, type MetricCI, type RegimePerformance } from '../engine/statistics'
+import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../engine/statistics'
 import { simulateCoin } from '../engine/simulate-coin'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../engine/trade-bootstrap'
 import { windowIndices } from '../engine/window'
@@ -34,19 +34,10 @@ export interface RandomEntryResult {
 }
 
 export interface BootstrapPayload {
-  /** net % of each trade */
-  tradePnlPct: Float64Array
-  dailyReturns: Float64Array
-  /** resamples of each interval */
-  tradeResamples: number
-  dailyResamples: number
-  profitFactorSeed: number
-  sharpeSeed: number
-}
-
-export interface BootstrapResult {
-  profitFactor: MetricCI | null
-  sharpe: MetricCI | null
+  values: Float64Array
+  statistic: BootstrapStatistic
+  resamples: number
+  seed: number
 }
 
 export interface RegimesPayload {
@@ -147,12 +138,9 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
   return { sums }
 }
 
-/** The two bootstrap intervals of a run, off the request thread (the profit factor's is the costliest statistic after the null). */
-export function runBootstrap(_ctx: TaskContext, p: BootstrapPayload): BootstrapResult {
-  return {
-    profitFactor: bootstrapCI(p.tradePnlPct, 'profit_factor', { resamples: p.tradeResamples, seed: p.profitFactorSeed }),
-    sharpe: bootstrapCI(p.dailyReturns, 'sharpe', { resamples: p.dailyResamples, seed: p.sharpeSeed }),
-  }
+/** One bootstrap interval of a run, off the request thread (the profit factor's is the costliest statistic after the null). */
+export function runBootstrap(_ctx: TaskContext, p: BootstrapPayload): MetricCI | null {
+  return bootstrapCI(p.values, p.statistic, { resamples: p.resamples, seed: p.seed })
 }
 
 /** The regime split of a run's trades; null when the store has no BTC. */

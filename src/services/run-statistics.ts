@@ -81,7 +81,7 @@ export const MC_SIMULATIONS = 100
  * walks; on all of a 535-coin run's trades it would cost several times the run itself.
  */
 export const MC_MAX_COINS = 50
-export const MC_MAX_TRADES = 2000
+export const MC_MAX_TRADES = 1000
 /**
  * Bootstrap resamples: 1000, fewer for very many values so that resamples × values stays
  * within BOOTSTRAP_MAX_DRAWS (never below BOOTSTRAP_MIN_RESAMPLES); MetricCI reports the
@@ -249,24 +249,25 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const cols = tradeColumns(trades, input.symbols)
   const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
-  // the bootstrap, the regime split and the null run in the workers (the longest task
-  // first) while this thread computes the rest
-  const cis = input.executor.run('bootstrap', {
-    tradePnlPct: pnl,
-    dailyReturns: daily,
-    tradeResamples: bootstrapResamples(pnl.length),
-    dailyResamples: bootstrapResamples(daily.length),
-    profitFactorSeed: deriveSeed(seed, 'profit_factor_ci'),
-    sharpeSeed: deriveSeed(seed, 'sharpe_ci'),
+  // the null, the bootstraps and the regime split run in the workers while this thread
+  // computes the rest; the null's chunks go first: they are short and bound to the
+  // workers that hold their coins' signals, so they must not queue behind a bootstrap
+  const randomEntry =
+    input.randomEntry ?? startRandomEntryNull({ spec, hash: input.hash, executor: input.executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+  const pfCi = input.executor.run('bootstrap', {
+    values: pnl,
+    statistic: 'profit_factor',
+    resamples: bootstrapResamples(pnl.length),
+    seed: deriveSeed(seed, 'profit_factor_ci'),
   })
-  cis.catch(() => {})
+  pfCi.catch(() => {})
   const fromDayMs = curve[0].tMs
   const toDayMs = curve[curve.length - 1].tMs
   const btc = input.bars(BENCHMARK_SYMBOL)
   const regimes = btc && btc.n > 0 ? input.executor.run('regimes', { entryMs: cols.entryMs, pnlPct: pnl, fromDayMs, toDayMs }) : Promise.resolve(null)
   regimes.catch(() => {})
-  const randomEntry =
-    input.randomEntry ?? startRandomEntryNull({ spec, hash: input.hash, executor: input.executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+  const sharpeCi = input.executor.run('bootstrap', { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
+  sharpeCi.catch(() => {})
 
   const nTrials = input.nTrials ?? nTrialsOf(spec)
 
@@ -281,8 +282,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     alphaPct = alpha ? alpha.alpha_annualized * 100 : null
   }
 
-  const { profitFactor: pfCi, sharpe: sharpeCi } = await cis
-  const regimePerformance = await regimes
+  const [profitFactorCi, sharpeRatioCi, regimePerformance] = await Promise.all([pfCi, sharpeCi, regimes])
   const mc = (await randomEntry)?.test ?? null
 
   const grade = strategyGrade({
@@ -303,8 +303,8 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     mc_p_value: mc?.p_value ?? null,
     mc_percentile: mc?.percentile ?? null,
     jensens_alpha: alphaPct,
-    profit_factor_ci: pfCi,
-    sharpe_ci: sharpeCi,
+    profit_factor_ci: profitFactorCi,
+    sharpe_ci: sharpeRatioCi,
     regime_performance: regimePerformance,
     strategy_grade: grade.grade,
     grade_details: grade.details,

@@ -24,7 +24,6 @@ import {
   runRegimes,
   runTradeBootstrap,
   type BootstrapPayload,
-  type BootstrapResult,
   type GridTradesPayload,
   type GridTradesResult,
   type RandomEntryPayload,
@@ -33,7 +32,7 @@ import {
   type TradeBootstrapPayload,
 } from './research-tasks'
 import type { TradeBootstrapResult } from '../engine/trade-bootstrap'
-import type { RegimePerformance } from '../engine/statistics'
+import type { MetricCI, RegimePerformance } from '../engine/statistics'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -63,7 +62,7 @@ export interface TaskMap {
   coinTrades: { payload: CoinTradesPayload; result: CoinTradesResult }
   randomEntry: { payload: RandomEntryPayload; result: RandomEntryResult }
   gridTrades: { payload: GridTradesPayload; result: GridTradesResult }
-  bootstrap: { payload: BootstrapPayload; result: BootstrapResult }
+  bootstrap: { payload: BootstrapPayload; result: MetricCI | null }
   tradeBootstrap: { payload: TradeBootstrapPayload; result: TradeBootstrapResult }
   regimes: { payload: RegimesPayload; result: RegimePerformance | null }
 }
