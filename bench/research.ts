@@ -77,7 +77,7 @@ async function overhead(topN: number) {
     let t0 = performance.now()
     const { symbols, accounting } = simulation.resolveUniverse(spec)
     const coins = await simulation.coinOutcomes(spec, symbols)
-    const assembled = assembleRun({ spec, symbols, coins, accounting, indicatorsUsed: [], conditionsCount: 0, warnings: [] }, store)
+    const assembled = await assembleRun({ spec, symbols, coins, accounting, indicatorsUsed: [], conditionsCount: 0, warnings: [] }, store)
     const b = performance.now() - t0
     t0 = performance.now()
     // a new hash per repetition: a fresh seed, as a new request would have

@@ -11,7 +11,8 @@ import type { RunSpec } from './run-spec'
 
 /** Chunks of a run's coins, as SimulationService.coinOutcomes cuts them. */
 export function chunkCount(nSymbols: number, parallelism: number): number {
-  return Math.max(1, Math.min(nSymbols, parallelism * 2))
+  // two chunks per worker balance big runs; a small run is not worth more messages than coins / 4
+  return Math.max(1, Math.min(parallelism * 2, Math.ceil(nSymbols / 4)))
 }
 
 /**

@@ -12,6 +12,7 @@ import type { CandleStore } from '../market/candle-store'
 import { DAY_MS } from '../market/types'
 import type { RunSpec } from './run-spec'
 import type { CoinOutcome } from './tasks'
+import { yieldToLoop } from './yield'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
 export const MAX_TRADES_IN_RESPONSE = 1000
@@ -77,7 +78,7 @@ function daySpan(coins: CoinOutcome[]): { fromDayMs: number; toDayMs: number } |
   return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
 }
 
-export function assembleRun(run: RunOutcome, store: CandleStore): AssembledRun {
+export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<AssembledRun> {
   const { spec } = run
   const trades = run.coins.flatMap(c => c.trades)
   const span = daySpan(run.coins)
@@ -87,6 +88,7 @@ export function assembleRun(run: RunOutcome, store: CandleStore): AssembledRun {
     { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: run.symbols.length },
     { barsOf: s => store.bars(s), fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS },
   )
+  await yieldToLoop() // the portfolio and the metrics are the two long steps: serve others between
   const metrics = computeMetrics({
     // universe order: the same whatever the split over workers, and cheaper than entry order
     trades: portfolio.tradesInInputOrder,

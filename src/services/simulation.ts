@@ -18,6 +18,8 @@ import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, type StatisticsFields } from './run-statistics'
 import type { CoinOutcome } from './tasks'
 import { unpackTrades } from './trade-codec'
+import { chunkCount } from './research-run'
+import { yieldToLoop } from './yield'
 
 /** top_n when a request leaves it null */
 export const DEFAULT_TOP_N = 50
@@ -104,7 +106,7 @@ export class SimulationService {
   private addStatistics(r: RunResult): Promise<void> {
     let p = this.statsInFlight.get(r)
     if (!p) {
-      p = computeStatistics({
+      p = yieldToLoop().then(() => computeStatistics({
         spec: r.spec,
         hash: r.hash,
         symbols: r.symbols,
@@ -112,7 +114,7 @@ export class SimulationService {
         metrics: r.assembled.metrics,
         bars: s => this.deps.store.bars(s),
         executor: this.deps.executor,
-      }).then(stats => {
+      })).then(stats => {
         r.statistics = stats
       })
       p.catch(() => this.statsInFlight.delete(r))
@@ -167,7 +169,8 @@ export class SimulationService {
       conditionsCount: conditionsCount(spec.strategy.entry),
       warnings: [],
     }
-    const assembled = assembleRun(outcome, this.deps.store)
+    await yieldToLoop() // let waiting requests (/health) in between the heavy steps
+    const assembled = await assembleRun(outcome, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: Math.round(performance.now() - started) }
     this.remember(result)
     return result
@@ -180,14 +183,16 @@ export class SimulationService {
 
   /** Trades of every coin, computed in chunks spread over the executor. */
   async coinOutcomes(spec: RunSpec, symbols: string[]): Promise<CoinOutcome[]> {
-    const chunks = Math.max(1, Math.min(symbols.length, this.deps.executor.parallelism * 2))
+    const chunks = chunkCount(symbols.length, this.deps.executor.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
     const results = await Promise.all(parts.map((p, k) => this.deps.executor.run('coinTrades', { spec, symbols: p }, k)))
     const bySymbol = new Map<string, CoinOutcome>()
-    for (const r of results)
+    for (const r of results) {
+      await yieldToLoop()
       for (const { packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, trades: unpackTrades(packed) })
+    }
     return symbols.map(s => bySymbol.get(s)!)
   }
 
