@@ -5,7 +5,12 @@
  * beyond `queueMax` waiting tasks, `run` throws Overloaded (the HTTP layer answers 503
  * with Retry-After).
  */
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../paths'
 import type { StoreSnapshot } from './store-view'
+
+/** the worker entry, beside the sources or inside the single binary (`npm run build` lists it) */
+const WORKER_ENTRY = join(PROJECT_ROOT, 'workers', 'sim.worker.ts')
 import type { TaskName, TaskPayload, TaskResult } from './tasks'
 
 export class Overloaded extends Error {
@@ -52,7 +57,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('../../workers/sim.worker.ts', import.meta.url).href)
+    const worker = new Worker(WORKER_ENTRY)
     const slot: Slot = { worker, busy: null }
     worker.onmessage = ev => this.onMessage(slot, ev.data)
     worker.onerror = ev => {
