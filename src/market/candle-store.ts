@@ -53,6 +53,11 @@ export interface AppendResult {
 
 export class StoreError extends Error {}
 
+export interface AppendOptions {
+  /** false: skip the fsyncs (still atomic for a crashing process); for regenerable data */
+  durable?: boolean
+}
+
 export class CandleStore {
   private readonly candleDir: string
   private readonly fundingDir: string
@@ -183,16 +188,16 @@ export class CandleStore {
    * Rows at or before the stored last time are skipped, so re-importing overlapping
    * files is harmless. Persists before memory changes.
    */
-  appendCandles(symbol: string, cols: ArrayLike<number>[], n: number): AppendResult {
+  appendCandles(symbol: string, cols: ArrayLike<number>[], n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
     if (cols.length !== CANDLE_COLS) throw new StoreError('appendCandles takes 6 columns: t,o,h,l,c,v')
-    return this.append(this.candleDir, this.candles, symbol, cols, n)
+    return this.append(this.candleDir, this.candles, symbol, cols, n, opts)
   }
 
   /** Append funding events (columns t, rate). */
-  appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number): AppendResult {
+  appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
-    return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n)
+    return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n, opts)
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */
@@ -239,6 +244,7 @@ export class CandleStore {
     symbol: string,
     cols: ArrayLike<number>[],
     n: number,
+    opts: AppendOptions,
   ): AppendResult {
     const cur = target.get(symbol)
     const lastT = cur && cur.n > 0 ? cur.cols[0][cur.n - 1] : -Infinity
@@ -255,7 +261,7 @@ export class CandleStore {
     const slice = cols.map(c => sliceOf(c, start, n))
     const dir = join(root, symbol)
     ensureDir(dir)
-    writeSegment(join(dir, segmentName(t[start])), slice, rows)
+    writeSegment(join(dir, segmentName(t[start])), slice, rows, opts.durable ?? true)
     target.set(symbol, appendInMemory(cur, slice, rows))
     if (listSegments(dir).length > COMPACT_AFTER) compactSymbol(dir, target.get(symbol)!)
     this.changed()

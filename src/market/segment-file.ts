@@ -16,7 +16,7 @@ const HEADER_BYTES = 16
 export class SegmentError extends Error {}
 
 /** Write `columns` (each at least `rows` long) atomically to `path`. */
-export function writeSegment(path: string, columns: ArrayLike<number>[], rows: number): void {
+export function writeSegment(path: string, columns: ArrayLike<number>[], rows: number, durable = true): void {
   const ncols = columns.length
   const buf = new ArrayBuffer(HEADER_BYTES + ncols * rows * 8)
   const header = new Uint32Array(buf, 0, 4)
@@ -29,7 +29,7 @@ export function writeSegment(path: string, columns: ArrayLike<number>[], rows: n
     const off = k * rows
     for (let i = 0; i < rows; i++) body[off + i] = col[i]
   }
-  writeFileAtomic(path, new Uint8Array(buf))
+  writeFileAtomic(path, new Uint8Array(buf), durable)
 }
 
 /** Read a segment: its columns as Float64Arrays of equal length. */
@@ -49,15 +49,19 @@ export function readSegment(path: string): Float64Array[] {
   return out
 }
 
-/** temp file + fsync + rename + directory fsync */
-export function writeFileAtomic(path: string, data: Uint8Array | string): void {
+/**
+ * temp file + fsync + rename + directory fsync. `durable: false` skips the fsyncs: the
+ * rename still makes the write all-or-nothing for a crashing process, only an OS crash
+ * may then lose it (used for data that can be regenerated, like demo candles).
+ */
+export function writeFileAtomic(path: string, data: Uint8Array | string, durable = true): void {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
   const fd = openSync(tmp, 'w')
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data
     let off = 0
     while (off < bytes.byteLength) off += writeSync(fd, bytes, off, bytes.byteLength - off)
-    fsyncSync(fd)
+    if (durable) fsyncSync(fd)
   } catch (e) {
     closeSync(fd)
     try { unlinkSync(tmp) } catch {}
@@ -65,7 +69,7 @@ export function writeFileAtomic(path: string, data: Uint8Array | string): void {
   }
   closeSync(fd)
   renameSync(tmp, path)
-  syncDir(path.slice(0, path.lastIndexOf('/')) || '.')
+  if (durable) syncDir(path.slice(0, path.lastIndexOf('/')) || '.')
 }
 
 function syncDir(dir: string): void {

@@ -372,8 +372,9 @@ export function appendDemoCandles(store: CandleStore, nowMs: number, seed: numbe
     const n = coin.t.length - coin.firstNew
     if (n === 0) continue
     const cols = [coin.t, coin.o, coin.h, coin.l, coin.c, coin.v].map(col => Float64Array.from(col.slice(coin.firstNew)))
-    rows += store.appendCandles(coin.symbol, cols, n).appended
-    if (coin.fundT.length) store.appendFunding(coin.symbol, coin.fundT, coin.fundRate, coin.fundT.length)
+    // demo candles are regenerated identically after a loss, so they skip the fsyncs
+    rows += store.appendCandles(coin.symbol, cols, n, { durable: false }).appended
+    if (coin.fundT.length) store.appendFunding(coin.symbol, coin.fundT, coin.fundRate, coin.fundT.length, { durable: false })
   }
   return rows
 }
