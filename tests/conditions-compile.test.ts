@@ -59,9 +59,10 @@ const tiny: Record<string, IndicatorDef> = {
     params: {},
     compute(b, _p, out) {
       computeCalls.flags = (computeCalls.flags ?? 0) + 1
+      // compute fills the fields it is asked for (IndicatorDef's contract)
       for (let i = 0; i < b.n; i++) {
-        out.green[i] = b.c[i] > b.o[i] ? 1 : 0
-        out.prev_close[i] = i === 0 ? Number.NaN : b.c[i - 1]
+        if (out.green) out.green[i] = b.c[i] > b.o[i] ? 1 : 0
+        if (out.prev_close) out.prev_close[i] = i === 0 ? Number.NaN : b.c[i - 1]
       }
     },
   },

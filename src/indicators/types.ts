@@ -23,7 +23,8 @@ export interface ParamSpec {
 
 /**
  * One entry of the indicator registry: metadata for /indicators and the builder, and
- * `compute`, which fills one preallocated column per field from the bars.
+ * `compute`, which fills the preallocated column of every field present in `out` (the
+ * fields the caller reads; an absent field may be skipped, work and all).
  */
 export interface IndicatorDef {
   id: string

@@ -94,6 +94,8 @@ interface IndicatorJob {
   params: Record<string, number>
   /** scratch slot of each of the indicator's fields, in def.fields order */
   slots: number[]
+  /** the fields the trees read: only these are asked of compute */
+  used: Set<string>
 }
 
 /** A validated strategy, resolved once, ready to produce masks for any number of coins. */
@@ -140,7 +142,7 @@ export class CompiledStrategy {
       const out: Record<string, Float64Array> = {}
       job.def.fields.forEach((f, k) => {
         // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
-        out[f.name] = scratch.column(job.slots[k], n)
+        if (job.used.has(f.name)) out[f.name] = scratch.column(job.slots[k], n)
       })
       job.def.compute(bars, job.params, out)
       computed.set(id, out)
@@ -189,6 +191,7 @@ export class CompiledStrategy {
     } else {
       src = { kind: 'indicator', indicatorId: r.indicatorId, field }
       this.addJob(r.indicatorId, spec)
+      this.jobs.get(r.indicatorId)!.used.add(field)
     }
     this.sources.push(src)
     this.sourceIndex.set(field, this.sources.length - 1)
@@ -202,7 +205,7 @@ export class CompiledStrategy {
     for (const [k, p] of Object.entries(def.params)) params[k] = p.default
     Object.assign(params, spec.indicators[id] ?? {})
     const slots = def.fields.map(() => this.nextSlot++)
-    this.jobs.set(id, { def, params, slots })
+    this.jobs.set(id, { def, params, slots, used: new Set() })
   }
 }
 

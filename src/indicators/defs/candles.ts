@@ -2,6 +2,9 @@ import { candleFeatures } from '../candle'
 import { heikinAshi } from '../heikin-ashi'
 import { bool, define, greater, num } from './spec'
 
+/** candle fields beyond the bullish/bearish flags */
+const CANDLE_SHAPES = ['body_pct', 'upper_wick_pct', 'lower_wick_pct', 'range_pct', 'bullish_engulfing', 'bearish_engulfing', 'hammer', 'shooting_star', 'doji']
+
 export const candleDef = define({
   id: 'candle',
   name: 'Candle Features',
@@ -20,7 +23,17 @@ export const candleDef = define({
     bool('doji', 'body ≤ 10 % of the range'),
   ],
   warmupBars: () => 1,
-  run(b, _p, col) {
+  run(b, _p, col, wants) {
+    // direction alone (the common case in strategies) needs one comparison per bar
+    if (CANDLE_SHAPES.every(f => !wants(f))) {
+      const bull = col('is_bullish')
+      const bear = col('is_bearish')
+      for (let i = 0; i < b.n; i++) {
+        bull[i] = +(b.c[i] > b.o[i])
+        bear[i] = +(b.c[i] < b.o[i])
+      }
+      return
+    }
     candleFeatures(
       b.o,
       b.h,

@@ -32,13 +32,22 @@ export const real = (def: number, min: number, max: number, description: string)
   description,
 })
 
+/** Scratch columns by field name, reused across calls (a thread computes one indicator at a time). */
+const scratchPool = new Map<string, Float64Array>()
+
 /**
  * Output columns for one compute call: the caller's column when it asked for the field,
- * else a scratch column (some fields are inputs of others, and kernels write all they make).
+ * else a reused scratch column (some fields are inputs of others, and kernels write all
+ * they make). A scratch column is only valid during the call that got it.
  */
 export function columns(out: Record<string, Column>, n: number): (name: string) => Column {
-  const scratch: Record<string, Column> = {}
-  return (name) => out[name] ?? (scratch[name] ??= new Float64Array(n))
+  return (name) => {
+    const own = out[name]
+    if (own) return own
+    let buf = scratchPool.get(name)
+    if (!buf || buf.length < n) scratchPool.set(name, (buf = new Float64Array(n + (n >> 3))))
+    return buf.subarray(0, n)
+  }
 }
 
 /** params over defaults */
@@ -60,7 +69,8 @@ export function greater(a: Column, b: Column, out: Column, n: number): void {
   }
 }
 
-export type Compute = (bars: Bars, p: Params, col: (name: string) => Column) => void
+/** `wants(name)`: the caller asked for that field (a body may skip work nobody reads) */
+export type Compute = (bars: Bars, p: Params, col: (name: string) => Column, wants: (name: string) => boolean) => void
 
 /**
  * Builds a spec whose compute resolves defaults and hands the body a column getter, so each
@@ -71,7 +81,7 @@ export function define(spec: Omit<IndicatorSpec, 'compute'> & { run: Compute }):
   return {
     ...rest,
     compute(bars, params, out) {
-      run(bars, withDefaults(rest, params), columns(out, bars.n))
+      run(bars, withDefaults(rest, params), columns(out, bars.n), name => name in out)
     },
   }
 }

@@ -6,6 +6,9 @@ import { ratioToMean, sma } from '../ma'
 import { firstValid } from '../util'
 import { bool, define, greater, int, num, real } from './spec'
 
+/** bb fields computed from the bands in a second pass */
+const BB_DERIVED = ['bb_width', 'bb_width_ma', 'bb_width_change', 'bb_pct_b', 'is_squeeze', 'recent_squeeze', 'bb_expanding']
+
 export const bb = define({
   id: 'bb',
   name: 'Bollinger Bands',
@@ -28,12 +31,14 @@ export const bb = define({
     bool('bb_expanding', 'bb_width is above the previous bar’s'),
   ],
   warmupBars: (p) => Math.max(p.period - 1 + 2 * (p.squeeze_lookback - 1), p.period),
-  run(b, p, col) {
+  run(b, p, col, wants) {
     const n = b.n
     const up = col('bb_upper')
     const lo = col('bb_lower')
     const mid = col('bb_mid')
     bollinger(b.c, p.period, p.std, mid, up, lo, n)
+    // the bands alone are what most trees read: the width and squeeze pass is skipped then
+    if (BB_DERIVED.every(f => !wants(f))) return
     const width = col('bb_width')
     const pctB = col('bb_pct_b')
     for (let i = 0; i < n; i++) {
