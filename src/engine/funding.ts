@@ -1,5 +1,6 @@
 /**
- * Funding of one position (DESIGN.md §3, "Costs").
+ * Funding of positions on one coin (DESIGN.md §3, "Costs"); the only place the rule is
+ * written, for simulateCoin and the random-entry null alike.
  *
  * A position pays or receives at every funding event T with entry instant < T < exit
  * instant. Events come from the store's real series; outside the span from the coin's
@@ -15,94 +16,146 @@
  * paid by longs for a positive rate and received by shorts.
  */
 import type { Bars, FundingSeries } from '../market/types'
-import { lastAtOrBefore, upperBound } from './search'
+import { lastAtOrBefore, lowerBound, upperBound } from './search'
 import { FALLBACK_FUNDING_INTERVAL_MS, FALLBACK_FUNDING_RATE } from './types'
 
-/** Scratch result, reused across trades so the kernel allocates nothing per trade. */
-export interface FundingCharge {
-  /** % of margin, positive = paid */
-  pct: number
-  events: number
-  real: number
-  /**
-   * Search hint: index of the first real event after the previous trade's entry. Trades
-   * of one coin come in time order, so the next search starts here (reset to 0 per coin).
-   */
-  cursor: number
-}
-
-export function newFundingCharge(): FundingCharge {
-  return { pct: 0, events: 0, real: 0, cursor: 0 }
-}
+const GRID_MS = FALLBACK_FUNDING_INTERVAL_MS
 
 /**
- * Charge the funding of a position held from tInMs to tOutMs (exclusive at both ends)
- * into `out`. `entryIdx` is the entry bar, whose open time is tInMs; `dirSign` is +1 for
- * a long, −1 for a short.
+ * The funding of positions on one coin inside one window of its bars; the result of the
+ * last `charge` is in `pct`, `events` and `real` (no allocation per trade).
+ *
+ * The random-entry null prices thousands of overlapping trades per coin, and the price
+ * lookup is most of a trade's funding cost, so there (`keep`) each event's rate × P(T) is
+ * looked up once, up front. Sums run in event order either way: a trade's funding is the
+ * same to the last bit whether amounts are kept or not.
  */
-export function chargeFunding(
-  bars: Bars,
-  funding: FundingSeries | null,
-  entryIdx: number,
-  entryPrice: number,
-  tInMs: number,
-  tOutMs: number,
-  dirSign: number,
-  leverage: number,
-  out: FundingCharge,
-): void {
-  const t = bars.t
-  const o = bars.o
-  const nBars = bars.n
-  const stepMs = bars.stepMs
-  let rateTimesPrice = 0
-  let events = 0
-  let real = 0
+export class CoinFunding {
+  /** % of margin of the last charge, positive = paid */
+  pct = 0
+  /** events of the last charge (real + stand-in) */
+  events = 0
+  /** of those, events of the store's real series */
+  real = 0
 
-  const nEv = funding === null ? 0 : funding.n
-  let firstRealMs = Infinity
-  let lastRealMs = -Infinity
-  if (funding !== null && nEv > 0) {
-    const ft = funding.t
-    const fr = funding.rate
-    firstRealMs = ft[0]
-    lastRealMs = ft[nEv - 1]
-    // first event after the entry: a short walk from the hint, a binary search otherwise
-    let j = out.cursor
-    if (j > nEv || (j > 0 && ft[j - 1] > tInMs)) j = 0
-    for (let steps = 0; j < nEv && ft[j] <= tInMs; j++) {
-      if (++steps > 16) {
-        j = upperBound(ft, nEv, tInMs)
-        break
+  private readonly ft: Float64Array
+  private readonly rate: Float64Array
+  private readonly nEv: number
+  private readonly firstRealMs: number
+  private readonly lastRealMs: number
+  /** first real event after the previous charge's entry (trades mostly come in time order) */
+  private cursor = 0
+  private readonly startMs: number
+  private readonly endMs: number
+  /** kept: rate × P(T) of real event jLo + m */
+  private readonly realAmt: Float64Array | null
+  private readonly jLo: number
+  /** kept: FALLBACK_FUNDING_RATE × P(T) of the stand-in at (gridLo + m) × GRID_MS (0 where real events cover) */
+  private readonly gridAmt: Float64Array | null
+  private readonly gridLo: number
+
+  /**
+   * Positions enter after bar fromIdx's open and leave by bar lastIdx's close. `keep`:
+   * look every event's amount up once, for many overlapping trades (one position at a
+   * time never charges an event twice, so there it would be wasted work).
+   */
+  constructor(private readonly bars: Bars, funding: FundingSeries | null, fromIdx: number, lastIdx: number, keep: boolean) {
+    const from = Math.max(0, Math.min(fromIdx, bars.n - 1))
+    const last = Math.max(from, Math.min(lastIdx, bars.n - 1))
+    this.startMs = bars.n > 0 ? bars.t[from] : 0
+    this.endMs = bars.n > 0 ? bars.t[last] + bars.stepMs : 0
+    const nEv = funding === null ? 0 : funding.n
+    const ft = funding === null ? new Float64Array(0) : funding.t
+    const rate = funding === null ? new Float64Array(0) : funding.rate
+    this.nEv = nEv
+    this.ft = ft
+    this.rate = rate
+    this.firstRealMs = nEv > 0 ? ft[0] : Infinity
+    this.lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
+    // only events strictly inside the window can be charged
+    this.jLo = upperBound(ft, nEv, this.startMs)
+    this.gridLo = Math.floor(this.startMs / GRID_MS) + 1
+    this.realAmt = null
+    this.gridAmt = null
+    if (!keep || bars.n === 0) return
+    const realAmt = new Float64Array(Math.max(0, lowerBound(ft, nEv, this.endMs) - this.jLo))
+    for (let m = 0, b = from; m < realAmt.length; m++) {
+      const j = this.jLo + m
+      b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, ft[j])
+      realAmt[m] = rate[j] * bars.o[b]
+    }
+    const gridAmt = new Float64Array(Math.max(0, Math.ceil(this.endMs / GRID_MS) - this.gridLo))
+    for (let m = 0, b = from; m < gridAmt.length; m++) {
+      const gMs = (this.gridLo + m) * GRID_MS
+      if (gMs >= this.firstRealMs && gMs <= this.lastRealMs) continue
+      b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, gMs)
+      gridAmt[m] = FALLBACK_FUNDING_RATE * bars.o[b]
+    }
+    this.realAmt = realAmt
+    this.gridAmt = gridAmt
+  }
+
+  /**
+   * Charge a position held from tInMs to tOutMs (exclusive at both ends), inside the
+   * window. `entryIdx` is the entry bar, whose open time is tInMs; `dirSign` is +1 for a
+   * long, −1 for a short.
+   */
+  charge(entryIdx: number, entryPrice: number, tInMs: number, tOutMs: number, dirSign: number, leverage: number): void {
+    if (!(tInMs >= this.startMs && tOutMs <= this.endMs)) throw new RangeError('CoinFunding: a position outside the window')
+    const { t, o, n: nBars, stepMs } = this.bars
+    let rateTimesPrice = 0
+    let real = 0
+    // P(T) = o[b], b the last bar opened at or before T, searched on from the previous b
+    let b = entryIdx
+    const nEv = this.nEv
+    if (nEv > 0) {
+      const ft = this.ft
+      // first event after the entry: a short walk from the cursor, a binary search otherwise
+      let j = this.cursor
+      if (j > nEv || (j > 0 && ft[j - 1] > tInMs)) j = 0
+      for (let steps = 0; j < nEv && ft[j] <= tInMs; j++) {
+        if (++steps > 16) {
+          j = upperBound(ft, nEv, tInMs)
+          break
+        }
+      }
+      this.cursor = j
+      const kept = this.realAmt
+      if (kept !== null) {
+        for (let m = j - this.jLo; j < nEv && ft[j] < tOutMs; j++, m++) rateTimesPrice += kept[m]
+      } else {
+        const rate = this.rate
+        for (; j < nEv && ft[j] < tOutMs; j++) {
+          b = lastAtOrBefore(t, nBars, stepMs, b, ft[j])
+          rateTimesPrice += rate[j] * o[b]
+        }
+      }
+      real = j - this.cursor
+    }
+    let events = real
+    // stand-ins on the 8h grid, only outside [firstRealMs, lastRealMs]
+    const firstRealMs = this.firstRealMs
+    const lastRealMs = this.lastRealMs
+    if (!(tInMs >= firstRealMs && tOutMs <= lastRealMs)) {
+      const kept = this.gridAmt
+      b = entryIdx
+      for (let g = Math.floor(tInMs / GRID_MS) + 1; g * GRID_MS < tOutMs; g++) {
+        const gMs = g * GRID_MS
+        if (gMs >= firstRealMs && gMs <= lastRealMs) {
+          // jump over the covered span in one step
+          g = Math.floor(lastRealMs / GRID_MS)
+          continue
+        }
+        if (kept !== null) rateTimesPrice += kept[g - this.gridLo]
+        else {
+          b = lastAtOrBefore(t, nBars, stepMs, b, gMs)
+          rateTimesPrice += FALLBACK_FUNDING_RATE * o[b]
+        }
+        events++
       }
     }
-    out.cursor = j
-    let b = entryIdx
-    for (; j < nEv; j++) {
-      const tEv = ft[j]
-      if (tEv >= tOutMs) break
-      b = lastAtOrBefore(t, nBars, stepMs, b, tEv)
-      rateTimesPrice += fr[j] * o[b]
-      real++
-    }
-    events = real
+    this.pct = (dirSign * rateTimesPrice * leverage * 100) / entryPrice
+    this.events = events
+    this.real = real
   }
-
-  // stand-ins on the 8h grid, only outside [firstRealMs, lastRealMs]
-  const step = FALLBACK_FUNDING_INTERVAL_MS
-  let b = entryIdx
-  for (let g = (Math.floor(tInMs / step) + 1) * step; g < tOutMs; g += step) {
-    if (g >= firstRealMs && g <= lastRealMs) {
-      // jump over the covered span in one step
-      g = (Math.floor(lastRealMs / step) + 1) * step - step
-      continue
-    }
-    b = lastAtOrBefore(t, nBars, stepMs, b, g)
-    rateTimesPrice += FALLBACK_FUNDING_RATE * o[b]
-    events++
-  }
-
-  out.pct = (dirSign * rateTimesPrice * leverage * 100) / entryPrice
-  out.events = events
-  out.real = real
 }

@@ -5,15 +5,14 @@
  * those coins (its signal cache is warm); the main thread merges chunks in universe
  * order, so a result does not depend on the chunking (in-process or any number of workers).
  */
-import { applyEntryFilters } from '../engine/filters'
 import { randomEntrySums, type RandomEntryCoin } from '../engine/random-entry'
 import { deriveSeed } from '../engine/random'
 import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../engine/statistics'
 import { simulateCoin } from '../engine/simulate-coin'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../engine/trade-bootstrap'
 import { windowIndices } from '../engine/window'
-import { atrRatio } from '../indicators/atr'
 import type { Bars } from '../market/types'
+import { entryMaskOf } from './entry-mask'
 import { BENCHMARK_SYMBOL, regimeSplit } from './research-regimes'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import { packTrades, type PackedTrades } from './trade-codec'
@@ -79,28 +78,15 @@ export interface GridTradesResult {
   coins: GridCoin[]
 }
 
-/** ATR period and mean length of the min_vol_regime filter, as runCoinTrades uses them (docs/indicators.md, `atr_ratio`). */
-const VOL_REGIME_ATR = 14
-const VOL_REGIME_MEAN = 14
-
 function windowOf(spec: RunSpec, bars: Bars | undefined) {
   if (!bars || bars.n === 0) return null
   return windowIndices(bars, spec.startDate ? parseDay(spec.startDate) : null, spec.endDate ? parseDay(spec.endDate) : null)
 }
 
-/**
- * The filtered entry mask and the exit mask of a coin, as runCoinTrades builds them, from
- * the worker's signal cache (a shared helper belongs in tasks.ts; this mirrors it until then).
- */
+/** The filtered entry mask and the exit mask of a coin, as runCoinTrades builds them, from the worker's signal cache. */
 function coinMasks(ctx: TaskContext, spec: RunSpec, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
   const masks = ctx.signals(spec, canonicalJson(spec.strategy), symbol, bars)
-  let ratio: Float64Array | null = null
-  if (spec.minVolRegime !== null) {
-    ratio = new Float64Array(bars.n)
-    atrRatio(bars.h, bars.l, bars.c, VOL_REGIME_ATR, VOL_REGIME_MEAN, ratio, bars.n)
-  }
-  const entry = applyEntryFilters(masks.entry, bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: spec.minVolRegime, atrRatio: ratio })
-  return { entry, exit: masks.exit }
+  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
 }
 
 /**
@@ -109,7 +95,7 @@ function coinMasks(ctx: TaskContext, spec: RunSpec, symbol: string, bars: Bars):
  */
 function calendarAllowed(spec: RunSpec, bars: Bars): Uint8Array | null {
   if (spec.avoidHours.length === 0 && (spec.avoidMonths === null || spec.avoidMonths.length === 0)) return null
-  return applyEntryFilters(new Uint8Array(bars.n).fill(1), bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: null, atrRatio: null })
+  return entryMaskOf(new Uint8Array(bars.n).fill(1), bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: null })
 }
 
 export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): RandomEntryResult {

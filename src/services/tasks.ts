@@ -4,16 +4,15 @@
  * a run's coins: their signals and trades; the main thread merges chunks into the
  * portfolio (merge.ts).
  */
-import { applyEntryFilters } from '../engine/filters'
 import { simulateCoin } from '../engine/simulate-coin'
 import type { Trade, TradeParams } from '../engine/types'
 import { DEFAULT_MMR_FRAC } from '../engine/types'
 import { windowIndices } from '../engine/window'
-import { atrRatio } from '../indicators/atr'
 import { resample } from '../market/resample'
 import type { Timeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
+import { entryMaskOf } from './entry-mask'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
 import { packTrades, type PackedTrades } from './trade-codec'
@@ -69,10 +68,6 @@ export interface TaskMap {
 export type TaskName = keyof TaskMap
 export type TaskPayload<N extends TaskName> = TaskMap[N]['payload']
 export type TaskResult<N extends TaskName> = TaskMap[N]['result']
-
-/** ATR period and mean length of the min_vol_regime filter (docs/indicators.md, `atr_ratio`) */
-const VOL_REGIME_ATR = 14
-const VOL_REGIME_MEAN = 14
 
 export function tradeParamsOf(spec: RunSpec): TradeParams {
   return {
@@ -185,17 +180,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       continue
     }
     const masks = ctx.signals(spec, strategyKey, symbol, bars)
-    let ratio: Float64Array | null = null
-    if (spec.minVolRegime !== null) {
-      ratio = new Float64Array(bars.n)
-      atrRatio(bars.h, bars.l, bars.c, VOL_REGIME_ATR, VOL_REGIME_MEAN, ratio, bars.n)
-    }
-    const entry = applyEntryFilters(masks.entry, bars, {
-      avoidHours: spec.avoidHours,
-      avoidMonths: spec.avoidMonths,
-      minVolRegime: spec.minVolRegime,
-      atrRatio: ratio,
-    })
+    const entry = entryMaskOf(masks.entry, bars, spec)
     const trades = simulateCoin(
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
       params,

@@ -1,0 +1,379 @@
+/**
+ * One trade of the trade model (DESIGN.md §3): its exit and its costs, the only place
+ * both are written. simulateCoin (signals → trades) and the random-entry null (random
+ * bars → net P&L) call it for every trade.
+ *
+ * - Entry at bar e's open. Exits, on every bar k from e on (rules in `exitLong` /
+ *   `exitShort`):
+ *   1. the bar opens beyond the liquidation price: liquidation at the open;
+ *   2. the bar opens beyond the stop (hard or trailing): stop at the open (gap slippage);
+ *   3. the adverse extreme touches the stop or the liquidation price: whichever lies
+ *      nearer the entry is hit first (a tie goes to liquidation); if the take profit was
+ *      touched too the adverse exit stands and `slTpSameBar` is set;
+ *   4. the favourable extreme touches the take profit: exit at the TP level, also when
+ *      the bar opened beyond it (a conservative fill; DESIGN.md "fills at its level");
+ *   5. k is the maxBars-th bar held: timeout at its close;
+ *   6. k is the window's last bar: end_of_data at its close;
+ *   7. the exit signal is true at k's close: exit at k+1's open.
+ *   "Touches" includes equality (low ≤ stop, high ≥ take profit).
+ * - Trailing (tpSource `trailing`): no take profit; the stop of bar k is the best price
+ *   seen from the entry price through bar k−1's extreme, moved back by the trail
+ *   distance, unless the hard stop is nearer the current price. It exits as `trailing`
+ *   when the trailing level is the binding one, else as `sl`.
+ * - Spot: leverage 1, no funding, no liquidation.
+ * - Costs in % of margin: gross = direction·(exit/entry − 1)·leverage·100; fees =
+ *   feeFrac·leverage·100·(1 + exit/entry) (entry and exit side on their notionals);
+ *   funding by funding.ts; net = gross − fees − funding, exactly −100 when liquidated.
+ */
+import type { Bars, FundingSeries } from '../market/types'
+import { CoinFunding } from './funding'
+import type { ExitReason, TradeParams } from './types'
+
+const R_TP = 0
+const R_SL = 1
+const R_TRAILING = 2
+const R_SIGNAL = 3
+const R_TIMEOUT = 4
+const R_LIQUIDATION = 5
+const R_END = 6
+/** ExitReason of each R_ code */
+export const REASONS: readonly ExitReason[] = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']
+
+/** where in its bar the exit filled */
+const FILL_OPEN = 0
+const FILL_INTRABAR = 1
+const FILL_CLOSE = 2
+
+/** Where one trade ended. */
+interface ExitScratch {
+  exitIdx: number
+  exitPrice: number
+  reason: number
+  fill: number
+  sameBar: boolean
+}
+
+interface Levels {
+  entry: number
+  stop: number
+  /** Infinity / −Infinity when there is no take profit (trailing) */
+  tp: number
+  /** −Infinity / Infinity on spot */
+  liq: number
+  /** trail distance as a fraction; 0 = not trailing */
+  trailFrac: number
+  /** the bar of the timeout */
+  timeoutIdx: number
+  /** the window's last bar */
+  lastIdx: number
+}
+
+/**
+ * Per block of 8 bars: the lowest low, the highest high and whether an exit signal fires.
+ * A block whose range touches neither the stop side nor the take profit, holds no exit
+ * signal and does not contain the trade's last bar cannot end the trade: the exit loops
+ * step over it at once (a fixed-level trade only; a trailing stop moves bar by bar).
+ * Worth its pass over the bars only when many trades of a coin are priced (the
+ * random-entry null).
+ */
+interface QuietBlocks {
+  low: Float64Array
+  high: Float64Array
+  exit: Uint8Array
+}
+
+const BLOCK_SHIFT = 3
+const BLOCK = 1 << BLOCK_SHIFT
+
+function quietBlocks(bars: Bars, exitMask: Uint8Array | null): QuietBlocks {
+  const { l, h } = bars
+  const n = bars.n
+  const nBlocks = (n + BLOCK - 1) >> BLOCK_SHIFT
+  const low = new Float64Array(nBlocks)
+  const high = new Float64Array(nBlocks)
+  const exit = new Uint8Array(nBlocks)
+  for (let b = 0; b < nBlocks; b++) {
+    let lo = Infinity
+    let hi = -Infinity
+    const start = b << BLOCK_SHIFT
+    const end = start + BLOCK < n ? start + BLOCK : n
+    for (let k = start; k < end; k++) {
+      // a NaN makes the block not quiet (NaN compares false), which is always safe
+      const lk = l[k]
+      const hk = h[k]
+      if (!(lk >= lo)) lo = lk
+      if (!(hk <= hi)) hi = hk
+    }
+    low[b] = lo
+    high[b] = hi
+  }
+  if (exitMask !== null) for (let k = 0; k < n; k++) if (exitMask[k] !== 0) exit[k >> BLOCK_SHIFT] = 1
+  return { low, high, exit }
+}
+
+/**
+ * The first bar from k (a block's first bar) that is not inside a quiet block: one whose
+ * lows stay above `above` and highs below `below`, without an exit signal, ending before
+ * the trade's last bar `end`.
+ */
+function stepQuiet(qb: QuietBlocks, k: number, end: number, above: number, below: number): number {
+  let b = k >> BLOCK_SHIFT
+  while (k + BLOCK - 1 < end && qb.low[b] > above && qb.high[b] < below && qb.exit[b] === 0) {
+    k += BLOCK
+    b++
+  }
+  return k
+}
+
+/** The last bar of k's block, or `end` if that comes first. */
+function lastOfBlock(k: number, end: number): number {
+  const last = k | (BLOCK - 1)
+  return last < end ? last : end
+}
+
+// The common bar touches nothing: one test against the nearest adverse level (the stop
+// or the liquidation price, whichever is nearer the entry) and one against the take
+// profit. Only a bar that touches either goes through the ordered rules; the open can be
+// beyond a level only if the extreme is, since low ≤ open ≤ high. `checkAt` is the
+// trade's last bar, or with quiet blocks the nearer end of the current block, so that
+// stepping over blocks costs the bar loop no test of its own.
+
+function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
+  const { o, h, l, c } = bars
+  const tp = lv.tp
+  const liq = lv.liq
+  const trailFrac = lv.trailFrac
+  const end = lv.timeoutIdx < lv.lastIdx ? lv.timeoutIdx : lv.lastIdx
+  let best = lv.entry
+  let stop = lv.stop
+  let stopReason = R_SL
+  if (trailFrac > 0 && best - best * trailFrac > stop) {
+    stop = best - best * trailFrac
+    stopReason = R_TRAILING
+  }
+  let nearest = stop > liq ? stop : liq
+  let k = e
+  let checkAt = end
+  if (qb !== null && trailFrac === 0) {
+    if ((k & (BLOCK - 1)) === 0) k = stepQuiet(qb, k, end, nearest, tp)
+    checkAt = lastOfBlock(k, end)
+  }
+  for (; ; k++) {
+    const lk = l[k]
+    const hk = h[k]
+    if (lk <= nearest || hk >= tp) {
+      const ok = o[k]
+      if (ok <= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
+      if (ok <= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      if (lk <= nearest) {
+        if (liq >= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
+        return set(out, k, stop, stopReason, FILL_INTRABAR, hk >= tp)
+      }
+      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+    }
+    if (k === checkAt) {
+      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
+      // k ends an 8-bar block (stepping over quiet blocks, so no trailing): step from k + 1
+      if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
+      const next = stepQuiet(qb!, k + 1, end, nearest, tp)
+      checkAt = lastOfBlock(next, end)
+      k = next - 1
+      continue
+    }
+    if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
+    // the trailing level of bar k+1 uses the best high through bar k
+    if (trailFrac > 0 && hk > best) {
+      best = hk
+      const trail = best - best * trailFrac
+      if (trail > stop) {
+        stop = trail
+        stopReason = R_TRAILING
+        nearest = stop > liq ? stop : liq
+      }
+    }
+  }
+}
+
+function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
+  const { o, h, l, c } = bars
+  const tp = lv.tp
+  const liq = lv.liq
+  const trailFrac = lv.trailFrac
+  const end = lv.timeoutIdx < lv.lastIdx ? lv.timeoutIdx : lv.lastIdx
+  let best = lv.entry
+  let stop = lv.stop
+  let stopReason = R_SL
+  if (trailFrac > 0 && best + best * trailFrac < stop) {
+    stop = best + best * trailFrac
+    stopReason = R_TRAILING
+  }
+  let nearest = stop < liq ? stop : liq
+  let k = e
+  let checkAt = end
+  if (qb !== null && trailFrac === 0) {
+    if ((k & (BLOCK - 1)) === 0) k = stepQuiet(qb, k, end, tp, nearest)
+    checkAt = lastOfBlock(k, end)
+  }
+  for (; ; k++) {
+    const lk = l[k]
+    const hk = h[k]
+    if (hk >= nearest || lk <= tp) {
+      const ok = o[k]
+      if (ok >= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
+      if (ok >= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      if (hk >= nearest) {
+        if (liq <= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
+        return set(out, k, stop, stopReason, FILL_INTRABAR, lk <= tp)
+      }
+      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+    }
+    if (k === checkAt) {
+      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
+      // k ends an 8-bar block (stepping over quiet blocks, so no trailing): step from k + 1
+      if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
+      const next = stepQuiet(qb!, k + 1, end, tp, nearest)
+      checkAt = lastOfBlock(next, end)
+      k = next - 1
+      continue
+    }
+    if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
+    // the trailing level of bar k+1 uses the best low through bar k
+    if (trailFrac > 0 && lk < best) {
+      best = lk
+      const trail = best + best * trailFrac
+      if (trail < stop) {
+        stop = trail
+        stopReason = R_TRAILING
+        nearest = stop < liq ? stop : liq
+      }
+    }
+  }
+}
+
+function set(out: ExitScratch, idx: number, price: number, reason: number, fill: number, sameBar: boolean): void {
+  out.exitIdx = idx
+  out.exitPrice = price
+  out.reason = reason
+  out.fill = fill
+  out.sameBar = sameBar
+}
+
+export interface TradeModelInput {
+  bars: Bars
+  /** exit[k] = 1: the exit condition is true at bar k's close; null = no signal exits */
+  exit: Uint8Array | null
+  /** first signal bar of the window */
+  fromIdx: number
+  /** last bar of the window: an open trade closes at its close (`end_of_data`) */
+  toIdx: number
+  funding: FundingSeries | null
+}
+
+/**
+ * The trades of one coin and window under one set of TradeParams, one at a time:
+ * `tradeFrom(e)` fills the public fields with the trade entering at bar e's open.
+ * Nothing is allocated per trade; build one per coin and reuse it.
+ */
+export class TradeModel implements ExitScratch {
+  /** bar in which the exit filled (at its open, inside it or at its close) */
+  exitIdx = 0
+  exitPrice = 0
+  /** R_ code (REASONS[reason] is the ExitReason) */
+  reason = 0
+  /** FILL_ code */
+  fill = 0
+  /** the stop (or liquidation) and the take profit were both touched in the exit bar */
+  sameBar = false
+  exitTimeMs = 0
+  /** bars held: the entry bar counts; a fill at bar k's open holds k − e bars */
+  barsHeld = 0
+  grossPct = 0
+  feePct = 0
+  fundingPct = 0
+  fundingEvents = 0
+  fundingEventsReal = 0
+  /** net P&L, % of margin */
+  pnlPct = 0
+
+  /** the window's last bar */
+  readonly lastIdx: number
+  private readonly bars: Bars
+  private readonly exitMask: Uint8Array | null
+  private readonly p: TradeParams
+  private readonly lv: Levels
+  private readonly lev: number
+  private readonly long: boolean
+  private readonly dirSign: number
+  private readonly trailing: boolean
+  /** adverse move (fraction of entry) at which the isolated margin is gone */
+  private readonly liqMove: number
+  private readonly funding: CoinFunding | null
+  private readonly blocks: QuietBlocks | null
+
+  /**
+   * `overlapping`: many trades of the coin will be priced, overlapping in time (the
+   * random-entry null): precompute the quiet blocks and keep each funding event's amount.
+   */
+  constructor(input: TradeModelInput, p: TradeParams, overlapping = false) {
+    // a trade must end: a max_bars below 1 would let the exit loop run off the bars
+    if (!(p.maxBars >= 1) || !(p.leverage > 0)) throw new RangeError('trade model: maxBars must be ≥ 1 and leverage > 0')
+    const { bars } = input
+    this.bars = bars
+    this.exitMask = input.exit
+    this.p = p
+    this.lastIdx = Math.min(input.toIdx, bars.n - 1)
+    const futures = p.marketType === 'futures'
+    this.lev = futures ? p.leverage : 1
+    this.long = p.direction === 'long'
+    this.dirSign = this.long ? 1 : -1
+    this.trailing = p.tpSource === 'trailing'
+    const trailPct = this.trailing ? (p.trailingPct ?? p.tpPct) : 0
+    this.liqMove = futures ? 1 / this.lev - p.mmrFrac : 0
+    this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
+    this.blocks = overlapping && !this.trailing ? quietBlocks(bars, input.exit) : null
+    this.lv = { entry: 0, stop: 0, tp: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+  }
+
+  /** The trade entering at bar e's open: e ≤ lastIdx and a positive open at e. */
+  tradeFrom(e: number): void {
+    const bars = this.bars
+    const p = this.p
+    const lv = this.lv
+    const entryPrice = bars.o[e]
+    lv.entry = entryPrice
+    lv.timeoutIdx = e + p.maxBars - 1
+    const futures = this.funding !== null
+    if (this.long) {
+      lv.stop = entryPrice - (entryPrice * p.slPct) / 100
+      lv.tp = this.trailing ? Infinity : entryPrice + (entryPrice * p.tpPct) / 100
+      lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
+      exitLong(bars, this.exitMask, e, lv, this, this.blocks)
+    } else {
+      lv.stop = entryPrice + (entryPrice * p.slPct) / 100
+      lv.tp = this.trailing ? -Infinity : entryPrice - (entryPrice * p.tpPct) / 100
+      lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
+      exitShort(bars, this.exitMask, e, lv, this, this.blocks)
+    }
+
+    const k = this.exitIdx
+    const t = bars.t
+    const exitTimeMs = this.fill === FILL_OPEN ? t[k] : this.fill === FILL_CLOSE ? t[k] + bars.stepMs : t[k] + bars.stepMs / 2
+    this.exitTimeMs = exitTimeMs
+    this.barsHeld = this.fill === FILL_OPEN ? k - e : k - e + 1
+    const lev = this.lev
+    const dirSign = this.dirSign
+    if (this.funding !== null) {
+      const fc = this.funding
+      fc.charge(e, entryPrice, t[e], exitTimeMs, dirSign, lev)
+      this.fundingPct = fc.pct
+      this.fundingEvents = fc.events
+      this.fundingEventsReal = fc.real
+    }
+    const priceRatio = this.exitPrice / entryPrice
+    const grossPct = dirSign * (priceRatio - 1) * lev * 100
+    const feePct = p.feeFrac * lev * 100 * (1 + priceRatio)
+    this.grossPct = grossPct
+    this.feePct = feePct
+    this.pnlPct = this.reason === R_LIQUIDATION ? -100 : grossPct - feePct - this.fundingPct
+  }
+}

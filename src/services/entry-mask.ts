@@ -1,0 +1,25 @@
+/**
+ * The entry mask a run trades on: the strategy's entry signals after the request's entry
+ * filters (avoid_hours, avoid_months, min_vol_regime; engine/filters.ts). The one place
+ * the volatility regime of min_vol_regime is defined, for every task that simulates.
+ */
+import { applyEntryFilters } from '../engine/filters'
+import { atrRatio } from '../indicators/atr'
+import type { Bars } from '../market/types'
+import type { RunSpec } from './run-spec'
+
+/** ATR period and mean length of the min_vol_regime filter (docs/indicators.md, `atr_ratio`) */
+const VOL_REGIME_ATR = 14
+const VOL_REGIME_MEAN = 14
+
+export type EntryFilterSpec = Pick<RunSpec, 'avoidHours' | 'avoidMonths' | 'minVolRegime'>
+
+/** A new mask: `entry` (the strategy's signals, not changed) with the filtered entries cleared. */
+export function entryMaskOf(entry: Uint8Array, bars: Bars, spec: EntryFilterSpec): Uint8Array {
+  let ratio: Float64Array | null = null
+  if (spec.minVolRegime !== null) {
+    ratio = new Float64Array(bars.n)
+    atrRatio(bars.h, bars.l, bars.c, VOL_REGIME_ATR, VOL_REGIME_MEAN, ratio, bars.n)
+  }
+  return applyEntryFilters(entry, bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: spec.minVolRegime, atrRatio: ratio })
+}
