@@ -43,8 +43,8 @@ export function profitFactorOf(grossWin: number, grossLoss: number): ProfitFacto
   return { value: grossWin / grossLoss, capped: false }
 }
 
-/** Profit factor of net P&L values (see profitFactorOf). */
-export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
+/** Gross profit and gross loss (a magnitude) of net P&L values. */
+export function grossSums(pnlPct: ArrayLike<number>): { grossWin: number; grossLoss: number } {
   let grossWin = 0
   let grossLoss = 0
   for (let i = 0; i < pnlPct.length; i++) {
@@ -52,6 +52,12 @@ export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
     if (x > 0) grossWin += x
     else grossLoss -= x
   }
+  return { grossWin, grossLoss }
+}
+
+/** Profit factor of net P&L values (see profitFactorOf). */
+export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
+  const { grossWin, grossLoss } = grossSums(pnlPct)
   return profitFactorOf(grossWin, grossLoss)
 }
 

@@ -6,7 +6,7 @@
  * a reported profit factor is capped at the engine's PROFIT_FACTOR_CAP (999), which
  * stands for "no losing trade" because JSON has no Infinity.
  */
-import { PROFIT_FACTOR_CAP } from './metrics-breakdown'
+import { grossSums, PROFIT_FACTOR_CAP } from './metrics-breakdown'
 
 export { PROFIT_FACTOR_CAP }
 
@@ -15,15 +15,9 @@ export { PROFIT_FACTOR_CAP }
  * wins. The bootstrap needs the uncapped value to tell an unbounded interval from a wide one.
  */
 export function profitFactor(pnlPct: ArrayLike<number>): number {
-  let gain = 0
-  let loss = 0
-  for (let i = 0; i < pnlPct.length; i++) {
-    const p = pnlPct[i]
-    if (p > 0) gain += p
-    else loss -= p
-  }
-  if (loss > 0) return gain / loss
-  return gain > 0 ? Infinity : 0
+  const { grossWin, grossLoss } = grossSums(pnlPct)
+  if (grossLoss > 0) return grossWin / grossLoss
+  return grossWin > 0 ? Infinity : 0
 }
 
 /** A profit factor fit for JSON: capped at PROFIT_FACTOR_CAP, as metrics-breakdown's profitFactor. */

@@ -101,19 +101,25 @@ function checkDates(start: string | null, end: string | null): void {
   if (problems.length) throw unprocessable(problems)
 }
 
-export function simulateSpec(body: SimulateBody): RunSpec {
-  const s = strategyOr404(body.strategy)
-  const spot = body.market_type === 'spot'
-  return registrySpec(s, {
-    slPct: body.sl_pct ?? s.sl_pct,
-    tpPct: body.tp_pct ?? s.tp_pct,
-    maxBars: body.max_bars ?? s.max_bars,
+/** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
+function marketOf(body: { market_type: MarketType; leverage: number; fee_pct: number | null; timeframe: Timeframe; start_date: string | null; end_date: string | null }): Partial<RunSpec> {
+  return {
     marketType: body.market_type,
-    leverage: spot ? 1 : body.leverage,
+    leverage: body.market_type === 'spot' ? 1 : body.leverage, // spot: no leverage
     feeFrac: body.fee_pct ?? DEFAULT_FEE_FRAC[body.market_type],
     timeframe: body.timeframe,
     startDate: body.start_date,
     endDate: body.end_date,
+  }
+}
+
+export function simulateSpec(body: SimulateBody): RunSpec {
+  const s = strategyOr404(body.strategy)
+  return registrySpec(s, {
+    slPct: body.sl_pct ?? s.sl_pct,
+    tpPct: body.tp_pct ?? s.tp_pct,
+    maxBars: body.max_bars ?? s.max_bars,
+    ...marketOf(body),
     topN: body.top_n,
     includeStablecoins: body.include_stablecoins,
     perCoinUsd: body.per_coin_usd,
@@ -134,18 +140,12 @@ export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCa
   const requested = body.strategy ? strategyOr404(body.strategy) : null
   const direction = body.direction ?? requested?.direction ?? 'short'
   const s = requested ?? strategyOr404(`bb-squeeze-${direction}`)
-  const spot = body.market_type === 'spot'
   const spec = registrySpec(s, {
     direction,
     slPct: body.sl_pct,
     tpPct: body.tp_pct,
     maxBars: body.max_bars,
-    marketType: body.market_type,
-    leverage: spot ? 1 : body.leverage,
-    feeFrac: body.fee_pct ?? DEFAULT_FEE_FRAC[body.market_type],
-    timeframe: body.timeframe,
-    startDate: body.start_date,
-    endDate: body.end_date,
+    ...marketOf(body),
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
   })
