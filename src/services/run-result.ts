@@ -97,61 +97,72 @@ export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<
     symbols: run.symbols,
   })
   const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
-  const hold = (sym: string) => {
-    const b = store.bars(sym)
-    return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, portfolio.initialCapitalUsd) : []
+  // the response body is built when first read: runs that only need metrics (compare) skip it
+  const build = (): Record<string, unknown> => {
+    const hold = (sym: string) => {
+      const b = store.bars(sym)
+      return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, portfolio.initialCapitalUsd) : []
+    }
+    const btc = hold('BTCUSDT'), eth = hold('ETHUSDT')
+    const warnings = [...run.warnings]
+    if (portfolio.trades.length > MAX_TRADES_IN_RESPONSE)
+      warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${portfolio.trades.length} trades; GET /export/csv?hash=<result_hash> has all of them`)
+    if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
+    if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
+      warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+    const listed = portfolio.trades.length > MAX_TRADES_IN_RESPONSE ? portfolio.trades.slice(-MAX_TRADES_IN_RESPONSE) : portfolio.trades
+    const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
+    return {
+      name: spec.name,
+      direction: spec.direction,
+      direction_source: spec.directionSource,
+      executed: true,
+      is_valid: true,
+      validation_errors: [],
+      sl_pct: spec.slPct,
+      tp_pct: spec.tpPct,
+      tp_source: spec.tpSource,
+      trailing_pct: spec.trailingPct,
+      max_bars: spec.maxBars,
+      timeframe: spec.timeframe,
+      market_type: spec.marketType,
+      fee_pct: spec.feeFrac,
+      indicators_used: run.indicatorsUsed,
+      conditions_count: run.conditionsCount,
+      ...contractMetrics,
+      profit_factor_capped,
+      annualized_return_pct,
+      funding_events,
+      funding_events_real,
+      funding_coverage_pct,
+      initial_capital_usd: portfolio.initialCapitalUsd,
+      compounding: spec.compounding,
+      per_coin_usd: spec.perCoinUsd,
+      leverage,
+      max_concurrent_positions: spec.maxConcurrent,
+      positions_skipped: portfolio.positionsSkipped,
+      coins_used: run.symbols.length,
+      data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
+      ...run.accounting,
+      btc_hold_return_pct: round(holdReturnPct(btc), 4),
+      eth_hold_return_pct: round(holdReturnPct(eth), 4),
+      equity_curve: portfolio.equityCurve.map(equityItem),
+      btc_hold_curve: btc.map(equityItem),
+      eth_hold_curve: eth.map(equityItem),
+      trades: listed.map(tradeItem),
+      reliability_checks: checks,
+      reliability_warning: reliabilityWarning(checks),
+      ruin_index: null,
+      warnings,
+    }
   }
-  const btc = hold('BTCUSDT'), eth = hold('ETHUSDT')
-  const warnings = [...run.warnings]
-  if (portfolio.trades.length > MAX_TRADES_IN_RESPONSE)
-    warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${portfolio.trades.length} trades; GET /export/csv?hash=<result_hash> has all of them`)
-  if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
-  if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
-    warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
-  const listed = portfolio.trades.length > MAX_TRADES_IN_RESPONSE ? portfolio.trades.slice(-MAX_TRADES_IN_RESPONSE) : portfolio.trades
-  const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
-  const body: Record<string, unknown> = {
-    name: spec.name,
-    direction: spec.direction,
-    direction_source: spec.directionSource,
-    executed: true,
-    is_valid: true,
-    validation_errors: [],
-    sl_pct: spec.slPct,
-    tp_pct: spec.tpPct,
-    tp_source: spec.tpSource,
-    trailing_pct: spec.trailingPct,
-    max_bars: spec.maxBars,
-    timeframe: spec.timeframe,
-    market_type: spec.marketType,
-    fee_pct: spec.feeFrac,
-    indicators_used: run.indicatorsUsed,
-    conditions_count: run.conditionsCount,
-    ...contractMetrics,
-    profit_factor_capped,
-    annualized_return_pct,
-    funding_events,
-    funding_events_real,
-    funding_coverage_pct,
-    initial_capital_usd: portfolio.initialCapitalUsd,
-    compounding: spec.compounding,
-    per_coin_usd: spec.perCoinUsd,
-    leverage,
-    max_concurrent_positions: spec.maxConcurrent,
-    positions_skipped: portfolio.positionsSkipped,
-    coins_used: run.symbols.length,
-    data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
-    ...run.accounting,
-    btc_hold_return_pct: round(holdReturnPct(btc), 4),
-    eth_hold_return_pct: round(holdReturnPct(eth), 4),
-    equity_curve: portfolio.equityCurve.map(equityItem),
-    btc_hold_curve: btc.map(equityItem),
-    eth_hold_curve: eth.map(equityItem),
-    trades: listed.map(tradeItem),
-    reliability_checks: checks,
-    reliability_warning: reliabilityWarning(checks),
-    ruin_index: null,
-    warnings,
+  let body: Record<string, unknown> | null = null
+  return {
+    portfolio,
+    metrics,
+    checks,
+    get body() {
+      return (body ??= build())
+    },
   }
-  return { portfolio, metrics, checks, body }
 }
