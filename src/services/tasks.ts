@@ -2,7 +2,7 @@
  * The work a simulation worker does, as plain functions of (store view, payload), so the
  * same code runs inside a Worker and, in tests, in-process. A task computes one chunk of
  * a run's coins: their signals and trades; the main thread merges chunks into the
- * portfolio (merge.ts).
+ * portfolio (run-result.ts).
  */
 import { simulateCoin } from '../engine/simulate-coin'
 import type { Trade, TradeParams } from '../engine/types'
