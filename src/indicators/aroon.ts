@@ -1,4 +1,5 @@
 import { checkPeriod, fillNaN, rowsOf } from './util'
+import { indexScratch, rollingMaxIndex, rollingMinIndex } from './window'
 
 /**
  * Aroon as TA-Lib: over the last period + 1 bars (the current one included),
@@ -18,41 +19,13 @@ export function aroon(
   fillNaN(outUp, 0, Math.min(period, rows))
   fillNaN(outDown, 0, Math.min(period, rows))
   const factor = 100 / period
-  let hiAt = -1
-  let loAt = -1
-  let highest = 0
-  let lowest = 0
+  // the window is period + 1 bars: the first value is at row `period`
+  const hiAt = indexScratch(0, rows)
+  const loAt = indexScratch(1, rows)
+  rollingMaxIndex(high, period + 1, hiAt, period, rows)
+  rollingMinIndex(low, period + 1, loAt, period, rows)
   for (let i = period; i < rows; i++) {
-    const lo = i - period
-    const l = low[i]
-    if (loAt < lo) {
-      loAt = lo
-      lowest = low[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (low[j] <= lowest) {
-          lowest = low[j]
-          loAt = j
-        }
-      }
-    } else if (l <= lowest) {
-      lowest = l
-      loAt = i
-    }
-    const h = high[i]
-    if (hiAt < lo) {
-      hiAt = lo
-      highest = high[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (high[j] >= highest) {
-          highest = high[j]
-          hiAt = j
-        }
-      }
-    } else if (h >= highest) {
-      highest = h
-      hiAt = i
-    }
-    outUp[i] = factor * (period - (i - hiAt))
-    outDown[i] = factor * (period - (i - loAt))
+    outUp[i] = factor * (period - (i - hiAt[i]))
+    outDown[i] = factor * (period - (i - loAt[i]))
   }
 }

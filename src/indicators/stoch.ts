@@ -1,5 +1,6 @@
 import { sma } from './ma'
 import { checkPeriod, fillNaN, firstValid, rowsOf } from './util'
+import { indexScratch, rollingMaxIndex, rollingMinIndex } from './window'
 
 /**
  * Fast stochastic %K: 100 · (close − lowest low) / (highest high − lowest low) over the last
@@ -19,41 +20,13 @@ export function stochasticOf(
   const start = Math.max(firstValid(high, rows), firstValid(low, rows), firstValid(close, rows))
   const first = start + period - 1
   fillNaN(out, 0, Math.min(first, rows))
-  let hiAt = -1
-  let loAt = -1
-  let highest = 0
-  let lowest = 0
+  const hiAt = indexScratch(0, rows)
+  const loAt = indexScratch(1, rows)
+  rollingMaxIndex(high, period, hiAt, first, rows)
+  rollingMinIndex(low, period, loAt, first, rows)
   for (let i = first; i < rows; i++) {
-    const lo = i - period + 1
-    const l = low[i]
-    if (loAt < lo) {
-      loAt = lo
-      lowest = low[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (low[j] <= lowest) {
-          lowest = low[j]
-          loAt = j
-        }
-      }
-    } else if (l <= lowest) {
-      lowest = l
-      loAt = i
-    }
-    const h = high[i]
-    if (hiAt < lo) {
-      hiAt = lo
-      highest = high[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (high[j] >= highest) {
-          highest = high[j]
-          hiAt = j
-        }
-      }
-    } else if (h >= highest) {
-      highest = h
-      hiAt = i
-    }
-    const diff = (highest - lowest) / 100
+    const lowest = low[loAt[i]]
+    const diff = (high[hiAt[i]] - lowest) / 100
     out[i] = diff !== 0 ? (close[i] - lowest) / diff : 0
   }
 }
@@ -97,41 +70,14 @@ export function willr(
   const rows = rowsOf(close, n)
   const first = period - 1
   fillNaN(out, 0, Math.min(first, rows))
-  let hiAt = -1
-  let loAt = -1
-  let highest = 0
-  let lowest = 0
+  if (first >= rows) return
+  const hiAt = indexScratch(0, rows)
+  const loAt = indexScratch(1, rows)
+  rollingMaxIndex(high, period, hiAt, first, rows)
+  rollingMinIndex(low, period, loAt, first, rows)
   for (let i = first; i < rows; i++) {
-    const lo = i - period + 1
-    const l = low[i]
-    if (loAt < lo) {
-      loAt = lo
-      lowest = low[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (low[j] <= lowest) {
-          lowest = low[j]
-          loAt = j
-        }
-      }
-    } else if (l <= lowest) {
-      lowest = l
-      loAt = i
-    }
-    const h = high[i]
-    if (hiAt < lo) {
-      hiAt = lo
-      highest = high[lo]
-      for (let j = lo + 1; j <= i; j++) {
-        if (high[j] >= highest) {
-          highest = high[j]
-          hiAt = j
-        }
-      }
-    } else if (h >= highest) {
-      highest = h
-      hiAt = i
-    }
-    const diff = (highest - lowest) / -100
+    const highest = high[hiAt[i]]
+    const diff = (highest - low[loAt[i]]) / -100
     out[i] = diff !== 0 ? (highest - close[i]) / diff : 0
   }
 }
