@@ -3,6 +3,7 @@
  * lucky stretch make the whole result? The window is cut into consecutive folds of equal
  * length and each fold is scored on the trades that closed in it.
  */
+import { isoDate } from '../market/coin-summary'
 import { summarizeTrades } from './statistics-trade-summary'
 
 export interface WalkForwardTrade {
@@ -30,7 +31,6 @@ export interface WalkForwardResult {
   folds: WalkForwardFold[]
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const signed = (x: number, digits: number) => `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`
 
 /**
@@ -69,7 +69,7 @@ export function walkForward(
   const profitable = out.filter((f) => f.return_pct > 0).length
   const lines = out.map(
     (f, k) =>
-      `fold ${k + 1} ${isoDay(f.fromMs)} to ${isoDay(k === folds - 1 ? f.toMs : f.toMs - 1)}: ${f.trades} trades, ` +
+      `fold ${k + 1} ${isoDate(f.fromMs)} to ${isoDate(k === folds - 1 ? f.toMs : f.toMs - 1)}: ${f.trades} trades, ` +
       `${signed(f.return_pct, 2)}%, win rate ${f.win_rate.toFixed(1)}%, PF ${f.profit_factor.toFixed(2)}`,
   )
   return {

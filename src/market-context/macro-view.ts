@@ -7,6 +7,7 @@ import type { Quote } from '../upstream/yahoo-chart'
 import type { MacroEvent } from './events-calendar'
 import { iso, localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
 import type { LocalFunding } from './local'
+import type { FundingItem } from './overview'
 import type { MacroField } from './sources'
 import type { CacheRead } from './swr-cache'
 
@@ -32,15 +33,8 @@ export interface OpenInterestItem {
   as_of: string
 }
 
-export interface FundingRateItem {
-  symbol: string
-  funding_rate: number
-  funding_rate_pct: number
-  mark_price: number | null
-  next_funding_time: string | null
-  /** fetch time (premium index) or settlement time (local) */
-  as_of: string
-}
+/** a funding-rate row: the same record /market's extreme_funding lists */
+export type FundingRateItem = FundingItem
 
 export interface EventItem {
   name: string

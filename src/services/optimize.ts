@@ -8,10 +8,10 @@ import { computeMetrics, dailyReturns, type BacktestMetrics } from '../engine/me
 import { runPortfolio } from '../engine/portfolio'
 import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../engine/statistics'
 import { unprocessable } from '../http/errors'
-import { DAY_MS } from '../market/types'
 import { gridOutcomes, type GridCoinTrades } from './research-run'
 import { researchRun, type ResearchBody } from './research-spec'
 import type { GridCell } from './research-tasks'
+import { dataRange, daySpan } from './run-result'
 import type { RunSpec } from './run-spec'
 import type { ResearchDeps } from './validate'
 
@@ -35,7 +35,6 @@ const OBJECTIVE_METRIC: Record<Objective, keyof BacktestMetrics> = {
   calmar: 'calmar_ratio',
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const uniqueSorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
 
 /** Candidate lists made unique and ascending; more than OPTIMIZE_MAX_CELLS cells is a 422 naming the limit. */
@@ -53,18 +52,6 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
       },
     ])
   return { sl, tp, cells: sl.flatMap(slPct => tp.map(tpPct => ({ slPct, tpPct }))) }
-}
-
-/** Day span of the run: from the first window bar of any coin to the last (as assembleRun's). */
-function daySpan(coins: GridCoinTrades[]): { fromDayMs: number; toDayMs: number } | null {
-  let from = Infinity
-  let to = -Infinity
-  for (const c of coins) {
-    if (c.fromMs !== null && c.fromMs < from) from = c.fromMs
-    if (c.toMs !== null && c.toMs > to) to = c.toMs
-  }
-  if (!Number.isFinite(from)) return null
-  return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
 }
 
 function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: { fromDayMs: number; toDayMs: number }, deps: ResearchDeps) {
@@ -151,7 +138,7 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody) {
     timeframe: spec.timeframe,
     leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
     coins_used: symbols.length,
-    data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
+    data_range: dataRange(span),
     top_n_requested: run.top_n_requested,
     eligible_universe: run.eligible_universe,
     universe_capped: run.universe_capped,

@@ -13,6 +13,7 @@ import { DAY_MS } from '../market/types'
 import type { RunSpec } from './run-spec'
 import type { CoinOutcome } from './tasks'
 import { yieldToLoop } from './yield'
+import { isoDate } from '../market/coin-summary'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
 export const MAX_TRADES_IN_RESPONSE = 1000
@@ -34,9 +35,13 @@ export interface RunOutcome {
   warnings: string[]
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
+
+/** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */
+export function dataRange(span: { fromDayMs: number; toDayMs: number } | null): string {
+  return span ? `${isoDate(span.fromDayMs)} to ${isoDate(span.toDayMs)}` : 'no data in window'
+}
 
 export function tradeItem(t: PortfolioTrade) {
   return {
@@ -57,7 +62,7 @@ export function tradeItem(t: PortfolioTrade) {
 }
 
 export function equityItem(p: EquityPoint) {
-  return { t: isoDay(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
+  return { t: isoDate(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
 }
 
 export interface AssembledRun {
@@ -67,8 +72,8 @@ export interface AssembledRun {
   body: Record<string, unknown>
 }
 
-/** Day span of the run: from the first window bar of any coin to the last. */
-function daySpan(coins: CoinOutcome[]): { fromDayMs: number; toDayMs: number } | null {
+/** Day span of a run: from the first window bar of any coin to the last. */
+export function daySpan(coins: readonly { fromMs: number | null; toMs: number | null }[]): { fromDayMs: number; toDayMs: number } | null {
   let from = Infinity, to = -Infinity
   for (const c of coins) {
     if (c.fromMs !== null && c.fromMs < from) from = c.fromMs
@@ -142,7 +147,7 @@ export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<
       max_concurrent_positions: spec.maxConcurrent,
       positions_skipped: portfolio.positionsSkipped,
       coins_used: run.symbols.length,
-      data_range: span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window',
+      data_range: dataRange(span),
       ...run.accounting,
       btc_hold_return_pct: round(holdReturnPct(btc), 4),
       eth_hold_return_pct: round(holdReturnPct(eth), 4),

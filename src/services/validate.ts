@@ -13,7 +13,9 @@ import { DAY_MS } from '../market/types'
 import type { Universe } from '../market/universe'
 import { seedOfHash } from './research-run'
 import { researchRun, type ResearchBody } from './research-spec'
+import { dataRange } from './run-result'
 import type { RunSpec } from './run-spec'
+import { isoDate } from '../market/coin-summary'
 import { coinSums, startRandomEntryNull, tradeColumns } from './run-statistics'
 import type { SimulationService } from './simulation'
 
@@ -48,8 +50,6 @@ const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
   insufficient_data: 'unknown',
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-
 /** The figures of one part of the window: its trades booked as a portfolio of their own. */
 export function partMetrics(spec: RunSpec, symbols: string[], trades: PortfolioTrade[], fromDayMs: number, toDayMs: number, store: CandleStore) {
   const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
@@ -60,7 +60,7 @@ export function partMetrics(spec: RunSpec, symbols: string[], trades: PortfolioT
   )
   const m = computeMetrics({ trades: p.tradesInInputOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd, symbols })
   return {
-    date_range: `${isoDay(fromDayMs)} to ${isoDay(toDayMs)}`,
+    date_range: dataRange({ fromDayMs, toDayMs }),
     days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
     total_trades: m.total_trades,
     wins: m.wins,
@@ -127,7 +127,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
   if (split !== null) {
     const isMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs < split), fromDayMs!, split - DAY_MS, deps.store)
     const oosMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs >= split), split, toDayMs!, deps.store)
-    oos = { split_date: isoDay(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
+    oos = { split_date: isoDate(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
   } else {
     oos = { split_date: null, is_metrics: null, oos_metrics: null, ...verdictOf({ total_trades: 0, avg_trade_pct: 0 }, { total_trades: 0, avg_trade_pct: 0 }) }
   }
