@@ -1,17 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { listStrategies } from '../src/strategies/registry'
-import { makeHarness, walkCandles } from './helpers/harness'
+import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
 const T0 = Date.UTC(2025, 0, 1)
 const COINS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT', 'BNBUSDT', 'ADAUSDT', 'DOGEUSDT']
 
-function fill(store: any) {
-  COINS.forEach((s, k) => {
-    const cols = walkCandles(24 * 150, T0, 11 + k)
-    store.appendCandles(s, cols, cols[0].length)
-  })
-  store.upsertMeta(COINS.map((s, k) => ({ symbol: s, name: s, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: T0 })), 'binance-csv')
-}
+const fill = (store: any) => fillWalkUniverse(store, COINS, T0, 150, 11)
 
 const h = makeHarness({ fill })
 afterAll(() => h.cleanup())

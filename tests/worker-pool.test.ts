@@ -1,17 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { makeHarness, walkCandles } from './helpers/harness'
+import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { Overloaded } from '../src/services/worker-pool'
 
 const T0 = Date.UTC(2024, 0, 1)
 const COINS = Array.from({ length: 12 }, (_, k) => `C${String.fromCharCode(65 + k)}XUSDT`)
 
-function fill(store: any) {
-  COINS.forEach((s, k) => {
-    const cols = walkCandles(24 * 365, T0, 100 + k)
-    store.appendCandles(s, cols, cols[0].length)
-  })
-  store.upsertMeta(COINS.map((s, k) => ({ symbol: s, name: s, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: T0 })), 'binance-csv')
-}
+const fill = (store: any) => fillWalkUniverse(store, COINS, T0, 365, 100)
 
 const inProcess = makeHarness({ fill })
 const pooled = makeHarness({ fill, dataDir: inProcess.dataDir, workers: 2 })

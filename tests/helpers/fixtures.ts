@@ -30,3 +30,15 @@ export function walkCandles(n: number, startMs: number, seed = 1, start = 100): 
   }
   return [t, o, h, l, c, v]
 }
+
+/**
+ * Fill a store with random-walk coins ranked in the given order (crypto, not stablecoins):
+ * coin k gets `days` of 1H candles from `startMs` with seed `seedBase + k`.
+ */
+export function fillWalkUniverse(store: { appendCandles(s: string, c: number[][], n: number): unknown; upsertMeta(m: any[], source: 'binance-csv'): void }, symbols: string[], startMs: number, days: number, seedBase: number): void {
+  symbols.forEach((s, k) => {
+    const cols = walkCandles(24 * days, startMs, seedBase + k)
+    store.appendCandles(s, cols, cols[0].length)
+  })
+  store.upsertMeta(symbols.map((s, k) => ({ symbol: s, name: s, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: startMs })), 'binance-csv')
+}

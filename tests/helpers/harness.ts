@@ -17,7 +17,7 @@ import { SimulationService } from '../../src/services/simulation'
 
 import { tempDir } from './fixtures'
 
-export { SHARED, tempDir, walkCandles } from './fixtures'
+export { fillWalkUniverse, SHARED, tempDir, walkCandles } from './fixtures'
 
 export interface Harness {
   dataDir: string
