@@ -170,3 +170,15 @@ describe('cross-cutting HTTP', () => {
     expect((await h.req('/swagger')).status).toBe(404)
   })
 })
+
+describe('response schema formats', () => {
+  test("the 'date' format in response schemas is a strict calendar-day check (not the OpenAPI plugin's slow one)", async () => {
+    const { FormatRegistry } = await import('@sinclair/typebox')
+    const { isFullDate } = await import('../src/http/openapi')
+    const check = FormatRegistry.Get('date')!
+    for (const ok of ['2024-02-29', '2000-02-29', '2026-11-22', '1999-12-31']) expect([ok, check(ok)]).toEqual([ok, true])
+    for (const bad of ['2023-02-29', '1900-02-29', '2026-13-01', '2026-04-31', '2026-1-01', '2026-01-01T00:00:00Z', '']) expect([bad, check(bad)]).toEqual([bad, false])
+    expect(check).not.toBe(undefined)
+    expect(isFullDate('2024-02-29')).toBe(true)
+  })
+})
