@@ -6,6 +6,7 @@
  *
  *   ./node_modules/.bin/bun bench/engine.ts [coins=535] [bars=17520]
  */
+import { tradeTableOf } from '../src/engine/trade-table'
 import { runBacktest } from '../src/engine/backtest'
 import { computeMetrics } from '../src/engine/metrics'
 import { runPortfolio } from '../src/engine/portfolio'
@@ -120,9 +121,10 @@ const trailing = best(() => {
 const mark = { barsOf: (s: string) => barsBy.get(s), fromDayMs: T0, toDayMs: T0 + Math.floor((BARS * HOUR_MS) / DAY_MS - 1) * DAY_MS }
 const allTrades: Trade[] = coins.flatMap((coin) => simulateCoin(coin, p))
 const portfolioOpts = { perCoinUsd: 60, maxConcurrent: 100, compounding: false, leverage: 5, coinCount: COINS }
-const portfolio = best(() => runPortfolio(allTrades, portfolioOpts, mark).trades.length)
-const taken = runPortfolio(allTrades, portfolioOpts, mark)
-const metrics = best(() => computeMetrics({ trades: taken.tradesInInputOrder, equityCurve: taken.equityCurve, initialCapitalUsd: taken.initialCapitalUsd, symbols: coins.map((c) => c.symbol) }).total_trades)
+const allTable = tradeTableOf(allTrades, coins.map((c) => c.symbol), p.direction)
+const portfolio = best(() => runPortfolio(allTable, portfolioOpts, mark).trades.n)
+const taken = runPortfolio(allTable, portfolioOpts, mark)
+const metrics = best(() => computeMetrics({ trades: taken.trades, equityCurve: taken.equityCurve, initialCapitalUsd: taken.initialCapitalUsd }).total_trades)
 const whole = best(() => runBacktest({ coins, params: p, perCoinUsd: 60, maxConcurrent: 100, compounding: false, mark }).metrics.total_trades)
 
 const row = (name: string, ms: number, trades: string) => `| ${name} | ${ms.toFixed(1)} | ${((ms * 1e6) / totalBars).toFixed(2)} | ${trades} |`

@@ -16,7 +16,6 @@ import { assembleRun } from '../src/services/run-result'
 import type { RunSpec } from '../src/services/run-spec'
 import { simulateSpec } from '../src/services/simulate'
 import { runCoinTrades, TaskContext } from '../src/services/tasks'
-import { unpackTrades } from '../src/services/trade-codec'
 
 const own = !process.env.BENCH_DATA_DIR
 const dir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'perpsim-pipeline-'))
@@ -56,13 +55,13 @@ try {
     const ctx = new TaskContext(store)
     const res = runCoinTrades(ctx, { spec, symbols })
     const warm = best(() => runCoinTrades(ctx, { spec: { ...spec, slPct: spec.slPct + 0.5 }, symbols }), 3)
-    const coins = res.coins.map(({ packed, ...c }) => ({ ...c, trades: unpackTrades(packed) }))
+    const coins = res.coins
     let assembleMs = Infinity
     for (let r = 0; r < 3; r++) {
       const t0 = performance.now()
-      const a = await assembleRun({ spec, symbols, coins, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 3, warnings: [] }, store)
+      const a = await assembleRun({ spec, symbols, coins, trades: res.trades, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 3, warnings: [] }, store)
       assembleMs = Math.min(assembleMs, performance.now() - t0)
-      trades = a.portfolio.trades.length
+      trades = a.portfolio.trades.n
     }
     rows.push(`| ${label}: signals + filters + simulator, signal cache cold | ${cold.toFixed(1)} | ${ns(cold)} |`)
     rows.push(`| ${label}: simulator with cached signals (another SL) | ${warm.toFixed(1)} | ${ns(warm)} |`)

@@ -76,14 +76,14 @@ async function overhead(topN: number) {
   for (let i = 0; i <= REPS; i++) {
     let t0 = performance.now()
     const { symbols, accounting } = simulation.resolveUniverse(spec)
-    const coins = await simulation.coinOutcomes(spec, symbols)
-    const assembled = await assembleRun({ spec, symbols, coins, accounting, indicatorsUsed: [], conditionsCount: 0, warnings: [] }, store)
+    const { coins, trades: table } = await simulation.coinOutcomes(spec, symbols)
+    const assembled = await assembleRun({ spec, symbols, coins, trades: table, accounting, indicatorsUsed: [], conditionsCount: 0, warnings: [] }, store)
     const b = performance.now() - t0
     t0 = performance.now()
     // a new hash per repetition: a fresh seed, as a new request would have
     await computeStatistics({ spec, hash: (0x10000000 + i).toString(16), symbols, portfolio: assembled.portfolio, metrics: assembled.metrics, bars: s => store.bars(s), executor })
     const s = performance.now() - t0
-    trades = assembled.portfolio.trades.length
+    trades = assembled.portfolio.trades.n
     // the first repetition warms the JIT and the workers' caches
     if (i > 0) {
       base.push(b)

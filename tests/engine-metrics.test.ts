@@ -3,6 +3,7 @@ import { toEquityPoints } from '../src/engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../src/engine/hold-curve'
 import { computeMetrics, quantile } from '../src/engine/metrics'
 import { PNL_BUCKET_LABELS, profitFactor, resultBucket } from '../src/engine/metrics-breakdown'
+import { tradeTableOf, type SizedTradeTable } from '../src/engine/trade-table'
 import type { ExitReason, Trade } from '../src/engine/types'
 import { DAY_MS } from '../src/market/types'
 import { barsOf, expectAllClose, flat, type Ohlc } from './engine-fixtures'
@@ -33,6 +34,14 @@ function tr(symbol: string, exitIso: string, pnlPct: number, exitReason: ExitRea
   }
 }
 
+/** A sized table of trade objects (coins: `symbols`, then any other in order of appearance). */
+function sized(list: ReturnType<typeof tr>[], symbols: string[] = []): SizedTradeTable {
+  const t = tradeTableOf(list, symbols) as SizedTradeTable
+  t.marginUsd = Float64Array.from(list, (x) => x.marginUsd)
+  t.pnlUsd = Float64Array.from(list, (x) => x.pnlUsd)
+  return t
+}
+
 /** Seven trades on two coins over two years, margin 100 each. */
 const trades = [
   tr('BTC', '2024-01-01T10:00:00Z', 10, 'tp', 2, { feePct: 0.1, fundingPct: 0.05, fundingEvents: 2, fundingEventsReal: 2 }),
@@ -49,7 +58,7 @@ const curveValues = [1020, 1009.8, 1029.996, 1019.69604]
 const curve = toEquityPoints(Date.UTC(2024, 0, 1), Float64Array.from(curveValues), 1000)
 
 describe('trade metrics of a hand-computed case', () => {
-  const m = computeMetrics({ trades, equityCurve: curve, initialCapitalUsd: 1000, symbols: ['BTC', 'ETH', 'SOL'] })
+  const m = computeMetrics({ trades: sized(trades, ['BTC', 'ETH', 'SOL']), equityCurve: curve, initialCapitalUsd: 1000 })
 
   test('counts, win rate and summed return', () => {
     expect([m.total_trades, m.wins, m.losses]).toEqual([7, 3, 4])
@@ -72,7 +81,7 @@ describe('trade metrics of a hand-computed case', () => {
 
   test('the trades may come in any order: the streak still follows entry times', () => {
     const shuffled = [trades[3], trades[6], trades[0], trades[5], trades[2], trades[4], trades[1]]
-    const s = computeMetrics({ trades: shuffled, equityCurve: curve, initialCapitalUsd: 1000, symbols: ['BTC', 'ETH', 'SOL'] })
+    const s = computeMetrics({ trades: sized(shuffled, ['BTC', 'ETH', 'SOL']), equityCurve: curve, initialCapitalUsd: 1000 })
     expect(s.max_consecutive_losses).toBe(2)
     expect([s.total_trades, s.wins, s.total_return_pct, s.var_95, s.median_bars_held]).toEqual([m.total_trades, m.wins, m.total_return_pct, m.var_95, m.median_bars_held])
   })
@@ -149,7 +158,7 @@ describe('trade metrics of a hand-computed case', () => {
 })
 
 describe('portfolio metrics from the daily equity curve', () => {
-  const m = computeMetrics({ trades, equityCurve: curve, initialCapitalUsd: 1000 })
+  const m = computeMetrics({ trades: sized(trades), equityCurve: curve, initialCapitalUsd: 1000 })
   const root365 = Math.sqrt(365)
 
   test('USD return and portfolio return come from the trades\' USD P&L', () => {
@@ -191,7 +200,7 @@ describe('edge cases', () => {
 
   test('zero trades give zeros, an empty-bucket distribution and no coverage', () => {
     const flatCurve = toEquityPoints(Date.UTC(2024, 0, 1), Float64Array.from([100, 100, 100]), 100)
-    const m = computeMetrics({ trades: [], equityCurve: flatCurve, initialCapitalUsd: 100 })
+    const m = computeMetrics({ trades: sized([]), equityCurve: flatCurve, initialCapitalUsd: 100 })
     expect([m.total_trades, m.win_rate, m.profit_factor, m.total_return_pct, m.sharpe_ratio, m.sortino_ratio, m.calmar_ratio]).toEqual([0, 0, 0, 0, 0, 0, 0])
     expect([m.var_95, m.cvar_95, m.avg_bars_held, m.median_bars_held, m.max_drawdown_pct]).toEqual([0, 0, 0, 0, 0])
     expect(m.funding_coverage_pct).toBeNull()

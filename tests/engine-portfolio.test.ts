@@ -2,13 +2,20 @@ import { describe, expect, test } from 'bun:test'
 import type { MarkToMarket } from '../src/engine/equity-curve'
 import { IndexHeap } from '../src/engine/index-heap'
 import { entryOrder } from '../src/engine/entry-order'
-import { runPortfolio, type PortfolioOptions } from '../src/engine/portfolio'
+import { runPortfolio as runPortfolioOnTable, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
+import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
 import type { Bars } from '../src/market/types'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { barsOf, expectAllClose, flat, T0, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS
+
+/** the portfolio of trade objects (a table of them, direction of the first), with its accepted trades in entry order */
+function runPortfolio(trades: Trade[], o: PortfolioOptions, mark: MarkToMarket) {
+  const r = runPortfolioOnTable(tradeTableOf(trades), o, mark)
+  return { ...r, taken: tradesInEntryOrder(r) }
+}
 
 function tradeOf(symbol: string, entryH: number, exitH: number, pnlPct: number, over: Partial<Trade> = {}): Trade {
   return {
@@ -48,17 +55,17 @@ const noMark: MarkToMarket = { barsOf: () => undefined, fromDayMs: T0, toDayMs: 
 describe('one timeline', () => {
   test('trades are taken in entry-time order whatever the input order', () => {
     const r = runPortfolio([tradeOf('ETH', 5, 6, 1), tradeOf('BTC', 1, 2, 1)], opts(), noMark)
-    expect(r.trades.map((t) => t.symbol)).toEqual(['BTC', 'ETH'])
-    // the same objects in the order given
-    expect(r.tradesInInputOrder.map((t) => t.symbol)).toEqual(['ETH', 'BTC'])
-    expect(r.tradesInInputOrder[0]).toBe(r.trades[1])
+    expect(r.taken.map((t) => t.symbol)).toEqual(['BTC', 'ETH'])
+    // the table keeps the order given; entryOrder maps entry order onto its rows
+    expect(Array.from(r.trades.coin, (c) => r.trades.symbols[c])).toEqual(['ETH', 'BTC'])
+    expect(Array.from(r.entryOrder)).toEqual([1, 0])
   })
 
   test('entries at the same instant go in the order given (the universe order)', () => {
     const a = tradeOf('BTC', 10, 20, 1)
     const b = tradeOf('ETH', 10, 15, 1)
-    expect(runPortfolio([a, b], opts({ maxConcurrent: 1 }), noMark).trades.map((t) => t.symbol)).toEqual(['BTC'])
-    expect(runPortfolio([b, a], opts({ maxConcurrent: 1 }), noMark).trades.map((t) => t.symbol)).toEqual(['ETH'])
+    expect(runPortfolio([a, b], opts({ maxConcurrent: 1 }), noMark).taken.map((t) => t.symbol)).toEqual(['BTC'])
+    expect(runPortfolio([b, a], opts({ maxConcurrent: 1 }), noMark).taken.map((t) => t.symbol)).toEqual(['ETH'])
   })
 })
 
@@ -67,13 +74,13 @@ describe('max_concurrent_positions', () => {
     const trades = [tradeOf('A', 1, 10, 1), tradeOf('B', 2, 12, 1), tradeOf('C', 3, 5, 1), tradeOf('D', 11, 14, 1)]
     const r = runPortfolio(trades, opts({ maxConcurrent: 2 }), noMark)
     // C finds A and B open; D enters after A's exit
-    expect(r.trades.map((t) => t.symbol)).toEqual(['A', 'B', 'D'])
+    expect(r.taken.map((t) => t.symbol)).toEqual(['A', 'B', 'D'])
     expect(r.positionsSkipped).toBe(1)
   })
 
   test('a slot freed by an exit at the entry instant is free for that entry', () => {
     const r = runPortfolio([tradeOf('A', 1, 10, 1), tradeOf('B', 10, 12, 1)], opts({ maxConcurrent: 1 }), noMark)
-    expect([r.trades.length, r.positionsSkipped]).toEqual([2, 0])
+    expect([r.trades.n, r.positionsSkipped]).toEqual([2, 0])
   })
 })
 
@@ -82,7 +89,7 @@ describe('sizing', () => {
     const trades = [tradeOf('A', 1, 5, 10), tradeOf('B', 2, 6, -4)]
     const r = runPortfolio(trades, opts({ perCoinUsd: 100, maxConcurrent: 3, coinCount: 5 }), noMark)
     expect(r.initialCapitalUsd).toBe(300)
-    expect(r.trades.map((t) => [t.marginUsd, t.pnlUsd])).toEqual([
+    expect(r.taken.map((t) => [t.marginUsd, t.pnlUsd])).toEqual([
       [100, 10],
       [100, -4],
     ])
@@ -95,8 +102,8 @@ describe('sizing', () => {
     const r = runPortfolio(trades, opts({ perCoinUsd: 1000, maxConcurrent: 2, compounding: true }), noMark)
     expect(r.initialCapitalUsd).toBe(1000)
     // A: 1000/2; B: A still open, 1000/2; C: after A's +50, 1050/2; D: after B's −100 and C's +52.5, 1002.5/2
-    expect(r.trades.map((t) => t.marginUsd)).toEqual([500, 500, 525, 501.25])
-    expect(r.trades.map((t) => t.pnlUsd)).toEqual([50, -100, 52.5, 50.125])
+    expect(r.taken.map((t) => t.marginUsd)).toEqual([500, 500, 525, 501.25])
+    expect(r.taken.map((t) => t.pnlUsd)).toEqual([50, -100, 52.5, 50.125])
     expect(r.finalEquityUsd).toBe(1052.625)
   })
 })

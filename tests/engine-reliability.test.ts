@@ -7,6 +7,7 @@ import {
   topCoinSharePct,
   type ReliabilityInput,
 } from '../src/engine/reliability'
+import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
 import { DAY_MS } from '../src/market/types'
 
@@ -90,7 +91,9 @@ describe('the input from the trades', () => {
   test('span from the first entry to the last exit, P&L summed per coin', () => {
     const t = (symbol: string, entryDay: number, exitDay: number, pnlPct: number) =>
       ({ symbol, entryTimeMs: entryDay * DAY_MS, exitTimeMs: exitDay * DAY_MS, pnlPct }) as Trade
-    const input = reliabilityInput([t('A', 10, 12, 5), t('B', 11, 40, -3), t('A', 30, 31, 2)], 12, 5)
+    // C is a coin of the run without trades: it carries no share of the P&L
+    const input = reliabilityInput(tradeTableOf([t('A', 10, 12, 5), t('B', 11, 40, -3), t('A', 30, 31, 2)], ['C']), 12, 5)
     expect(input).toEqual({ totalTrades: 3, maxDrawdownPct: 12, spanDays: 30, leverage: 5, coinReturnsPct: [7, -3] })
+    expect(reliabilityInput(tradeTableOf([]), 12, 5).spanDays).toBe(0)
   })
 })

@@ -1,3 +1,4 @@
+import { tradesInEntryOrder } from '../src/engine/portfolio'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { dailyReturns } from '../src/engine/metrics'
 import { deflatedSharpe, edgePValue, walkForward } from '../src/engine/statistics'
@@ -98,13 +99,13 @@ describe('statistics of a result, on hand-built candles', () => {
     const r = await up()
     const run = (await h.deps.simulation.byHash(r.body.result_hash))!
     const p = run.assembled.portfolio
-    const pnl = p.trades.map(t => t.pnlPct)
+    const pnl = tradesInEntryOrder(p).map(t => t.pnlPct)
     const daily = dailyReturns(p.equityCurve, p.initialCapitalUsd)
     expect(r.body.edge_p_value).toBe(edgePValue(pnl))
     expect(r.body.deflated_sharpe).toEqual(deflatedSharpe(daily, 1))
     const from = p.equityCurve[0].tMs
     const to = p.equityCurve.at(-1)!.tMs + DAY - 1
-    expect(r.body.walk_forward_details).toBe(walkForward(p.trades, from, to, 5)!.details)
+    expect(r.body.walk_forward_details).toBe(walkForward(tradesInEntryOrder(p), from, to, 5)!.details)
   })
 
   test('no trade: every statistic is null and nothing is graded', async () => {

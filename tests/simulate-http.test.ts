@@ -103,11 +103,33 @@ describe('GET /export/csv', () => {
     const { InProcessExecutor } = await import('../src/services/executor')
     const fresh = new SimulationService({ ...h.deps, executor: new InProcessExecutor(h.deps.store), cacheSize: 0 })
     const again = await fresh.byHash(r.body.result_hash)
-    expect(again!.assembled.portfolio.trades.length).toBe(r.body.total_trades)
+    expect(again!.assembled.portfolio.trades.n).toBe(r.body.total_trades)
   })
 
   test('an unknown hash is a 404 and a malformed one a 422', async () => {
     expect((await h.req(`/export/csv?hash=${'0'.repeat(64)}`)).status).toBe(404)
     expect((await h.req('/export/csv?hash=xyz')).status).toBe(422)
+  })
+})
+
+describe('daily marks computed with the trades in the workers', () => {
+  test('give the curve the portfolio computes from the candles itself, on 1H and 4H, long and leveraged', async () => {
+    const { runPortfolio } = await import('../src/engine/portfolio')
+    const { daySpan } = await import('../src/services/run-result')
+    for (const json of [
+      { strategy: 'bb-squeeze-short', top_n: 535, max_bars: 96 },
+      { strategy: 'donchian-breakout-long', top_n: 535, timeframe: '4H', leverage: 3, max_bars: 40, max_concurrent_positions: 3 },
+    ]) {
+      const r = await h.req('/simulate', { method: 'POST', json })
+      const run = (await h.deps.simulation.byHash(r.body.result_hash))!
+      const p = run.assembled.portfolio
+      expect(p.trades.marks!.move.length).toBeGreaterThan(0)
+      const span = daySpan(run.assembled.portfolio.trades.n ? [{ fromMs: p.equityCurve[0].tMs, toMs: p.equityCurve.at(-1)!.tMs }] : [])!
+      // the same accepted trades without their marks: runPortfolio values them on the 1H candles
+      const { marks, marginUsd, pnlUsd, ...plain } = p.trades
+      const again = runPortfolio(plain, { perCoinUsd: 60, maxConcurrent: run.spec.maxConcurrent, compounding: false, leverage: run.spec.leverage, coinCount: run.symbols.length }, { barsOf: s => h.deps.store.bars(s), ...span })
+      expect(again.trades.n).toBe(p.trades.n)
+      expect(again.equityCurve).toEqual(p.equityCurve)
+    }
   })
 })

@@ -94,3 +94,47 @@ describe('performance by regime', () => {
     expect(regimePerformance([])).toBeNull()
   })
 })
+
+describe('the regime split of a run (columns, one pass)', () => {
+  test('equals labelling each trade with regimeAt and grouping the trade objects', async () => {
+    const { walkCandles } = await import('./helpers/fixtures')
+    const { dayCloses, regimeSplit } = await import('../src/services/research-regimes')
+    const { TREND_SMA_DAYS } = await import('../src/engine/statistics-regime')
+    const DAY = 86_400_000
+    const start = Date.UTC(2022, 0, 1)
+    const [t, o, h, l, c, v] = walkCandles(24 * 500, start, 11)
+    const btc = { t: Float64Array.from(t), o: Float64Array.from(o), h: Float64Array.from(h), l: Float64Array.from(l), c: Float64Array.from(c), v: Float64Array.from(v), n: t.length, stepMs: 3_600_000 }
+    const fromDay = start + 150 * DAY
+    const toDay = start + 480 * DAY
+    // entries on the hour, at midnights and before the labels start; P&L of both signs and zero
+    const entryMs = Float64Array.from({ length: 3000 }, (_, i) => start + 140 * DAY + i * 3_600_000 * 2.5)
+    const pnlPct = Float64Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? 0 : Math.sin(i) * 5))
+    const { days, closes } = dayCloses(btc, fromDay - TREND_SMA_DAYS * DAY, toDay)
+    const labels = btcRegimeLabels(days, closes)
+    const trades: RegimeTrade[] = Array.from(pnlPct, (p, i) => ({ pnlPct: p, ...regimeAt(labels, days, entryMs[i]) }))
+    const split = regimeSplit(btc, entryMs, pnlPct, fromDay, toDay)
+    expect(split).toEqual(regimePerformance(trades))
+    expect(split!.btc_up.trades + split!.btc_down.trades).toBeGreaterThan(0)
+  })
+})
+
+test('each regime group has the figures summarizeTrades gives for its trades (to the last bit)', async () => {
+  const { summarizeTrades } = await import('../src/engine/statistics-trade-summary')
+  const trend = [null, 'up', 'down'] as const
+  const vol = [null, 'high', 'low'] as const
+  const trades: RegimeTrade[] = Array.from({ length: 500 }, (_, i) => ({ pnlPct: i % 11 === 0 ? 0 : Math.sin(i * 1.7) * 9 + 0.1, trend: trend[i % 3], vol: vol[(i >> 1) % 3] }))
+  const r = regimePerformance(trades)!
+  const of = (keep: (t: RegimeTrade) => boolean) => {
+    const s = summarizeTrades(trades.filter(keep).map(t => t.pnlPct))
+    return { trades: s.trades, win_rate: s.win_rate, profit_factor: s.profit_factor, total_return_pct: s.total_return_pct }
+  }
+  expect(r.btc_up).toEqual(of(t => t.trend === 'up'))
+  expect(r.btc_down).toEqual(of(t => t.trend === 'down'))
+  expect(r.high_vol).toEqual(of(t => t.vol === 'high'))
+  expect(r.low_vol).toEqual(of(t => t.vol === 'low'))
+  expect(r.up_high_vol).toEqual(of(t => t.trend === 'up' && t.vol === 'high'))
+  expect(r.up_low_vol).toEqual(of(t => t.trend === 'up' && t.vol === 'low'))
+  expect(r.down_high_vol).toEqual(of(t => t.trend === 'down' && t.vol === 'high'))
+  expect(r.down_low_vol).toEqual(of(t => t.trend === 'down' && t.vol === 'low'))
+  expect(r.unlabelled_trades).toBe(trades.filter(t => t.trend === null || t.vol === null).length)
+})

@@ -9,6 +9,7 @@ import { computeMetrics, type BacktestMetrics } from './metrics'
 import { runPortfolio, type PortfolioResult } from './portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from './reliability'
 import { simulateCoin, type CoinSimInput } from './simulate-coin'
+import { tradeTableOf } from './trade-table'
 import type { Trade, TradeParams } from './types'
 
 export interface BacktestRun {
@@ -39,18 +40,18 @@ export function runBacktest(run: BacktestRun): BacktestResult {
   const all: Trade[] = []
   for (const coin of run.coins) for (const tr of simulateCoin(coin, run.params)) all.push(tr)
   const leverage = effectiveLeverage(run.params)
+  const symbols = run.coins.map((c) => c.symbol)
   const portfolio = runPortfolio(
-    all,
+    tradeTableOf(all, symbols, run.params.direction),
     { perCoinUsd: run.perCoinUsd, maxConcurrent: run.maxConcurrent, compounding: run.compounding, leverage, coinCount: run.coins.length },
     run.mark,
   )
   const metrics = computeMetrics({
-    trades: portfolio.tradesInInputOrder,
+    trades: portfolio.trades,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
-    symbols: run.coins.map((c) => c.symbol),
   })
-  const checks = reliabilityChecks(reliabilityInput(portfolio.tradesInInputOrder, metrics.max_drawdown_pct, leverage))
+  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
   return {
     portfolio,
     metrics,

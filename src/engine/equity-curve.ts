@@ -14,7 +14,8 @@
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 import { lastAtOrBefore, upperBound } from './search'
-import type { Trade } from './types'
+import type { DayMarks, SizedTradeTable, TradeTable } from './trade-table'
+import type { Direction } from './types'
 
 export interface EquityPoint {
   /** the UTC day (midnight); the value is at that day's close */
@@ -36,58 +37,92 @@ export interface MarkToMarket {
   toDayMs: number
 }
 
-interface SizedTrade extends Trade {
-  marginUsd: number
-  pnlUsd: number
-}
-
 /** Close of the last bar that closed at or before `atMs`; NaN when none did. */
 export function lastCloseAt(bars: Bars, atMs: number): number {
   const j = upperBound(bars.t, bars.n, atMs - bars.stepMs) - 1
   return j >= 0 ? bars.c[j] : Number.NaN
 }
 
-export function dailyEquityCurve(
-  trades: readonly SizedTrade[],
-  initialCapitalUsd: number,
+/**
+ * The marks of one trade at the UTC midnights strictly inside (entryMs, exitMs), appended
+ * to `out`: max(−1, dir × (P/entry − 1) × leverage) with P the close of the last bar of
+ * `bars` that closed at or before the midnight (the entry price when none did).
+ * `entryIdx` is a hint: the entry bar's index when `bars` are the trade's own bars.
+ * Returns how many were appended.
+ */
+export function markMovesOf(
+  entryMs: number,
+  exitMs: number,
+  entryPrice: number,
+  entryIdx: number,
+  direction: Direction,
   leverage: number,
-  mark: MarkToMarket,
-): EquityPoint[] {
-  const fromDay = mark.fromDayMs
-  const nDays = Math.floor((mark.toDayMs - fromDay) / DAY_MS) + 1
+  bars: Bars | undefined,
+  out: number[],
+): number {
+  const dir = direction === 'long' ? 1 : -1
+  let hint = -1
+  if (bars !== undefined && bars.n > 0)
+    hint = entryIdx >= 0 && entryIdx < bars.n && bars.t[entryIdx] === entryMs ? entryIdx : Math.max(0, upperBound(bars.t, bars.n, entryMs) - 1)
+  let count = 0
+  for (let m = (Math.floor(entryMs / DAY_MS) + 1) * DAY_MS; m < exitMs; m += DAY_MS) {
+    let p = Number.NaN
+    if (hint >= 0) {
+      const j = lastAtOrBefore(bars!.t, bars!.n, bars!.stepMs, hint, m - bars!.stepMs)
+      if (j >= 0) {
+        p = bars!.c[j]
+        hint = j
+      }
+    }
+    if (!(p > 0)) p = entryPrice
+    const move = dir * (p / entryPrice - 1) * leverage
+    out.push(move < -1 ? -1 : move)
+    count++
+  }
+  return count
+}
+
+/** The marks of every trade of a table (markMovesOf), valued on `barsOf` each coin. */
+export function dayMarksOf(t: TradeTable, barsOf: (symbol: string) => Bars | undefined, leverage: number): DayMarks {
+  const start = new Int32Array(t.n + 1)
+  const moves: number[] = []
+  const barsOfCoin = new Map<number, Bars | undefined>()
+  for (let i = 0; i < t.n; i++) {
+    const c = t.coin[i]
+    if (!barsOfCoin.has(c)) barsOfCoin.set(c, barsOf(t.symbols[c]))
+    markMovesOf(t.entryMs[i], t.exitMs[i], t.entryPrice[i], t.entryIdx[i], t.direction, leverage, barsOfCoin.get(c), moves)
+    start[i + 1] = moves.length
+  }
+  return { start, move: Float64Array.from(moves) }
+}
+
+/**
+ * The curve of sized trades with their marks (`trades.marks`, see dayMarksOf) over the
+ * days fromDayMs … toDayMs.
+ */
+export function dailyEquityCurve(trades: SizedTradeTable, initialCapitalUsd: number, fromDayMs: number, toDayMs: number): EquityPoint[] {
+  const fromDay = fromDayMs
+  const nDays = Math.floor((toDayMs - fromDay) / DAY_MS) + 1
   if (!(nDays > 0)) return []
+  const marks = trades.marks
+  if (!marks) throw new Error('dailyEquityCurve: the trades carry no marks (dayMarksOf)')
   const realisedByDay = new Float64Array(nDays)
   const openValueByDay = new Float64Array(nDays)
-  // the day whose close is the first at or after instant x
-  const dayClosing = (x: number) => Math.min(nDays - 1, Math.max(0, Math.ceil((x - fromDay) / DAY_MS) - 1))
-
-  for (const tr of trades) {
-    const exitDay = dayClosing(tr.exitTimeMs)
-    realisedByDay[exitDay] += tr.pnlUsd
-    const firstOpenDay = Math.max(0, Math.floor((tr.entryTimeMs - fromDay) / DAY_MS))
-    if (firstOpenDay >= exitDay) continue
-    const bars = mark.barsOf(tr.symbol)
-    const dir = tr.direction === 'long' ? 1 : -1
-    // hint: the bar of the entry when the mark bars are the trade's own bars, else a search
-    let hint = -1
-    if (bars !== undefined && bars.n > 0) {
-      hint = tr.entryIdx < bars.n && bars.t[tr.entryIdx] === tr.entryTimeMs ? tr.entryIdx : Math.max(0, upperBound(bars.t, bars.n, tr.entryTimeMs) - 1)
-    }
-    for (let d = firstOpenDay; d < exitDay; d++) {
-      const closeMs = fromDay + (d + 1) * DAY_MS
-      if (closeMs >= tr.exitTimeMs || closeMs <= tr.entryTimeMs) continue
-      let p = Number.NaN
-      if (hint >= 0) {
-        const j = lastAtOrBefore(bars!.t, bars!.n, bars!.stepMs, hint, closeMs - bars!.stepMs)
-        if (j >= 0) {
-          p = bars!.c[j]
-          hint = j
-        }
-      }
-      if (!(p > 0)) p = tr.entryPrice
-      const move = dir * (p / tr.entryPrice - 1) * leverage
-      openValueByDay[d] += tr.marginUsd * (move < -1 ? -1 : move)
-    }
+  const { entryMs, exitMs, marginUsd, pnlUsd } = trades
+  const { start, move } = marks
+  for (let i = 0; i < trades.n; i++) {
+    // the day whose close is the first at or after the exit instant
+    const exitDay = Math.min(nDays - 1, Math.max(0, Math.ceil((exitMs[i] - fromDay) / DAY_MS) - 1))
+    realisedByDay[exitDay] += pnlUsd[i]
+    const a = start[i]
+    const b = start[i + 1]
+    if (a === b) continue
+    // the day closing at the first midnight after the entry; the curve's last day is
+    // never marked open (a trade still open then is booked at its end of data)
+    let d = (Math.floor(entryMs[i] / DAY_MS) + 1) * DAY_MS - fromDay
+    d = d / DAY_MS - 1
+    const margin = marginUsd[i]
+    for (let k = a; k < b; k++, d++) if (d >= 0 && d < nDays - 1) openValueByDay[d] += margin * move[k]
   }
 
   const equityUsd = new Float64Array(nDays)

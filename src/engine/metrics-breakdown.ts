@@ -3,7 +3,8 @@
  * and per-coin results. Formulas: docs/metrics.md.
  */
 import { yearMonthOfMs } from './calendar'
-import type { ExitReason, ResultBucket, Trade } from './types'
+import { EXIT_REASONS, type TradeTable } from './trade-table'
+import type { ExitReason, ResultBucket } from './types'
 
 /** Profit factor reported when there is no losing trade (or the ratio exceeds it). */
 export const PROFIT_FACTOR_CAP = 999
@@ -28,6 +29,17 @@ export function resultBucket(exitReason: ExitReason, pnlPct: number): ResultBuck
     case 'signal':
       return pnlPct > 0 ? 'tp' : 'sl'
   }
+}
+
+/** Bucket codes: 0 tp, 1 sl, 2 timeout. */
+export const BUCKETS: readonly ResultBucket[] = ['tp', 'sl', 'timeout']
+// per exit-reason code: its bucket, or −1 when the net P&L's sign decides
+const BUCKET_OF_REASON = Int8Array.from(EXIT_REASONS, r => (r === 'trailing' || r === 'signal' ? -1 : BUCKETS.indexOf(resultBucket(r, 0))))
+
+/** resultBucket over the table's codes: 0 tp, 1 sl, 2 timeout. */
+export function bucketCode(reasonCode: number, pnlPct: number): number {
+  const b = BUCKET_OF_REASON[reasonCode]
+  return b >= 0 ? b : pnlPct > 0 ? 0 : 1
 }
 
 export interface ProfitFactor {
@@ -68,22 +80,17 @@ class TradeTally {
   sum = 0
   grossWin = 0
   grossLoss = 0
-  tp = 0
-  sl = 0
-  timeout = 0
+  /** by bucket code */
+  buckets = [0, 0, 0]
 
-  add(tr: Trade): void {
-    const x = tr.pnlPct
+  add(pnlPct: number, bucket: number): void {
     this.trades++
-    this.sum += x
-    if (x > 0) {
+    this.sum += pnlPct
+    if (pnlPct > 0) {
       this.wins++
-      this.grossWin += x
-    } else this.grossLoss -= x
-    const b = resultBucket(tr.exitReason, x)
-    if (b === 'tp') this.tp++
-    else if (b === 'sl') this.sl++
-    else this.timeout++
+      this.grossWin += pnlPct
+    } else this.grossLoss -= pnlPct
+    this.buckets[bucket]++
   }
 
   get winRate(): number {
@@ -125,14 +132,19 @@ export interface PeriodStat {
   return_pct: number
 }
 
-function periodStats(trades: readonly Trade[], monthly: boolean): PeriodStat[] {
+function periodStats(t: TradeTable, monthly: boolean): PeriodStat[] {
   const tallies = new Map<number, TradeTally>()
-  for (const tr of trades) {
-    const ym = yearMonthOfMs(tr.exitTimeMs)
+  let lastKey = NaN
+  let last: TradeTally | undefined
+  for (let i = 0; i < t.n; i++) {
+    const ym = yearMonthOfMs(t.exitMs[i])
     const key = monthly ? ym : Math.floor(ym / 100)
-    let g = tallies.get(key)
-    if (g === undefined) tallies.set(key, (g = new TradeTally()))
-    g.add(tr)
+    if (key !== lastKey || last === undefined) {
+      lastKey = key
+      last = tallies.get(key)
+      if (last === undefined) tallies.set(key, (last = new TradeTally()))
+    }
+    last.add(t.pnlPct[i], bucketCode(t.exitReason[i], t.pnlPct[i]))
   }
   return [...tallies.keys()]
     .sort((a, b) => a - b)
@@ -143,12 +155,12 @@ function periodStats(trades: readonly Trade[], monthly: boolean): PeriodStat[] {
     })
 }
 
-export function yearlyStats(trades: readonly Trade[]): PeriodStat[] {
-  return periodStats(trades, false)
+export function yearlyStats(t: TradeTable): PeriodStat[] {
+  return periodStats(t, false)
 }
 
-export function monthlyStats(trades: readonly Trade[]): PeriodStat[] {
-  return periodStats(trades, true)
+export function monthlyStats(t: TradeTable): PeriodStat[] {
+  return periodStats(t, true)
 }
 
 /** The contract's CoinResult. */
@@ -166,39 +178,21 @@ export interface CoinResult {
   timeout_count: number
 }
 
-/**
- * One CoinResult per symbol: in the order of `symbols` (coins without trades get a row
- * of zeros) followed by any other symbol met in the trades, in order of appearance.
- */
-export function coinResults(trades: readonly Trade[], symbols: readonly string[] = []): CoinResult[] {
-  const tallies = new Map<string, TradeTally>()
-  for (const sym of symbols) tallies.set(sym, new TradeTally())
-  let lastSymbol = ''
-  let last: TradeTally | undefined
-  for (const tr of trades) {
-    // trades of one coin often come in a row: skip the lookup then
-    if (tr.symbol !== lastSymbol || last === undefined) {
-      lastSymbol = tr.symbol
-      last = tallies.get(tr.symbol)
-      if (last === undefined) tallies.set(tr.symbol, (last = new TradeTally()))
-    }
-    last.add(tr)
-  }
-  const out: CoinResult[] = []
-  for (const [symbol, g] of tallies) {
-    out.push({
-      symbol,
-      trades: g.trades,
-      wins: g.wins,
-      losses: g.trades - g.wins,
-      win_rate: g.winRate,
-      profit_factor: g.profitFactor,
-      total_return_pct: g.sum,
-      avg_pnl_pct: g.trades > 0 ? g.sum / g.trades : 0,
-      tp_count: g.tp,
-      sl_count: g.sl,
-      timeout_count: g.timeout,
-    })
-  }
-  return out
+/** One CoinResult per coin of the table, in the table's coin order (coins without trades get a row of zeros). */
+export function coinResults(t: TradeTable): CoinResult[] {
+  const tallies = t.symbols.map(() => new TradeTally())
+  for (let i = 0; i < t.n; i++) tallies[t.coin[i]].add(t.pnlPct[i], bucketCode(t.exitReason[i], t.pnlPct[i]))
+  return tallies.map((g, c) => ({
+    symbol: t.symbols[c],
+    trades: g.trades,
+    wins: g.wins,
+    losses: g.trades - g.wins,
+    win_rate: g.winRate,
+    profit_factor: g.profitFactor,
+    total_return_pct: g.sum,
+    avg_pnl_pct: g.trades > 0 ? g.sum / g.trades : 0,
+    tp_count: g.buckets[0],
+    sl_count: g.buckets[1],
+    timeout_count: g.buckets[2],
+  }))
 }

@@ -6,31 +6,29 @@
 import { entryOrderOf } from './entry-order'
 import type { EquityPoint } from './equity-curve'
 import {
+  bucketCode,
   coinResults,
   monthlyStats,
   pnlDistribution,
   PNL_BUCKET_LABELS,
   profitFactor,
-  resultBucket,
   yearlyStats,
   type CoinResult,
   type PeriodStat,
 } from './metrics-breakdown'
-import type { Trade } from './types'
+import type { SizedTradeTable } from './trade-table'
 
 export const DAYS_PER_YEAR = 365
 
 export interface MetricsInput {
   /**
    * The trades the portfolio took, in any order: only max_consecutive_losses depends on
-   * an order, and it sorts by entry time itself (ties in the given order). Pass the
-   * portfolio's `tradesInInputOrder`: aggregating in memory order is much faster.
+   * an order, and it sorts by entry time itself (ties in the given order). coin_results
+   * lists the table's coins in its order, those without trades too.
    */
-  trades: readonly (Trade & { pnlUsd: number })[]
+  trades: SizedTradeTable
   equityCurve: readonly EquityPoint[]
   initialCapitalUsd: number
-  /** the run's coins, so that coin_results lists coins without trades too */
-  symbols?: readonly string[]
 }
 
 export interface BacktestMetrics {
@@ -156,11 +154,9 @@ function maxConsecutiveLosses(pnlPct: Float64Array, entryMs: Float64Array): numb
 }
 
 export function computeMetrics(input: MetricsInput): BacktestMetrics {
-  const { trades, equityCurve, initialCapitalUsd } = input
-  const n = trades.length
-  const pnl = new Float64Array(n)
-  const entryMs = new Float64Array(n)
-  const barsHeld = new Float64Array(n)
+  const { trades: t, equityCurve, initialCapitalUsd } = input
+  const n = t.n
+  const pnl = t.pnlPct
   let wins = 0
   let winSum = 0
   let lossSum = 0
@@ -171,24 +167,21 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
   let fundingEvents = 0
   let fundingReal = 0
   let barsSum = 0
-  const buckets = { tp: 0, sl: 0, timeout: 0 }
+  const buckets = [0, 0, 0]
   for (let i = 0; i < n; i++) {
-    const tr = trades[i]
-    pnl[i] = tr.pnlPct
-    entryMs[i] = tr.entryTimeMs
-    barsHeld[i] = tr.barsHeld
-    if (tr.pnlPct > 0) {
+    const x = pnl[i]
+    if (x > 0) {
       wins++
-      winSum += tr.pnlPct
-    } else lossSum += tr.pnlPct
-    sum += tr.pnlPct
-    usd += tr.pnlUsd
-    fees += tr.feePct
-    funding += tr.fundingPct
-    fundingEvents += tr.fundingEvents
-    fundingReal += tr.fundingEventsReal
-    barsSum += tr.barsHeld
-    buckets[resultBucket(tr.exitReason, tr.pnlPct)]++
+      winSum += x
+    } else lossSum += x
+    sum += x
+    usd += t.pnlUsd[i]
+    fees += t.feePct[i]
+    funding += t.fundingPct[i]
+    fundingEvents += t.fundingEvents[i]
+    fundingReal += t.fundingEventsReal[i]
+    barsSum += t.barsHeld[i]
+    buckets[bucketCode(t.exitReason[i], x)]++
   }
   const losses = n - wins
   const avgWin = wins > 0 ? winSum / wins : 0
@@ -203,7 +196,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     tailSum += x
     tailN++
   }
-  const sortedBars = barsHeld.sort()
+  const sortedBars = t.barsHeld.slice().sort()
   const pf = profitFactor(pnl)
   const risk = riskRatios(equityCurve, initialCapitalUsd)
   return {
@@ -220,10 +213,10 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     avg_loss_pct: avgLoss,
     max_drawdown_pct: risk.maxDrawdownPct,
     max_drawdown_usd: risk.maxDrawdownUsd,
-    max_consecutive_losses: maxConsecutiveLosses(pnl, entryMs),
-    tp_count: buckets.tp,
-    sl_count: buckets.sl,
-    timeout_count: buckets.timeout,
+    max_consecutive_losses: maxConsecutiveLosses(pnl, t.entryMs),
+    tp_count: buckets[0],
+    sl_count: buckets[1],
+    timeout_count: buckets[2],
     total_fees_pct: fees,
     total_funding_pct: funding,
     funding_events: fundingEvents,
@@ -242,8 +235,8 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     median_bars_held: median(sortedBars),
     pnl_distribution: pnlDistribution(pnl),
     pnl_buckets: [...PNL_BUCKET_LABELS],
-    yearly_stats: yearlyStats(trades),
-    monthly_stats: monthlyStats(trades),
-    coin_results: coinResults(trades, input.symbols),
+    yearly_stats: yearlyStats(t),
+    monthly_stats: monthlyStats(t),
+    coin_results: coinResults(t),
   }
 }

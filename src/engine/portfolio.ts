@@ -16,9 +16,10 @@
  *   is at or below zero is skipped and counted too.
  * - pnlUsd = marginUsd × pnlPct / 100.
  */
-import { dailyEquityCurve, type EquityPoint, type MarkToMarket } from './equity-curve'
+import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
 import { IndexHeap } from './index-heap'
+import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
 export interface PortfolioOptions {
@@ -38,13 +39,13 @@ export interface PortfolioTrade extends Trade {
 }
 
 export interface PortfolioResult {
-  /** accepted trades in entry order */
-  trades: PortfolioTrade[]
   /**
-   * The same objects in input order (grouped by coin): the order to aggregate them in
-   * (computeMetrics), because it walks memory in order.
+   * Accepted trades in input order (coin by coin when the input is): the order every
+   * order-free aggregate walks them in.
    */
-  tradesInInputOrder: PortfolioTrade[]
+  trades: SizedTradeTable
+  /** rows of `trades` in entry order (ties in input order) */
+  entryOrder: Int32Array
   positionsSkipped: number
   initialCapitalUsd: number
   finalEquityUsd: number
@@ -57,51 +58,34 @@ export function initialCapitalUsd(opts: PortfolioOptions): number {
   return opts.perCoinUsd * Math.max(1, Math.min(opts.maxConcurrent, opts.coinCount))
 }
 
-/** The trade with its margin and USD P&L (field by field: much faster than a spread). */
-function sized(tr: Trade, marginUsd: number): PortfolioTrade {
-  return {
-    symbol: tr.symbol,
-    direction: tr.direction,
-    entryIdx: tr.entryIdx,
-    exitIdx: tr.exitIdx,
-    entryTimeMs: tr.entryTimeMs,
-    exitTimeMs: tr.exitTimeMs,
-    entryPrice: tr.entryPrice,
-    exitPrice: tr.exitPrice,
-    barsHeld: tr.barsHeld,
-    exitReason: tr.exitReason,
-    pnlPct: tr.pnlPct,
-    grossPct: tr.grossPct,
-    feePct: tr.feePct,
-    fundingPct: tr.fundingPct,
-    slTpSameBar: tr.slTpSameBar,
-    fundingEvents: tr.fundingEvents,
-    fundingEventsReal: tr.fundingEventsReal,
-    marginUsd,
-    pnlUsd: (marginUsd * tr.pnlPct) / 100,
-  }
+/** Row i of the accepted trades as an object. */
+export function portfolioTradeAt(t: SizedTradeTable, i: number): PortfolioTrade {
+  const tr = tradeAt(t, i) as PortfolioTrade
+  tr.marginUsd = t.marginUsd[i]
+  tr.pnlUsd = t.pnlUsd[i]
+  return tr
 }
 
-/** Accept and size the trades, then mark the portfolio at every day's close. */
-export function runPortfolio(trades: readonly Trade[], opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+/** The accepted trades as objects, in entry order (for lists and exports). */
+export function tradesInEntryOrder(p: PortfolioResult, from = 0, to = p.entryOrder.length): PortfolioTrade[] {
+  const out: PortfolioTrade[] = new Array(Math.max(0, to - from))
+  for (let k = from; k < to; k++) out[k - from] = portfolioTradeAt(p.trades, p.entryOrder[k])
+  return out
+}
+
+/**
+ * Accept and size the trades, then mark the portfolio at every day's close (with the
+ * trades' marks when they carry them, else valued on mark.barsOf).
+ */
+export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
   const initial = initialCapitalUsd(opts)
-  const n = trades.length
-  // the loop reads only these columns (one sequential pass over the objects)
-  const entryMs = new Float64Array(n)
-  const exitMs = new Float64Array(n)
-  const pnlPct = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    const tr = trades[i]
-    entryMs[i] = tr.entryTimeMs
-    exitMs[i] = tr.exitTimeMs
-    pnlPct[i] = tr.pnlPct
-  }
+  const { n, entryMs, exitMs, pnlPct } = trades
   const order = entryOrderOf(entryMs)
   // open positions keyed by exit instant, ties in acceptance order; values index the input
   const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
   const marginOf = new Float64Array(n)
-  const acceptedIdx = new Int32Array(n)
+  const taken = new Uint8Array(n)
   let accepted = 0
   let realisedUsd = 0
   let skipped = 0
@@ -123,31 +107,40 @@ export function runPortfolio(trades: readonly Trade[], opts: PortfolioOptions, m
       continue
     }
     marginOf[i] = marginUsd
-    open.push(exitMs[i], accepted, i)
-    acceptedIdx[accepted++] = i
+    taken[i] = 1
+    open.push(exitMs[i], accepted++, i)
   }
 
-  // Objects are created in input order (coin by coin, the order the simulator allocated
-  // the inputs in), so this pass and every later order-free pass walk memory in order;
-  // random access to scattered objects costs far more than the arithmetic here.
-  const slotOf = new Int32Array(n).fill(-1)
-  for (let a = 0; a < accepted; a++) slotOf[acceptedIdx[a]] = a
-  const inInputOrder: PortfolioTrade[] = []
-  const inEntryOrder: PortfolioTrade[] = new Array(accepted)
+  // accepted rows keep the input order; entryOrder maps entry order onto them
+  const rows = new Int32Array(accepted)
+  const rowOf = new Int32Array(n)
+  for (let i = 0, a = 0; i < n; i++) {
+    if (taken[i] === 0) continue
+    rowOf[i] = a
+    rows[a++] = i
+  }
+  const entryOrder = new Int32Array(accepted)
+  for (let k = 0, a = 0; k < n; k++) if (taken[order[k]] === 1) entryOrder[a++] = rowOf[order[k]]
+
+  const sized = selectRows(trades, rows) as SizedTradeTable
+  // marks come with the trades from the workers; computed here for tables made elsewhere
+  if (!sized.marks) sized.marks = dayMarksOf(sized, mark.barsOf, opts.leverage)
+  sized.marginUsd = new Float64Array(accepted)
+  sized.pnlUsd = new Float64Array(accepted)
   let totalPnlUsd = 0
-  for (let i = 0; i < n; i++) {
-    if (slotOf[i] < 0) continue
-    const tr = sized(trades[i], marginOf[i])
-    inInputOrder.push(tr)
-    inEntryOrder[slotOf[i]] = tr
-    totalPnlUsd += tr.pnlUsd
+  for (let a = 0; a < accepted; a++) {
+    const m = marginOf[rows[a]]
+    const usd = (m * sized.pnlPct[a]) / 100
+    sized.marginUsd[a] = m
+    sized.pnlUsd[a] = usd
+    totalPnlUsd += usd
   }
   return {
-    trades: inEntryOrder,
-    tradesInInputOrder: inInputOrder,
+    trades: sized,
+    entryOrder,
     positionsSkipped: skipped,
     initialCapitalUsd: initial,
     finalEquityUsd: initial + totalPnlUsd,
-    equityCurve: dailyEquityCurve(inInputOrder, initial, opts.leverage, mark),
+    equityCurve: dailyEquityCurve(sized, initial, mark.fromDayMs, mark.toDayMs),
   }
 }

@@ -5,7 +5,7 @@
  * `not_evaluated` (value null), which is not a pass.
  */
 import { DAY_MS } from '../market/types'
-import type { Trade } from './types'
+import type { TradeTable } from './trade-table'
 
 export type AxisId = 'trades' | 'ruin' | 'sample' | 'leverage' | 'diversification'
 export type Verdict = 'pass' | 'fail' | 'not_evaluated'
@@ -43,21 +43,23 @@ export interface ReliabilityInput {
 }
 
 /** The input of the checks from the accepted trades, the drawdown and the leverage. */
-export function reliabilityInput(trades: readonly Trade[], maxDrawdownPct: number, leverage: number): ReliabilityInput {
+export function reliabilityInput(trades: TradeTable, maxDrawdownPct: number, leverage: number): ReliabilityInput {
   let first = Infinity
   let last = -Infinity
-  const byCoin = new Map<string, number>()
-  for (const tr of trades) {
-    if (tr.entryTimeMs < first) first = tr.entryTimeMs
-    if (tr.exitTimeMs > last) last = tr.exitTimeMs
-    byCoin.set(tr.symbol, (byCoin.get(tr.symbol) ?? 0) + tr.pnlPct)
+  const byCoin = new Float64Array(trades.symbols.length)
+  const traded = new Uint8Array(trades.symbols.length)
+  for (let i = 0; i < trades.n; i++) {
+    if (trades.entryMs[i] < first) first = trades.entryMs[i]
+    if (trades.exitMs[i] > last) last = trades.exitMs[i]
+    byCoin[trades.coin[i]] += trades.pnlPct[i]
+    traded[trades.coin[i]] = 1
   }
   return {
-    totalTrades: trades.length,
+    totalTrades: trades.n,
     maxDrawdownPct,
-    spanDays: trades.length > 0 ? (last - first) / DAY_MS : 0,
+    spanDays: trades.n > 0 ? (last - first) / DAY_MS : 0,
     leverage,
-    coinReturnsPct: [...byCoin.values()],
+    coinReturnsPct: Array.from(byCoin).filter((_, c) => traded[c] === 1),
   }
 }
 

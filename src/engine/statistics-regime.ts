@@ -4,7 +4,7 @@
  * a strategy split by those labels.
  */
 import { DAY_MS } from '../market/types'
-import { summarizeTrades } from './statistics-trade-summary'
+import { reportedProfitFactor } from './statistics-trade-summary'
 
 export const TREND_SMA_DAYS = 200
 export const VOL_WINDOW_DAYS = 30
@@ -131,10 +131,9 @@ export const REGIME_DEFINITION =
   'at/below (low) its median over the period; each trade takes the labels of the last UTC day ' +
   'that closed before its entry.'
 
-function stats(pnl: number[]): RegimeStats {
-  const s = summarizeTrades(pnl)
-  return { trades: s.trades, win_rate: s.win_rate, profit_factor: s.profit_factor, total_return_pct: s.total_return_pct }
-}
+/** Regime codes of the columnar form: 0 no label; trend 1 up, 2 down; volatility 1 high, 2 low. */
+export const TREND_CODE = { up: 1, down: 2 } as const
+export const VOL_CODE = { high: 1, low: 2 } as const
 
 /**
  * Results split by the regime at entry. A trade enters the trend groups when it has a trend
@@ -142,18 +141,61 @@ function stats(pnl: number[]): RegimeStats {
  * it has both. Null when no trade has any label.
  */
 export function regimePerformance(trades: readonly RegimeTrade[]): RegimePerformance | null {
-  const group = (keep: (t: RegimeTrade) => boolean) => stats(trades.filter(keep).map((t) => t.pnlPct))
-  const unlabelled = trades.filter((t) => t.trend === null || t.vol === null).length
-  if (trades.every((t) => t.trend === null && t.vol === null)) return null
+  return regimePerformanceOf(
+    Float64Array.from(trades, t => t.pnlPct),
+    Uint8Array.from(trades, t => (t.trend === null ? 0 : TREND_CODE[t.trend])),
+    Uint8Array.from(trades, t => (t.vol === null ? 0 : VOL_CODE[t.vol])),
+  )
+}
+
+// groups in the order of RegimePerformance: btc_up, btc_down, high_vol, low_vol, up_high, up_low, down_high, down_low
+const GROUPS = 8
+
+/**
+ * regimePerformance over columns, in one pass: each group sums its trades in trade order,
+ * as summarizeTrades would over the group's list (the same figures to the last bit).
+ */
+export function regimePerformanceOf(pnl: ArrayLike<number>, trend: Uint8Array, vol: Uint8Array): RegimePerformance | null {
+  const count = new Float64Array(GROUPS)
+  const wins = new Float64Array(GROUPS)
+  const gain = new Float64Array(GROUPS)
+  const loss = new Float64Array(GROUPS)
+  let unlabelled = 0
+  let labelled = 0
+  const add = (g: number, p: number) => {
+    count[g]++
+    if (p > 0) {
+      wins[g]++
+      gain[g] += p
+    } else loss[g] += p
+  }
+  for (let i = 0; i < pnl.length; i++) {
+    const t = trend[i]
+    const v = vol[i]
+    const p = pnl[i]
+    if (t === 0 || v === 0) unlabelled++
+    if (t !== 0 || v !== 0) labelled++
+    if (t !== 0) add(t - 1, p)
+    if (v !== 0) add(1 + v, p)
+    if (t !== 0 && v !== 0) add(2 + 2 * t + v - 1, p)
+  }
+  if (labelled === 0) return null
+  const group = (g: number): RegimeStats => ({
+    trades: count[g],
+    win_rate: count[g] > 0 ? (100 * wins[g]) / count[g] : 0,
+    // grossLoss = −loss exactly: negation commutes with rounding
+    profit_factor: reportedProfitFactor(-loss[g] > 0 ? gain[g] / -loss[g] : gain[g] > 0 ? Infinity : 0),
+    total_return_pct: gain[g] + loss[g],
+  })
   return {
-    btc_up: group((t) => t.trend === 'up'),
-    btc_down: group((t) => t.trend === 'down'),
-    high_vol: group((t) => t.vol === 'high'),
-    low_vol: group((t) => t.vol === 'low'),
-    up_high_vol: group((t) => t.trend === 'up' && t.vol === 'high'),
-    up_low_vol: group((t) => t.trend === 'up' && t.vol === 'low'),
-    down_high_vol: group((t) => t.trend === 'down' && t.vol === 'high'),
-    down_low_vol: group((t) => t.trend === 'down' && t.vol === 'low'),
+    btc_up: group(0),
+    btc_down: group(1),
+    high_vol: group(2),
+    low_vol: group(3),
+    up_high_vol: group(4),
+    up_low_vol: group(5),
+    down_high_vol: group(6),
+    down_low_vol: group(7),
     unlabelled_trades: unlabelled,
     definition: REGIME_DEFINITION,
   }

@@ -1,12 +1,16 @@
-import { REANCHOR_BARS } from './ma'
-import { checkPeriod, fillNaN, rowsOf } from './util'
+import { sma } from './ma'
+import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
 
 /**
  * Commodity channel index as TA-Lib: tp = (h + l + c) / 3,
  * CCI = (tp − mean tp) / (0.015 · mean |tp − mean tp|) over the last `period` bars,
- * 0 when either factor is 0. The mean is carried like sma's (anchored, rebuilt every
- * REANCHOR_BARS bars); the mean absolute deviation has no running form, so it is summed over
- * a ring of the window's typical prices on every bar. First value at row period − 1.
+ * 0 when either factor is 0. First value at row period − 1.
+ *
+ * The typical prices are computed once into a scratch column and their mean is sma's (exact
+ * to a few ulps), parked in `out`. The mean absolute deviation has no running form, so it is
+ * summed over the window on every bar; four consecutive bars are summed in one pass, since
+ * they share period − 3 typical prices (one load serves four sums). Each bar's sum is taken in
+ * the same order wherever the series ends, so a row's value never depends on later rows.
  */
 export function cci(
   high: Float64Array,
@@ -20,44 +24,65 @@ export function cci(
   const rows = rowsOf(close, n)
   fillNaN(out, 0, Math.min(period - 1, rows))
   if (period > rows) return
-  const inv = 1 / period
-  const ring = new Float64Array(period) // typical price of row j in slot j % period
-  for (let j = 0; j < period - 1; j++) ring[j] = (high[j] + low[j] + close[j]) / 3
-  let slot = period - 1
-  let anchor = 0
-  let dev = 0
-  let builtAt = -Infinity
-  for (let i = period - 1; i < rows; i++) {
-    const tp = (high[i] + low[i] + close[i]) / 3
-    const old = ring[slot]
-    ring[slot] = tp
-    if (++slot === period) slot = 0
-    if (i - builtAt >= REANCHOR_BARS || dev !== dev) {
+  // 3 slack rows: the last block of four may read typical prices past `rows` for bars it
+  // does not write
+  const tp = floatScratch(0, rows + 3)
+  for (let j = 0; j < rows; j++) tp[j] = (high[j] + low[j] + close[j]) / 3
+  tp[rows] = tp[rows + 1] = tp[rows + 2] = 0
+  sma(tp, period, out, rows) // the window means, replaced by the CCI bar by bar below
+  const scale = period / 0.015 // spread / (0.015 · sum / period) = spread / sum · scale
+  if (period < 3) {
+    // too short for four bars to share a row: one window at a time
+    for (let i = period - 1; i < rows; i++) {
+      const m = out[i]
       let sum = 0
-      for (let j = 0; j < period; j++) sum += ring[j]
-      anchor = sum * inv
-      dev = 0
-      for (let j = 0; j < period; j++) dev += ring[j] - anchor
-      builtAt = i
-    } else {
-      dev += tp - old
+      for (let j = i - period + 1; j <= i; j++) sum += Math.abs(tp[j] - m)
+      out[i] = deviationRatio(tp[i] - m, sum, scale)
     }
-    const mean = anchor + dev * inv
-    // four partial sums so the adds do not wait on each other
+    return
+  }
+  for (let i = period - 1; i < rows; i += 4) {
+    const lo = i - period + 1
+    const m0 = out[i]
+    // a bar past the end gets a stand-in mean; its sum is never written
+    const m1 = i + 1 < rows ? out[i + 1] : m0
+    const m2 = i + 2 < rows ? out[i + 2] : m0
+    const m3 = i + 3 < rows ? out[i + 3] : m0
+    // rows lo + 3 .. i lie in all four windows (none when period is 3); bar k adds rows
+    // lo + k .. lo + 2 before them and i + 1 .. i + k after
     let a0 = 0
     let a1 = 0
     let a2 = 0
     let a3 = 0
-    let j = 0
-    for (; j + 3 < period; j += 4) {
-      a0 += Math.abs(ring[j] - mean)
-      a1 += Math.abs(ring[j + 1] - mean)
-      a2 += Math.abs(ring[j + 2] - mean)
-      a3 += Math.abs(ring[j + 3] - mean)
+    for (let j = lo + 3; j <= i; j++) {
+      const x = tp[j]
+      a0 += Math.abs(x - m0)
+      a1 += Math.abs(x - m1)
+      a2 += Math.abs(x - m2)
+      a3 += Math.abs(x - m3)
     }
-    for (; j < period; j++) a0 += Math.abs(ring[j] - mean)
-    const spread = tp - mean
-    const mad = a0 + a1 + (a2 + a3)
-    out[i] = spread !== 0 && mad !== 0 ? spread / (0.015 * (mad * inv)) : 0
+    const x0 = tp[lo]
+    const x1 = tp[lo + 1]
+    const x2 = tp[lo + 2]
+    const y0 = tp[i]
+    const y1 = tp[i + 1]
+    const y2 = tp[i + 2]
+    const y3 = tp[i + 3]
+    a0 += Math.abs(x0 - m0) + Math.abs(x1 - m0) + Math.abs(x2 - m0)
+    out[i] = deviationRatio(y0 - m0, a0, scale)
+    if (i + 1 >= rows) break
+    a1 += Math.abs(x1 - m1) + Math.abs(x2 - m1) + Math.abs(y1 - m1)
+    out[i + 1] = deviationRatio(y1 - m1, a1, scale)
+    if (i + 2 >= rows) break
+    a2 += Math.abs(x2 - m2) + Math.abs(y1 - m2) + Math.abs(y2 - m2)
+    out[i + 2] = deviationRatio(y2 - m2, a2, scale)
+    if (i + 3 >= rows) break
+    a3 += Math.abs(y1 - m3) + Math.abs(y2 - m3) + Math.abs(y3 - m3)
+    out[i + 3] = deviationRatio(y3 - m3, a3, scale)
   }
+}
+
+/** spread / (0.015 · sum / period), 0 when either is 0 (TA-Lib) */
+function deviationRatio(spread: number, sum: number, scale: number): number {
+  return spread !== 0 && sum !== 0 ? (spread / sum) * scale : 0
 }

@@ -35,3 +35,13 @@ export function checkPeriod(name: string, period: number, min = 1): void {
 export function isTaZero(x: number): boolean {
   return x > -1e-8 && x < 1e-8
 }
+
+/** Reused scratch columns (a thread computes one indicator at a time). */
+const floatPool: Float64Array[] = []
+
+/** Float scratch column `slot` of at least `rows` rows, valid until the next call for that slot. */
+export function floatScratch(slot: number, rows: number): Float64Array {
+  let buf = floatPool[slot]
+  if (!buf || buf.length < rows) floatPool[slot] = buf = new Float64Array(rows + (rows >> 3))
+  return buf
+}

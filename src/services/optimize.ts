@@ -4,6 +4,7 @@
  * cell is booked as a portfolio of its own. The best cell's Sharpe ratio is deflated for
  * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
  */
+import { tradeTableOf } from '../engine/trade-table'
 import { computeMetrics, dailyReturns, type BacktestMetrics } from '../engine/metrics'
 import { runPortfolio } from '../engine/portfolio'
 import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../engine/statistics'
@@ -57,11 +58,11 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
 function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: { fromDayMs: number; toDayMs: number }, deps: ResearchDeps) {
   const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
   const p = runPortfolio(
-    coins.flatMap(c => c.cells[j]),
+    tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction),
     { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
     { barsOf: s => deps.store.bars(s), fromDayMs: span.fromDayMs, toDayMs: span.toDayMs },
   )
-  const metrics = computeMetrics({ trades: p.tradesInInputOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd, symbols })
+  const metrics = computeMetrics({ trades: p.trades, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
   return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
 }
 

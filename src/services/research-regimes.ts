@@ -4,9 +4,10 @@
  * worker (task `regimes`), which reads BTC's candles from its store view.
  */
 import { lastCloseAt } from '../engine/equity-curve'
-import { btcRegimeLabels, regimeAt, regimePerformance, TREND_SMA_DAYS, type DayRegime, type RegimePerformance } from '../engine/statistics'
+import { btcRegimeLabels, TREND_SMA_DAYS, type RegimePerformance } from '../engine/statistics'
+import { regimePerformanceOf, TREND_CODE, VOL_CODE } from '../engine/statistics-regime'
 import type { Bars } from '../market/types'
-import { DAY_MS, HOUR_MS } from '../market/types'
+import { DAY_MS } from '../market/types'
 
 /** the market whose regime labels the trades */
 export const BENCHMARK_SYMBOL = 'BTCUSDT'
@@ -30,13 +31,17 @@ export function dayCloses(bars: Bars, fromDayMs: number, toDayMs: number): { day
 export function regimeSplit(btc: Bars, entryMs: Float64Array, pnlPct: Float64Array, fromDayMs: number, toDayMs: number): RegimePerformance | null {
   const { days, closes } = dayCloses(btc, fromDayMs - TREND_SMA_DAYS * DAY_MS, toDayMs)
   const labels = btcRegimeLabels(days, closes)
-  // trades entering in the same hour share the labels: look each hour up once
-  const byHour = new Map<number, DayRegime>()
-  const trades = Array.from(pnlPct, (p, i) => {
-    const hour = Math.floor(entryMs[i] / HOUR_MS)
-    let r = byHour.get(hour)
-    if (r === undefined) byHour.set(hour, (r = regimeAt(labels, days, entryMs[i])))
-    return { pnlPct: p, trend: r.trend, vol: r.vol }
-  })
-  return regimePerformance(trades)
+  const trendOfDay = Uint8Array.from(labels, l => (l.trend === null ? 0 : TREND_CODE[l.trend]))
+  const volOfDay = Uint8Array.from(labels, l => (l.vol === null ? 0 : VOL_CODE[l.vol]))
+  const n = pnlPct.length
+  const trend = new Uint8Array(n)
+  const vol = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
+    // the last day whose close (its open + 24 h) is at or before the entry (regimeAt on the regular day grid)
+    const d = days.length === 0 ? -1 : Math.min(days.length - 1, Math.floor((entryMs[i] - days[0]) / DAY_MS) - 1)
+    if (d < 0) continue
+    trend[i] = trendOfDay[d]
+    vol[i] = volOfDay[d]
+  }
+  return regimePerformanceOf(pnlPct, trend, vol)
 }

@@ -6,12 +6,13 @@
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
-import { runPortfolio, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { runPortfolio, tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS } from '../market/types'
 import type { RunSpec } from './run-spec'
 import type { CoinOutcome } from './tasks'
+import type { TradeTable } from '../engine/trade-table'
 import { yieldToLoop } from './yield'
 import { isoDate } from '../market/coin-summary'
 
@@ -29,6 +30,8 @@ export interface RunOutcome {
   spec: RunSpec
   symbols: string[]
   coins: CoinOutcome[]
+  /** every coin's trades, in universe order (with their marks) */
+  trades: TradeTable
   accounting: UniverseAccounting
   indicatorsUsed: string[]
   conditionsCount: number
@@ -85,7 +88,7 @@ export function daySpan(coins: readonly { fromMs: number | null; toMs: number | 
 
 export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<AssembledRun> {
   const { spec } = run
-  const trades = run.coins.flatMap(c => c.trades)
+  const trades = run.trades
   const span = daySpan(run.coins)
   const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
   const portfolio = runPortfolio(
@@ -96,10 +99,9 @@ export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<
   await yieldToLoop() // the portfolio and the metrics are the two long steps: serve others between
   const metrics = computeMetrics({
     // universe order: the same whatever the split over workers, and cheaper than entry order
-    trades: portfolio.tradesInInputOrder,
+    trades: portfolio.trades,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
-    symbols: run.symbols,
   })
   const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
   // the response body is built when first read: runs that only need metrics (compare) skip it
@@ -110,12 +112,13 @@ export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<
     }
     const btc = hold('BTCUSDT'), eth = hold('ETHUSDT')
     const warnings = [...run.warnings]
-    if (portfolio.trades.length > MAX_TRADES_IN_RESPONSE)
-      warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${portfolio.trades.length} trades; GET /export/csv?hash=<result_hash> has all of them`)
+    const taken = portfolio.trades.n
+    if (taken > MAX_TRADES_IN_RESPONSE)
+      warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
     if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
     if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
       warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
-    const listed = portfolio.trades.length > MAX_TRADES_IN_RESPONSE ? portfolio.trades.slice(-MAX_TRADES_IN_RESPONSE) : portfolio.trades
+    const listed = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE))
     const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
     return {
       name: spec.name,

@@ -176,11 +176,7 @@ export function startRandomEntryNull(input: RandomEntryInput): Promise<RandomEnt
   return p
 }
 
-/**
- * The columns of the run's trades the statistics read, taken in one pass: the portfolio's
- * trade objects are slow to read field by field (they are spread copies), so every later
- * pass runs over these arrays.
- */
+/** The columns of the run's accepted trades the statistics read, in entry order. */
 export interface TradeColumns {
   pnlPct: Float64Array
   entryMs: Float64Array
@@ -189,16 +185,16 @@ export interface TradeColumns {
   coin: Int32Array
 }
 
-export function tradeColumns(trades: PortfolioResult['trades'], symbols: readonly string[]): TradeColumns {
-  const n = trades.length
-  const index = new Map(symbols.map((s, i) => [s, i]))
+export function tradeColumns(portfolio: PortfolioResult): TradeColumns {
+  const { trades: t, entryOrder } = portfolio
+  const n = entryOrder.length
   const cols: TradeColumns = { pnlPct: new Float64Array(n), entryMs: new Float64Array(n), exitMs: new Float64Array(n), coin: new Int32Array(n) }
-  for (let i = 0; i < n; i++) {
-    const t = trades[i]
-    cols.pnlPct[i] = t.pnlPct
-    cols.entryMs[i] = t.entryTimeMs
-    cols.exitMs[i] = t.exitTimeMs
-    cols.coin[i] = index.get(t.symbol) ?? -1
+  for (let k = 0; k < n; k++) {
+    const i = entryOrder[k]
+    cols.pnlPct[k] = t.pnlPct[i]
+    cols.entryMs[k] = t.entryMs[i]
+    cols.exitMs[k] = t.exitMs[i]
+    cols.coin[k] = t.coin[i]
   }
   return cols
 }
@@ -241,12 +237,11 @@ export function coinSums(symbols: readonly string[], cols: TradeColumns): CoinSu
 
 export async function computeStatistics(input: StatisticsInput): Promise<StatisticsFields> {
   const { spec, portfolio, metrics } = input
-  const trades = portfolio.trades
   const curve = portfolio.equityCurve
-  if (trades.length === 0 || curve.length === 0) return statisticsFields({ grade_details: 'not graded: no trades' })
+  if (portfolio.trades.n === 0 || curve.length === 0) return statisticsFields({ grade_details: 'not graded: no trades' })
 
   const seed = seedOfHash(input.hash)
-  const cols = tradeColumns(trades, input.symbols)
+  const cols = tradeColumns(portfolio)
   const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
   // the null, the bootstraps and the regime split run in the workers while this thread
@@ -286,7 +281,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const mc = (await randomEntry)?.test ?? null
 
   const grade = strategyGrade({
-    trades: trades.length,
+    trades: portfolio.trades.n,
     profitFactor: metrics.profit_factor,
     edgePValue: edge,
     dsr: dsr?.dsr ?? null,

@@ -12,6 +12,7 @@ import { tradeItem } from './run-result'
 import type { RunSpec } from './run-spec'
 import { UnknownSymbols, type SimulationService } from './simulation'
 import { resultBucket } from '../engine/metrics-breakdown'
+import { tradesInEntryOrder } from '../engine/portfolio'
 
 export interface SimulateBody {
   strategy: string
@@ -179,7 +180,7 @@ export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCa
     total_funding_pct: m.total_funding_pct,
     funding_coverage_pct: m.funding_coverage_pct,
     data_range: r.assembled.body.data_range,
-    trades: r.assembled.portfolio.trades.map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
+    trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,
   }
@@ -242,7 +243,7 @@ export async function exportCsv(sim: SimulationService, hash: string): Promise<s
   const r = await sim.byHash(hash)
   if (!r) throw new HttpError(404, { detail: `Unknown result hash '${hash}': run POST /backtest or /simulate first; their responses carry result_hash` })
   const lines = [CSV_COLUMNS.join(',')]
-  for (const t of r.assembled.portfolio.trades) {
+  for (const t of tradesInEntryOrder(r.assembled.portfolio)) {
     const item = tradeItem(t) as Record<string, unknown>
     lines.push(CSV_COLUMNS.map(c => String(item[c])).join(','))
   }

@@ -16,8 +16,8 @@ import { Overloaded } from './worker-pool'
 import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
 import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, type StatisticsFields } from './run-statistics'
+import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CoinOutcome } from './tasks'
-import { unpackTrades } from './trade-codec'
 import { chunkCount } from './research-run'
 import { yieldToLoop } from './yield'
 
@@ -157,13 +157,14 @@ export class SimulationService {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
-    const coins = await this.coinOutcomes(spec, symbols)
+    const { coins, trades } = await this.coinOutcomes(spec, symbols)
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
       spec,
       symbols,
       coins,
+      trades,
       accounting,
       indicatorsUsed: compiled.indicatorsUsed,
       conditionsCount: conditionsCount(spec.strategy.entry),
@@ -181,19 +182,19 @@ export class SimulationService {
     return this.deps.executor
   }
 
-  /** Trades of every coin, computed in chunks spread over the executor. */
-  async coinOutcomes(spec: RunSpec, symbols: string[]): Promise<CoinOutcome[]> {
+  /** Trades of every coin, computed in chunks spread over the executor: one table in universe order. */
+  async coinOutcomes(spec: RunSpec, symbols: string[]): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
     const chunks = chunkCount(symbols.length, this.deps.executor.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
     const results = await Promise.all(parts.map((p, k) => this.deps.executor.run('coinTrades', { spec, symbols: p }, k)))
     const bySymbol = new Map<string, CoinOutcome>()
-    for (const r of results) {
-      await yieldToLoop()
-      for (const { packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, trades: unpackTrades(packed) })
+    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
+    return {
+      coins: symbols.map(s => bySymbol.get(s)!),
+      trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
     }
-    return symbols.map(s => bySymbol.get(s)!)
   }
 
   private remember(result: RunResult): void {

@@ -4,8 +4,10 @@
  * a run's coins: their signals and trades; the main thread merges chunks into the
  * portfolio (run-result.ts).
  */
+import { markMovesOf } from '../engine/equity-curve'
 import { simulateCoin } from '../engine/simulate-coin'
-import type { Trade, TradeParams } from '../engine/types'
+import { TradeTableBuilder, type TradeTable } from '../engine/trade-table'
+import type { TradeParams } from '../engine/types'
 import { DEFAULT_MMR_FRAC } from '../engine/types'
 import { windowIndices } from '../engine/window'
 import { resample } from '../market/resample'
@@ -15,7 +17,6 @@ import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
 import { entryMaskOf } from './entry-mask'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
-import { packTrades, type PackedTrades } from './trade-codec'
 import {
   runBootstrap,
   runGridTrades,
@@ -45,16 +46,16 @@ export interface CoinOutcome {
   /** first and last bar open time inside the window */
   fromMs: number | null
   toMs: number | null
-  trades: Trade[]
-}
-
-/** A CoinOutcome as it travels from a worker: its trades packed (trade-codec.ts). */
-export interface PackedCoinOutcome extends Omit<CoinOutcome, 'trades'> {
-  packed: PackedTrades
 }
 
 export interface CoinTradesResult {
-  coins: PackedCoinOutcome[]
+  coins: CoinOutcome[]
+  /**
+   * The chunk's trades coin by coin (`coin` indexes the payload's symbols), with their
+   * midnight marks on the 1H base series: columns cross to the main thread in a few
+   * copies, and the portfolio's daily marks need no candle reads there.
+   */
+  trades: TradeTable
 }
 
 export interface TaskMap {
@@ -170,14 +171,15 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const strategyKey = canonicalJson(spec.strategy)
   const startDay = spec.startDate ? parseDay(spec.startDate) : null
   const endDay = spec.endDate ? parseDay(spec.endDate) : null
-  const coins: PackedCoinOutcome[] = []
-  const none = (symbol: string) => packTrades(symbol, params.direction, [])
-  for (const symbol of payload.symbols) {
+  const coins: CoinOutcome[] = []
+  const table = new TradeTableBuilder(params.direction, payload.symbols)
+  const moves: number[] = []
+  payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = bars && bars.n > 0 ? windowIndices(bars, startDay, endDay) : null
     if (!bars || !win) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, packed: none(symbol) })
-      continue
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      return
     }
     const masks = ctx.signals(spec, strategyKey, symbol, bars)
     const entry = entryMaskOf(masks.entry, bars, spec)
@@ -185,9 +187,15 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
       params,
     )
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], packed: packTrades(symbol, params.direction, trades) })
-  }
-  return { coins }
+    const markBars = ctx.view.bars(symbol)
+    for (const tr of trades) {
+      moves.length = 0
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, moves)
+      table.push(tr, coin, moves)
+    }
+    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
+  })
+  return { coins, trades: table.finish() }
 }
 
 export const TASKS: { [N in TaskName]: (ctx: TaskContext, payload: TaskPayload<N>) => TaskResult<N> } = {

@@ -5,7 +5,8 @@
  * request's simulation count. Formulas: docs/statistics.md, "Validation".
  */
 import { computeMetrics } from '../engine/metrics'
-import { runPortfolio, type PortfolioTrade } from '../engine/portfolio'
+import { runPortfolio } from '../engine/portfolio'
+import { rowsWhereEntry, selectRows, type TradeTable } from '../engine/trade-table'
 import { deriveSeed } from '../engine/random'
 import { bookPath, pathSteps, percentileTable, type PathSizing } from '../engine/trade-bootstrap'
 import type { CandleStore } from '../market/candle-store'
@@ -51,14 +52,14 @@ const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
 }
 
 /** The figures of one part of the window: its trades booked as a portfolio of their own. */
-export function partMetrics(spec: RunSpec, symbols: string[], trades: PortfolioTrade[], fromDayMs: number, toDayMs: number, store: CandleStore) {
+export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable, fromDayMs: number, toDayMs: number, store: CandleStore) {
   const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
   const p = runPortfolio(
     trades,
     { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
     { barsOf: s => store.bars(s), fromDayMs, toDayMs },
   )
-  const m = computeMetrics({ trades: p.tradesInInputOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd, symbols })
+  const m = computeMetrics({ trades: p.trades, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
   return {
     date_range: dataRange({ fromDayMs, toDayMs }),
     days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
@@ -115,7 +116,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
   const r = await deps.simulation.run(spec, { noCache, statistics: false })
   const { symbols } = r
   const portfolio = r.assembled.portfolio
-  const trades = portfolio.trades
+  const tradeCount = portfolio.trades.n
   const curve = portfolio.equityCurve
   const seed = body.seed ?? seedOfHash(r.hash)
 
@@ -125,15 +126,15 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
   const split = fromDayMs !== null && toDayMs !== null ? splitDay(fromDayMs, toDayMs, body.oos_pct) : null
   let oos = null
   if (split !== null) {
-    const isMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs < split), fromDayMs!, split - DAY_MS, deps.store)
-    const oosMetrics = partMetrics(spec, symbols, portfolio.tradesInInputOrder.filter(t => t.entryTimeMs >= split), split, toDayMs!, deps.store)
+    const isMetrics = partMetrics(spec, symbols, selectRows(portfolio.trades, rowsWhereEntry(portfolio.trades, t => t < split)), fromDayMs!, split - DAY_MS, deps.store)
+    const oosMetrics = partMetrics(spec, symbols, selectRows(portfolio.trades, rowsWhereEntry(portfolio.trades, t => t >= split)), split, toDayMs!, deps.store)
     oos = { split_date: isoDate(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
   } else {
     oos = { split_date: null, is_metrics: null, oos_metrics: null, ...verdictOf({ total_trades: 0, avg_trade_pct: 0 }, { total_trades: 0, avg_trade_pct: 0 }) }
   }
 
   // the run's trades, resampled; the observed path books them in exit order
-  const cols = tradeColumns(trades, symbols)
+  const cols = tradeColumns(portfolio)
   const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
   const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
   const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
@@ -165,7 +166,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
     universe_capped: run.universe_capped,
     run_cap: run.run_cap,
     run_cap_reason: run.run_cap_reason,
-    total_trades: trades.length,
+    total_trades: tradeCount,
     oos_pct: body.oos_pct,
     oos,
     monte_carlo: {
@@ -174,10 +175,10 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
         "Paths of as many trades as the run took, drawn with replacement from the run's net trade returns and booked one after another with the run's sizing.",
       runs: body.n_simulations,
       seed,
-      trades_per_run: trades.length,
+      trades_per_run: tradeCount,
       final_return_pct: percentileTable(boot.finalReturnPct),
       max_drawdown_pct: percentileTable(boot.maxDrawdownPct),
-      probability_positive: trades.length > 0 ? boot.probabilityPositive : null,
+      probability_positive: tradeCount > 0 ? boot.probabilityPositive : null,
       observed: { final_return_pct: observed.finalReturnPct, max_drawdown_pct: observed.maxDrawdownPct },
       equity_bands: { steps: boot.steps, ...boot.bands, observed: Array.from(observedPath) },
       random_entry: {

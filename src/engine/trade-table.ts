@@ -1,0 +1,341 @@
+/**
+ * A run's trades as columns (struct of arrays): the portfolio, the metrics, the
+ * reliability checks and the statistics read tens of thousands of trades a run, and
+ * one typed array per field is read several times faster than one object per trade
+ * (bench/pipeline.ts). Trade objects are made only for the few a response lists.
+ */
+import type { Direction, ExitReason, Trade } from './types'
+
+/** exit reasons by code (the `exitReason` column) */
+export const EXIT_REASONS: readonly ExitReason[] = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']
+export const EXIT_REASON_CODE: ReadonlyMap<ExitReason, number> = new Map(EXIT_REASONS.map((r, i) => [r, i]))
+
+export interface TradeTable {
+  n: number
+  /** every trade of a run goes the run's way */
+  direction: Direction
+  /** the run's coins; `coin[i]` indexes this list */
+  symbols: readonly string[]
+  coin: Int32Array
+  entryIdx: Int32Array
+  exitIdx: Int32Array
+  entryMs: Float64Array
+  exitMs: Float64Array
+  entryPrice: Float64Array
+  exitPrice: Float64Array
+  barsHeld: Int32Array
+  /** code into EXIT_REASONS */
+  exitReason: Uint8Array
+  pnlPct: Float64Array
+  grossPct: Float64Array
+  feePct: Float64Array
+  fundingPct: Float64Array
+  slTpSameBar: Uint8Array
+  fundingEvents: Int32Array
+  fundingEventsReal: Int32Array
+  /** the open positions' marks at the UTC midnights they span (dayMarksOf); absent until computed */
+  marks?: DayMarks
+}
+
+/**
+ * What an open trade is worth at each UTC midnight strictly inside (entry, exit), as a
+ * fraction of its margin (equity-curve.ts, markMove): trade i's values are
+ * move[start[i]] … move[start[i + 1] − 1], one per midnight from the first after its entry.
+ */
+export interface DayMarks {
+  start: Int32Array
+  move: Float64Array
+}
+
+/** The trades a portfolio took, with their margin and USD P&L. */
+export interface SizedTradeTable extends TradeTable {
+  marginUsd: Float64Array
+  pnlUsd: Float64Array
+}
+
+export function allocTradeTable(n: number, direction: Direction, symbols: readonly string[]): TradeTable {
+  return {
+    n,
+    direction,
+    symbols,
+    coin: new Int32Array(n),
+    entryIdx: new Int32Array(n),
+    exitIdx: new Int32Array(n),
+    entryMs: new Float64Array(n),
+    exitMs: new Float64Array(n),
+    entryPrice: new Float64Array(n),
+    exitPrice: new Float64Array(n),
+    barsHeld: new Int32Array(n),
+    exitReason: new Uint8Array(n),
+    pnlPct: new Float64Array(n),
+    grossPct: new Float64Array(n),
+    feePct: new Float64Array(n),
+    fundingPct: new Float64Array(n),
+    slTpSameBar: new Uint8Array(n),
+    fundingEvents: new Int32Array(n),
+    fundingEventsReal: new Int32Array(n),
+  }
+}
+
+/**
+ * The table of trade objects, in their order. `symbols` fixes the coin list (a trade of
+ * another coin is appended to it); without it the coins are listed as first met.
+ */
+export function tradeTableOf(trades: readonly Trade[], symbols: readonly string[] = [], direction?: Direction): TradeTable {
+  const list = [...symbols]
+  const index = new Map(list.map((s, i) => [s, i]))
+  const t = allocTradeTable(trades.length, direction ?? trades[0]?.direction ?? 'short', list)
+  for (let i = 0; i < trades.length; i++) {
+    const tr = trades[i]
+    let c = index.get(tr.symbol)
+    if (c === undefined) {
+      c = list.length
+      list.push(tr.symbol)
+      index.set(tr.symbol, c)
+    }
+    t.coin[i] = c
+    t.entryIdx[i] = tr.entryIdx
+    t.exitIdx[i] = tr.exitIdx
+    t.entryMs[i] = tr.entryTimeMs
+    t.exitMs[i] = tr.exitTimeMs
+    t.entryPrice[i] = tr.entryPrice
+    t.exitPrice[i] = tr.exitPrice
+    t.barsHeld[i] = tr.barsHeld
+    t.exitReason[i] = EXIT_REASON_CODE.get(tr.exitReason)!
+    t.pnlPct[i] = tr.pnlPct
+    t.grossPct[i] = tr.grossPct
+    t.feePct[i] = tr.feePct
+    t.fundingPct[i] = tr.fundingPct
+    t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
+    t.fundingEvents[i] = tr.fundingEvents
+    t.fundingEventsReal[i] = tr.fundingEventsReal
+  }
+  return t
+}
+
+/** Row i as a trade object. */
+export function tradeAt(t: TradeTable, i: number): Trade {
+  return {
+    symbol: t.symbols[t.coin[i]],
+    direction: t.direction,
+    entryIdx: t.entryIdx[i],
+    exitIdx: t.exitIdx[i],
+    entryTimeMs: t.entryMs[i],
+    exitTimeMs: t.exitMs[i],
+    entryPrice: t.entryPrice[i],
+    exitPrice: t.exitPrice[i],
+    barsHeld: t.barsHeld[i],
+    exitReason: EXIT_REASONS[t.exitReason[i]],
+    pnlPct: t.pnlPct[i],
+    grossPct: t.grossPct[i],
+    feePct: t.feePct[i],
+    fundingPct: t.fundingPct[i],
+    slTpSameBar: t.slTpSameBar[i] === 1,
+    fundingEvents: t.fundingEvents[i],
+    fundingEventsReal: t.fundingEventsReal[i],
+  }
+}
+
+const TRADE_COLUMNS = [
+  'coin',
+  'entryIdx',
+  'exitIdx',
+  'entryMs',
+  'exitMs',
+  'entryPrice',
+  'exitPrice',
+  'barsHeld',
+  'exitReason',
+  'pnlPct',
+  'grossPct',
+  'feePct',
+  'fundingPct',
+  'slTpSameBar',
+  'fundingEvents',
+  'fundingEventsReal',
+] as const satisfies readonly (keyof TradeTable)[]
+
+// one gather per element type: a single generic one is megamorphic and several times slower
+function gatherF64(col: Float64Array, rows: Int32Array): Float64Array {
+  const out = new Float64Array(rows.length)
+  for (let k = 0; k < rows.length; k++) out[k] = col[rows[k]]
+  return out
+}
+function gatherI32(col: Int32Array, rows: Int32Array): Int32Array {
+  const out = new Int32Array(rows.length)
+  for (let k = 0; k < rows.length; k++) out[k] = col[rows[k]]
+  return out
+}
+function gatherU8(col: Uint8Array, rows: Int32Array): Uint8Array {
+  const out = new Uint8Array(rows.length)
+  for (let k = 0; k < rows.length; k++) out[k] = col[rows[k]]
+  return out
+}
+
+function gatherMarks(m: DayMarks, rows: Int32Array): DayMarks {
+  const start = new Int32Array(rows.length + 1)
+  for (let k = 0; k < rows.length; k++) start[k + 1] = start[k] + m.start[rows[k] + 1] - m.start[rows[k]]
+  const move = new Float64Array(start[rows.length])
+  for (let k = 0; k < rows.length; k++) move.set(m.move.subarray(m.start[rows[k]], m.start[rows[k] + 1]), start[k])
+  return { start, move }
+}
+
+/** The given rows of a table, in the given order (sized columns and marks follow when present). */
+export function selectRows<T extends TradeTable>(t: T, rows: Int32Array): T {
+  const out: TradeTable = {
+    n: rows.length,
+    direction: t.direction,
+    symbols: t.symbols,
+    coin: gatherI32(t.coin, rows),
+    entryIdx: gatherI32(t.entryIdx, rows),
+    exitIdx: gatherI32(t.exitIdx, rows),
+    entryMs: gatherF64(t.entryMs, rows),
+    exitMs: gatherF64(t.exitMs, rows),
+    entryPrice: gatherF64(t.entryPrice, rows),
+    exitPrice: gatherF64(t.exitPrice, rows),
+    barsHeld: gatherI32(t.barsHeld, rows),
+    exitReason: gatherU8(t.exitReason, rows),
+    pnlPct: gatherF64(t.pnlPct, rows),
+    grossPct: gatherF64(t.grossPct, rows),
+    feePct: gatherF64(t.feePct, rows),
+    fundingPct: gatherF64(t.fundingPct, rows),
+    slTpSameBar: gatherU8(t.slTpSameBar, rows),
+    fundingEvents: gatherI32(t.fundingEvents, rows),
+    fundingEventsReal: gatherI32(t.fundingEventsReal, rows),
+  }
+  if (t.marks) out.marks = gatherMarks(t.marks, rows)
+  const sized = t as unknown as Partial<SizedTradeTable>
+  if (sized.marginUsd && sized.pnlUsd) {
+    ;(out as SizedTradeTable).marginUsd = gatherF64(sized.marginUsd, rows)
+    ;(out as SizedTradeTable).pnlUsd = gatherF64(sized.pnlUsd, rows)
+  }
+  return out as T
+}
+
+/**
+ * Coin-grouped tables (each listing its coins' trades coin by coin, with `coin` indexing
+ * its own `symbols`) merged into one table over `symbols`, in that coin order: the
+ * universe order the portfolio breaks entry-time ties by, whatever the split over workers.
+ */
+export function mergeCoinTables(symbols: readonly string[], direction: Direction, parts: readonly TradeTable[]): TradeTable {
+  const index = new Map(symbols.map((s, i) => [s, i]))
+  // each coin's row range in its part
+  const partOf = new Int32Array(symbols.length).fill(-1)
+  const from = new Int32Array(symbols.length)
+  const to = new Int32Array(symbols.length)
+  let n = 0
+  let nMarks = 0
+  parts.forEach((p, k) => {
+    n += p.n
+    nMarks += p.marks ? p.marks.start[p.n] : 0
+    for (let i = 0; i < p.n; ) {
+      const c = p.coin[i]
+      let j = i + 1
+      while (j < p.n && p.coin[j] === c) j++
+      const u = index.get(p.symbols[c])
+      if (u === undefined) throw new Error(`mergeCoinTables: ${p.symbols[c]} is not a coin of the run`)
+      if (partOf[u] !== -1) throw new Error(`mergeCoinTables: the trades of ${p.symbols[c]} are not in one block`)
+      partOf[u] = k
+      from[u] = i
+      to[u] = j
+      i = j
+    }
+  })
+  const withMarks = parts.length > 0 && parts.every(p => p.marks)
+  const t = allocTradeTable(n, direction, symbols)
+  const marks: DayMarks | undefined = withMarks ? { start: new Int32Array(n + 1), move: new Float64Array(nMarks) } : undefined
+  let at = 0
+  for (let u = 0; u < symbols.length; u++) {
+    if (partOf[u] < 0) continue
+    const p = parts[partOf[u]]
+    const a = from[u]
+    const b = to[u]
+    t.coin.fill(u, at, at + b - a)
+    t.entryIdx.set(p.entryIdx.subarray(a, b), at)
+    t.exitIdx.set(p.exitIdx.subarray(a, b), at)
+    t.entryMs.set(p.entryMs.subarray(a, b), at)
+    t.exitMs.set(p.exitMs.subarray(a, b), at)
+    t.entryPrice.set(p.entryPrice.subarray(a, b), at)
+    t.exitPrice.set(p.exitPrice.subarray(a, b), at)
+    t.barsHeld.set(p.barsHeld.subarray(a, b), at)
+    t.exitReason.set(p.exitReason.subarray(a, b), at)
+    t.pnlPct.set(p.pnlPct.subarray(a, b), at)
+    t.grossPct.set(p.grossPct.subarray(a, b), at)
+    t.feePct.set(p.feePct.subarray(a, b), at)
+    t.fundingPct.set(p.fundingPct.subarray(a, b), at)
+    t.slTpSameBar.set(p.slTpSameBar.subarray(a, b), at)
+    t.fundingEvents.set(p.fundingEvents.subarray(a, b), at)
+    t.fundingEventsReal.set(p.fundingEventsReal.subarray(a, b), at)
+    if (marks) {
+      const pm = p.marks!
+      const m0 = marks.start[at]
+      marks.move.set(pm.move.subarray(pm.start[a], pm.start[b]), m0)
+      for (let k = 0; k < b - a; k++) marks.start[at + k + 1] = m0 + pm.start[a + k + 1] - pm.start[a]
+    }
+    at += b - a
+  }
+  if (marks) t.marks = marks
+  return t
+}
+
+/**
+ * Rows appended one trade at a time (a worker's coins, coin by coin), with their marks;
+ * `finish` trims the columns to the rows written.
+ */
+export class TradeTableBuilder {
+  private t: TradeTable
+  private moves: number[] = []
+  private starts: number[] = [0]
+
+  constructor(direction: Direction, symbols: readonly string[], capacity = 256) {
+    this.t = allocTradeTable(Math.max(1, capacity), direction, symbols)
+    this.t.n = 0
+  }
+
+  /** Append a trade of coin `coin`; `moves` are its midnight marks (markMovesOf). */
+  push(tr: Trade, coin: number, moves: readonly number[]): void {
+    let t = this.t
+    if (t.n === t.coin.length) t = this.grow()
+    const i = t.n++
+    t.coin[i] = coin
+    t.entryIdx[i] = tr.entryIdx
+    t.exitIdx[i] = tr.exitIdx
+    t.entryMs[i] = tr.entryTimeMs
+    t.exitMs[i] = tr.exitTimeMs
+    t.entryPrice[i] = tr.entryPrice
+    t.exitPrice[i] = tr.exitPrice
+    t.barsHeld[i] = tr.barsHeld
+    t.exitReason[i] = EXIT_REASON_CODE.get(tr.exitReason)!
+    t.pnlPct[i] = tr.pnlPct
+    t.grossPct[i] = tr.grossPct
+    t.feePct[i] = tr.feePct
+    t.fundingPct[i] = tr.fundingPct
+    t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
+    t.fundingEvents[i] = tr.fundingEvents
+    t.fundingEventsReal[i] = tr.fundingEventsReal
+    for (const m of moves) this.moves.push(m)
+    this.starts.push(this.moves.length)
+  }
+
+  private grow(): TradeTable {
+    const old = this.t
+    const t = allocTradeTable(old.coin.length * 2, old.direction, old.symbols)
+    for (const k of TRADE_COLUMNS) (t[k] as Float64Array).set(old[k] as Float64Array)
+    t.n = old.n
+    return (this.t = t)
+  }
+
+  finish(): TradeTable {
+    const t = selectRows(this.t, Int32Array.from({ length: this.t.n }, (_, i) => i))
+    t.marks = { start: Int32Array.from(this.starts), move: Float64Array.from(this.moves) }
+    return t
+  }
+}
+
+/** Rows whose entry instant satisfies `keep`, in table order. */
+export function rowsWhereEntry(t: TradeTable, keep: (entryMs: number) => boolean): Int32Array {
+  const rows = new Int32Array(t.n)
+  let k = 0
+  for (let i = 0; i < t.n; i++) if (keep(t.entryMs[i])) rows[k++] = i
+  return rows.subarray(0, k)
+}
