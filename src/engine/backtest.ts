@@ -48,6 +48,7 @@ export function runBacktest(run: BacktestRun): BacktestResult {
   )
   const metrics = computeMetrics({
     trades: portfolio.trades,
+    entryOrder: portfolio.entryOrder,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
   })

@@ -48,7 +48,7 @@ export function lastCloseAt(bars: Bars, atMs: number): number {
  * to `out`: max(−1, dir × (P/entry − 1) × leverage) with P the close of the last bar of
  * `bars` that closed at or before the midnight (the entry price when none did).
  * `entryIdx` is a hint: the entry bar's index when `bars` are the trade's own bars.
- * Returns how many were appended.
+ * Returns how many were added.
  */
 export function markMovesOf(
   entryMs: number,
@@ -58,7 +58,7 @@ export function markMovesOf(
   direction: Direction,
   leverage: number,
   bars: Bars | undefined,
-  out: number[],
+  out: { addMark(move: number): void },
 ): number {
   const dir = direction === 'long' ? 1 : -1
   let hint = -1
@@ -76,7 +76,7 @@ export function markMovesOf(
     }
     if (!(p > 0)) p = entryPrice
     const move = dir * (p / entryPrice - 1) * leverage
-    out.push(move < -1 ? -1 : move)
+    out.addMark(move < -1 ? -1 : move)
     count++
   }
   return count
@@ -86,11 +86,12 @@ export function markMovesOf(
 export function dayMarksOf(t: TradeTable, barsOf: (symbol: string) => Bars | undefined, leverage: number): DayMarks {
   const start = new Int32Array(t.n + 1)
   const moves: number[] = []
+  const out = { addMark: (m: number) => void moves.push(m) }
   const barsOfCoin = new Map<number, Bars | undefined>()
   for (let i = 0; i < t.n; i++) {
     const c = t.coin[i]
     if (!barsOfCoin.has(c)) barsOfCoin.set(c, barsOf(t.symbols[c]))
-    markMovesOf(t.entryMs[i], t.exitMs[i], t.entryPrice[i], t.entryIdx[i], t.direction, leverage, barsOfCoin.get(c), moves)
+    markMovesOf(t.entryMs[i], t.exitMs[i], t.entryPrice[i], t.entryIdx[i], t.direction, leverage, barsOfCoin.get(c), out)
     start[i + 1] = moves.length
   }
   return { start, move: Float64Array.from(moves) }

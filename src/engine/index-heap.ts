@@ -25,18 +25,23 @@ export class IndexHeap {
   }
 
   push(key: number, tie: number, value: number): void {
-    if (this.size === this.keys.length) throw new RangeError('IndexHeap: capacity exceeded')
+    const keys = this.keys
+    const ties = this.ties
+    const vals = this.vals
+    if (this.size === keys.length) throw new RangeError('IndexHeap: capacity exceeded')
     let i = this.size++
     while (i > 0) {
       const parent = (i - 1) >> 1
-      const pk = this.keys[parent]
-      if (pk < key || (pk === key && this.ties[parent] < tie)) break
-      this.move(parent, i)
+      const pk = keys[parent]
+      if (pk < key || (pk === key && ties[parent] < tie)) break
+      keys[i] = pk
+      ties[i] = ties[parent]
+      vals[i] = vals[parent]
       i = parent
     }
-    this.keys[i] = key
-    this.ties[i] = tie
-    this.vals[i] = value
+    keys[i] = key
+    ties[i] = tie
+    vals[i] = value
   }
 
   /** Remove the minimum and return its value. */
@@ -54,32 +59,27 @@ export class IndexHeap {
     return top
   }
 
+  // locals and inlined comparisons: the engine's portfolio pushes and pops once per trade
   private siftDown(key: number, tie: number, value: number): void {
+    const keys = this.keys
+    const ties = this.ties
+    const vals = this.vals
     const n = this.size
     let i = 0
     for (;;) {
       let c = 2 * i + 1
       if (c >= n) break
-      if (c + 1 < n && this.less(c + 1, c)) c++
-      const ck = this.keys[c]
-      if (key < ck || (key === ck && tie < this.ties[c])) break
-      this.move(c, i)
+      const c2 = c + 1
+      if (c2 < n && (keys[c2] < keys[c] || (keys[c2] === keys[c] && ties[c2] < ties[c]))) c = c2
+      const ck = keys[c]
+      if (key < ck || (key === ck && tie < ties[c])) break
+      keys[i] = ck
+      ties[i] = ties[c]
+      vals[i] = vals[c]
       i = c
     }
-    this.keys[i] = key
-    this.ties[i] = tie
-    this.vals[i] = value
-  }
-
-  private less(a: number, b: number): boolean {
-    const ka = this.keys[a]
-    const kb = this.keys[b]
-    return ka < kb || (ka === kb && this.ties[a] < this.ties[b])
-  }
-
-  private move(from: number, to: number): void {
-    this.keys[to] = this.keys[from]
-    this.ties[to] = this.ties[from]
-    this.vals[to] = this.vals[from]
+    keys[i] = key
+    ties[i] = tie
+    vals[i] = value
   }
 }

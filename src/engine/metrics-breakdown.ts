@@ -2,7 +2,8 @@
  * Breakdowns of a trade list: result buckets, P&L distribution, yearly / monthly stats
  * and per-coin results. Formulas: docs/metrics.md.
  */
-import { yearMonthOfMs } from './calendar'
+import { DAY_MS } from '../market/types'
+import { yearMonthOfDay } from './calendar'
 import { EXIT_REASONS, type TradeTable } from './trade-table'
 import type { ExitReason, ResultBucket } from './types'
 
@@ -73,34 +74,49 @@ export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
   return profitFactorOf(grossWin, grossLoss)
 }
 
-/** Running sums of a group of trades (a period, a coin). */
-class TradeTally {
-  trades = 0
-  wins = 0
-  sum = 0
-  grossWin = 0
-  grossLoss = 0
-  /** by bucket code */
-  buckets = [0, 0, 0]
-
-  add(pnlPct: number, bucket: number): void {
-    this.trades++
-    this.sum += pnlPct
-    if (pnlPct > 0) {
-      this.wins++
-      this.grossWin += pnlPct
-    } else this.grossLoss -= pnlPct
-    this.buckets[bucket]++
-  }
-
-  get winRate(): number {
-    return this.trades > 0 ? (100 * this.wins) / this.trades : 0
-  }
-
-  get profitFactor(): number {
-    return profitFactorOf(this.grossWin, this.grossLoss).value
-  }
+/** Bucket code (bucketCode) of every trade of a table. */
+export function bucketCodes(t: TradeTable): Uint8Array {
+  const out = new Uint8Array(t.n)
+  for (let i = 0; i < t.n; i++) out[i] = bucketCode(t.exitReason[i], t.pnlPct[i])
+  return out
 }
+
+/** Running sums of groups of trades (periods, coins), one slot per group. */
+interface GroupTallies {
+  trades: Float64Array
+  wins: Float64Array
+  sum: Float64Array
+  grossWin: Float64Array
+  grossLoss: Float64Array
+  /** by bucket code: 3 slots per group */
+  buckets: Float64Array
+}
+
+/** Sums per group of the trades, group[i] naming trade i's group (0 … groups − 1), in trade order. */
+function tallyGroups(group: Int32Array, groups: number, pnlPct: Float64Array, buckets: Uint8Array): GroupTallies {
+  const g: GroupTallies = {
+    trades: new Float64Array(groups),
+    wins: new Float64Array(groups),
+    sum: new Float64Array(groups),
+    grossWin: new Float64Array(groups),
+    grossLoss: new Float64Array(groups),
+    buckets: new Float64Array(3 * groups),
+  }
+  for (let i = 0; i < group.length; i++) {
+    const k = group[i]
+    const x = pnlPct[i]
+    g.trades[k]++
+    g.sum[k] += x
+    if (x > 0) {
+      g.wins[k]++
+      g.grossWin[k] += x
+    } else g.grossLoss[k] -= x
+    g.buckets[3 * k + buckets[i]]++
+  }
+  return g
+}
+
+const winRateOf = (g: GroupTallies, k: number) => (g.trades[k] > 0 ? (100 * g.wins[k]) / g.trades[k] : 0)
 
 /** Lower edges of the P&L buckets after the first, % of margin; a bucket is [lo, hi). */
 export const PNL_BUCKET_EDGES: readonly number[] = [-50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50]
@@ -132,35 +148,49 @@ export interface PeriodStat {
   return_pct: number
 }
 
-function periodStats(t: TradeTable, monthly: boolean): PeriodStat[] {
-  const tallies = new Map<number, TradeTally>()
-  let lastKey = NaN
-  let last: TradeTally | undefined
+function periodStats(t: TradeTable, buckets: Uint8Array, monthly: boolean): PeriodStat[] {
+  if (t.n === 0) return []
+  // year × 100 + month of each UTC day the exits span, filled in day order (yearMonthOfDay is
+  // fast on consecutive days, slow on scattered ones), then one lookup per trade
+  let minMs = Infinity
+  let maxMs = -Infinity
   for (let i = 0; i < t.n; i++) {
-    const ym = yearMonthOfMs(t.exitMs[i])
-    const key = monthly ? ym : Math.floor(ym / 100)
-    if (key !== lastKey || last === undefined) {
-      lastKey = key
-      last = tallies.get(key)
-      if (last === undefined) tallies.set(key, (last = new TradeTally()))
-    }
-    last.add(t.pnlPct[i], bucketCode(t.exitReason[i], t.pnlPct[i]))
+    const x = t.exitMs[i]
+    if (x < minMs) minMs = x
+    if (x > maxMs) maxMs = x
   }
-  return [...tallies.keys()]
-    .sort((a, b) => a - b)
-    .map((key) => {
-      const g = tallies.get(key)!
-      const period = monthly ? `${Math.floor(key / 100)}-${String(key % 100).padStart(2, '0')}` : String(key)
-      return { period, trades: g.trades, win_rate: g.winRate, profit_factor: g.profitFactor, return_pct: g.sum }
-    })
+  const day0 = Math.floor(minMs / DAY_MS)
+  const ymOfDay = new Int32Array(Math.floor(maxMs / DAY_MS) - day0 + 1)
+  for (let d = 0; d < ymOfDay.length; d++) ymOfDay[d] = yearMonthOfDay(day0 + d)
+  const firstYear = Math.floor(ymOfDay[0] / 100)
+  // groups: months or years counted from the first exit's year
+  const month = new Int32Array(t.n)
+  let groups = 0
+  for (let i = 0; i < t.n; i++) {
+    const ym = ymOfDay[Math.floor(t.exitMs[i] / DAY_MS) - day0]
+    const k = monthly ? (Math.floor(ym / 100) - firstYear) * 12 + (ym % 100) - 1 : Math.floor(ym / 100) - firstYear
+    month[i] = k
+    if (k + 1 > groups) groups = k + 1
+  }
+  const g = tallyGroups(month, groups, t.pnlPct, buckets)
+  const out: PeriodStat[] = []
+  for (let k = 0; k < groups; k++) {
+    if (g.trades[k] === 0) continue
+    const year = monthly ? firstYear + Math.floor(k / 12) : firstYear + k
+    const period = monthly ? `${year}-${String((k % 12) + 1).padStart(2, '0')}` : String(year)
+    out.push({ period, trades: g.trades[k], win_rate: winRateOf(g, k), profit_factor: profitFactorOf(g.grossWin[k], g.grossLoss[k]).value, return_pct: g.sum[k] })
+  }
+  return out
 }
 
-export function yearlyStats(t: TradeTable): PeriodStat[] {
-  return periodStats(t, false)
+/** Per year of the exit instants (UTC), in order; `buckets` defaults to bucketCodes(t). */
+export function yearlyStats(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): PeriodStat[] {
+  return periodStats(t, buckets, false)
 }
 
-export function monthlyStats(t: TradeTable): PeriodStat[] {
-  return periodStats(t, true)
+/** Per month of the exit instants (UTC), in order. */
+export function monthlyStats(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): PeriodStat[] {
+  return periodStats(t, buckets, true)
 }
 
 /** The contract's CoinResult. */
@@ -179,20 +209,19 @@ export interface CoinResult {
 }
 
 /** One CoinResult per coin of the table, in the table's coin order (coins without trades get a row of zeros). */
-export function coinResults(t: TradeTable): CoinResult[] {
-  const tallies = t.symbols.map(() => new TradeTally())
-  for (let i = 0; i < t.n; i++) tallies[t.coin[i]].add(t.pnlPct[i], bucketCode(t.exitReason[i], t.pnlPct[i]))
-  return tallies.map((g, c) => ({
-    symbol: t.symbols[c],
-    trades: g.trades,
-    wins: g.wins,
-    losses: g.trades - g.wins,
-    win_rate: g.winRate,
-    profit_factor: g.profitFactor,
-    total_return_pct: g.sum,
-    avg_pnl_pct: g.trades > 0 ? g.sum / g.trades : 0,
-    tp_count: g.buckets[0],
-    sl_count: g.buckets[1],
-    timeout_count: g.buckets[2],
+export function coinResults(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): CoinResult[] {
+  const g = tallyGroups(t.coin, t.symbols.length, t.pnlPct, buckets)
+  return t.symbols.map((symbol, c) => ({
+    symbol,
+    trades: g.trades[c],
+    wins: g.wins[c],
+    losses: g.trades[c] - g.wins[c],
+    win_rate: winRateOf(g, c),
+    profit_factor: profitFactorOf(g.grossWin[c], g.grossLoss[c]).value,
+    total_return_pct: g.sum[c],
+    avg_pnl_pct: g.trades[c] > 0 ? g.sum[c] / g.trades[c] : 0,
+    tp_count: g.buckets[3 * c],
+    sl_count: g.buckets[3 * c + 1],
+    timeout_count: g.buckets[3 * c + 2],
   }))
 }

@@ -6,7 +6,7 @@
 import { entryOrderOf } from './entry-order'
 import type { EquityPoint } from './equity-curve'
 import {
-  bucketCode,
+  bucketCodes,
   coinResults,
   monthlyStats,
   pnlDistribution,
@@ -27,6 +27,8 @@ export interface MetricsInput {
    * lists the table's coins in its order, those without trades too.
    */
   trades: SizedTradeTable
+  /** the trades' rows in entry order, when known (the portfolio's entryOrder); else sorted here */
+  entryOrder?: Int32Array
   equityCurve: readonly EquityPoint[]
   initialCapitalUsd: number
 }
@@ -142,8 +144,7 @@ export function riskRatios(curve: readonly EquityPoint[], initialCapitalUsd: num
 }
 
 /** Longest run of losing trades (pnl ≤ 0) in entry order. */
-function maxConsecutiveLosses(pnlPct: Float64Array, entryMs: Float64Array): number {
-  const order = entryOrderOf(entryMs)
+function maxConsecutiveLosses(pnlPct: Float64Array, order: Int32Array): number {
   let run = 0
   let best = 0
   for (let k = 0; k < order.length; k++) {
@@ -167,6 +168,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
   let fundingEvents = 0
   let fundingReal = 0
   let barsSum = 0
+  const codes = bucketCodes(t)
   const buckets = [0, 0, 0]
   for (let i = 0; i < n; i++) {
     const x = pnl[i]
@@ -181,7 +183,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     fundingEvents += t.fundingEvents[i]
     fundingReal += t.fundingEventsReal[i]
     barsSum += t.barsHeld[i]
-    buckets[bucketCode(t.exitReason[i], x)]++
+    buckets[codes[i]]++
   }
   const losses = n - wins
   const avgWin = wins > 0 ? winSum / wins : 0
@@ -213,7 +215,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     avg_loss_pct: avgLoss,
     max_drawdown_pct: risk.maxDrawdownPct,
     max_drawdown_usd: risk.maxDrawdownUsd,
-    max_consecutive_losses: maxConsecutiveLosses(pnl, t.entryMs),
+    max_consecutive_losses: maxConsecutiveLosses(pnl, input.entryOrder ?? entryOrderOf(t.entryMs)),
     tp_count: buckets[0],
     sl_count: buckets[1],
     timeout_count: buckets[2],
@@ -235,8 +237,8 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     median_bars_held: median(sortedBars),
     pnl_distribution: pnlDistribution(pnl),
     pnl_buckets: [...PNL_BUCKET_LABELS],
-    yearly_stats: yearlyStats(t),
-    monthly_stats: monthlyStats(t),
-    coin_results: coinResults(t),
+    yearly_stats: yearlyStats(t, codes),
+    monthly_stats: monthlyStats(t, codes),
+    coin_results: coinResults(t, codes),
   }
 }

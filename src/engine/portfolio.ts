@@ -73,11 +73,18 @@ export function tradesInEntryOrder(p: PortfolioResult, from = 0, to = p.entryOrd
   return out
 }
 
-/**
- * Accept and size the trades, then mark the portfolio at every day's close (with the
- * trades' marks when they carry them, else valued on mark.barsOf).
- */
-export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+/** Which trades the portfolio takes, and with what margin. */
+export interface Acceptance {
+  /** rows of the input taken, in entry order (ties in input order) */
+  taken: Int32Array
+  /** margin of each input row, USD (0 where not taken) */
+  marginUsd: Float64Array
+  positionsSkipped: number
+  initialCapitalUsd: number
+}
+
+/** The entries the slots and the margin allow, in entry-time order. */
+export function acceptTrades(trades: TradeTable, opts: PortfolioOptions): Acceptance {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
   const initial = initialCapitalUsd(opts)
   const { n, entryMs, exitMs, pnlPct } = trades
@@ -85,11 +92,10 @@ export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: M
   // open positions keyed by exit instant, ties in acceptance order; values index the input
   const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
   const marginOf = new Float64Array(n)
-  const taken = new Uint8Array(n)
+  const taken = new Int32Array(n)
   let accepted = 0
   let realisedUsd = 0
   let skipped = 0
-
   for (let k = 0; k < n; k++) {
     const i = order[k]
     while (open.size > 0 && open.peekKey() <= entryMs[i]) {
@@ -107,40 +113,65 @@ export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: M
       continue
     }
     marginOf[i] = marginUsd
-    taken[i] = 1
-    open.push(exitMs[i], accepted++, i)
+    open.push(exitMs[i], accepted, i)
+    taken[accepted++] = i
   }
+  return { taken: taken.subarray(0, accepted), marginUsd: marginOf, positionsSkipped: skipped, initialCapitalUsd: initial }
+}
 
+/** The taken trades sized, in input order, and the portfolio marked at every day's close. */
+export function bookPortfolio(trades: TradeTable, acceptance: Acceptance, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+  const { taken, marginUsd: marginOf } = acceptance
+  const n = trades.n
+  const accepted = taken.length
   // accepted rows keep the input order; entryOrder maps entry order onto them
-  const rows = new Int32Array(accepted)
-  const rowOf = new Int32Array(n)
-  for (let i = 0, a = 0; i < n; i++) {
-    if (taken[i] === 0) continue
-    rowOf[i] = a
-    rows[a++] = i
+  let sized: SizedTradeTable
+  let entryOrder: Int32Array
+  if (accepted === n) {
+    // every trade taken: the columns are shared, not copied (tables are never written after they are made)
+    sized = { ...trades } as SizedTradeTable
+    entryOrder = taken
+  } else {
+    const isTaken = new Uint8Array(n)
+    for (let k = 0; k < accepted; k++) isTaken[taken[k]] = 1
+    const rows = new Int32Array(accepted)
+    const rowOf = new Int32Array(n)
+    for (let i = 0, a = 0; i < n; i++) {
+      if (isTaken[i] === 0) continue
+      rowOf[i] = a
+      rows[a++] = i
+    }
+    entryOrder = new Int32Array(accepted)
+    for (let k = 0; k < accepted; k++) entryOrder[k] = rowOf[taken[k]]
+    sized = selectRows(trades, rows) as SizedTradeTable
+    sized.marginUsd = new Float64Array(accepted)
+    for (let a = 0; a < accepted; a++) sized.marginUsd[a] = marginOf[rows[a]]
   }
-  const entryOrder = new Int32Array(accepted)
-  for (let k = 0, a = 0; k < n; k++) if (taken[order[k]] === 1) entryOrder[a++] = rowOf[order[k]]
-
-  const sized = selectRows(trades, rows) as SizedTradeTable
-  // marks come with the trades from the workers; computed here for tables made elsewhere
-  if (!sized.marks) sized.marks = dayMarksOf(sized, mark.barsOf, opts.leverage)
-  sized.marginUsd = new Float64Array(accepted)
+  if (accepted === n) sized.marginUsd = marginOf
   sized.pnlUsd = new Float64Array(accepted)
   let totalPnlUsd = 0
   for (let a = 0; a < accepted; a++) {
-    const m = marginOf[rows[a]]
-    const usd = (m * sized.pnlPct[a]) / 100
-    sized.marginUsd[a] = m
+    const usd = (sized.marginUsd[a] * sized.pnlPct[a]) / 100
     sized.pnlUsd[a] = usd
     totalPnlUsd += usd
   }
+  // marks come with the trades from the workers; computed here for tables made elsewhere
+  if (!sized.marks) sized.marks = dayMarksOf(sized, mark.barsOf, opts.leverage)
+  const initial = acceptance.initialCapitalUsd
   return {
     trades: sized,
     entryOrder,
-    positionsSkipped: skipped,
+    positionsSkipped: acceptance.positionsSkipped,
     initialCapitalUsd: initial,
     finalEquityUsd: initial + totalPnlUsd,
     equityCurve: dailyEquityCurve(sized, initial, mark.fromDayMs, mark.toDayMs),
   }
+}
+
+/**
+ * Accept and size the trades, then mark the portfolio at every day's close (with the
+ * trades' marks when they carry them, else valued on mark.barsOf).
+ */
+export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+  return bookPortfolio(trades, acceptTrades(trades, opts), opts, mark)
 }

@@ -279,21 +279,32 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
 }
 
 /**
- * Rows appended one trade at a time (a worker's coins, coin by coin), with their marks;
- * `finish` trims the columns to the rows written.
+ * Rows appended one trade at a time (a worker's coins, coin by coin), each after its
+ * marks (addMark); `finish` trims the columns to the rows written.
  */
 export class TradeTableBuilder {
   private t: TradeTable
-  private moves: number[] = []
-  private starts: number[] = [0]
+  private moves = new Float64Array(1024)
+  private nMoves = 0
+  private starts = new Int32Array(257)
 
   constructor(direction: Direction, symbols: readonly string[], capacity = 256) {
     this.t = allocTradeTable(Math.max(1, capacity), direction, symbols)
     this.t.n = 0
   }
 
-  /** Append a trade of coin `coin`; `moves` are its midnight marks (markMovesOf). */
-  push(tr: Trade, coin: number, moves: readonly number[]): void {
+  /** One midnight mark of the trade pushed next (markMovesOf). */
+  addMark(move: number): void {
+    if (this.nMoves === this.moves.length) {
+      const grown = new Float64Array(this.moves.length * 2)
+      grown.set(this.moves)
+      this.moves = grown
+    }
+    this.moves[this.nMoves++] = move
+  }
+
+  /** Append a trade of coin `coin`, owning the marks added since the previous push. */
+  push(tr: Trade, coin: number): void {
     let t = this.t
     if (t.n === t.coin.length) t = this.grow()
     const i = t.n++
@@ -313,8 +324,7 @@ export class TradeTableBuilder {
     t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
     t.fundingEvents[i] = tr.fundingEvents
     t.fundingEventsReal[i] = tr.fundingEventsReal
-    for (const m of moves) this.moves.push(m)
-    this.starts.push(this.moves.length)
+    this.starts[i + 1] = this.nMoves
   }
 
   private grow(): TradeTable {
@@ -322,12 +332,16 @@ export class TradeTableBuilder {
     const t = allocTradeTable(old.coin.length * 2, old.direction, old.symbols)
     for (const k of TRADE_COLUMNS) (t[k] as Float64Array).set(old[k] as Float64Array)
     t.n = old.n
+    const starts = new Int32Array(t.coin.length + 1)
+    starts.set(this.starts)
+    this.starts = starts
     return (this.t = t)
   }
 
   finish(): TradeTable {
-    const t = selectRows(this.t, Int32Array.from({ length: this.t.n }, (_, i) => i))
-    t.marks = { start: Int32Array.from(this.starts), move: Float64Array.from(this.moves) }
+    const n = this.t.n
+    const t = selectRows(this.t, Int32Array.from({ length: n }, (_, i) => i))
+    t.marks = { start: this.starts.slice(0, n + 1), move: this.moves.slice(0, this.nMoves) }
     return t
   }
 }

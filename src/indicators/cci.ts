@@ -1,4 +1,4 @@
-import { sma } from './ma'
+import { REANCHOR_BARS, sma } from './ma'
 import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
 
 /**
@@ -6,8 +6,8 @@ import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
  * CCI = (tp − mean tp) / (0.015 · mean |tp − mean tp|) over the last `period` bars,
  * 0 when either factor is 0. First value at row period − 1.
  *
- * The typical prices are computed once into a scratch column and their mean is sma's (exact
- * to a few ulps), parked in `out`. The mean absolute deviation has no running form, so it is
+ * The typical prices are computed once into a scratch column; their mean is carried as sma
+ * carries it (exact to a few ulps). The mean absolute deviation has no running form, so it is
  * summed over the window on every bar; four consecutive bars are summed in one pass, since
  * they share period − 3 typical prices (one load serves four sums). Each bar's sum is taken in
  * the same order wherever the series ends, so a row's value never depends on later rows.
@@ -25,14 +25,15 @@ export function cci(
   fillNaN(out, 0, Math.min(period - 1, rows))
   if (period > rows) return
   // 3 slack rows: the last block of four may read typical prices past `rows` for bars it
-  // does not write
+  // does not write out
   const tp = floatScratch(0, rows + 3)
   for (let j = 0; j < rows; j++) tp[j] = (high[j] + low[j] + close[j]) / 3
   tp[rows] = tp[rows + 1] = tp[rows + 2] = 0
-  sma(tp, period, out, rows) // the window means, replaced by the CCI bar by bar below
   const scale = period / 0.015 // spread / (0.015 · sum / period) = spread / sum · scale
+  const inv = 1 / period
   if (period < 3) {
     // too short for four bars to share a row: one window at a time
+    sma(tp, period, out, rows)
     for (let i = period - 1; i < rows; i++) {
       const m = out[i]
       let sum = 0
@@ -41,13 +42,33 @@ export function cci(
     }
     return
   }
+  // the mean is carried as sma carries it: deviations from an anchor (the mean of the window
+  // where the sum was last taken afresh), summed afresh every REANCHOR_BARS bars
+  let anchor = 0
+  let dev = NaN
+  let sinceBuilt = 0
   for (let i = period - 1; i < rows; i += 4) {
     const lo = i - period + 1
-    const m0 = out[i]
-    // a bar past the end gets a stand-in mean; its sum is never written
-    const m1 = i + 1 < rows ? out[i + 1] : m0
-    const m2 = i + 2 < rows ? out[i + 2] : m0
-    const m3 = i + 3 < rows ? out[i + 3] : m0
+    if (dev !== dev || sinceBuilt >= REANCHOR_BARS) {
+      let sum = 0
+      for (let j = lo; j <= i; j++) sum += tp[j]
+      anchor = sum * inv
+      dev = 0
+      for (let j = lo; j <= i; j++) dev += tp[j] - anchor
+      sinceBuilt = 0
+    } else {
+      dev += tp[i] - tp[lo - 1]
+    }
+    // rows past the end read the zeroed slack: their means are never used for a written row
+    const d1 = dev + (tp[i + 1] - tp[lo])
+    const d2 = d1 + (tp[i + 2] - tp[lo + 1])
+    const d3 = d2 + (tp[i + 3] - tp[lo + 2])
+    const m0 = anchor + dev * inv
+    const m1 = anchor + d1 * inv
+    const m2 = anchor + d2 * inv
+    const m3 = anchor + d3 * inv
+    dev = d3
+    sinceBuilt += 4
     // rows lo + 3 .. i lie in all four windows (none when period is 3); bar k adds rows
     // lo + k .. lo + 2 before them and i + 1 .. i + k after
     let a0 = 0

@@ -62,7 +62,7 @@ function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j
     { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
     { barsOf: s => deps.store.bars(s), fromDayMs: span.fromDayMs, toDayMs: span.toDayMs },
   )
-  const metrics = computeMetrics({ trades: p.trades, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
+  const metrics = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
   return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
 }
 

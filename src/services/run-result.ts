@@ -6,7 +6,7 @@
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
-import { runPortfolio, tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { acceptTrades, bookPortfolio, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS } from '../market/types'
@@ -86,20 +86,29 @@ export function daySpan(coins: readonly { fromMs: number | null; toMs: number | 
   return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
 }
 
-export async function assembleRun(run: RunOutcome, store: CandleStore): Promise<AssembledRun> {
+/** The portfolio's settings of a run. */
+export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
+  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
+  return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
+}
+
+/** From the coins' trades to the run's result; `acceptance` when the caller already chose the trades (acceptTrades). */
+export async function assembleRun(run: RunOutcome, store: CandleStore, acceptance?: Acceptance): Promise<AssembledRun> {
   const { spec } = run
   const trades = run.trades
   const span = daySpan(run.coins)
-  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
-  const portfolio = runPortfolio(
-    trades,
-    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: run.symbols.length },
-    { barsOf: s => store.bars(s), fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS },
-  )
+  const opts = portfolioOptionsOf(spec, run.symbols.length)
+  const leverage = opts.leverage
+  const portfolio = bookPortfolio(trades, acceptance ?? acceptTrades(trades, opts), opts, {
+    barsOf: s => store.bars(s),
+    fromDayMs: span?.fromDayMs ?? 0,
+    toDayMs: span?.toDayMs ?? -DAY_MS,
+  })
   await yieldToLoop() // the portfolio and the metrics are the two long steps: serve others between
   const metrics = computeMetrics({
     // universe order: the same whatever the split over workers, and cheaper than entry order
     trades: portfolio.trades,
+    entryOrder: portfolio.entryOrder,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
   })

@@ -7,6 +7,7 @@
  */
 import { dailyReturns, type BacktestMetrics } from '../engine/metrics'
 import type { PortfolioResult } from '../engine/portfolio'
+import type { TradeTable } from '../engine/trade-table'
 import { deriveSeed, Mulberry32 } from '../engine/random'
 import {
   deflatedSharpe,
@@ -117,8 +118,8 @@ export interface StatisticsInput {
   /** candles for the BTC benchmark and regimes */
   bars(symbol: string): Bars | undefined
   executor: Executor
-  /** the random-entry null if the caller started it earlier (startRandomEntryNull); else started here */
-  randomEntry?: Promise<RandomEntryOutcome | null>
+  /** the jobs on the workers if the caller started them earlier (startTradeStatistics); else started here */
+  jobs?: TradeStatisticsJobs
   /** default nTrialsOf(spec) */
   nTrials?: number
 }
@@ -185,8 +186,8 @@ export interface TradeColumns {
   coin: Int32Array
 }
 
-export function tradeColumns(portfolio: PortfolioResult): TradeColumns {
-  const { trades: t, entryOrder } = portfolio
+/** The columns of table rows `entryOrder` (the accepted trades in entry order). */
+export function tradeColumns(t: TradeTable, entryOrder: Int32Array): TradeColumns {
   const n = entryOrder.length
   const cols: TradeColumns = { pnlPct: new Float64Array(n), entryMs: new Float64Array(n), exitMs: new Float64Array(n), coin: new Int32Array(n) }
   for (let k = 0; k < n; k++) {
@@ -235,34 +236,69 @@ export function coinSums(symbols: readonly string[], cols: TradeColumns): CoinSu
   return out
 }
 
+/** The statistics that need only the accepted trades, running on the workers. */
+export interface TradeStatisticsJobs {
+  /** the accepted trades' columns, in entry order */
+  cols: TradeColumns
+  randomEntry: Promise<RandomEntryOutcome | null>
+  profitFactorCi: Promise<MetricCI | null>
+  regimes: Promise<RegimePerformance | null>
+}
+
+/**
+ * Start the statistics of the accepted trades on the workers (the random-entry null, the
+ * profit-factor bootstrap and the regime split) as soon as the portfolio has chosen its
+ * trades: they run while this thread books the equity curve and the metrics.
+ */
+export function startTradeStatistics(input: {
+  spec: RunSpec
+  hash: string
+  symbols: readonly string[]
+  executor: Executor
+  cols: TradeColumns
+  /** the run's day span (the equity curve's first and last day) */
+  fromDayMs: number
+  toDayMs: number
+  bars(symbol: string): Bars | undefined
+}): TradeStatisticsJobs {
+  const { cols, executor } = input
+  const seed = seedOfHash(input.hash)
+  if (cols.pnlPct.length === 0) return { cols, randomEntry: Promise.resolve(null), profitFactorCi: Promise.resolve(null), regimes: Promise.resolve(null) }
+  // the null's chunks go first: they are short and bound to the workers that hold their
+  // coins' signals, so they must not queue behind a bootstrap
+  const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+  const profitFactorCi = executor.run('bootstrap', {
+    values: cols.pnlPct,
+    statistic: 'profit_factor',
+    resamples: bootstrapResamples(cols.pnlPct.length),
+    seed: deriveSeed(seed, 'profit_factor_ci'),
+  })
+  const btc = input.bars(BENCHMARK_SYMBOL)
+  const regimes =
+    btc && btc.n > 0 ? executor.run('regimes', { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
+  // a run that fails before awaiting them must not leave unhandled rejections behind
+  profitFactorCi.catch(() => {})
+  regimes.catch(() => {})
+  return { cols, randomEntry, profitFactorCi, regimes }
+}
+
 export async function computeStatistics(input: StatisticsInput): Promise<StatisticsFields> {
   const { spec, portfolio, metrics } = input
   const curve = portfolio.equityCurve
   if (portfolio.trades.n === 0 || curve.length === 0) return statisticsFields({ grade_details: 'not graded: no trades' })
 
   const seed = seedOfHash(input.hash)
-  const cols = tradeColumns(portfolio)
-  const pnl = cols.pnlPct
-  const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
-  // the null, the bootstraps and the regime split run in the workers while this thread
-  // computes the rest; the null's chunks go first: they are short and bound to the
-  // workers that hold their coins' signals, so they must not queue behind a bootstrap
-  const randomEntry =
-    input.randomEntry ?? startRandomEntryNull({ spec, hash: input.hash, executor: input.executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
-  const pfCi = input.executor.run('bootstrap', {
-    values: pnl,
-    statistic: 'profit_factor',
-    resamples: bootstrapResamples(pnl.length),
-    seed: deriveSeed(seed, 'profit_factor_ci'),
-  })
-  pfCi.catch(() => {})
   const fromDayMs = curve[0].tMs
   const toDayMs = curve[curve.length - 1].tMs
-  const btc = input.bars(BENCHMARK_SYMBOL)
-  const regimes = btc && btc.n > 0 ? input.executor.run('regimes', { entryMs: cols.entryMs, pnlPct: pnl, fromDayMs, toDayMs }) : Promise.resolve(null)
-  regimes.catch(() => {})
+  const jobs =
+    input.jobs ??
+    startTradeStatistics({ ...input, cols: tradeColumns(portfolio.trades, portfolio.entryOrder), fromDayMs, toDayMs })
+  const { cols } = jobs
+  const pnl = cols.pnlPct
+  const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
   const sharpeCi = input.executor.run('bootstrap', { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
-  sharpeCi.catch(() => {})
+  sharpeCi.catch(() => {}); sharpeCi.then(() => (globalThis as any).__mark?.('sharpe'))
+  const btc = input.bars(BENCHMARK_SYMBOL)
 
   const nTrials = input.nTrials ?? nTrialsOf(spec)
 
@@ -277,8 +313,9 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     alphaPct = alpha ? alpha.alpha_annualized * 100 : null
   }
 
-  const [profitFactorCi, sharpeRatioCi, regimePerformance] = await Promise.all([pfCi, sharpeCi, regimes])
-  const mc = (await randomEntry)?.test ?? null
+  ;(globalThis as any).__mark?.('main stats done')
+  const [profitFactorCi, sharpeRatioCi, regimePerformance] = await Promise.all([jobs.profitFactorCi, sharpeCi, jobs.regimes])
+  const mc = (await jobs.randomEntry)?.test ?? null
 
   const grade = strategyGrade({
     trades: portfolio.trades.n,

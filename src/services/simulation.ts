@@ -13,9 +13,10 @@ import { conditionsCount } from '../strategies/conditions'
 import { prepareStrategy } from '../strategies/compile'
 import type { Executor } from './executor'
 import { Overloaded } from './worker-pool'
-import { assembleRun, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
+import { acceptTrades } from '../engine/portfolio'
+import { assembleRun, daySpan, portfolioOptionsOf, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
 import { parseDay, resultHash, type RunSpec } from './run-spec'
-import { computeStatistics, type StatisticsFields } from './run-statistics'
+import { computeStatistics, startTradeStatistics, tradeColumns, type StatisticsFields, type TradeStatisticsJobs } from './run-statistics'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CoinOutcome } from './tasks'
 import { chunkCount } from './research-run'
@@ -96,14 +97,15 @@ export class SimulationService {
    * `admitted`: the caller already passed admit() for a batch of runs (compare).
    */
   async run(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean; statistics?: boolean } = {}): Promise<RunResult> {
-    const r = await this.runMetrics(spec, opts)
+    const r = await this.runMetrics(spec, { ...opts, statistics: opts.statistics !== false })
     if (opts.statistics !== false && r.statistics === null) await this.addStatistics(r)
     return r
   }
 
   private readonly statsInFlight = new WeakMap<RunResult, Promise<void>>()
 
-  private addStatistics(r: RunResult): Promise<void> {
+  /** Compute a result's statistics once (with the jobs its run started early, if any). */
+  private addStatistics(r: RunResult, jobs?: TradeStatisticsJobs): Promise<void> {
     let p = this.statsInFlight.get(r)
     if (!p) {
       p = yieldToLoop().then(() => computeStatistics({
@@ -114,6 +116,7 @@ export class SimulationService {
         metrics: r.assembled.metrics,
         bars: s => this.deps.store.bars(s),
         executor: this.deps.executor,
+        jobs,
       })).then(stats => {
         r.statistics = stats
       })
@@ -123,7 +126,7 @@ export class SimulationService {
     return p
   }
 
-  private runMetrics(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean }): Promise<RunResult> {
+  private runMetrics(spec: RunSpec, opts: { noCache?: boolean; admitted?: boolean; statistics: boolean }): Promise<RunResult> {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!opts.noCache) {
       const hit = this.cache.get(hash)
@@ -144,7 +147,7 @@ export class SimulationService {
     }
     this.active++
     const started = performance.now()
-    const p = this.compute(spec, hash).finally(() => {
+    const p = this.compute(spec, hash, opts.statistics).finally(() => {
       this.active--
       this.avgRunMs = this.avgRunMs * 0.8 + (performance.now() - started) * 0.2
       if (this.inFlight.get(hash) === p) this.inFlight.delete(hash)
@@ -153,7 +156,7 @@ export class SimulationService {
     return p
   }
 
-  private async compute(spec: RunSpec, hash: string): Promise<RunResult> {
+  private async compute(spec: RunSpec, hash: string, statistics: boolean): Promise<RunResult> {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
@@ -170,9 +173,31 @@ export class SimulationService {
       conditionsCount: conditionsCount(spec.strategy.entry),
       warnings: [],
     }
+    const T = (globalThis as any).__T = [] as [string, number][]; const mark = (l: string) => T.push([l, performance.now() - started]); (globalThis as any).__mark = mark; mark('coins')
+    const acceptance = acceptTrades(trades, portfolioOptionsOf(spec, symbols.length))
+    // the statistics of the chosen trades start on the workers while this thread books them
+    const span = daySpan(coins)
+    const jobs =
+      statistics && span
+        ? startTradeStatistics({
+            spec,
+            hash,
+            symbols,
+            executor: this.deps.executor,
+            cols: tradeColumns(trades, acceptance.taken),
+            fromDayMs: span.fromDayMs,
+            toDayMs: span.toDayMs,
+            bars: s => this.deps.store.bars(s),
+          })
+        : undefined
+    mark('jobs started'); jobs?.randomEntry.then(() => mark('null')); jobs?.profitFactorCi.then(() => mark('pfci')); jobs?.regimes.then(() => mark('regimes'))
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
-    const assembled = await assembleRun(outcome, this.deps.store)
-    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: Math.round(performance.now() - started) }
+    const assembled = await assembleRun(outcome, this.deps.store, acceptance)
+    mark('assembled')
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
+    if (statistics) await this.addStatistics(result, jobs)
+    mark('stats'); if (process.env.TRACE) console.log(T.map(([l, t]) => `${l} ${t.toFixed(0)}`).join(' | '))
+    result.computeMs = Math.round(performance.now() - started)
     this.remember(result)
     return result
   }

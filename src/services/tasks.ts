@@ -173,7 +173,6 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const endDay = spec.endDate ? parseDay(spec.endDate) : null
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, payload.symbols)
-  const moves: number[] = []
   payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = bars && bars.n > 0 ? windowIndices(bars, startDay, endDay) : null
@@ -189,9 +188,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
     )
     const markBars = ctx.view.bars(symbol)
     for (const tr of trades) {
-      moves.length = 0
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, moves)
-      table.push(tr, coin, moves)
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+      table.push(tr, coin)
     }
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
   })

@@ -59,7 +59,7 @@ export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable
     { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
     { barsOf: s => store.bars(s), fromDayMs, toDayMs },
   )
-  const m = computeMetrics({ trades: p.trades, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
+  const m = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
   return {
     date_range: dataRange({ fromDayMs, toDayMs }),
     days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
@@ -134,7 +134,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
   }
 
   // the run's trades, resampled; the observed path books them in exit order
-  const cols = tradeColumns(portfolio)
+  const cols = tradeColumns(portfolio.trades, portfolio.entryOrder)
   const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
   const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
   const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
