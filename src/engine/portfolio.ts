@@ -119,17 +119,24 @@ export function acceptTrades(trades: TradeTable, opts: PortfolioOptions): Accept
   return { taken: taken.subarray(0, accepted), marginUsd: marginOf, positionsSkipped: skipped, initialCapitalUsd: initial }
 }
 
-/** The taken trades sized, in input order, and the portfolio marked at every day's close. */
-export function bookPortfolio(trades: TradeTable, acceptance: Acceptance, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+/** The taken trades, sized, in input order, and their rows in entry order. */
+export interface SizedTrades {
+  trades: SizedTradeTable
+  entryOrder: Int32Array
+  finalEquityUsd: number
+}
+
+/** Size the taken trades (their margin and USD P&L), keeping the input order. */
+export function sizeTrades(trades: TradeTable, acceptance: Acceptance): SizedTrades {
   const { taken, marginUsd: marginOf } = acceptance
   const n = trades.n
   const accepted = taken.length
-  // accepted rows keep the input order; entryOrder maps entry order onto them
   let sized: SizedTradeTable
   let entryOrder: Int32Array
   if (accepted === n) {
     // every trade taken: the columns are shared, not copied (tables are never written after they are made)
     sized = { ...trades } as SizedTradeTable
+    sized.marginUsd = marginOf
     entryOrder = taken
   } else {
     const isTaken = new Uint8Array(n)
@@ -141,13 +148,13 @@ export function bookPortfolio(trades: TradeTable, acceptance: Acceptance, opts: 
       rowOf[i] = a
       rows[a++] = i
     }
+    // entryOrder maps entry order onto the kept rows
     entryOrder = new Int32Array(accepted)
     for (let k = 0; k < accepted; k++) entryOrder[k] = rowOf[taken[k]]
     sized = selectRows(trades, rows) as SizedTradeTable
     sized.marginUsd = new Float64Array(accepted)
     for (let a = 0; a < accepted; a++) sized.marginUsd[a] = marginOf[rows[a]]
   }
-  if (accepted === n) sized.marginUsd = marginOf
   sized.pnlUsd = new Float64Array(accepted)
   let totalPnlUsd = 0
   for (let a = 0; a < accepted; a++) {
@@ -155,16 +162,22 @@ export function bookPortfolio(trades: TradeTable, acceptance: Acceptance, opts: 
     sized.pnlUsd[a] = usd
     totalPnlUsd += usd
   }
+  return { trades: sized, entryOrder, finalEquityUsd: acceptance.initialCapitalUsd + totalPnlUsd }
+}
+
+/** The sized trades marked at every day's close: the portfolio. */
+export function markPortfolio(sized: SizedTrades, acceptance: Acceptance, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
+  const trades = sized.trades
   // marks come with the trades from the workers; computed here for tables made elsewhere
-  if (!sized.marks) sized.marks = dayMarksOf(sized, mark.barsOf, opts.leverage)
+  if (!trades.marks) trades.marks = dayMarksOf(trades, mark.barsOf, opts.leverage)
   const initial = acceptance.initialCapitalUsd
   return {
-    trades: sized,
-    entryOrder,
+    trades,
+    entryOrder: sized.entryOrder,
     positionsSkipped: acceptance.positionsSkipped,
     initialCapitalUsd: initial,
-    finalEquityUsd: initial + totalPnlUsd,
-    equityCurve: dailyEquityCurve(sized, initial, mark.fromDayMs, mark.toDayMs),
+    finalEquityUsd: sized.finalEquityUsd,
+    equityCurve: dailyEquityCurve(trades, initial, mark.fromDayMs, mark.toDayMs),
   }
 }
 
@@ -173,5 +186,6 @@ export function bookPortfolio(trades: TradeTable, acceptance: Acceptance, opts: 
  * trades' marks when they carry them, else valued on mark.barsOf).
  */
 export function runPortfolio(trades: TradeTable, opts: PortfolioOptions, mark: MarkToMarket): PortfolioResult {
-  return bookPortfolio(trades, acceptTrades(trades, opts), opts, mark)
+  const acceptance = acceptTrades(trades, opts)
+  return markPortfolio(sizeTrades(trades, acceptance), acceptance, opts, mark)
 }

@@ -6,7 +6,7 @@
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
-import { acceptTrades, bookPortfolio, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { acceptTrades, markPortfolio, sizeTrades, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS } from '../market/types'
@@ -99,12 +99,16 @@ export async function assembleRun(run: RunOutcome, store: CandleStore, acceptanc
   const span = daySpan(run.coins)
   const opts = portfolioOptionsOf(spec, run.symbols.length)
   const leverage = opts.leverage
-  const portfolio = bookPortfolio(trades, acceptance ?? acceptTrades(trades, opts), opts, {
+  // each step is a few ms of this thread's time; others' requests (/health) are served between
+  const accepted = acceptance ?? acceptTrades(trades, opts)
+  const sized = sizeTrades(trades, accepted)
+  await yieldToLoop()
+  const portfolio = markPortfolio(sized, accepted, opts, {
     barsOf: s => store.bars(s),
     fromDayMs: span?.fromDayMs ?? 0,
     toDayMs: span?.toDayMs ?? -DAY_MS,
   })
-  await yieldToLoop() // the portfolio and the metrics are the two long steps: serve others between
+  await yieldToLoop()
   const metrics = computeMetrics({
     // universe order: the same whatever the split over workers, and cheaper than entry order
     trades: portfolio.trades,

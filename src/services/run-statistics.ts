@@ -30,6 +30,7 @@ import type { Executor } from './executor'
 import { BENCHMARK_SYMBOL } from './research-regimes'
 import { randomEntryTotals, seedOfHash } from './research-run'
 import type { RunSpec } from './run-spec'
+import { yieldToLoop } from './yield'
 
 export interface StatisticsFields {
   edge_p_value: number | null
@@ -297,7 +298,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
   const sharpeCi = input.executor.run('bootstrap', { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
-  sharpeCi.catch(() => {}); sharpeCi.then(() => (globalThis as any).__mark?.('sharpe'))
+  sharpeCi.catch(() => {})
   const btc = input.bars(BENCHMARK_SYMBOL)
 
   const nTrials = input.nTrials ?? nTrialsOf(spec)
@@ -306,6 +307,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const dsr = daily.length >= 2 ? deflatedSharpe(daily, nTrials) : null
   // the window's last day is whole: its last instant closes the last fold
   const wf = walkForward(Array.from(pnl, (pnlPct, i) => ({ exitTimeMs: cols.exitMs[i], pnlPct })), fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
+  await yieldToLoop()
   let alphaPct: number | null = null
   if (btc && btc.n > 0) {
     const btcDaily = dailyReturns(holdCurve(btc, fromDayMs, toDayMs, portfolio.initialCapitalUsd), portfolio.initialCapitalUsd)
@@ -313,7 +315,6 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     alphaPct = alpha ? alpha.alpha_annualized * 100 : null
   }
 
-  ;(globalThis as any).__mark?.('main stats done')
   const [profitFactorCi, sharpeRatioCi, regimePerformance] = await Promise.all([jobs.profitFactorCi, sharpeCi, jobs.regimes])
   const mc = (await jobs.randomEntry)?.test ?? null
 

@@ -173,8 +173,9 @@ export class SimulationService {
       conditionsCount: conditionsCount(spec.strategy.entry),
       warnings: [],
     }
-    const T = (globalThis as any).__T = [] as [string, number][]; const mark = (l: string) => T.push([l, performance.now() - started]); (globalThis as any).__mark = mark; mark('coins')
+    await yieldToLoop()
     const acceptance = acceptTrades(trades, portfolioOptionsOf(spec, symbols.length))
+    await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
     const jobs =
@@ -190,13 +191,16 @@ export class SimulationService {
             bars: s => this.deps.store.bars(s),
           })
         : undefined
-    mark('jobs started'); jobs?.randomEntry.then(() => mark('null')); jobs?.profitFactorCi.then(() => mark('pfci')); jobs?.regimes.then(() => mark('regimes'))
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     const assembled = await assembleRun(outcome, this.deps.store, acceptance)
-    mark('assembled')
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
-    if (statistics) await this.addStatistics(result, jobs)
-    mark('stats'); if (process.env.TRACE) console.log(T.map(([l, t]) => `${l} ${t.toFixed(0)}`).join(' | '))
+    if (statistics) {
+      await this.addStatistics(result, jobs)
+      // a full run is answered with its body: build it in a step of its own, not in the
+      // response's (which still validates and serialises it)
+      await yieldToLoop()
+      void result.assembled.body
+    }
     result.computeMs = Math.round(performance.now() - started)
     this.remember(result)
     return result
