@@ -9,6 +9,7 @@ import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
 import { acceptTrades, markPortfolio, sizeTrades, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
+import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 import type { RunSpec } from './run-spec'
 import type { CoinOutcome } from './tasks'
@@ -92,31 +93,64 @@ export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioO
   return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
 }
 
-/** From the coins' trades to the run's result; `acceptance` when the caller already chose the trades (acceptTrades). */
-export async function assembleRun(run: RunOutcome, store: CandleStore, acceptance?: Acceptance): Promise<AssembledRun> {
-  const { spec } = run
-  const trades = run.trades
-  const span = daySpan(run.coins)
-  const opts = portfolioOptionsOf(spec, run.symbols.length)
-  const leverage = opts.leverage
-  // each step is a few ms of this thread's time; others' requests (/health) are served between
+/** A run's portfolio, metrics and reliability checks: everything but the response body. */
+export interface RunCore {
+  portfolio: PortfolioResult
+  metrics: BacktestMetrics
+  checks: ReliabilityCheck[]
+}
+
+/**
+ * The steps from the coins' trades to the run's core, as a generator that pauses between
+ * steps: the main thread serves other requests (/health) at each pause (assembleRun), a
+ * worker runs it straight through (the wholeRun task). `acceptance` when the caller
+ * already chose the trades (acceptTrades).
+ */
+export function* bookRun(
+  spec: RunSpec,
+  coinCount: number,
+  trades: TradeTable,
+  span: { fromDayMs: number; toDayMs: number } | null,
+  barsOf: (symbol: string) => Bars | undefined,
+  acceptance?: Acceptance,
+): Generator<void, RunCore> {
+  const opts = portfolioOptionsOf(spec, coinCount)
   const accepted = acceptance ?? acceptTrades(trades, opts)
   const sized = sizeTrades(trades, accepted)
-  await yieldToLoop()
-  const portfolio = markPortfolio(sized, accepted, opts, {
-    barsOf: s => store.bars(s),
-    fromDayMs: span?.fromDayMs ?? 0,
-    toDayMs: span?.toDayMs ?? -DAY_MS,
-  })
-  await yieldToLoop()
+  yield
+  const portfolio = markPortfolio(sized, accepted, opts, { barsOf, fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS })
+  yield
   const metrics = computeMetrics({
-    // universe order: the same whatever the split over workers, and cheaper than entry order
     trades: portfolio.trades,
     entryOrder: portfolio.entryOrder,
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
   })
-  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, leverage))
+  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, opts.leverage))
+  return { portfolio, metrics, checks }
+}
+
+/** Run a generator of steps to its end, giving the event loop a turn at each pause. */
+export async function stepped<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+    await yieldToLoop()
+  }
+}
+
+/** From the coins' trades to the run's result, on this thread (pausing between steps). */
+export async function assembleRun(run: RunOutcome, store: CandleStore, acceptance?: Acceptance): Promise<AssembledRun> {
+  const core = await stepped(bookRun(run.spec, run.symbols.length, run.trades, daySpan(run.coins), s => store.bars(s), acceptance))
+  return assembledOf(run, core, store)
+}
+
+/** The result of a run from its core; the response body is built when first read. */
+export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, store: CandleStore): AssembledRun {
+  const { spec } = run
+  const { portfolio, metrics, checks } = core
+  const span = daySpan(run.coins)
+  const leverage = portfolioOptionsOf(spec, run.symbols.length).leverage
   // the response body is built when first read: runs that only need metrics (compare) skip it
   const build = (): Record<string, unknown> => {
     const hold = (sym: string) => {
