@@ -3,6 +3,7 @@
  * daily equity curve (backtesting.py's compute_stats idea). The keys are the contract's
  * response names, so a controller can spread them. Formulas: docs/metrics.md.
  */
+import { finish, type Steps } from './steps'
 import { entryOrderOf } from './entry-order'
 import type { EquityPoint } from './equity-curve'
 import {
@@ -155,6 +156,11 @@ function maxConsecutiveLosses(pnlPct: Float64Array, order: Int32Array): number {
 }
 
 export function computeMetrics(input: MetricsInput): BacktestMetrics {
+  return finish(metricsSteps(input))
+}
+
+/** computeMetrics, pausing between the trade figures and the breakdowns. */
+export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
   const { trades: t, equityCurve, initialCapitalUsd } = input
   const n = t.n
   const pnl = t.pnlPct
@@ -201,6 +207,8 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
   const sortedBars = t.barsHeld.slice().sort()
   const pf = profitFactor(pnl)
   const risk = riskRatios(equityCurve, initialCapitalUsd)
+  const maxLosses = maxConsecutiveLosses(pnl, input.entryOrder ?? entryOrderOf(t.entryMs))
+  yield
   return {
     total_trades: n,
     wins,
@@ -215,7 +223,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
     avg_loss_pct: avgLoss,
     max_drawdown_pct: risk.maxDrawdownPct,
     max_drawdown_usd: risk.maxDrawdownUsd,
-    max_consecutive_losses: maxConsecutiveLosses(pnl, input.entryOrder ?? entryOrderOf(t.entryMs)),
+    max_consecutive_losses: maxLosses,
     tp_count: buckets[0],
     sl_count: buckets[1],
     timeout_count: buckets[2],

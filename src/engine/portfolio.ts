@@ -16,6 +16,7 @@
  *   is at or below zero is skipped and counted too.
  * - pnlUsd = marginUsd × pnlPct / 100.
  */
+import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
 import { IndexHeap } from './index-heap'
@@ -85,10 +86,16 @@ export interface Acceptance {
 
 /** The entries the slots and the margin allow, in entry-time order. */
 export function acceptTrades(trades: TradeTable, opts: PortfolioOptions): Acceptance {
+  return finish(acceptSteps(trades, opts))
+}
+
+/** acceptTrades, pausing between the entry-time sort and the slot accounting. */
+export function* acceptSteps(trades: TradeTable, opts: PortfolioOptions): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
   const initial = initialCapitalUsd(opts)
   const { n, entryMs, exitMs, pnlPct } = trades
   const order = entryOrderOf(entryMs)
+  yield
   // open positions keyed by exit instant, ties in acceptance order; values index the input
   const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
   const marginOf = new Float64Array(n)

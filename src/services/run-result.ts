@@ -5,8 +5,9 @@
  */
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
-import { computeMetrics, type BacktestMetrics } from '../engine/metrics'
-import { acceptTrades, markPortfolio, sizeTrades, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { metricsSteps, type BacktestMetrics } from '../engine/metrics'
+import type { Steps } from '../engine/steps'
+import { acceptSteps, markPortfolio, sizeTrades, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
 import type { Bars } from '../market/types'
@@ -113,14 +114,14 @@ export function* bookRun(
   span: { fromDayMs: number; toDayMs: number } | null,
   barsOf: (symbol: string) => Bars | undefined,
   acceptance?: Acceptance,
-): Generator<void, RunCore> {
+): Steps<RunCore> {
   const opts = portfolioOptionsOf(spec, coinCount)
-  const accepted = acceptance ?? acceptTrades(trades, opts)
+  const accepted = acceptance ?? (yield* acceptSteps(trades, opts))
   const sized = sizeTrades(trades, accepted)
   yield
   const portfolio = markPortfolio(sized, accepted, opts, { barsOf, fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS })
   yield
-  const metrics = computeMetrics({
+  const metrics = yield* metricsSteps({
     trades: portfolio.trades,
     entryOrder: portfolio.entryOrder,
     equityCurve: portfolio.equityCurve,
@@ -131,7 +132,7 @@ export function* bookRun(
 }
 
 /** Run a generator of steps to its end, giving the event loop a turn at each pause. */
-export async function stepped<T>(steps: Generator<void, T>): Promise<T> {
+export async function stepped<T>(steps: Steps<T>): Promise<T> {
   for (;;) {
     const r = steps.next()
     if (r.done) return r.value

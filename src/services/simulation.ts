@@ -13,8 +13,8 @@ import { conditionsCount } from '../strategies/conditions'
 import { prepareStrategy } from '../strategies/compile'
 import type { Executor } from './executor'
 import { Overloaded } from './worker-pool'
-import { acceptTrades } from '../engine/portfolio'
-import { assembleRun, daySpan, portfolioOptionsOf, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
+import { acceptSteps } from '../engine/portfolio'
+import { assembleRun, daySpan, portfolioOptionsOf, stepped, type AssembledRun, type RunOutcome, type UniverseAccounting } from './run-result'
 import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, startTradeStatistics, tradeColumns, type StatisticsFields, type TradeStatisticsJobs } from './run-statistics'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
@@ -174,7 +174,7 @@ export class SimulationService {
       warnings: [],
     }
     await yieldToLoop()
-    const acceptance = acceptTrades(trades, portfolioOptionsOf(spec, symbols.length))
+    const acceptance = await stepped(acceptSteps(trades, portfolioOptionsOf(spec, symbols.length)))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
