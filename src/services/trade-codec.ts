@@ -3,8 +3,8 @@
  * structured clone of tens of thousands of small objects costs far more than copying
  * one buffer and building the objects again on arrival.
  */
-import { allocTradeTable, EXIT_REASON_CODE, EXIT_REASONS, type TradeTable } from '../engine/trade-table'
-import type { Direction, Trade } from '../engine/types'
+import { EXIT_REASON_CODE, EXIT_REASONS } from '../engine/trade-table'
+import type { Trade } from '../engine/types'
 
 const REASONS = EXIT_REASONS
 const REASON_CODE = EXIT_REASON_CODE
@@ -68,38 +68,3 @@ export function unpackTrades(p: PackedTrades): Trade[] {
   return out
 }
 
-/**
- * One table of every coin's packed trades, coin by coin in the order given; `coin`
- * indexes `symbols` (each packed list's symbol must be in it).
- */
-export function tableOfPacked(symbols: readonly string[], direction: Direction, packed: readonly PackedTrades[]): TradeTable {
-  const index = new Map(symbols.map((s, i) => [s, i]))
-  let n = 0
-  for (const p of packed) n += p.n
-  const t = allocTradeTable(n, direction, symbols)
-  let i = 0
-  for (const p of packed) {
-    const c = index.get(p.symbol)
-    if (c === undefined) throw new Error(`tableOfPacked: ${p.symbol} is not a coin of the run`)
-    const d = p.data
-    for (let k = 0, o = 0; k < p.n; k++, o += FIELDS, i++) {
-      t.coin[i] = c
-      t.entryIdx[i] = d[o]
-      t.exitIdx[i] = d[o + 1]
-      t.entryMs[i] = d[o + 2]
-      t.exitMs[i] = d[o + 3]
-      t.entryPrice[i] = d[o + 4]
-      t.exitPrice[i] = d[o + 5]
-      t.barsHeld[i] = d[o + 6]
-      t.exitReason[i] = d[o + 7]
-      t.pnlPct[i] = d[o + 8]
-      t.grossPct[i] = d[o + 9]
-      t.feePct[i] = d[o + 10]
-      t.fundingPct[i] = d[o + 11]
-      t.slTpSameBar[i] = d[o + 12]
-      t.fundingEvents[i] = d[o + 13]
-      t.fundingEventsReal[i] = d[o + 14]
-    }
-  }
-  return t
-}
