@@ -93,24 +93,29 @@ export function tradeTableOf(trades: readonly Trade[], symbols: readonly string[
       list.push(tr.symbol)
       index.set(tr.symbol, c)
     }
-    t.coin[i] = c
-    t.entryIdx[i] = tr.entryIdx
-    t.exitIdx[i] = tr.exitIdx
-    t.entryMs[i] = tr.entryTimeMs
-    t.exitMs[i] = tr.exitTimeMs
-    t.entryPrice[i] = tr.entryPrice
-    t.exitPrice[i] = tr.exitPrice
-    t.barsHeld[i] = tr.barsHeld
-    t.exitReason[i] = EXIT_REASON_CODE.get(tr.exitReason)!
-    t.pnlPct[i] = tr.pnlPct
-    t.grossPct[i] = tr.grossPct
-    t.feePct[i] = tr.feePct
-    t.fundingPct[i] = tr.fundingPct
-    t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
-    t.fundingEvents[i] = tr.fundingEvents
-    t.fundingEventsReal[i] = tr.fundingEventsReal
+    writeTrade(t, i, tr, c)
   }
   return t
+}
+
+/** Write trade `tr` of coin `coin` into row i. */
+function writeTrade(t: TradeTable, i: number, tr: Trade, coin: number): void {
+  t.coin[i] = coin
+  t.entryIdx[i] = tr.entryIdx
+  t.exitIdx[i] = tr.exitIdx
+  t.entryMs[i] = tr.entryTimeMs
+  t.exitMs[i] = tr.exitTimeMs
+  t.entryPrice[i] = tr.entryPrice
+  t.exitPrice[i] = tr.exitPrice
+  t.barsHeld[i] = tr.barsHeld
+  t.exitReason[i] = EXIT_REASON_CODE.get(tr.exitReason)!
+  t.pnlPct[i] = tr.pnlPct
+  t.grossPct[i] = tr.grossPct
+  t.feePct[i] = tr.feePct
+  t.fundingPct[i] = tr.fundingPct
+  t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
+  t.fundingEvents[i] = tr.fundingEvents
+  t.fundingEventsReal[i] = tr.fundingEventsReal
 }
 
 /** Row i as a trade object. */
@@ -309,22 +314,7 @@ export class TradeTableBuilder {
     let t = this.t
     if (t.n === t.coin.length) t = this.grow()
     const i = t.n++
-    t.coin[i] = coin
-    t.entryIdx[i] = tr.entryIdx
-    t.exitIdx[i] = tr.exitIdx
-    t.entryMs[i] = tr.entryTimeMs
-    t.exitMs[i] = tr.exitTimeMs
-    t.entryPrice[i] = tr.entryPrice
-    t.exitPrice[i] = tr.exitPrice
-    t.barsHeld[i] = tr.barsHeld
-    t.exitReason[i] = EXIT_REASON_CODE.get(tr.exitReason)!
-    t.pnlPct[i] = tr.pnlPct
-    t.grossPct[i] = tr.grossPct
-    t.feePct[i] = tr.feePct
-    t.fundingPct[i] = tr.fundingPct
-    t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
-    t.fundingEvents[i] = tr.fundingEvents
-    t.fundingEventsReal[i] = tr.fundingEventsReal
+    writeTrade(t, i, tr, coin)
     this.starts[i + 1] = this.nMoves
   }
 
