@@ -247,41 +247,61 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
       i = j
     }
   })
-  const withMarks = parts.length > 0 && parts.every(p => p.marks)
-  const t = allocTradeTable(n, direction, symbols)
-  const marks: DayMarks | undefined = withMarks ? { start: new Int32Array(n + 1), move: new Float64Array(nMarks) } : undefined
+  // each part's rows scattered to their place: coin blocks in universe order
+  const destOf = parts.map(p => new Int32Array(p.n))
   let at = 0
   for (let u = 0; u < symbols.length; u++) {
     if (partOf[u] < 0) continue
-    const p = parts[partOf[u]]
-    const a = from[u]
-    const b = to[u]
-    t.coin.fill(u, at, at + b - a)
-    t.entryIdx.set(p.entryIdx.subarray(a, b), at)
-    t.exitIdx.set(p.exitIdx.subarray(a, b), at)
-    t.entryMs.set(p.entryMs.subarray(a, b), at)
-    t.exitMs.set(p.exitMs.subarray(a, b), at)
-    t.entryPrice.set(p.entryPrice.subarray(a, b), at)
-    t.exitPrice.set(p.exitPrice.subarray(a, b), at)
-    t.barsHeld.set(p.barsHeld.subarray(a, b), at)
-    t.exitReason.set(p.exitReason.subarray(a, b), at)
-    t.pnlPct.set(p.pnlPct.subarray(a, b), at)
-    t.grossPct.set(p.grossPct.subarray(a, b), at)
-    t.feePct.set(p.feePct.subarray(a, b), at)
-    t.fundingPct.set(p.fundingPct.subarray(a, b), at)
-    t.slTpSameBar.set(p.slTpSameBar.subarray(a, b), at)
-    t.fundingEvents.set(p.fundingEvents.subarray(a, b), at)
-    t.fundingEventsReal.set(p.fundingEventsReal.subarray(a, b), at)
-    if (marks) {
-      const pm = p.marks!
-      const m0 = marks.start[at]
-      marks.move.set(pm.move.subarray(pm.start[a], pm.start[b]), m0)
-      for (let k = 0; k < b - a; k++) marks.start[at + k + 1] = m0 + pm.start[a + k + 1] - pm.start[a]
-    }
-    at += b - a
+    const d = destOf[partOf[u]]
+    for (let r = from[u]; r < to[u]; r++) d[r] = at++
   }
-  if (marks) t.marks = marks
+  const t = allocTradeTable(n, direction, symbols)
+  parts.forEach((p, k) => {
+    const d = destOf[k]
+    for (let r = 0; r < p.n; r++) t.coin[d[r]] = index.get(p.symbols[p.coin[r]])!
+    scatterI32(p.entryIdx, d, t.entryIdx)
+    scatterI32(p.exitIdx, d, t.exitIdx)
+    scatterF64(p.entryMs, d, t.entryMs)
+    scatterF64(p.exitMs, d, t.exitMs)
+    scatterF64(p.entryPrice, d, t.entryPrice)
+    scatterF64(p.exitPrice, d, t.exitPrice)
+    scatterI32(p.barsHeld, d, t.barsHeld)
+    scatterU8(p.exitReason, d, t.exitReason)
+    scatterF64(p.pnlPct, d, t.pnlPct)
+    scatterF64(p.grossPct, d, t.grossPct)
+    scatterF64(p.feePct, d, t.feePct)
+    scatterF64(p.fundingPct, d, t.fundingPct)
+    scatterU8(p.slTpSameBar, d, t.slTpSameBar)
+    scatterI32(p.fundingEvents, d, t.fundingEvents)
+    scatterI32(p.fundingEventsReal, d, t.fundingEventsReal)
+  })
+  if (parts.length > 0 && parts.every(p => p.marks)) {
+    const start = new Int32Array(n + 1)
+    parts.forEach((p, k) => {
+      const d = destOf[k]
+      for (let r = 0; r < p.n; r++) start[d[r] + 1] = p.marks!.start[r + 1] - p.marks!.start[r]
+    })
+    for (let r = 0; r < n; r++) start[r + 1] += start[r]
+    const move = new Float64Array(nMarks)
+    parts.forEach((p, k) => {
+      const d = destOf[k]
+      const pm = p.marks!
+      for (let r = 0; r < p.n; r++) for (let j = pm.start[r], o = start[d[r]]; j < pm.start[r + 1]; j++, o++) move[o] = pm.move[j]
+    })
+    t.marks = { start, move }
+  }
   return t
+}
+
+// one scatter per element type (monomorphic loops)
+function scatterF64(src: Float64Array, dest: Int32Array, out: Float64Array): void {
+  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
+}
+function scatterI32(src: Int32Array, dest: Int32Array, out: Int32Array): void {
+  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
+}
+function scatterU8(src: Uint8Array, dest: Int32Array, out: Uint8Array): void {
+  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
 }
 
 /**
