@@ -74,6 +74,20 @@ describe('POST /simulate/compare', () => {
     expect(r.body.coins_not_computed).toEqual([])
   })
 
+  test("each strategy's figures are those /simulate gives for it on the same coins and exits", async () => {
+    const exits = { sl_pct: 4, tp_pct: 6, max_bars: 30 }
+    const r = await h.req('/simulate/compare', { method: 'POST', json: { ...exits, top_n: 3 } })
+    expect(r.status).toBe(200)
+    for (const id of ['bb-squeeze-short', 'donchian-breakout-long', 'ma-cross-long']) {
+      const c = r.body.strategies.find((s: any) => s.strategy_id === id)
+      const one = await h.req('/simulate', { method: 'POST', json: { strategy: id, top_n: 3, ...exits } })
+      const pick = (x: any) => [x.total_trades, x.win_rate, x.profit_factor, x.total_return_pct, x.max_drawdown_pct, x.sharpe_ratio]
+      expect(pick(c)).toEqual(pick(one.body))
+      expect(r.body.data_range).toBe(one.body.data_range)
+    }
+    expect(r.body.strategies.some((s: any) => s.total_trades > 0)).toBe(true)
+  })
+
   test('top_n from 6 to 535 is a 400 that names /simulate', async () => {
     for (const n of [6, 535]) {
       const r = await h.req('/simulate/compare', { method: 'POST', json: { top_n: n } })

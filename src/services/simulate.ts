@@ -8,7 +8,7 @@ import { HttpError, unprocessable } from '../http/errors'
 import type { Timeframe } from '../market/timeframe'
 import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
 import { runBody, requestProblems } from './backtest'
-import { tradeItem } from './run-result'
+import { dataRange, tradeItem } from './run-result'
 import type { RunSpec } from './run-spec'
 import { UnknownSymbols, type SimulationService } from './simulation'
 import { resultBucket } from '../engine/metrics-breakdown'
@@ -199,27 +199,26 @@ export async function runCompare(sim: SimulationService, body: CompareBody, noCa
     })
   const strategies = listStrategies()
   sim.admit(1) // one request: its strategies run as one batch
-  const runs = await Promise.all(
-    strategies.map(s => sim.run(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), { noCache, admitted: true, statistics: false })),
-  )
-  const first = runs[0]?.assembled.body
+  const specs = strategies.map(s => registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }))
+  const { symbols, accounting } = sim.resolveUniverse(specs[0])
+  const runs = await sim.batchMetrics(specs, symbols, { noCache })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds
-  const target = Math.min(topN, (first?.eligible_universe as number) ?? topN)
+  const target = Math.min(topN, accounting.eligible_universe ?? topN)
   const runCap = target > INDICATOR_CACHE_COINS ? INDICATOR_CACHE_COINS : null
   return {
     sl_pct: body.sl_pct,
     tp_pct: body.tp_pct,
     max_bars: body.max_bars,
-    coins_used: (first?.coins_used as number) ?? 0,
-    data_range: (first?.data_range as string) ?? '',
+    coins_used: symbols.length,
+    data_range: dataRange(runs[0]?.span ?? null),
     top_n_requested: topN,
-    eligible_universe: first?.eligible_universe ?? null,
-    universe_capped: first?.universe_capped ?? null,
+    eligible_universe: accounting.eligible_universe,
+    universe_capped: accounting.universe_capped,
     run_cap: runCap,
     run_cap_reason: runCap === null ? null : 'indicator_cache',
     coins_not_computed: [],
     strategies: runs.map((r, i) => {
-      const m = r.assembled.metrics
+      const m = r.metrics
       const s = strategies[i]
       return {
         strategy_id: s.id,

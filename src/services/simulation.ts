@@ -18,7 +18,7 @@ import { assembleRun, daySpan, portfolioOptionsOf, stepped, type AssembledRun, t
 import { parseDay, resultHash, type RunSpec } from './run-spec'
 import { computeStatistics, startTradeStatistics, tradeColumns, type StatisticsFields, type TradeStatisticsJobs } from './run-statistics'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
-import type { CoinOutcome } from './tasks'
+import type { CoinOutcome, RunMetricsResult } from './tasks'
 import { chunkCount } from './research-run'
 import { yieldToLoop } from './yield'
 
@@ -204,6 +204,47 @@ export class SimulationService {
     result.computeMs = Math.round(performance.now() - started)
     this.remember(result)
     return result
+  }
+
+  private readonly metricsCache = new Map<string, RunMetricsResult>()
+
+  /**
+   * The metrics of several runs over the same coins (compare's strategies), each done whole
+   * in a worker: the runs split over the workers by position (the same strategy lands on
+   * the same worker every time, where its signal masks are cached). Counts as one run for
+   * QUEUE_MAX; metrics are cached by result hash like results (a cached full result serves too).
+   */
+  async batchMetrics(specs: RunSpec[], symbols: string[], opts: { noCache?: boolean } = {}): Promise<RunMetricsResult[]> {
+    const version = this.deps.store.dataVersion()
+    const hashes = specs.map(s => resultHash(s, version))
+    const out: (RunMetricsResult | undefined)[] = hashes.map(h => {
+      if (opts.noCache) return undefined
+      const full = this.cache.get(h)
+      if (full) {
+        const curve = full.assembled.portfolio.equityCurve
+        return { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null, coins: [] }
+      }
+      return this.metricsCache.get(h)
+    })
+    const todo = specs.map((_, i) => i).filter(i => out[i] === undefined)
+    if (todo.length > 0) {
+      const parallelism = Math.max(1, this.deps.executor.parallelism)
+      const parts = Array.from({ length: parallelism }, (_, k) => todo.filter(i => i % parallelism === k)).filter(p => p.length > 0)
+      this.active++
+      try {
+        const results = await Promise.all(parts.map(p => this.deps.executor.run('wholeRuns', { specs: p.map(i => specs[i]), symbols }, p[0] % parallelism)))
+        parts.forEach((p, k) =>
+          p.forEach((i, j) => {
+            out[i] = results[k][j]
+            if (this.deps.cacheSize > 0) this.metricsCache.set(hashes[i], results[k][j])
+          }),
+        )
+        while (this.metricsCache.size > this.deps.cacheSize) this.metricsCache.delete(this.metricsCache.keys().next().value!)
+      } finally {
+        this.active--
+      }
+    }
+    return out as RunMetricsResult[]
   }
 
   /** Where tasks run (research services fan their own tasks out through it). */

@@ -15,6 +15,9 @@ import type { Timeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
 import { entryMaskOf } from './entry-mask'
+import { bookRun, daySpan } from './run-result'
+import { finish } from '../engine/steps'
+import type { BacktestMetrics } from '../engine/metrics'
 import { canonicalJson, parseDay, type RunSpec } from './run-spec'
 import type { StoreView } from './store-view'
 import {
@@ -58,8 +61,22 @@ export interface CoinTradesResult {
   trades: TradeTable
 }
 
+export interface WholeRunsPayload {
+  /** runs over the same coins (compare's strategies) */
+  specs: RunSpec[]
+  symbols: string[]
+}
+
+/** The metrics of a run done whole in one worker, and its day span (null: no bar in the window). */
+export interface RunMetricsResult {
+  metrics: BacktestMetrics
+  span: { fromDayMs: number; toDayMs: number } | null
+  coins: CoinOutcome[]
+}
+
 export interface TaskMap {
   coinTrades: { payload: CoinTradesPayload; result: CoinTradesResult }
+  wholeRuns: { payload: WholeRunsPayload; result: RunMetricsResult[] }
   randomEntry: { payload: RandomEntryPayload; result: RandomEntryResult }
   gridTrades: { payload: GridTradesPayload; result: GridTradesResult }
   bootstrap: { payload: BootstrapPayload; result: MetricCI | null }
@@ -196,8 +213,23 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   return { coins, trades: table.finish() }
 }
 
+/**
+ * Several small runs done whole in this thread (compare): each run's trades, portfolio and
+ * metrics by the same steps the main thread takes for one big run (bookRun); only the
+ * metrics go back.
+ */
+export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
+  return payload.specs.map(spec => {
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const span = daySpan(coins)
+    const { metrics } = finish(bookRun(spec, payload.symbols.length, trades, span, s => ctx.view.bars(s)))
+    return { metrics, span, coins }
+  })
+}
+
 export const TASKS: { [N in TaskName]: (ctx: TaskContext, payload: TaskPayload<N>) => TaskResult<N> } = {
   coinTrades: runCoinTrades,
+  wholeRuns: runWholeRuns,
   randomEntry: runRandomEntry,
   gridTrades: runGridTrades,
   bootstrap: runBootstrap,
