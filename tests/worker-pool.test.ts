@@ -26,6 +26,28 @@ describe('worker pool', () => {
     expect(strip(b.body)).toEqual(strip(a.body))
   })
 
+  test('compare gives identical figures in-process and on two workers', async () => {
+    const req = { method: 'POST', json: { top_n: 5, sl_pct: 3, tp_pct: 5, max_bars: 24 }, headers: { 'cache-control': 'no-cache' } }
+    const a = await inProcess.req('/simulate/compare', req)
+    const b = await pooled.req('/simulate/compare', req)
+    expect(b.status).toBe(200)
+    expect(b.body).toEqual(a.body)
+  })
+
+  test.skipIf(process.platform !== 'linux')('the workers run at a lower CPU priority than the request loop', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs')
+    await pooled.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 2 } }) // the workers are up
+    const threads = readdirSync('/proc/self/task').map(tid => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      // fields after the command name: state is 3rd, nice the 19th
+      return { name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+    })
+    const workers = threads.filter(t => t.name === 'Worker')
+    expect(workers.length).toBeGreaterThanOrEqual(2)
+    expect(workers.every(t => t.nice === 10)).toBe(true)
+    expect(threads.find(t => t.name === 'bun' || t.name.startsWith('bun'))?.nice ?? 0).toBe(0)
+  })
+
   test('cached signals give the same result as a cold computation', async () => {
     const warm = { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 12, sl_pct: 4 }, headers: { 'cache-control': 'no-cache' } }
     await pooled.req('/simulate', { ...warm, json: { ...warm.json, sl_pct: 3 } }) // fills the workers' signal caches
