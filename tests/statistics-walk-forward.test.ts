@@ -65,3 +65,17 @@ describe('walk-forward consistency', () => {
     expect(walkForward(trades, start, end, 0)).toBeNull()
   })
 })
+
+test("each fold has the figures summarizeTrades gives for the fold's trades, from objects or columns alike", async () => {
+  const { summarizeTrades } = await import('../src/engine/statistics-trade-summary')
+  const t0 = Date.UTC(2024, 0, 1)
+  const list = Array.from({ length: 400 }, (_, i) => ({ exitTimeMs: t0 + ((i * 7919) % 400) * 3_600_000 * 5, pnlPct: i % 9 === 0 ? 0 : Math.sin(i * 2.1) * 7 + 0.3 }))
+  const end = t0 + 400 * 3_600_000 * 5
+  const a = walkForward(list, t0, end, 4)!
+  const b = walkForward({ exitMs: list.map(t => t.exitTimeMs), pnlPct: list.map(t => t.pnlPct) }, t0, end, 4)!
+  expect(b).toEqual(a)
+  a.folds.forEach(f => {
+    const s = summarizeTrades(list.filter(t => t.exitTimeMs >= f.fromMs && (t.exitTimeMs < f.toMs || f.toMs === end)).map(t => t.pnlPct))
+    expect([f.trades, f.return_pct, f.win_rate, f.profit_factor]).toEqual([s.trades, s.total_return_pct, s.win_rate, s.profit_factor])
+  })
+})

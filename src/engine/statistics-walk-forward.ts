@@ -4,11 +4,17 @@
  * length and each fold is scored on the trades that closed in it.
  */
 import { isoDate } from '../market/coin-summary'
-import { summarizeTrades } from './statistics-trade-summary'
+import { reportedProfitFactor } from './statistics-trade-summary'
 
 export interface WalkForwardTrade {
   exitTimeMs: number
   pnlPct: number
+}
+
+/** The trades as columns (exit instants and net %), the form a run's statistics pass. */
+export interface WalkForwardColumns {
+  exitMs: ArrayLike<number>
+  pnlPct: ArrayLike<number>
 }
 
 export interface WalkForwardFold {
@@ -40,32 +46,44 @@ const signed = (x: number, digits: number) => `${x >= 0 ? '+' : ''}${x.toFixed(d
  * Null when there are no trades, the window is empty, or folds is not a positive integer.
  */
 export function walkForward(
-  trades: readonly WalkForwardTrade[],
+  trades: readonly WalkForwardTrade[] | WalkForwardColumns,
   windowStartMs: number,
   windowEndMs: number,
   folds = 5,
 ): WalkForwardResult | null {
+  const cols: WalkForwardColumns = Array.isArray(trades)
+    ? { exitMs: trades.map((t) => t.exitTimeMs), pnlPct: trades.map((t) => t.pnlPct) }
+    : (trades as WalkForwardColumns)
+  const n = cols.pnlPct.length
   if (!Number.isInteger(folds) || folds < 1) return null
-  if (trades.length === 0 || !(windowEndMs > windowStartMs)) return null
+  if (n === 0 || !(windowEndMs > windowStartMs)) return null
   const bounds: number[] = []
   for (let k = 0; k <= folds; k++) bounds.push(windowStartMs + Math.round((k * (windowEndMs - windowStartMs)) / folds))
-  const pnlByFold: number[][] = Array.from({ length: folds }, () => [])
-  for (const trade of trades) {
+  // per fold, in trade order, the sums summarizeTrades takes (the same figures to the last bit)
+  const count = new Float64Array(folds)
+  const wins = new Float64Array(folds)
+  const gain = new Float64Array(folds)
+  const loss = new Float64Array(folds)
+  for (let i = 0; i < n; i++) {
+    const x = cols.exitMs[i]
     let k = 0
-    while (k < folds - 1 && trade.exitTimeMs >= bounds[k + 1]) k++
-    pnlByFold[k].push(trade.pnlPct)
+    while (k < folds - 1 && x >= bounds[k + 1]) k++
+    const p = cols.pnlPct[i]
+    count[k]++
+    if (p > 0) {
+      wins[k]++
+      gain[k] += p
+    } else loss[k] += p
   }
-  const out: WalkForwardFold[] = pnlByFold.map((pnl, k) => {
-    const s = summarizeTrades(pnl)
-    return {
-      fromMs: bounds[k],
-      toMs: bounds[k + 1],
-      trades: s.trades,
-      return_pct: s.total_return_pct,
-      win_rate: s.win_rate,
-      profit_factor: s.profit_factor,
-    }
-  })
+  const out: WalkForwardFold[] = Array.from({ length: folds }, (_, k) => ({
+    fromMs: bounds[k],
+    toMs: bounds[k + 1],
+    trades: count[k],
+    return_pct: gain[k] + loss[k],
+    win_rate: count[k] > 0 ? (100 * wins[k]) / count[k] : 0,
+    // gross loss = −loss exactly (negation commutes with rounding)
+    profit_factor: reportedProfitFactor(-loss[k] > 0 ? gain[k] / -loss[k] : gain[k] > 0 ? Infinity : 0),
+  }))
   const profitable = out.filter((f) => f.return_pct > 0).length
   const lines = out.map(
     (f, k) =>

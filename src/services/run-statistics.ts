@@ -307,7 +307,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const dsr = daily.length >= 2 ? deflatedSharpe(daily, nTrials) : null
   await yieldToLoop()
   // the window's last day is whole: its last instant closes the last fold
-  const wf = walkForward(Array.from(pnl, (pnlPct, i) => ({ exitTimeMs: cols.exitMs[i], pnlPct })), fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
+  const wf = walkForward(cols, fromDayMs, toDayMs + DAY_MS - 1, WALK_FORWARD_FOLDS)
   await yieldToLoop()
   let alphaPct: number | null = null
   if (btc && btc.n > 0) {
