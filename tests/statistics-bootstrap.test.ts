@@ -86,3 +86,43 @@ describe('percentile bootstrap CI', () => {
     expect(() => bootstrapCI(trades, 'sharpe', { level: 1 })).toThrow(RangeError)
   })
 })
+
+describe('profit factor interval from the normal approximation of the resampled sums', () => {
+  // 5000 trade returns, 55 % winners up to +8 %, losers down to −9 %
+  const values = Float64Array.from({ length: 5000 }, (_, i) => {
+    const u = Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1
+    return u < 0.55 ? 8 * u : -20 * (u - 0.55)
+  })
+
+  test('is seeded and reports its method and draws', async () => {
+    const { profitFactorNormalCI } = await import('../src/engine/statistics-bootstrap')
+    const a = profitFactorNormalCI(values, { resamples: 1000, seed: 9 })!
+    expect(profitFactorNormalCI(values, { resamples: 1000, seed: 9 })).toEqual(a)
+    expect(profitFactorNormalCI(values, { resamples: 1000, seed: 10 })).not.toEqual(a)
+    expect([a.method, a.resamples, a.level]).toEqual(['normal-sums bootstrap', 1000, 0.95])
+    expect(a.low).toBeLessThan(a.high)
+  })
+
+  test('agrees with the resampling bootstrap on a large sample', async () => {
+    const { profitFactorNormalCI } = await import('../src/engine/statistics-bootstrap')
+    const normal = profitFactorNormalCI(values, { resamples: 4000, seed: 1 })!
+    const resampled = bootstrapCI(values, 'profit_factor', { resamples: 4000, seed: 2 })!
+    // the two differ by Monte Carlo noise only: well within 1 % of the bounds
+    expect(Math.abs(normal.low - resampled.low)).toBeLessThan(0.01 * resampled.low)
+    expect(Math.abs(normal.high - resampled.high)).toBeLessThan(0.01 * resampled.high)
+  })
+
+  test('is null without a losing trade or with fewer than two values', async () => {
+    const { profitFactorNormalCI } = await import('../src/engine/statistics-bootstrap')
+    expect(profitFactorNormalCI([1, 2, 3])).toBeNull()
+    expect(profitFactorNormalCI([-1])).toBeNull()
+  })
+
+  test('a run uses it above 20,000 trades, the resampling bootstrap below', async () => {
+    const { profitFactorCiPayload, NORMAL_SUMS_ABOVE } = await import('../src/services/run-statistics')
+    expect(NORMAL_SUMS_ABOVE).toBe(20_000)
+    expect(profitFactorCiPayload(new Float64Array(20_000), 1)).toMatchObject({ method: 'percentile', resamples: 100 })
+    expect(profitFactorCiPayload(new Float64Array(20_001), 1)).toMatchObject({ method: 'normal-sums', resamples: 1000 })
+    expect(profitFactorCiPayload(new Float64Array(500), 1)).toMatchObject({ method: 'percentile', resamples: 1000 })
+  })
+})

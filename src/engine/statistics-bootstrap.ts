@@ -3,6 +3,7 @@
  * for the profit factor of the trades and the Sharpe ratio of the daily returns.
  * Resampling is i.i.d. with replacement and seeded, so a request always gets the same CI.
  */
+import { Mulberry32 } from './random'
 import { isFlat, moments, DAYS_PER_YEAR } from './statistics-moments'
 import { percentileOfSorted } from './statistics-monte-carlo'
 import { profitFactor } from './statistics-trade-summary'
@@ -14,7 +15,7 @@ export interface MetricCI {
   low: number
   high: number
   level: number
-  method: 'percentile bootstrap'
+  method: 'percentile bootstrap' | 'normal-sums bootstrap'
   resamples: number
 }
 
@@ -123,4 +124,72 @@ export function bootstrapCI(
   const high = percentileOfSorted(sorted, (100 * (1 + level)) / 2)
   if (!Number.isFinite(low) || !Number.isFinite(high)) return null
   return { low, high, level, method: 'percentile bootstrap', resamples }
+}
+
+/**
+ * The profit factor's percentile interval from the normal approximation of its bootstrap
+ * distribution, for samples too large to resample whole within the draw budget. PF is
+ * G/L with G = Σ max(v, 0) and L = Σ max(−v, 0); over resamples of size n the pair
+ * (G*, L*) has mean n·(ā, b̄) and covariance n·Cov(a, b) of the sample's empirical
+ * distribution (exactly, as the nonparametric bootstrap's), and by the central limit
+ * theorem it is close to bivariate normal when n is large (thousands of bounded trade
+ * returns). Each of the `resamples` draws takes (G*, L*) from that normal (Box–Muller over
+ * mulberry32(seed)) and gives PF* = G* ÷ L*; the interval is the percentiles of the PF*, as
+ * bootstrapCI's. Null in the cases bootstrapCI is null, and when more than half the draws
+ * have L* ≤ 0. `method` is "normal-sums bootstrap".
+ */
+export function profitFactorNormalCI(values: ArrayLike<number>, opts: BootstrapOptions = {}): MetricCI | null {
+  const resamples = opts.resamples ?? 1000
+  const level = opts.level ?? 0.95
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`)
+  if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`)
+  const n = values.length
+  if (n < 2 || !Number.isFinite(profitFactor(values))) return null
+  let sa = 0
+  let sb = 0
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (!Number.isFinite(v)) return null
+    if (v > 0) sa += v
+    else sb -= v
+  }
+  const ma = sa / n
+  const mb = sb / n
+  let vaa = 0
+  let vbb = 0
+  let vab = 0
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    const da = (v > 0 ? v : 0) - ma
+    const db = (v > 0 ? 0 : -v) - mb
+    vaa += da * da
+    vbb += db * db
+    vab += da * db
+  }
+  // the resample sums: means n·ā, n·b̄; variances and covariance n × the population moments
+  const muG = n * ma
+  const muL = n * mb
+  const sdG = Math.sqrt(vaa)
+  const sdL = Math.sqrt(vbb)
+  const rho = sdG > 0 && sdL > 0 ? vab / (sdG * sdL) : 0
+  const rest = Math.sqrt(Math.max(0, 1 - rho * rho))
+  const rng = new Mulberry32(opts.seed ?? DEFAULT_BOOTSTRAP_SEED)
+  const stats = new Float64Array(resamples)
+  let k = 0
+  for (let r = 0; r < resamples; r++) {
+    // two independent standard normals from two uniforms (Box–Muller; 1 − u keeps the log finite)
+    const rad = Math.sqrt(-2 * Math.log(1 - rng.next()))
+    const ang = 2 * Math.PI * rng.next()
+    const z1 = rad * Math.cos(ang)
+    const z2 = rad * Math.sin(ang)
+    const g = muG + sdG * z1
+    const l = muL + sdL * (rho * z1 + rest * z2)
+    if (l > 0) stats[k++] = Math.max(0, g) / l
+  }
+  if (k * 2 < resamples) return null
+  const sorted = stats.subarray(0, k).sort()
+  const low = percentileOfSorted(sorted, (100 * (1 - level)) / 2)
+  const high = percentileOfSorted(sorted, (100 * (1 + level)) / 2)
+  if (!Number.isFinite(low) || !Number.isFinite(high)) return null
+  return { low, high, level, method: 'normal-sums bootstrap', resamples }
 }

@@ -7,6 +7,7 @@
  */
 import { randomEntrySums, type RandomEntryCoin } from '../engine/random-entry'
 import { deriveSeed } from '../engine/random'
+import { profitFactorNormalCI } from '../engine/statistics-bootstrap'
 import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../engine/statistics'
 import { simulateCoin } from '../engine/simulate-coin'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../engine/trade-bootstrap'
@@ -37,6 +38,8 @@ export interface BootstrapPayload {
   statistic: BootstrapStatistic
   resamples: number
   seed: number
+  /** 'normal-sums' (profit factor only): profitFactorNormalCI instead of resampling; default 'percentile' */
+  method?: 'percentile' | 'normal-sums'
 }
 
 export interface RegimesPayload {
@@ -126,6 +129,7 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
 
 /** One bootstrap interval of a run, off the request thread (the profit factor's is the costliest statistic after the null). */
 export function runBootstrap(_ctx: TaskContext, p: BootstrapPayload): MetricCI | null {
+  if (p.method === 'normal-sums' && p.statistic === 'profit_factor') return profitFactorNormalCI(p.values, { resamples: p.resamples, seed: p.seed })
   return bootstrapCI(p.values, p.statistic, { resamples: p.resamples, seed: p.seed })
 }
 

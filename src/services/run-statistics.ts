@@ -30,6 +30,7 @@ import type { Executor } from './executor'
 import { BENCHMARK_SYMBOL } from './research-regimes'
 import { randomEntryTotals, seedOfHash } from './research-run'
 import type { RunSpec } from './run-spec'
+import type { BootstrapPayload } from './research-tasks'
 import { yieldToLoop } from './yield'
 
 export interface StatisticsFields {
@@ -87,14 +88,30 @@ export const MC_MAX_TRADES = 1000
 /**
  * Bootstrap resamples: 1000, fewer for very many values so that resamples × values stays
  * within BOOTSTRAP_MAX_DRAWS (never below BOOTSTRAP_MIN_RESAMPLES); MetricCI reports the
- * number used.
+ * number used. Beyond BOOTSTRAP_MAX_DRAWS / BOOTSTRAP_MIN_RESAMPLES values (20,000 trades)
+ * the profit factor's interval comes from the normal approximation of its two resampled
+ * sums instead (profitFactorNormalCI, 1000 draws): accurate at that size, and a thousand
+ * draws give steadier percentiles than a hundred resamples.
  */
 export const BOOTSTRAP_RESAMPLES = 1000
 export const BOOTSTRAP_MIN_RESAMPLES = 100
 export const BOOTSTRAP_MAX_DRAWS = 2_000_000
+export const NORMAL_SUMS_ABOVE = BOOTSTRAP_MAX_DRAWS / BOOTSTRAP_MIN_RESAMPLES
 
 export function bootstrapResamples(n: number): number {
   return Math.max(BOOTSTRAP_MIN_RESAMPLES, Math.min(BOOTSTRAP_RESAMPLES, Math.floor(BOOTSTRAP_MAX_DRAWS / Math.max(1, n))))
+}
+
+/** The bootstrap task of a run's profit-factor interval (method and resamples by sample size). */
+export function profitFactorCiPayload(pnlPct: Float64Array, seed: number): BootstrapPayload {
+  const normal = pnlPct.length > NORMAL_SUMS_ABOVE
+  return {
+    values: pnlPct,
+    statistic: 'profit_factor',
+    resamples: normal ? BOOTSTRAP_RESAMPLES : bootstrapResamples(pnlPct.length),
+    seed,
+    method: normal ? 'normal-sums' : 'percentile',
+  }
 }
 export const WALK_FORWARD_FOLDS = 5
 
@@ -268,12 +285,7 @@ export function startTradeStatistics(input: {
   // the null's chunks go first: they are short and bound to the workers that hold their
   // coins' signals, so they must not queue behind a bootstrap
   const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
-  const profitFactorCi = executor.run('bootstrap', {
-    values: cols.pnlPct,
-    statistic: 'profit_factor',
-    resamples: bootstrapResamples(cols.pnlPct.length),
-    seed: deriveSeed(seed, 'profit_factor_ci'),
-  })
+  const profitFactorCi = executor.run('bootstrap', profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
   const btc = input.bars(BENCHMARK_SYMBOL)
   const regimes =
     btc && btc.n > 0 ? executor.run('regimes', { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
