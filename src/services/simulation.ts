@@ -222,7 +222,7 @@ export class SimulationService {
       const full = this.cache.get(h)
       if (full) {
         const curve = full.assembled.portfolio.equityCurve
-        return { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null, coins: [] }
+        return { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null }
       }
       return this.metricsCache.get(h)
     })

@@ -71,7 +71,6 @@ export interface WholeRunsPayload {
 export interface RunMetricsResult {
   metrics: BacktestMetrics
   span: { fromDayMs: number; toDayMs: number } | null
-  coins: CoinOutcome[]
 }
 
 export interface TaskMap {
@@ -223,7 +222,7 @@ export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMe
     const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
     const span = daySpan(coins)
     const { metrics } = finish(bookRun(spec, payload.symbols.length, trades, span, s => ctx.view.bars(s)))
-    return { metrics, span, coins }
+    return { metrics, span }
   })
 }
 
