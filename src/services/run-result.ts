@@ -1,7 +1,8 @@
 /**
  * From the coins' trades (computed by workers) to the response of /backtest and
- * /simulate: portfolio, metrics, reliability, hold curves and universe accounting. Runs
- * on the main thread; its cost is linear in the number of trades and days.
+ * /simulate: portfolio, metrics, reliability, hold curves and universe accounting. The
+ * steps (bookRun) run on the main thread for big runs, pausing between them, and straight
+ * through in a worker for small ones (compare); their cost is linear in trades and days.
  */
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
