@@ -21,6 +21,12 @@ const TREE3 = {
   top_n: 535,
 }
 
+/** Warm-up requests before a timed series: JIT tiers and the workers' signal masks settle over the first few runs. */
+const WARMUP = 3
+async function warm(request: () => Promise<Response>): Promise<void> {
+  for (let i = 0; i < WARMUP; i++) await (await request()).arrayBuffer()
+}
+
 function row(cells: (string | number)[]): string {
   return `| ${cells.map(c => (typeof c === 'number' ? c.toFixed(c < 10 ? 2 : 1) : c)).join(' | ')} |`
 }
@@ -31,15 +37,16 @@ async function benchStore(label: string, dataDir: string, topN: number): Promise
   try {
     out.push(row([label, 'cold start to first /health', 'ms', server.coldStartMs]))
     const sim = { strategy: 'bb-squeeze-short', top_n: topN }
-    await post(`${server.url}/simulate`, sim) // warm the workers (JIT, resample caches)
+    await warm(() => post(`${server.url}/simulate`, sim)) // the workers' JIT and signal caches
     const simCold = await timeRequests(RUNS, () => post(`${server.url}/simulate`, sim))
     out.push(row([label, `/simulate bb-squeeze-short top_n ${topN}, result cache off`, 'p50 ms', pct(simCold, 50)]))
     const simWarm = await timeRequests(RUNS, () => post(`${server.url}/simulate`, sim, false))
     out.push(row([label, `/simulate bb-squeeze-short top_n ${topN}, cached`, 'p50 ms', pct(simWarm, 50)]))
     const tree = { ...TREE3, top_n: topN }
-    await post(`${server.url}/backtest`, tree)
+    await warm(() => post(`${server.url}/backtest`, tree))
     const bt = await timeRequests(RUNS, () => post(`${server.url}/backtest`, tree))
     out.push(row([label, `/backtest 3-condition tree top_n ${topN}, result cache off`, 'p50 ms', pct(bt, 50)]))
+    await warm(() => post(`${server.url}/simulate/compare`, { top_n: 5 }))
     const cmp = await timeRequests(RUNS, () => post(`${server.url}/simulate/compare`, { top_n: 5 }))
     out.push(row([label, '/simulate/compare 5 coins, every strategy, result cache off', 'p50 ms', pct(cmp, 50)]))
     const ohlcv = await timeRequests(RUNS * 4, () => fetch(`${server.url}/ohlcv/BTCUSDT?limit=1000`))
