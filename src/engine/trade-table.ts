@@ -312,11 +312,12 @@ export class TradeTableBuilder {
   private t: TradeTable
   private moves = new Float64Array(1024)
   private nMoves = 0
-  private starts = new Int32Array(257)
+  private starts: Int32Array
 
   constructor(direction: Direction, symbols: readonly string[], capacity = 256) {
     this.t = allocTradeTable(Math.max(1, capacity), direction, symbols)
     this.t.n = 0
+    this.starts = new Int32Array(this.t.coin.length + 1)
   }
 
   /** One midnight mark of the trade pushed next (markMovesOf). */

@@ -1,0 +1,97 @@
+import { describe, expect, test } from 'bun:test'
+import { mergeCoinTables, rowsWhereEntry, selectRows, tradeAt, tradeTableOf, TradeTableBuilder, type TradeTable } from '../src/engine/trade-table'
+import type { Trade } from '../src/engine/types'
+
+const H = 3_600_000
+const T0 = Date.UTC(2025, 0, 1)
+
+function trade(symbol: string, entryH: number, pnlPct: number, over: Partial<Trade> = {}): Trade {
+  return {
+    symbol,
+    direction: 'short',
+    entryIdx: entryH,
+    exitIdx: entryH + 3,
+    entryTimeMs: T0 + entryH * H,
+    exitTimeMs: T0 + (entryH + 3) * H,
+    entryPrice: 100 + entryH,
+    exitPrice: 100 + entryH - pnlPct,
+    barsHeld: 3,
+    exitReason: pnlPct > 0 ? 'tp' : 'sl',
+    pnlPct,
+    grossPct: pnlPct + 0.1,
+    feePct: 0.1,
+    fundingPct: 0.01 * entryH,
+    slTpSameBar: entryH % 2 === 0,
+    fundingEvents: 1,
+    fundingEventsReal: entryH % 2,
+    ...over,
+  }
+}
+
+/** A worker's chunk: its coins coin by coin, each trade with `marks` midnight marks. */
+function chunk(symbols: string[], trades: Trade[], marks: (t: Trade) => number[]): TradeTable {
+  const b = new TradeTableBuilder('short', symbols, 1) // capacity 1: every push past the first grows it
+  for (const t of trades) {
+    for (const m of marks(t)) b.addMark(m)
+    b.push(t, symbols.indexOf(t.symbol))
+  }
+  return b.finish()
+}
+
+const rows = (t: TradeTable) => Array.from({ length: t.n }, (_, i) => tradeAt(t, i))
+const marksOf = (t: TradeTable, i: number) => Array.from(t.marks!.move.subarray(t.marks!.start[i], t.marks!.start[i + 1]))
+
+describe('trade tables', () => {
+  test('a table gives back the trade objects it was made of', () => {
+    const trades = [trade('B', 1, 2), trade('A', 5, -1, { exitReason: 'liquidation' }), trade('B', 9, 0, { exitReason: 'end_of_data' })]
+    const t = tradeTableOf(trades, ['A', 'B', 'C'])
+    expect(t.symbols).toEqual(['A', 'B', 'C'])
+    expect(rows(t)).toEqual(trades)
+    // coins not in the list are appended in order of appearance
+    expect(tradeTableOf([trade('Z', 1, 1), trade('Y', 2, 1)], ['A']).symbols).toEqual(['A', 'Z', 'Y'])
+  })
+
+  test('the builder keeps every row and its marks through growth', () => {
+    const trades = Array.from({ length: 37 }, (_, k) => trade(k < 20 ? 'A' : 'B', k * 4, (k % 5) - 2))
+    const t = chunk(['A', 'B'], trades, tr => Array.from({ length: tr.entryIdx % 3 }, (_, j) => tr.entryIdx + j / 10))
+    expect(rows(t)).toEqual(trades)
+    trades.forEach((tr, i) => expect(marksOf(t, i)).toEqual(Array.from({ length: tr.entryIdx % 3 }, (_, j) => tr.entryIdx + j / 10)))
+  })
+
+  test('chunks merge into universe order, coin blocks and marks intact, whatever the split', () => {
+    const universe = ['A', 'B', 'C', 'D', 'E']
+    const byCoin = (s: string, k: number) => [trade(s, k, k - 2), trade(s, k + 10, 1)]
+    const all = universe.flatMap((s, k) => byCoin(s, k))
+    const marks = (t: Trade) => [t.entryIdx, -t.entryIdx]
+    // interleaved chunks, as the service cuts them; D has no trades
+    const parts = [0, 1].map(c => universe.filter((_, k) => k % 2 === c))
+    const tables = parts.map(p => chunk(p, all.filter(t => p.includes(t.symbol) && t.symbol !== 'D'), marks))
+    const merged = mergeCoinTables(universe, 'short', tables)
+    const expected = all.filter(t => t.symbol !== 'D')
+    expect(rows(merged)).toEqual(expected)
+    expected.forEach((t, i) => expect(marksOf(merged, i)).toEqual(marks(t)))
+    // one chunk gives the same table
+    const single = mergeCoinTables(universe, 'short', [chunk(universe, expected, marks)])
+    expect(rows(single)).toEqual(rows(merged))
+    expect(Array.from(single.marks!.move)).toEqual(Array.from(merged.marks!.move))
+  })
+
+  test('a coin outside the run, or split over two chunks, is refused', () => {
+    const a = chunk(['A'], [trade('A', 1, 1)], () => [])
+    expect(() => mergeCoinTables(['B'], 'short', [a])).toThrow(/not a coin of the run/)
+    expect(() => mergeCoinTables(['A'], 'short', [a, a])).toThrow(/not in one block/)
+  })
+
+  test('selected rows carry their columns, marks and sizes', () => {
+    const trades = Array.from({ length: 8 }, (_, k) => trade('A', k * 5, k - 3))
+    const t = chunk(['A'], trades, tr => Array.from({ length: tr.entryIdx % 4 }, () => tr.pnlPct))
+    const sized = Object.assign(t, { marginUsd: Float64Array.from(trades, (_, k) => 10 + k), pnlUsd: Float64Array.from(trades, (_, k) => k) })
+    const pick = rowsWhereEntry(sized, ms => ms >= T0 + 10 * H && ms < T0 + 30 * H)
+    expect(Array.from(pick)).toEqual([2, 3, 4, 5])
+    const s = selectRows(sized, pick)
+    expect(rows(s)).toEqual(trades.slice(2, 6))
+    expect(Array.from(s.marginUsd)).toEqual([12, 13, 14, 15])
+    expect(Array.from(s.pnlUsd)).toEqual([2, 3, 4, 5])
+    ;[2, 3, 4, 5].forEach((r, i) => expect(marksOf(s, i)).toEqual(marksOf(t, r)))
+  })
+})
