@@ -6,11 +6,13 @@
 import { describe, expect, test } from 'bun:test'
 import { atr } from '../src/indicators/atr'
 import { bollinger, stddev } from '../src/indicators/bollinger'
-import { barsPerYear, historicalVolatility } from '../src/indicators/hv'
+import { barsPerYear, historicalVolatility, logRatio } from '../src/indicators/hv'
 import { ema, sma } from '../src/indicators/ma'
 import { computeIndicator } from '../src/indicators/registry'
+import { roc } from '../src/indicators/roc'
 import { rsi } from '../src/indicators/rsi'
 import { volRatio } from '../src/indicators/volume'
+import { rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
 import type { Bars } from '../src/market/types'
 import { rng, syntheticBars } from './indicators-synthetic'
 
@@ -213,6 +215,88 @@ describe('volume and volatility', () => {
       expect(kc.kc_mid[i]).toBe(e[i])
       expect(kc.kc_upper[i]).toBeCloseTo(e[i] + 1.5 * a[i], 10)
       expect(kc.kc_lower[i]).toBeCloseTo(e[i] - 1.5 * a[i], 10)
+    }
+  })
+})
+
+describe('rolling extremes, log ratios and ROC fast paths', () => {
+  /** index of the highest (lowest) of src[i-period+1 .. i], the latest on ties, by plain scan */
+  const naiveAt = (src: Float64Array, period: number, i: number, sign: 1 | -1) => {
+    let at = i - period + 1
+    for (let j = at + 1; j <= i; j++) if (sign * src[j] >= sign * src[at]) at = j
+    return at
+  }
+
+  test('rollingMaxIndex / rollingMinIndex give the latest extreme of every window, for any period, start and end', () => {
+    // a coarse tick makes ties common; the ends cover every position inside a block
+    const src = bars.c.map((x) => Math.round(x))
+    const bad: string[] = []
+    for (const period of [1, 2, 3, 4, 5, 7, 14, 15, 26, 52]) {
+      for (const from of [period - 1, period + 2]) {
+        for (let rows = from + 1; rows <= from + 6 * period + 2 && bad.length < 3; rows++) {
+          for (const sign of [1, -1] as const) {
+            const out = new Int32Array(N).fill(-1)
+            ;(sign === 1 ? rollingMaxIndex : rollingMinIndex)(src, period, out, from, rows)
+            for (let i = 0; i < N; i++) {
+              const want = i >= from && i < rows ? naiveAt(src, period, i, sign) : -1
+              if (out[i] !== want) {
+                bad.push(`period ${period}, from ${from}, rows ${rows}, ${sign === 1 ? 'max' : 'min'}: row ${i} gave ${out[i]}, want ${want}`)
+                break
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  test('the same over the whole series, where the two-blocks-per-round loop runs', () => {
+    const src = bars.h.map((x) => Math.round(x * 2) / 2)
+    for (const period of [3, 14, 52]) {
+      const hi = new Int32Array(N)
+      const lo = new Int32Array(N)
+      rollingMaxIndex(src, period, hi, period - 1, N)
+      rollingMinIndex(src, period, lo, period - 1, N)
+      const wrong = [] as number[]
+      for (let i = period - 1; i < N && wrong.length < 3; i++) {
+        if (hi[i] !== naiveAt(src, period, i, 1) || lo[i] !== naiveAt(src, period, i, -1)) wrong.push(i)
+      }
+      expect({ period, wrong }).toEqual({ period, wrong: [] })
+    }
+  })
+
+  test('logRatio is ln(a / b) to 2 ulps on both sides of the series threshold (|u| = 2⁻⁵)', () => {
+    // reference: log1p of the exact-ish relative move (Math.log(a / b) loses digits on tiny moves)
+    const r = rng(17)
+    let worst = 0
+    for (let k = 0; k < 20000; k++) {
+      const b = 0.001 + r() * 1000
+      const move = (r() - 0.5) * (k % 2 === 0 ? 0.02 : 0.2) // half small moves, half up to ±10 %
+      const a = b * (1 + move)
+      const want = Math.log1p((a - b) / b)
+      if (want !== 0) worst = Math.max(worst, Math.abs(logRatio(a, b) - want) / Math.abs(want))
+    }
+    expect(worst).toBeLessThan(4.5e-16)
+  })
+
+  test('roc is 100 · (x / old − 1) on every row, through the shared-division path and its fallbacks', () => {
+    const src = Float64Array.from(bars.c)
+    src[500] = 0 // a zero old value: 0, as TA-Lib
+    src[900] = 1e-200 // a product out of range: plain division
+    for (const period of [1, 3, 4, 10]) {
+      const out = new Float64Array(N)
+      roc(src, period, out)
+      // reference without the cancellation of x / old − 1; the plain division, which TA-Lib
+      // and our fallback use, is within 100 · 2⁻⁵² of it
+      const bad: number[] = []
+      for (let i = period; i < N && bad.length < 3; i++) {
+        const old = src[i - period]
+        const want = old !== 0 ? ((src[i] - old) / old) * 100 : 0
+        if (!(Math.abs(out[i] - want) <= 1e-13 * (1 + Math.abs(want)))) bad.push(i)
+      }
+      expect({ period, bad }).toEqual({ period, bad: [] })
+      expect(Number.isNaN(out[period - 1])).toBe(true)
     }
   })
 })

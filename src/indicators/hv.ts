@@ -10,7 +10,7 @@ export function barsPerYear(stepMs: number): number {
 
 /**
  * |u| below which logRatio uses the series: 2⁻⁵, a move of up to ~6.4 % between the two
- * prices. Hourly closes almost never move more, so Math.log is rarely reached.
+ * prices. Hourly closes almost never move more, so the log1p fallback is rarely reached.
  */
 const SERIES_MAX_U = 0.03125
 
@@ -19,11 +19,12 @@ const SERIES_MAX_U = 0.03125
  * Stopping after u⁹/9 leaves 2·Σ_{k≥5} u^(2k+1)/(2k+1) ≤ 2|u|¹¹ / (11·(1 − u²)), which relative
  * to the result (≥ 2|u|) is at most u¹⁰ / (11·(1 − u²)) < 8e-17 for |u| < 2⁻⁵: below half an
  * ulp (1.1e-16), so the truncation is invisible next to the rounding of the ~10 operations
- * (a few ulps in all). Larger moves (and NaN) go to Math.log.
+ * (a few ulps in all). Larger moves (and NaN) go to log1p((a − b) / b), which unlike
+ * Math.log(a / b) does not lose digits to the rounding of a / b near 1.
  */
 export function logRatio(a: number, b: number): number {
   const u = (a - b) / (a + b)
-  if (!(Math.abs(u) < SERIES_MAX_U)) return Math.log(a / b)
+  if (!(Math.abs(u) < SERIES_MAX_U)) return Math.log1p((a - b) / b)
   const u2 = u * u
   return 2 * u + u * u2 * (2 / 3 + u2 * (2 / 5 + u2 * (2 / 7 + u2 * (2 / 9))))
 }

@@ -63,7 +63,7 @@ export function sma(src: Float64Array, period: number, out: Float64Array, n?: nu
       if (i + 1 < end) {
         const d12 = d1 + (src[i + 1] - src[i + 1 - period])
         out[i + 1] = anchor + (dev + d12) * inv
-        if (i + 2 < end) out[i + 2] = anchor + (dev + d12 + (src[i + 2] - src[i + 2 - period])) * inv
+        if (i + 2 < end) out[i + 2] = anchor + (dev + (d12 + (src[i + 2] - src[i + 2 - period]))) * inv
       }
       i = end
     }

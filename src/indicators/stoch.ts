@@ -24,10 +24,11 @@ export function stochasticOf(
   const loAt = indexScratch(1, rows)
   rollingMaxIndex(high, period, hiAt, first, rows)
   rollingMinIndex(low, period, loAt, first, rows)
+  // one division per bar: TA-Lib divides by range / 100; (x / range) · 100 differs by an ulp
   for (let i = first; i < rows; i++) {
     const lowest = low[loAt[i]]
-    const diff = (high[hiAt[i]] - lowest) / 100
-    out[i] = diff !== 0 ? (close[i] - lowest) / diff : 0
+    const range = high[hiAt[i]] - lowest
+    out[i] = range !== 0 ? ((close[i] - lowest) / range) * 100 : 0
   }
 }
 
@@ -77,7 +78,7 @@ export function willr(
   rollingMinIndex(low, period, loAt, first, rows)
   for (let i = first; i < rows; i++) {
     const highest = high[hiAt[i]]
-    const diff = (highest - low[loAt[i]]) / -100
-    out[i] = diff !== 0 ? (highest - close[i]) / diff : 0
+    const range = highest - low[loAt[i]]
+    out[i] = range !== 0 ? ((highest - close[i]) / range) * -100 : 0 // one division, as in stochasticOf
   }
 }
