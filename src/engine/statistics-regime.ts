@@ -162,22 +162,40 @@ export function regimePerformanceOf(pnl: ArrayLike<number>, trend: Uint8Array, v
   const loss = new Float64Array(GROUPS)
   let unlabelled = 0
   let labelled = 0
-  const add = (g: number, p: number) => {
-    count[g]++
-    if (p > 0) {
-      wins[g]++
-      gain[g] += p
-    } else loss[g] += p
-  }
+  // each trade adds to up to three groups (trend, volatility, both), in trade order; the
+  // three adds are written out: a closure called per trade and group cost several times more
   for (let i = 0; i < pnl.length; i++) {
     const t = trend[i]
     const v = vol[i]
     const p = pnl[i]
     if (t === 0 || v === 0) unlabelled++
-    if (t !== 0 || v !== 0) labelled++
-    if (t !== 0) add(t - 1, p)
-    if (v !== 0) add(1 + v, p)
-    if (t !== 0 && v !== 0) add(2 + 2 * t + v - 1, p)
+    if (t === 0 && v === 0) continue
+    labelled++
+    const win = p > 0
+    if (t !== 0) {
+      const g = t - 1
+      count[g]++
+      if (win) {
+        wins[g]++
+        gain[g] += p
+      } else loss[g] += p
+    }
+    if (v !== 0) {
+      const g = 1 + v
+      count[g]++
+      if (win) {
+        wins[g]++
+        gain[g] += p
+      } else loss[g] += p
+    }
+    if (t !== 0 && v !== 0) {
+      const g = 2 + 2 * t + v - 1
+      count[g]++
+      if (win) {
+        wins[g]++
+        gain[g] += p
+      } else loss[g] += p
+    }
   }
   if (labelled === 0) return null
   const group = (g: number): RegimeStats => ({
