@@ -191,6 +191,7 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     barsSum += t.barsHeld[i]
     buckets[codes[i]]++
   }
+  yield
   const losses = n - wins
   const avgWin = wins > 0 ? winSum / wins : 0
   const avgLoss = losses > 0 ? lossSum / losses : 0

@@ -74,6 +74,9 @@ export function tradesInEntryOrder(p: PortfolioResult, from = 0, to = p.entryOrd
   return out
 }
 
+/** Rows a step of the portfolio handles before it pauses (a few ms on the main thread). */
+const STEP_ROWS = 16384
+
 /** Which trades the portfolio takes, and with what margin. */
 export interface Acceptance {
   /** rows of the input taken, in entry order (ties in input order) */
@@ -104,6 +107,7 @@ export function* acceptSteps(trades: TradeTable, opts: PortfolioOptions): Steps<
   let realisedUsd = 0
   let skipped = 0
   for (let k = 0; k < n; k++) {
+    if (k % STEP_ROWS === STEP_ROWS - 1) yield
     const i = order[k]
     while (open.size > 0 && open.peekKey() <= entryMs[i]) {
       const j = open.pop()
@@ -135,6 +139,11 @@ export interface SizedTrades {
 
 /** Size the taken trades (their margin and USD P&L), keeping the input order. */
 export function sizeTrades(trades: TradeTable, acceptance: Acceptance): SizedTrades {
+  return finish(sizeSteps(trades, acceptance))
+}
+
+/** sizeTrades, pausing before and after copying the taken rows. */
+export function* sizeSteps(trades: TradeTable, acceptance: Acceptance): Steps<SizedTrades> {
   const { taken, marginUsd: marginOf } = acceptance
   const n = trades.n
   const accepted = taken.length
@@ -158,7 +167,9 @@ export function sizeTrades(trades: TradeTable, acceptance: Acceptance): SizedTra
     // entryOrder maps entry order onto the kept rows
     entryOrder = new Int32Array(accepted)
     for (let k = 0; k < accepted; k++) entryOrder[k] = rowOf[taken[k]]
+    yield
     sized = selectRows(trades, rows) as SizedTradeTable
+    yield
     sized.marginUsd = new Float64Array(accepted)
     for (let a = 0; a < accepted; a++) sized.marginUsd[a] = marginOf[rows[a]]
   }

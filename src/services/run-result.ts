@@ -8,7 +8,7 @@ import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { metricsSteps, type BacktestMetrics } from '../engine/metrics'
 import type { Steps } from '../engine/steps'
-import { acceptSteps, markPortfolio, sizeTrades, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { acceptSteps, markPortfolio, sizeSteps, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
 import type { Bars } from '../market/types'
@@ -118,7 +118,7 @@ export function* bookRun(
 ): Steps<RunCore> {
   const opts = portfolioOptionsOf(spec, coinCount)
   const accepted = acceptance ?? (yield* acceptSteps(trades, opts))
-  const sized = sizeTrades(trades, accepted)
+  const sized = yield* sizeSteps(trades, accepted)
   yield
   const portfolio = markPortfolio(sized, accepted, opts, { barsOf, fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS })
   yield

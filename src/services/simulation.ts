@@ -259,6 +259,7 @@ export class SimulationService {
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
     const results = await Promise.all(parts.map((p, k) => this.deps.executor.run('coinTrades', { spec, symbols: p }, k)))
+    await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
     return {
