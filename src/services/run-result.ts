@@ -7,7 +7,7 @@
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { metricsSteps, type BacktestMetrics } from '../engine/metrics'
-import type { Steps } from '../engine/steps'
+import { finish, type Steps } from '../engine/steps'
 import { acceptSteps, markPortfolio, sizeSteps, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import type { CandleStore } from '../market/candle-store'
@@ -75,7 +75,10 @@ export interface AssembledRun {
   portfolio: PortfolioResult
   metrics: BacktestMetrics
   checks: ReliabilityCheck[]
+  /** the response body, built on first read */
   body: Record<string, unknown>
+  /** build the body ahead of its first read, pausing between its parts */
+  prepareBody(): Promise<void>
 }
 
 /** Day span of a run: from the first window bar of any coin to the last. */
@@ -154,7 +157,7 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, stor
   const span = daySpan(run.coins)
   const leverage = portfolioOptionsOf(spec, run.symbols.length).leverage
   // the response body is built when first read: runs that only need metrics (compare) skip it
-  const build = (): Record<string, unknown> => {
+  function* build(): Steps<Record<string, unknown>> {
     const hold = (sym: string) => {
       const b = store.bars(sym)
       return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, portfolio.initialCapitalUsd) : []
@@ -167,7 +170,12 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, stor
     if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
     if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
       warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
-    const listed = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE))
+    const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
+    yield
+    const equityCurve = portfolio.equityCurve.map(equityItem)
+    const btcCurve = btc.map(equityItem)
+    const ethCurve = eth.map(equityItem)
+    yield
     const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
     return {
       name: spec.name,
@@ -203,10 +211,10 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, stor
       ...run.accounting,
       btc_hold_return_pct: round(holdReturnPct(btc), 4),
       eth_hold_return_pct: round(holdReturnPct(eth), 4),
-      equity_curve: portfolio.equityCurve.map(equityItem),
-      btc_hold_curve: btc.map(equityItem),
-      eth_hold_curve: eth.map(equityItem),
-      trades: listed.map(tradeItem),
+      equity_curve: equityCurve,
+      btc_hold_curve: btcCurve,
+      eth_hold_curve: ethCurve,
+      trades,
       reliability_checks: checks,
       reliability_warning: reliabilityWarning(checks),
       ruin_index: null,
@@ -219,7 +227,13 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, stor
     metrics,
     checks,
     get body() {
-      return (body ??= build())
+      return (body ??= finish(build()))
+    },
+    async prepareBody() {
+      if (body === null) {
+        const built = await stepped(build())
+        body ??= built
+      }
     },
   }
 }

@@ -196,10 +196,9 @@ export class SimulationService {
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
       await this.addStatistics(result, jobs)
-      // a full run is answered with its body: build it in a step of its own, not in the
+      // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
-      await yieldToLoop()
-      void result.assembled.body
+      await result.assembled.prepareBody()
     }
     result.computeMs = Math.round(performance.now() - started)
     this.remember(result)
