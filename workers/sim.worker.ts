@@ -15,10 +15,13 @@ declare const self: Worker
  * /health and every light request behind it. Idle CPU is still the workers'.
  */
 export const WORKER_NICE = 10
-try {
-  setPriority(WORKER_NICE)
-} catch {
-  // not permitted or not supported here: the workers run at the default priority
+// elsewhere setpriority(2) would lower the whole process, the request loop with it
+if (process.platform === 'linux') {
+  try {
+    setPriority(WORKER_NICE)
+  } catch {
+    // not permitted here: the workers run at the default priority
+  }
 }
 
 const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {} }))
