@@ -22,29 +22,11 @@ export function roc(src: Float64Array, period: number, out: Float64Array, n?: nu
     return
   }
   let i = period
-  for (; i + 3 < rows; i += 4) {
-    const a = src[i - period]
-    const b = src[i - period + 1]
-    const c = src[i - period + 2]
-    const d = src[i - period + 3]
-    const ab = a * b
-    const cd = c * d
-    if (ab > 1e-150 && ab < 1e150 && cd > 1e-150 && cd < 1e150) {
-      const inv = 100 / (ab * cd)
-      const invAb = inv * cd // 100 / (a·b)
-      const invCd = inv * ab
-      out[i] = (src[i] - a) * (invAb * b)
-      out[i + 1] = (src[i + 1] - b) * (invAb * a)
-      out[i + 2] = (src[i + 2] - c) * (invCd * d)
-      out[i + 3] = (src[i + 3] - d) * (invCd * c)
-    } else {
-      for (let k = i; k < i + 4; k++) out[k] = plainRoc(src[k], src[k - period])
-    }
-  }
+  for (; i + 3 < rows; i += 4) rocStep(src, period, out, i, 4)
   if (i < rows) rocStep(src, period, out, i, rows - i)
 }
 
-/** Rows i .. i + count − 1 (count ≤ 4) of a step at row i: the loop's step, for the last rows. */
+/** Rows i .. i + count − 1 (count ≤ 4): one division serves four rows. */
 function rocStep(src: Float64Array, period: number, out: Float64Array, i: number, count: number): void {
   const a = src[i - period]
   const b = src[i - period + 1]
