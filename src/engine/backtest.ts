@@ -10,7 +10,7 @@ import { runPortfolio, type PortfolioResult } from './portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from './reliability'
 import { simulateCoin, type CoinSimInput } from './simulate-coin'
 import { tradeTableOf } from './trade-table'
-import type { Trade, TradeParams } from './types'
+import { effectiveLeverage, type Trade, type TradeParams } from './types'
 
 export interface BacktestRun {
   /** the run's coins in universe order (ties of entry time go by this order) */
@@ -29,11 +29,6 @@ export interface BacktestResult {
   reliabilityWarning: string | null
   /** every simulated trade before the portfolio's cap (accepted ones are in portfolio.trades) */
   simulatedTrades: number
-}
-
-/** Spot trades carry no leverage whatever the request says. */
-export function effectiveLeverage(p: TradeParams): number {
-  return p.marketType === 'spot' ? 1 : p.leverage
 }
 
 export function runBacktest(run: BacktestRun): BacktestResult {

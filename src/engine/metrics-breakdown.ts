@@ -38,7 +38,7 @@ export const BUCKETS: readonly ResultBucket[] = ['tp', 'sl', 'timeout']
 const BUCKET_OF_REASON = Int8Array.from(EXIT_REASONS, r => (r === 'trailing' || r === 'signal' ? -1 : BUCKETS.indexOf(resultBucket(r, 0))))
 
 /** resultBucket over the table's codes: 0 tp, 1 sl, 2 timeout. */
-export function bucketCode(reasonCode: number, pnlPct: number): number {
+function bucketCode(reasonCode: number, pnlPct: number): number {
   const b = BUCKET_OF_REASON[reasonCode]
   return b >= 0 ? b : pnlPct > 0 ? 0 : 1
 }

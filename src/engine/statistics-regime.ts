@@ -4,7 +4,7 @@
  * a strategy split by those labels.
  */
 import { DAY_MS } from '../market/types'
-import { reportedProfitFactor } from './statistics-trade-summary'
+import { profitFactorOf } from './metrics-breakdown'
 
 export const TREND_SMA_DAYS = 200
 export const VOL_WINDOW_DAYS = 30
@@ -202,7 +202,7 @@ export function regimePerformanceOf(pnl: ArrayLike<number>, trend: Uint8Array, v
     trades: count[g],
     win_rate: count[g] > 0 ? (100 * wins[g]) / count[g] : 0,
     // grossLoss = −loss exactly: negation commutes with rounding
-    profit_factor: reportedProfitFactor(-loss[g] > 0 ? gain[g] / -loss[g] : gain[g] > 0 ? Infinity : 0),
+    profit_factor: profitFactorOf(gain[g], -loss[g]).value,
     total_return_pct: gain[g] + loss[g],
   })
   return {

@@ -4,7 +4,7 @@
  * length and each fold is scored on the trades that closed in it.
  */
 import { isoDate } from '../market/coin-summary'
-import { reportedProfitFactor } from './statistics-trade-summary'
+import { profitFactorOf } from './metrics-breakdown'
 
 export interface WalkForwardTrade {
   exitTimeMs: number
@@ -82,7 +82,7 @@ export function walkForward(
     return_pct: gain[k] + loss[k],
     win_rate: count[k] > 0 ? (100 * wins[k]) / count[k] : 0,
     // gross loss = −loss exactly (negation commutes with rounding)
-    profit_factor: reportedProfitFactor(-loss[k] > 0 ? gain[k] / -loss[k] : gain[k] > 0 ? Infinity : 0),
+    profit_factor: profitFactorOf(gain[k], -loss[k]).value,
   }))
   const profitable = out.filter((f) => f.return_pct > 0).length
   const lines = out.map(

@@ -36,6 +36,11 @@ export interface TradeParams {
   marketType: MarketType
 }
 
+/** The leverage trades carry: spot has none, whatever the request says. */
+export function effectiveLeverage(p: { marketType: MarketType; leverage: number }): number {
+  return p.marketType === 'spot' ? 1 : p.leverage
+}
+
 export const DEFAULT_MMR_FRAC = 0.005
 /** default taker fee per side: futures 0.05 %, spot 0.10 % */
 export const DEFAULT_FEE_FRAC: Readonly<Record<MarketType, number>> = { futures: 0.0005, spot: 0.001 }

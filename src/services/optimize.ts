@@ -4,6 +4,7 @@
  * cell is booked as a portfolio of its own. The best cell's Sharpe ratio is deflated for
  * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
  */
+import { effectiveLeverage } from '../engine/types'
 import { tradeTableOf } from '../engine/trade-table'
 import { computeMetrics, dailyReturns, type BacktestMetrics } from '../engine/metrics'
 import { runPortfolio } from '../engine/portfolio'
@@ -12,7 +13,7 @@ import { unprocessable } from '../http/errors'
 import { gridOutcomes, type GridCoinTrades } from './research-run'
 import { researchRun, type ResearchBody } from './research-spec'
 import type { GridCell } from './research-tasks'
-import { dataRange, daySpan } from './run-result'
+import { dataRange, daySpan, portfolioOptionsOf } from './run-result'
 import type { RunSpec } from './run-spec'
 import type { ResearchDeps } from './validate'
 
@@ -56,10 +57,9 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
 }
 
 function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: { fromDayMs: number; toDayMs: number }, deps: ResearchDeps) {
-  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
   const p = runPortfolio(
     tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction),
-    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
+    portfolioOptionsOf(spec, symbols.length),
     { barsOf: s => deps.store.bars(s), fromDayMs: span.fromDayMs, toDayMs: span.toDayMs },
   )
   const metrics = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
@@ -137,7 +137,7 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody) {
     objective: body.objective,
     max_bars: spec.maxBars,
     timeframe: spec.timeframe,
-    leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
+    leverage: effectiveLeverage(spec),
     coins_used: symbols.length,
     data_range: dataRange(span),
     top_n_requested: run.top_n_requested,

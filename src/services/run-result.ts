@@ -4,6 +4,7 @@
  * steps (bookRun) run on the main thread for big runs, pausing between them, and straight
  * through in a worker for small ones (compare); their cost is linear in trades and days.
  */
+import { effectiveLeverage } from '../engine/types'
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import { metricsSteps, type BacktestMetrics } from '../engine/metrics'
@@ -94,7 +95,7 @@ export function daySpan(coins: readonly { fromMs: number | null; toMs: number | 
 
 /** The portfolio's settings of a run. */
 export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
-  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
+  const leverage = effectiveLeverage(spec)
   return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
 }
 

@@ -7,8 +7,7 @@
 import { markMovesOf } from '../engine/equity-curve'
 import { simulateCoin } from '../engine/simulate-coin'
 import { TradeTableBuilder, type TradeTable } from '../engine/trade-table'
-import type { TradeParams } from '../engine/types'
-import { DEFAULT_MMR_FRAC } from '../engine/types'
+import { DEFAULT_MMR_FRAC, effectiveLeverage, type TradeParams } from '../engine/types'
 import { windowIndices } from '../engine/window'
 import { resample } from '../market/resample'
 import type { Timeframe } from '../market/timeframe'
@@ -94,7 +93,7 @@ export function tradeParamsOf(spec: RunSpec): TradeParams {
     tpSource: spec.tpSource,
     trailingPct: spec.trailingPct,
     maxBars: spec.maxBars,
-    leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
+    leverage: effectiveLeverage(spec),
     feeFrac: spec.feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
     marketType: spec.marketType,

@@ -4,6 +4,7 @@
  * the run's trades for the spread of outcomes, and the random-entry null with the
  * request's simulation count. Formulas: docs/statistics.md, "Validation".
  */
+import { effectiveLeverage } from '../engine/types'
 import { computeMetrics } from '../engine/metrics'
 import { runPortfolio } from '../engine/portfolio'
 import { rowsWhereEntry, selectRows, type TradeTable } from '../engine/trade-table'
@@ -14,7 +15,7 @@ import { DAY_MS } from '../market/types'
 import type { Universe } from '../market/universe'
 import { seedOfHash } from './research-run'
 import { researchRun, type ResearchBody } from './research-spec'
-import { dataRange } from './run-result'
+import { dataRange, portfolioOptionsOf } from './run-result'
 import type { RunSpec } from './run-spec'
 import { isoDate } from '../market/coin-summary'
 import { coinSums, startRandomEntryNull, tradeColumns } from './run-statistics'
@@ -53,10 +54,9 @@ const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
 
 /** The figures of one part of the window: its trades booked as a portfolio of their own. */
 export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable, fromDayMs: number, toDayMs: number, store: CandleStore) {
-  const leverage = spec.marketType === 'spot' ? 1 : spec.leverage
   const p = runPortfolio(
     trades,
-    { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount: symbols.length },
+    portfolioOptionsOf(spec, symbols.length),
     { barsOf: s => store.bars(s), fromDayMs, toDayMs },
   )
   const m = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
@@ -158,7 +158,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
     tp_pct: spec.tpPct,
     max_bars: spec.maxBars,
     timeframe: spec.timeframe,
-    leverage: spec.marketType === 'spot' ? 1 : spec.leverage,
+    leverage: effectiveLeverage(spec),
     coins_used: symbols.length,
     data_range: r.assembled.body.data_range as string,
     top_n_requested: run.top_n_requested,
