@@ -2,7 +2,7 @@
  * Indicator speed: ns per bar of our kernels and of the npm indicator libraries on the same
  * candles (the 28-coin 1h set in ../shared/data/binance-usdm-1h), measured in one run.
  *
- *   ./node_modules/.bin/bun bench/indicators.ts [--coins 28] [--reps 7] [--only <name part>[,<name part>…]]
+ *   ./node_modules/.bin/bun bench/indicators.ts [--coins 28] [--reps 15] [--only <name part>[,<name part>…]]
  *
  * "ours" calls the kernel with preallocated outputs (how the engine calls it); "registry" is
  * INDICATORS[id].compute filling every field of that indicator into preallocated columns
@@ -359,24 +359,28 @@ const CASES: Case[] = [
 ]
 
 /**
- * ns per bar of each runner over every coin. Runners take turns round after round (a full GC
- * before each turn, so one library's garbage is not collected on another's clock), and each
- * (runner, coin) keeps its best time: a burst of load from other processes (the machine is
- * shared) rarely survives the minimum.
+ * ns per bar of each runner over every coin. Runners take turns coin by coin, in an order that
+ * rotates with the coin and the round, so every runner is timed on the same coin within the
+ * same fraction of a millisecond: this machine drifts between a fast and a slow state every
+ * second or so (a fixed loop over a cached column measured 1.2 and 1.9 ns per bar in
+ * alternate half-seconds), and turns of whole runners let one runner's best fall in a fast
+ * spell and another's in a slow one. A full GC starts each round; each (runner, coin) keeps
+ * its best time: a burst of load from other processes rarely survives the minimum.
  */
 function nsPerBar(runners: ((k: number) => void)[], coins: number, bars: number, reps: number, budgetMs: number): number[] {
   const best = runners.map(() => new Array<number>(coins).fill(Infinity))
   for (const run of runners) for (let k = 0; k < coins; k++) run(k) // let the JIT settle
   const t0 = performance.now()
   for (let r = 0; r < reps && (r < 2 || performance.now() - t0 < budgetMs); r++) {
-    runners.forEach((run, j) => {
-      Bun.gc(true)
-      for (let k = 0; k < coins; k++) {
+    Bun.gc(true)
+    for (let k = 0; k < coins; k++) {
+      for (let m = 0; m < runners.length; m++) {
+        const j = (m + r + k) % runners.length
         const start = performance.now()
-        run(k)
+        runners[j](k)
         best[j][k] = Math.min(best[j][k], performance.now() - start)
       }
-    })
+    }
   }
   return best.map((b) => (b.reduce((a, x) => a + x, 0) * 1e6) / bars)
 }
@@ -445,7 +449,7 @@ function main(): void {
   }
   const files = readdirSync(DATA_DIR).filter((f) => f.endsWith('.csv.gz')).sort()
   const coinCount = Math.min(arg('coins', files.length), files.length)
-  const reps = arg('reps', 7)
+  const reps = arg('reps', 15)
   const caseAt = process.argv.indexOf('--case')
   if (caseAt >= 0) {
     const coins = files.slice(0, coinCount).map((f) => loadCandles(join(DATA_DIR, f)))

@@ -4,6 +4,16 @@ import { checkPeriod, fillNaN, isTaZero, rowsOf } from './util'
 /**
  * True range: max(high - low, |high - prevClose|, |low - prevClose|). Row 0 has no previous
  * close, so it is NaN (as in TA-Lib's TRANGE).
+ *
+ * Computed as max(high, prevClose) − min(low, prevClose), each side chosen without a branch:
+ * with d = high − prevClose, max = prevClose + (d + |d|) / 2, exactly high or exactly
+ * prevClose whenever d is exact, which it is when the two are within a factor of 2 of each
+ * other (Sterbenz). The final subtraction is then the same single rounding as TA-Lib's pick
+ * of the largest of its three differences: the same value to the bit, except on a bar more
+ * than 2× away from the last close, where it may differ in the last bit. Whether the last
+ * close lies inside the bar is close to a coin toss on real candles, and the comparisons
+ * measured about 1.5× slower for their mispredicted branches (a guard that sends the 2× bars
+ * to the comparisons cost as much again).
  */
 export function trueRange(high: Float64Array, low: Float64Array, close: Float64Array, out: Float64Array, n?: number): void {
   const rows = rowsOf(high, n)
@@ -12,12 +22,9 @@ export function trueRange(high: Float64Array, low: Float64Array, close: Float64A
     const h = high[i]
     const l = low[i]
     const pc = close[i - 1]
-    let tr = h - l
-    const up = Math.abs(pc - h)
-    if (up > tr) tr = up
-    const down = Math.abs(pc - l)
-    if (down > tr) tr = down
-    out[i] = tr
+    const dh = h - pc
+    const dl = pc - l
+    out[i] = pc + (dh + Math.abs(dh)) * 0.5 - (pc - (dl + Math.abs(dl)) * 0.5)
   }
 }
 
