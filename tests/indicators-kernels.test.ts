@@ -4,7 +4,7 @@
  * written out plainly here.
  */
 import { describe, expect, test } from 'bun:test'
-import { atr } from '../src/indicators/atr'
+import { atr, trueRange } from '../src/indicators/atr'
 import { bollinger, stddev } from '../src/indicators/bollinger'
 import { barsPerYear, historicalVolatility, logRatio } from '../src/indicators/hv'
 import { ema, sma } from '../src/indicators/ma'
@@ -12,7 +12,7 @@ import { computeIndicator } from '../src/indicators/registry'
 import { roc } from '../src/indicators/roc'
 import { rsi } from '../src/indicators/rsi'
 import { volRatio } from '../src/indicators/volume'
-import { rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
+import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
 import type { Bars } from '../src/market/types'
 import { rng, syntheticBars } from './indicators-synthetic'
 
@@ -197,6 +197,42 @@ describe('volume and volatility', () => {
     expect(Number.isNaN(out[19])).toBe(true)
   })
 
+  test('true range is the largest of the three differences: to the bit within 2× of the last close, to an ulp beyond', () => {
+    const r = rng(23)
+    const rows = 20001
+    const high = new Float64Array(rows)
+    const low = new Float64Array(rows)
+    const close = new Float64Array(rows)
+    let price = 50
+    for (let i = 0; i < rows; i++) {
+      // inside bars, gaps up and down, and every 50th bar a move of 2.5× or more either way
+      const jump = i % 50 === 0 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.04
+      const open = price * jump
+      const h = open * (1 + r() * 0.01)
+      const l = open * (1 - r() * 0.01)
+      high[i] = h
+      low[i] = l
+      close[i] = l + (h - l) * r()
+      price = close[i]
+    }
+    const out = new Float64Array(rows)
+    trueRange(high, low, close, out)
+    expect(Number.isNaN(out[0])).toBe(true)
+    let exactWithin2 = 0
+    let worstBeyond = 0
+    for (let i = 1; i < rows; i++) {
+      const pc = close[i - 1]
+      const want = Math.max(high[i] - low[i], Math.abs(high[i] - pc), Math.abs(low[i] - pc))
+      if (high[i] <= 2 * pc && 2 * low[i] >= pc) {
+        if (out[i] === want) exactWithin2++
+      } else {
+        worstBeyond = Math.max(worstBeyond, Math.abs(out[i] - want) / want)
+      }
+    }
+    expect(exactWithin2).toBe(rows - 1 - 400) // 400 bars jump beyond 2×
+    expect(worstBeyond).toBeLessThan(2.3e-16)
+  })
+
   test('atr_ratio is ATR over the mean of the last ratio_period ATR values', () => {
     const { atr: a, atr_ratio: ratio } = computeIndicator('atr', bars, { period: 14, ratio_period: 14 })
     for (const i of [27, 1000, N - 1]) {
@@ -264,6 +300,62 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
       }
       expect({ period, wrong }).toEqual({ period, wrong: [] })
     }
+  })
+
+  test('coverWindows: the two covering windows give every window extreme, to the bit within 2×, to an ulp beyond', () => {
+    // hourly-like moves, a coarse tick (ties), and every 97th bar a jump of 2.5× or more
+    const r = rng(41)
+    const rows = 1500
+    const hiSrc = new Float64Array(rows)
+    const loSrc = new Float64Array(rows)
+    let price = 100
+    for (let i = 0; i < rows; i++) {
+      price *= i % 97 === 50 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.03
+      hiSrc[i] = Math.round(price * (1 + r() * 0.01) * 100) / 100
+      loSrc[i] = Math.round(price * (1 - r() * 0.01) * 100) / 100
+    }
+    const bad: string[] = []
+    for (let period = 1; period <= 40; period++) {
+      for (const start of [0, 7]) {
+        const hi = new Float64Array(rows).fill(NaN)
+        const lo = new Float64Array(rows).fill(NaN)
+        const back = coverWindows(hiSrc, loSrc, period, start, rows, hi, lo)
+        for (let i = start + period - 1; i < rows && bad.length < 3; i++) {
+          const got = [maxOf(hi[i], hi[i - back]), minOf(lo[i], lo[i - back])]
+          const want = [windowMax(hiSrc, i - period + 1, i), windowMin(loSrc, i - period + 1, i)]
+          const within2 = windowMax(hiSrc, i - period + 1, i) <= 2 * windowMin(hiSrc, i - period + 1, i) &&
+            windowMax(loSrc, i - period + 1, i) <= 2 * windowMin(loSrc, i - period + 1, i)
+          for (const k of [0, 1]) {
+            const ok = within2 ? got[k] === want[k] : Math.abs(got[k] - want[k]) <= 2.3e-16 * want[k]
+            if (!ok) bad.push(`period ${period}, start ${start}, row ${i}: ${got[k]} vs ${want[k]}`)
+          }
+        }
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  test('rsi: the two-bar step agrees with the one-bar Wilder recursion to 1e-12 on every row', () => {
+    const out = new Float64Array(N)
+    rsi(bars.c, 14, out)
+    let gain = 0
+    let loss = 0
+    for (let i = 1; i <= 14; i++) {
+      const d = bars.c[i] - bars.c[i - 1]
+      if (d > 0) gain += d
+      else loss -= d
+    }
+    gain /= 14
+    loss /= 14
+    let worst = 0
+    for (let i = 15; i < N; i++) {
+      const d = bars.c[i] - bars.c[i - 1]
+      gain = (gain * 13 + Math.max(d, 0)) / 14
+      loss = (loss * 13 + Math.max(-d, 0)) / 14
+      worst = Math.max(worst, Math.abs(out[i] - (100 * gain) / (gain + loss)))
+    }
+    expect(worst).toBeLessThan(1e-12)
+    expect(worst).toBeGreaterThan(0) // the steps round differently: this test sees both forms
   })
 
   test('logRatio is ln(a / b) to 2 ulps on both sides of the series threshold (|u| = 2⁻⁵)', () => {
@@ -463,5 +555,55 @@ describe('candles', () => {
       expect(ha.ha_low[i]).toBe(Math.min(bars.l[i], ha.ha_open[i], ha.ha_close[i]))
       expect(ha.ha_bullish[i]).toBe(ha.ha_close[i] > ha.ha_open[i] ? 1 : 0)
     }
+  })
+})
+
+describe('CCI against its formula', () => {
+  /** TA-Lib's CCI with exact window sums; 0 where the mean deviation is 0 */
+  function cciByFormula(b: Bars, period: number): Float64Array {
+    const tp = Float64Array.from({ length: b.n }, (_, j) => (b.h[j] + b.l[j] + b.c[j]) / 3)
+    const out = new Float64Array(b.n).fill(Number.NaN)
+    for (let i = period - 1; i < b.n; i++) {
+      const mean = exactSum(tp, i - period + 1, i) / period
+      const dev = Array.from({ length: period }, (_, k) => Math.abs(tp[i - period + 1 + k] - mean))
+      const mad = exactSum(dev, 0, period - 1) / period
+      out[i] = mad === 0 ? 0 : (tp[i] - mean) / (0.015 * mad)
+    }
+    return out
+  }
+
+  /** the first row where got and want differ by more than 1e-9 (relative above 1, absolute below), or -1 */
+  function firstMismatch(got: Float64Array, want: Float64Array): number {
+    for (let i = 0; i < want.length; i++) {
+      if (Number.isNaN(want[i]) ? !Number.isNaN(got[i]) : !(Math.abs(got[i] - want[i]) <= 1e-9 * Math.max(1, Math.abs(want[i])))) {
+        return i
+      }
+    }
+    return -1
+  }
+
+  test('every period from 2 to 9, 20 and 57: the same values on every row (the kernel sums five bars per pass from period 5)', () => {
+    for (const period of [2, 3, 4, 5, 6, 7, 8, 9, 20, 57]) {
+      const got = computeIndicator('cci', bars, { period }).cci
+      expect({ period, mismatch: firstMismatch(got, cciByFormula(bars, period)) }).toEqual({ period, mismatch: -1 })
+    }
+  })
+
+  test('a series cut inside a five-bar pass keeps every value it has', () => {
+    for (const period of [5, 20]) {
+      const full = computeIndicator('cci', bars, { period }).cci
+      for (let rows = period - 1; rows < period + 10; rows++) {
+        const cut = computeIndicator('cci', { ...bars, n: rows }, { period }).cci
+        for (let i = 0; i < rows; i++) expect(Object.is(cut[i], full[i])).toBe(true)
+      }
+    }
+  })
+
+  test('a window of identical candles has CCI 0', () => {
+    const copy = (x: Float64Array) => Float64Array.from(x)
+    const flat: Bars = { ...bars, o: copy(bars.o), h: copy(bars.h), l: copy(bars.l), c: copy(bars.c) }
+    for (let i = 100; i < 130; i++) flat.o[i] = flat.h[i] = flat.l[i] = flat.c[i] = 123.45
+    const got = computeIndicator('cci', flat, { period: 20 }).cci
+    for (let i = 119; i < 130; i++) expect(got[i]).toBe(0)
   })
 })

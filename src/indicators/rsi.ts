@@ -24,19 +24,40 @@ export function rsi(src: Float64Array, period: number, out: Float64Array, n?: nu
   gain /= period
   out[period] = strength(gain, loss)
   // (avg · (p − 1) + x) / p as avg · keep + x · share; the gain/loss split as (|d| ± d) / 2,
-  // which is exact and has no data-dependent branch
+  // which is exact and has no data-dependent branch. Two bars per step: the averages two bars
+  // on are avg · keep² + (x₁ · keep + x₂), so the loop-carried chain is one multiply-add per
+  // two bars (it bounded the kernel); the first bar of a step is avg · keep + x₁ as before.
+  // Steps start at row period + 1 whatever the length, so a row's value never depends on
+  // where the series ends; rounding differs from the one-bar form by a few ulps.
   const keep = (period - 1) / period
+  const keep2 = keep * keep
   const share = 0.5 / period
-  let prev = src[period]
-  for (let i = period + 1; i < rows; i++) {
-    const x = src[i]
-    const d = x - prev
-    prev = x
-    const size = Math.abs(d)
-    gain = gain * keep + (size + d) * share
-    loss = loss * keep + (size - d) * share
-    const total = gain + loss
-    out[i] = total >= 1e-8 ? (100 * gain) / total : 0 // TA_IS_ZERO, total being >= 0
+  let i = period + 1
+  for (; i + 1 < rows; i += 2) {
+    const d1 = src[i] - src[i - 1]
+    const d2 = src[i + 1] - src[i]
+    const s1 = Math.abs(d1)
+    const s2 = Math.abs(d2)
+    const g1 = (s1 + d1) * share
+    const l1 = (s1 - d1) * share
+    const g2 = (s2 + d2) * share
+    const l2 = (s2 - d2) * share
+    const gainAt1 = gain * keep + g1
+    const lossAt1 = loss * keep + l1
+    gain = gain * keep2 + (g1 * keep + g2)
+    loss = loss * keep2 + (l1 * keep + l2)
+    const t1 = gainAt1 + lossAt1
+    out[i] = t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0 // TA_IS_ZERO, the total being >= 0
+    const t2 = gain + loss
+    out[i + 1] = t2 >= 1e-8 ? (100 * gain) / t2 : 0
+  }
+  if (i < rows) {
+    const d1 = src[i] - src[i - 1]
+    const s1 = Math.abs(d1)
+    const gainAt1 = gain * keep + (s1 + d1) * share
+    const lossAt1 = loss * keep + (s1 - d1) * share
+    const t1 = gainAt1 + lossAt1
+    out[i] = t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0
   }
 }
 

@@ -13,6 +13,14 @@ const pick = new Float64Array(4)
  * SAR += af · (ep − SAR), clamped inside the last two bars' range.
  * out[i] is the SAR in force on bar i (after a flip on bar i, the new one). `outBullish`,
  * when given, receives 1 while long, 0 while short. Row 0 is NaN.
+ *
+ * The update keeps TA-Lib's own arithmetic, sar + af · (ep − sar) with af summed one step at a
+ * time, although shorter forms exist (sar · (1 − af) + af · ep, or two bars composed into
+ * one): on tick-grid prices the SAR now and then lands exactly on a high or low, and an ulp
+ * then decides whether the trend flips (the two-bar form flipped 2 of 900k bars of the 28-coin
+ * set differently from TA-Lib). Its speed is set by the flips and clamps, unpredictable
+ * branches that resolve only once the new SAR is known: fed ep and af from a table, the same
+ * loop still takes ~5.5 of its ~6.3 ns per bar.
  */
 export function sar(
   high: Float64Array,

@@ -1,6 +1,6 @@
 import { sma } from './ma'
-import { checkPeriod, fillNaN, firstValid, rowsOf } from './util'
-import { indexScratch, rollingMaxIndex, rollingMinIndex } from './window'
+import { checkPeriod, fillNaN, firstValid, floatScratch, rowsOf } from './util'
+import { coverWindows } from './window'
 
 /**
  * Fast stochastic %K: 100 · (close − lowest low) / (highest high − lowest low) over the last
@@ -20,15 +20,25 @@ export function stochasticOf(
   const start = Math.max(firstValid(high, rows), firstValid(low, rows), firstValid(close, rows))
   const first = start + period - 1
   fillNaN(out, 0, Math.min(first, rows))
-  const hiAt = indexScratch(0, rows)
-  const loAt = indexScratch(1, rows)
-  rollingMaxIndex(high, period, hiAt, first, rows)
-  rollingMinIndex(low, period, loAt, first, rows)
+  if (first >= rows) return
+  // views of exactly `rows` rows: loops bounded by their length carry no bounds checks
+  const hi = floatScratch(0, rows).subarray(0, rows)
+  const lo = floatScratch(1, rows).subarray(0, rows)
+  const back = coverWindows(high.subarray(0, rows), low.subarray(0, rows), period, start, rows, hi, lo)
+  const c = close.subarray(0, rows)
+  const o = out.subarray(0, rows)
   // one division per bar: TA-Lib divides by range / 100; (x / range) · 100 differs by an ulp
-  for (let i = first; i < rows; i++) {
-    const lowest = low[loAt[i]]
-    const range = high[hiAt[i]] - lowest
-    out[i] = range !== 0 ? ((close[i] - lowest) / range) * 100 : 0
+  for (let i = first; i < o.length; i++) {
+    // the covering windows' extremes, by maxOf / minOf written out (see coverWindows)
+    const a = hi[i]
+    const b = hi[i - back]
+    const d = a - b
+    const x = lo[i]
+    const y = lo[i - back]
+    const e = x - y
+    const lowest = y + (e - Math.abs(e)) * 0.5
+    const range = b + (d + Math.abs(d)) * 0.5 - lowest
+    o[i] = range !== 0 ? ((c[i] - lowest) / range) * 100 : 0
   }
 }
 
@@ -72,13 +82,20 @@ export function willr(
   const first = period - 1
   fillNaN(out, 0, Math.min(first, rows))
   if (first >= rows) return
-  const hiAt = indexScratch(0, rows)
-  const loAt = indexScratch(1, rows)
-  rollingMaxIndex(high, period, hiAt, first, rows)
-  rollingMinIndex(low, period, loAt, first, rows)
-  for (let i = first; i < rows; i++) {
-    const highest = high[hiAt[i]]
-    const range = highest - low[loAt[i]]
-    out[i] = range !== 0 ? ((highest - close[i]) / range) * -100 : 0 // one division, as in stochasticOf
+  const hi = floatScratch(0, rows).subarray(0, rows)
+  const lo = floatScratch(1, rows).subarray(0, rows)
+  const back = coverWindows(high.subarray(0, rows), low.subarray(0, rows), period, 0, rows, hi, lo)
+  const c = close.subarray(0, rows)
+  const o = out.subarray(0, rows)
+  for (let i = first; i < o.length; i++) {
+    const a = hi[i]
+    const b = hi[i - back]
+    const d = a - b
+    const highest = b + (d + Math.abs(d)) * 0.5
+    const x = lo[i]
+    const y = lo[i - back]
+    const e = x - y
+    const range = highest - (y + (e - Math.abs(e)) * 0.5)
+    o[i] = range !== 0 ? ((highest - c[i]) / range) * -100 : 0 // one division, as in stochasticOf
   }
 }
