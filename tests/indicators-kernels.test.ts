@@ -11,6 +11,7 @@ import { ema, sma } from '../src/indicators/ma'
 import { computeIndicator } from '../src/indicators/registry'
 import { roc } from '../src/indicators/roc'
 import { rsi } from '../src/indicators/rsi'
+import { stoch, willr } from '../src/indicators/stoch'
 import { volRatio } from '../src/indicators/volume'
 import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
 import type { Bars } from '../src/market/types'
@@ -330,6 +331,44 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
             if (!ok) bad.push(`period ${period}, start ${start}, row ${i}: ${got[k]} vs ${want[k]}`)
           }
         }
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  test('willr and stochastic %K equal the formula on exact extremes to the bit, 2.5× windows and negative prices included', () => {
+    const r = rng(43)
+    const rows = 1200
+    const h = new Float64Array(rows)
+    const l = new Float64Array(rows)
+    const c = new Float64Array(rows)
+    let price = 50
+    for (let i = 0; i < rows; i++) {
+      price *= i % 89 === 40 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.03
+      h[i] = Math.round(price * (1 + r() * 0.01) * 100) / 100
+      l[i] = Math.round(price * (1 - r() * 0.01) * 100) / 100
+      c[i] = Math.round((l[i] + (h[i] - l[i]) * r()) * 100) / 100
+    }
+    // a stretch around zero: the guard must send these windows to the exact scan too
+    for (let i = 900; i < 1000; i++) {
+      h[i] -= 60
+      l[i] -= 60
+      c[i] -= 60
+    }
+    const bad: string[] = []
+    const w = new Float64Array(rows)
+    const k = new Float64Array(rows)
+    const d = new Float64Array(rows)
+    for (let period = 2; period <= 30; period++) {
+      willr(h, l, c, period, w)
+      stoch(h, l, c, period, 1, 1, k, d)
+      for (let i = period - 1; i < rows && bad.length < 3; i++) {
+        const hh = windowMax(h, i - period + 1, i)
+        const ll = windowMin(l, i - period + 1, i)
+        const range = hh - ll
+        const wantW = range !== 0 ? ((hh - c[i]) / range) * -100 : 0
+        const wantK = range !== 0 ? ((c[i] - ll) / range) * 100 : 0
+        if (!(w[i] === wantW && k[i] === wantK)) bad.push(`period ${period}, row ${i}: ${w[i]} / ${k[i]} vs ${wantW} / ${wantK}`)
       }
     }
     expect(bad).toEqual([])

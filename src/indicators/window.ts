@@ -294,8 +294,8 @@ export function rollingMinIndex(src: Float64Array, period: number, outIdx: Int32
  * comparison of two prices is a coin toss to the branch predictor, and Math.max compiles to
  * branches). The result is exactly a or b whenever a − b is exact, which Sterbenz's lemma
  * guarantees when both have the same sign and lie within a factor of 2 of each other; otherwise
- * it can be the larger one off by an ulp. Use it where an ulp does not matter (oscillators built
- * on the range), not for levels shown as prices (rollingMax keeps exact indices).
+ * it can be the larger one off by an ulp (see EXACT_SPREAD for how callers stay exact). The
+ * definition of the max in coverWindows and its callers, which write it out in their loops.
  */
 export function maxOf(a: number, b: number): number {
   const d = a - b
@@ -309,9 +309,35 @@ export function minOf(a: number, b: number): number {
 }
 
 /**
+ * coverWindows' extremes of a window are exact when its highest value is at most twice its
+ * lowest (both positive: every difference taken is then exact, by Sterbenz's lemma), so a
+ * caller whose computed pair satisfies highest < EXACT_SPREAD × lowest has the exact pair. The
+ * margin below 2 covers the few ulps by which a pair can be off when the window is wider.
+ */
+export const EXACT_SPREAD = 1.9999
+
+const scanned = new Float64Array(2)
+
+/**
+ * [highest of hiSrc, lowest of loSrc] over rows from .. to by a plain scan: the exact answer
+ * for the rare window coverWindows cannot vouch for. The array is reused by the next call.
+ */
+export function scanRange(hiSrc: Float64Array, loSrc: Float64Array, from: number, to: number): Float64Array {
+  let highest = hiSrc[from]
+  let lowest = loSrc[from]
+  for (let j = from + 1; j <= to; j++) {
+    if (hiSrc[j] > highest) highest = hiSrc[j]
+    if (loSrc[j] < lowest) lowest = loSrc[j]
+  }
+  scanned[0] = highest
+  scanned[1] = lowest
+  return scanned
+}
+
+/**
  * Rolling high of hiSrc and low of loSrc by doubling, left as two covering windows: after the
  * call, `hi[i]` / `lo[i]` hold the highest / lowest of the last `span` rows, where span is the
- * power of two with period / 2 ≤ span < period (span = 1 below 3 rows), and the return value is
+ * power of two with period / 2 ≤ span < period (span = 1 when period ≤ 2), and the return value is
  * back = period − span: the window of `period` rows ending at row i is the union of the span
  * windows ending at i and at i − back, so highest = maxOf(hi[i], hi[i − back]). The caller takes
  * that last step inside its own loop, which saves a pass.
@@ -319,11 +345,12 @@ export function minOf(a: number, b: number): number {
  * Why doubling (⌈log2 period⌉ maxOf per bar and side: 4 for 14 bars) rather than the 3 of van
  * Herk's blocks: every level is a pass with no loop-carried chain, so the branch-free maxOf
  * (five float operations, 13 cycles of latency) runs at the processor's throughput, while in van
- * Herk's prefix and suffix scans each step waits for the last. The values are maxOf's: exact but
- * for bars more than 2× away from another bar of their window.
+ * Herk's prefix and suffix scans each step waits for the last. The values are maxOf's: exact
+ * when the window's highest is at most twice its lowest (EXACT_SPREAD), else possibly an ulp
+ * off, so callers check and fall back to scanRange.
  *
  * Valid rows: i ≥ start + period − 1, when rows start .. rows − 1 of both inputs are finite
- * (`start` lets Stoch RSI skip the RSI's warm-up). hi and lo are the caller's columns of at least
+ * (`start` lets a caller skip leading NaNs). hi and lo are the caller's columns of at least
  * `rows` rows. maxOf and minOf are written out in the loops: called, they measured up to 2×
  * slower here once the process had compiled much other code.
  */
