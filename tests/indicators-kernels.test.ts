@@ -15,7 +15,7 @@ import { stoch, willr } from '../src/indicators/stoch'
 import { volRatio } from '../src/indicators/volume'
 import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
 import type { Bars } from '../src/market/types'
-import { rng, syntheticBars } from './indicators-synthetic'
+import { jumpyCandles, rng, syntheticBars } from './indicators-synthetic'
 
 const bars = syntheticBars(3000, 5)
 const N = bars.n
@@ -304,17 +304,8 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
   })
 
   test('coverWindows: the two covering windows give every window extreme, to the bit within 2×, to an ulp beyond', () => {
-    // hourly-like moves, a coarse tick (ties), and every 97th bar a jump of 2.5× or more
-    const r = rng(41)
     const rows = 1500
-    const hiSrc = new Float64Array(rows)
-    const loSrc = new Float64Array(rows)
-    let price = 100
-    for (let i = 0; i < rows; i++) {
-      price *= i % 97 === 50 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.03
-      hiSrc[i] = Math.round(price * (1 + r() * 0.01) * 100) / 100
-      loSrc[i] = Math.round(price * (1 - r() * 0.01) * 100) / 100
-    }
+    const { h: hiSrc, l: loSrc } = jumpyCandles(rows, 41, 97)
     const bad: string[] = []
     for (let period = 1; period <= 40; period++) {
       for (const start of [0, 7]) {
@@ -337,18 +328,8 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
   })
 
   test('willr and stochastic %K equal the formula on exact extremes to the bit, 2.5× windows and negative prices included', () => {
-    const r = rng(43)
     const rows = 1200
-    const h = new Float64Array(rows)
-    const l = new Float64Array(rows)
-    const c = new Float64Array(rows)
-    let price = 50
-    for (let i = 0; i < rows; i++) {
-      price *= i % 89 === 40 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.03
-      h[i] = Math.round(price * (1 + r() * 0.01) * 100) / 100
-      l[i] = Math.round(price * (1 - r() * 0.01) * 100) / 100
-      c[i] = Math.round((l[i] + (h[i] - l[i]) * r()) * 100) / 100
-    }
+    const { h, l, c } = jumpyCandles(rows, 43, 89)
     // a stretch around zero: the guard must send these windows to the exact scan too
     for (let i = 900; i < 1000; i++) {
       h[i] -= 60

@@ -68,3 +68,23 @@ export function perturbAfter(b: Bars, cut: number, seed: number): Bars {
   }
   return { t: b.t, o, h, l, c, v, n: b.n, stepMs: b.stepMs }
 }
+
+/**
+ * Candles on a 0.01 tick (ties are common) with hourly-sized moves and, on every `every`-th bar,
+ * a jump of 2.5× or more up or down: windows that span more than 2×, where arithmetic maxima
+ * stop being exact.
+ */
+export function jumpyCandles(rows: number, seed: number, every: number): { h: Float64Array; l: Float64Array; c: Float64Array } {
+  const r = rng(seed)
+  const h = new Float64Array(rows)
+  const l = new Float64Array(rows)
+  const c = new Float64Array(rows)
+  let price = 50
+  for (let i = 0; i < rows; i++) {
+    price *= i % every === every >> 1 ? (r() < 0.5 ? 2.5 + r() : 1 / (2.5 + r())) : 1 + (r() - 0.5) * 0.03
+    h[i] = Math.round(price * (1 + r() * 0.01) * 100) / 100
+    l[i] = Math.round(price * (1 - r() * 0.01) * 100) / 100
+    c[i] = Math.round((l[i] + (h[i] - l[i]) * r()) * 100) / 100
+  }
+  return { h, l, c }
+}
