@@ -315,8 +315,7 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
         for (let i = start + period - 1; i < rows && bad.length < 3; i++) {
           const got = [maxOf(hi[i], hi[i - back]), minOf(lo[i], lo[i - back])]
           const want = [windowMax(hiSrc, i - period + 1, i), windowMin(loSrc, i - period + 1, i)]
-          const within2 = windowMax(hiSrc, i - period + 1, i) <= 2 * windowMin(hiSrc, i - period + 1, i) &&
-            windowMax(loSrc, i - period + 1, i) <= 2 * windowMin(loSrc, i - period + 1, i)
+          const within2 = want[0] <= 2 * windowMin(hiSrc, i - period + 1, i) && windowMax(loSrc, i - period + 1, i) <= 2 * want[1]
           for (const k of [0, 1]) {
             const ok = within2 ? got[k] === want[k] : Math.abs(got[k] - want[k]) <= 2.3e-16 * want[k]
             if (!ok) bad.push(`period ${period}, start ${start}, row ${i}: ${got[k]} vs ${want[k]}`)

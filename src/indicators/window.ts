@@ -1,4 +1,4 @@
-import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
+import { checkPeriod, fillNaN, rowsOf } from './util'
 
 /*
  * Rolling extremes by van Herk / Gil-Werman: cut the series into blocks of `period` bars
