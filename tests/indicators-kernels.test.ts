@@ -10,8 +10,8 @@ import { barsPerYear, historicalVolatility, logRatio } from '../src/indicators/h
 import { ema, sma } from '../src/indicators/ma'
 import { computeIndicator } from '../src/indicators/registry'
 import { roc } from '../src/indicators/roc'
-import { rsi } from '../src/indicators/rsi'
-import { stoch, willr } from '../src/indicators/stoch'
+import { rsi, stochRsi } from '../src/indicators/rsi'
+import { smoothStochastic, stoch, willr } from '../src/indicators/stoch'
 import { volRatio } from '../src/indicators/volume'
 import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
 import type { Bars } from '../src/market/types'
@@ -506,6 +506,83 @@ describe('channels, Ichimoku, Supertrend, Stoch RSI', () => {
       expect(s.stochrsi_d[i]).toBeCloseTo((k(i) + k(i - 1) + k(i - 2)) / 3, 9)
     }
     expect(Number.isNaN(s.stochrsi_d[30])).toBe(true)
+  })
+})
+
+describe('stochastic smoothing and Stoch RSI to the bit', () => {
+  test('stochrsi raw %K is the formula on RSI + 128 (every window within 2×) to the bit, for stoch periods 1 to 30', () => {
+    const r = new Float64Array(N)
+    rsi(bars.c, 14, r)
+    const z = r.map((x) => x + 128)
+    const k = new Float64Array(N)
+    const d = new Float64Array(N)
+    const bad: string[] = []
+    for (let period = 1; period <= 30; period++) {
+      stochRsi(bars.c, 14, period, 1, 1, k, d) // smoothing 1: K is the raw %K
+      expect(Number.isNaN(k[14 + period - 2])).toBe(true)
+      for (let i = 14 + period - 1; i < N && bad.length < 3; i++) {
+        const hh = windowMax(z, i - period + 1, i)
+        const ll = windowMin(z, i - period + 1, i)
+        const want = hh !== ll ? ((z[i] - ll) / (hh - ll)) * 100 : 0
+        if (k[i] !== want) bad.push(`period ${period}, row ${i}: ${k[i]} vs ${want}`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  test('stochrsi K and D never leave 0..100, and are exactly 0 / 100 after three bars at the window low / high', () => {
+    const k = new Float64Array(N)
+    const d = new Float64Array(N)
+    stochRsi(bars.c, 14, 14, 3, 3, k, d)
+    const z = new Float64Array(N)
+    rsi(bars.c, 14, z)
+    for (let i = 0; i < N; i++) z[i] += 128
+    expect(Number.isNaN(d[30])).toBe(true)
+    let zeros = 0
+    let hundreds = 0
+    for (let i = 31; i < N; i++) {
+      expect(k[i] >= 0 && k[i] <= 100 && d[i] >= 0 && d[i] <= 100).toBe(true)
+      const atLow = [0, 1, 2].every((j) => z[i - j] === windowMin(z, i - j - 13, i - j))
+      const atHigh = [0, 1, 2].every((j) => z[i - j] === windowMax(z, i - j - 13, i - j))
+      if (atLow) {
+        expect(k[i]).toBe(0)
+        zeros++
+      }
+      if (atHigh) {
+        expect(k[i]).toBe(100)
+        hundreds++
+      }
+    }
+    expect(zeros).toBeGreaterThan(0)
+    expect(hundreds).toBeGreaterThan(0)
+  })
+
+  test('smoothStochastic: 3 and 3 sum each window afresh (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
+    const raw = new Float64Array(N)
+    for (let i = 0; i < N; i++) raw[i] = i < 5 ? NaN : i === 700 ? NaN : (Math.sin(i / 7) + 1) * 50
+    const k = new Float64Array(N)
+    const d = new Float64Array(N)
+    smoothStochastic(raw, 3, 3, k, d, N)
+    for (let i = 0; i < N; i++) {
+      const kw = (raw[i - 2] + raw[i - 1] + raw[i]) * (1 / 3)
+      const dw = (((raw[i - 4] + raw[i - 3] + raw[i - 2]) * (1 / 3) + (raw[i - 3] + raw[i - 2] + raw[i - 1]) * (1 / 3)) + kw) * (1 / 3)
+      if (i < 7 || (i >= 700 && i <= 702)) expect(Number.isNaN(k[i])).toBe(true)
+      else expect(k[i]).toBe(kw)
+      if (i < 9 || (i >= 700 && i <= 704)) expect(Number.isNaN(d[i])).toBe(true)
+      else expect(d[i]).toBe(dw)
+    }
+    const viaSma = new Float64Array(N)
+    sma(raw.subarray(0, 600), 3, viaSma, 600)
+    for (let i = 7; i < 600; i++) expect(Math.abs(k[i] - viaSma[i])).toBeLessThan(1e-12)
+    const k2 = new Float64Array(N)
+    const d2 = new Float64Array(N)
+    const smaK = new Float64Array(N)
+    const smaD = new Float64Array(N)
+    smoothStochastic(raw, 4, 2, k2, d2, N)
+    sma(raw, 4, smaK, N)
+    sma(smaK, 2, smaD, N)
+    expect(Array.from(k2)).toEqual(Array.from(smaK))
+    expect(Array.from(d2)).toEqual(Array.from(smaD))
   })
 })
 
