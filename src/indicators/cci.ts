@@ -17,7 +17,14 @@ import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
  * are summed in one pass, since they share period − 4 typical prices (one load serves five
  * sums); five rather than four saves ~3 %, six or more run out of registers in Bun's JIT and
  * take 1.7× longer. Each bar's sum is taken in the same order wherever the series ends, so a
- * row's value never depends on later rows.
+ * row's value never depends on later rows. Bench row CCI(20): 7.7 ns per bar, 2.8× ixjb94 (the
+ * backwards typical-price pass below took it from 7.9–8.0). Ruled out: moving the typical
+ * prices into the five-bar loop (12.3 ns: three more arrays there spill registers), and
+ * taking Σ|x − m| of the five bars from one reference mean with a sign count (x − m_k =
+ * (x − m_0) − δ_k when x is not between the means): which rows are "between" depends on the
+ * later bars' means, so the earlier bars' rounding would depend on later rows; 15 % of rows
+ * are between on this data anyway. The division is free (the adders bound the kernel):
+ * replacing it by a multiplication measured the same.
  */
 export function cci(
   high: Float64Array,
@@ -34,7 +41,9 @@ export function cci(
   // 4 slack rows: the last block of five may read typical prices past `rows` for bars it
   // does not write out
   const tp = floatScratch(0, rows + 4)
-  for (let j = 0; j < rows; j++) tp[j] = high[j] + low[j] + close[j] // 3 · tp: see above
+  // 3 · tp (see above), last row first: in Bun's JIT this loop ran ~0.2 ns per bar faster
+  // backwards than forwards (0.82 against 1.0, measured alone and inside the kernel)
+  for (let j = rows - 1; j >= 0; j--) tp[j] = high[j] + low[j] + close[j]
   tp[rows] = tp[rows + 1] = tp[rows + 2] = tp[rows + 3] = 0
   const scale = period / 0.015 // spread / (0.015 · sum / period) = spread / sum · scale
   const inv = 1 / period

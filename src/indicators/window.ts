@@ -10,9 +10,9 @@ import { checkPeriod, fillNaN, rowsOf } from './util'
  * a mispredicted branch costs more than the whole branch-free step (the TA-Lib scan, which
  * rescans the window when its extreme leaves it, measured 1.3–1.5× slower for that reason).
  * Ties go to the most recent bar, as in TA-Lib. The two index kernels below are the only
- * copies of the scan: every rolling high/low that needs its bar or is taken once (channels,
- * Ichimoku, Aroon) uses them; stochastic, Williams %R and Stoch RSI take the value kernel,
- * coverWindows, further down. A NaN never wins a comparison; the extreme of a window holding one is
+ * copies of this scan for values: rolling highs/lows (channels, Ichimoku) use them; stochastic,
+ * Williams %R and Stoch RSI take the value kernel, coverWindows, further down, and Aroon has a
+ * two-pass form of the same blocks of its own (aroon.ts). A NaN never wins a comparison; the extreme of a window holding one is
  * unspecified (inputs are finite after their first valid row).
  */
 
