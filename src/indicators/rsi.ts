@@ -13,7 +13,7 @@ export function rsi(src: Float64Array, period: number, out: Float64Array, n?: nu
   wilderRsi(src, period, out, rowsOf(src, n), 0)
 }
 
-/** RSI + offset on rows < rows (offset 0: the RSI itself; see stochRsi for the other use). */
+/** The RSI plus `offset` into out[0 .. rows) (0 for the RSI itself; RSI_OFFSET for stochRsi). */
 function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: number, offset: number): void {
   fillNaN(out, 0, Math.min(period, rows))
   if (period >= rows) return

@@ -9,8 +9,8 @@ import { coverWindows, EXACT_SPREAD, scanRange } from './window'
  *
  * Exact: the extremes come from coverWindows, and a window whose computed highest is not
  * below EXACT_SPREAD × its lowest, where coverWindows may be an ulp off, is scanned afresh.
- * That keeps a %K of exactly 0 or 100 where the close is the window's extreme (so a smoothed
- * K of 0 stays 0, and never dips below it). Price windows almost never span 2×; a series that
+ * That keeps a %K of exactly 0 or 100 where the close is the window's extreme (so, smoothed by
+ * 3 and 3, three such bars give a K of exactly 0 or 100, never an ulp outside). Price windows almost never span 2×; a series that
  * often does would spend its time in the scans (stochRsi shifts the RSI into a range within 2×
  * and has its own loop without the check).
  */
