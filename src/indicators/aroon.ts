@@ -1,4 +1,5 @@
 import { checkPeriod, fillNaN, rowsOf } from './util'
+import { indexScratch } from './window'
 
 /**
  * Aroon as TA-Lib: over the last period + 1 bars (the current one included),
@@ -39,20 +40,12 @@ export function aroon(
   fillNaN(outDown, 0, Math.min(period, rows))
   if (period >= rows) return
   const factor = 100 / period
-  const at = suffixScratch(rows)
+  const at = indexScratch(0, rows) // block suffix indices, one side at a time
   // the window is period + 1 bars: the first value is at row `period`
   suffixHighs(high, period + 1, rows, at)
   upFromPrefixes(high, period, rows, at, outUp, factor)
   suffixLows(low, period + 1, rows, at)
   downFromPrefixes(low, period, rows, at, outDown, factor)
-}
-
-/** Suffix indices, reused (Aroon's own: it no longer uses window.ts's index kernels or pool). */
-let suffixPool = new Int32Array(0)
-
-function suffixScratch(rows: number): Int32Array {
-  if (suffixPool.length < rows) suffixPool = new Int32Array(rows + (rows >> 3))
-  return suffixPool
 }
 
 /**

@@ -12,8 +12,9 @@ import { checkPeriod, fillNaN, rowsOf } from './util'
  * Ties go to the most recent bar, as in TA-Lib. The two index kernels below are the only
  * copies of this scan for values: rolling highs/lows (channels, Ichimoku) use them; stochastic,
  * Williams %R and Stoch RSI take the value kernel, coverWindows, further down, and Aroon has a
- * two-pass form of the same blocks of its own (aroon.ts). A NaN never wins a comparison; the extreme of a window holding one is
- * unspecified (inputs are finite after their first valid row).
+ * two-pass form of the same blocks of its own (aroon.ts). A NaN never wins a comparison; the
+ * extreme of a window holding one is unspecified (inputs are finite after their first valid
+ * row).
  */
 
 /** Suffix extremes (indices) of up to four blocks, reused. */
