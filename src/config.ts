@@ -29,6 +29,17 @@ export interface Config {
   rateLimitPerMin: number
   /** upstream base URLs and timeouts (market context) */
   upstream: UpstreamConfig
+  /** the service's public origin (links in mails, og:url); null: the request's own origin, or http://localhost:PORT in mails */
+  publicUrl: string | null
+  /** outgoing mail (docs/mail.md) */
+  mail: MailConfig
+}
+
+export interface MailConfig {
+  /** smtp(s)://user:pass@host:port[?options]; null: mails are written as .eml files to DATA_DIR/outbox/ */
+  smtpUrl: string | null
+  /** the From address of every mail */
+  from: string
 }
 
 export interface UpstreamConfig {
@@ -105,6 +116,28 @@ function urlList(env: Env, name: string, def: string[]): string[] {
   return items.map((item, i) => url({ [`${name}[${i}]`]: item }, `${name}[${i}]`, ''))
 }
 
+function smtpUrl(env: Env): string | null {
+  const raw = env.SMTP_URL
+  if (raw === undefined || raw === '') return null
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ConfigError('SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://...')
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL: expected an smtp:// or smtps:// URL, got ${u.protocol}`)
+  return raw
+}
+
+function mailFrom(env: Env): string {
+  const raw = env.MAIL_FROM
+  if (raw === undefined || raw === '') return 'perpsim <perpsim@localhost>'
+  // a bare address or `Name <address>`; no line breaks (header injection)
+  if (/[\r\n]/.test(raw) || !/^([^<>]*<)?[^\s@<>]+@[^\s@<>]+>?$/.test(raw.trim()))
+    throw new ConfigError(`MAIL_FROM=${JSON.stringify(raw)}: expected an address (name@example.org) or "Name <name@example.org>"`)
+  return raw.trim()
+}
+
 export const DEFAULT_NEWS_FEEDS = [
   'https://www.coindesk.com/arc/outboundfeeds/rss/',
   'https://cointelegraph.com/rss',
@@ -142,5 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
         macroMs: int(env, 'MACRO_REFRESH_MS', 300_000, 1_000, 86_400_000),
       },
     },
+    publicUrl: env.PUBLIC_URL ? url(env, 'PUBLIC_URL', '') : null,
+    mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
   }
 }

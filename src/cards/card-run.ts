@@ -1,0 +1,102 @@
+/**
+ * From card settings to the run they describe: a registry strategy (the same RunSpec as
+ * POST /simulate with these settings, so both share one cached result) or a builder
+ * preset (the same RunSpec as POST /backtest with the preset's tree).
+ */
+import type { Direction } from '../engine/types'
+import { getPreset } from '../strategies/presets'
+import { getStrategy, type StrategyDef } from '../strategies/registry'
+import type { StrategyStatus } from '../strategies/status'
+import { backtestSpec } from '../services/backtest'
+import type { RunSpec } from '../services/run-spec'
+import { simulateSpec } from '../services/simulate'
+import type { CardSettings } from './card-figures'
+
+export class UnknownCardStrategy extends Error {
+  constructor(readonly id: string) {
+    super(`unknown strategy or preset '${id}'`)
+  }
+}
+
+/** `dir` names the other side than the strategy id does (bb-squeeze-short with dir=long). */
+export class DirectionConflict extends Error {
+  constructor(readonly id: string, readonly own: Direction, readonly requested: Direction) {
+    super(`dir '${requested}' contradicts '${id}', a ${own} strategy; ask for the ${requested} side by its own id or by the family id without direction`)
+  }
+}
+
+export interface CardRun {
+  /** the id the card was asked for, normalised (family id + dir resolved) */
+  id: string
+  kind: 'strategy' | 'preset'
+  name: string
+  direction: Direction
+  status: StrategyStatus | 'preset'
+  settings: CardSettings
+  spec: RunSpec
+}
+
+/** Fee in percent → the engine's fraction, rounded so 0.05 gives exactly the 0.0005 /simulate uses. */
+const feeFracOf = (feePct: number) => Number((feePct / 100).toPrecision(12))
+
+function registryStrategy(id: string, dir: Direction | undefined, defaultDir: Direction): StrategyDef | null {
+  const exact = getStrategy(id)
+  if (exact) {
+    if (dir !== undefined && dir !== exact.direction) throw new DirectionConflict(id, exact.direction, dir)
+    return exact
+  }
+  // a family id without its side (`bb-squeeze`): the side comes from dir
+  return getStrategy(`${id}-${dir ?? defaultDir}`) ?? null
+}
+
+export function cardRun(id: string, dir: Direction | undefined, defaultDir: Direction, settings: CardSettings): CardRun {
+  const s = registryStrategy(id, dir, defaultDir)
+  const window = { start_date: settings.from, end_date: settings.to }
+  if (s) {
+    const spec = simulateSpec({
+      strategy: s.id,
+      sl_pct: settings.slPct,
+      tp_pct: settings.tpPct,
+      market_type: 'futures',
+      top_n: settings.topN,
+      timeframe: '1H',
+      ...window,
+      leverage: settings.leverage,
+      fee_pct: feeFracOf(settings.feePct),
+      per_coin_usd: 60,
+      max_concurrent_positions: 100,
+      compounding: false,
+      include_stablecoins: false,
+    })
+    return { id: s.id, kind: 'strategy', name: s.name, direction: s.direction, status: s.status, settings, spec }
+  }
+  const p = getPreset(id)
+  if (!p) throw new UnknownCardStrategy(id)
+  if (dir !== undefined && dir !== p.direction) throw new DirectionConflict(id, p.direction, dir)
+  const spec = backtestSpec({
+    name: p.name,
+    direction: p.direction,
+    indicators: p.indicators as Record<string, Record<string, number>>,
+    entry: p.entry as unknown as Record<string, unknown>,
+    exit_conditions: null,
+    avoid_hours: [],
+    avoid_months: null,
+    min_vol_regime: null,
+    sl_pct: settings.slPct,
+    tp_pct: settings.tpPct,
+    tp_source: 'custom_pct',
+    trailing_pct: null,
+    max_bars: p.max_bars,
+    top_n: settings.topN,
+    symbols: null,
+    include_stablecoins: false,
+    symbol: null,
+    ...window,
+    timeframe: '1H',
+    per_coin_usd: 60,
+    leverage: settings.leverage,
+    max_concurrent_positions: 100,
+    compounding: false,
+  })
+  return { id: p.id, kind: 'preset', name: p.name, direction: p.direction, status: 'preset', settings, spec: { ...spec, feeFrac: feeFracOf(settings.feePct) } }
+}
