@@ -2,7 +2,7 @@
  * The SQLite schema (drizzle). Changes go through `npm run db:generate`, which writes a
  * migration into db/migrations; migrations are applied at start-up (src/db.ts).
  */
-import { integer, sqliteTable, text, index } from 'drizzle-orm/sqlite-core'
+import { integer, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /** Normalised requests behind every result hash: /export/csv, /share and /og recompute from here. */
 export const resultRequests = sqliteTable('result_requests', {
@@ -20,3 +20,45 @@ export const upstreamSnapshots = sqliteTable('upstream_snapshots', {
   payload: text('payload', { mode: 'json' }).notNull(),
   fetchedAtMs: integer('fetched_at_ms').notNull(),
 }, t => [index('upstream_snapshots_fetched').on(t.fetchedAtMs)])
+
+/** Weekly-alert subscribers (docs/mail.md): pending until the confirmation link is followed (double opt-in). */
+export const subscribers = sqliteTable('subscribers', {
+  /** normalised: trimmed, lower case */
+  email: text('email').primaryKey(),
+  lang: text('lang').notNull(), // 'en' | 'ko'
+  status: text('status').notNull(), // 'pending' | 'active' | 'unsubscribed'
+  createdAtMs: integer('created_at_ms').notNull(),
+  updatedAtMs: integer('updated_at_ms').notNull(),
+  confirmedAtMs: integer('confirmed_at_ms'),
+  unsubscribedAtMs: integer('unsubscribed_at_ms'),
+}, t => [index('subscribers_status').on(t.status)])
+
+/** Secrets the service generates for itself at first start (never a default literal). */
+export const serviceSecrets = sqliteTable('service_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAtMs: integer('created_at_ms').notNull(),
+})
+
+/** Every mail to send: one row per (kind, recipient, week), so a rerun never queues a mail twice. */
+export const mailOutbox = sqliteTable('mail_outbox', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  kind: text('kind').notNull(), // 'confirm' | 'weekly'
+  recipient: text('recipient').notNull(),
+  /** ISO week (YYYY-Www) the mail belongs to */
+  week: text('week').notNull(),
+  lang: text('lang').notNull(),
+  status: text('status').notNull(), // 'pending' | 'sending' | 'sent' | 'failed'
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  nextAttemptAtMs: integer('next_attempt_at_ms').notNull(),
+  createdAtMs: integer('created_at_ms').notNull(),
+  sentAtMs: integer('sent_at_ms'),
+}, t => [uniqueIndex('mail_outbox_once').on(t.kind, t.recipient, t.week), index('mail_outbox_due').on(t.status, t.nextAttemptAtMs)])
+
+/** What the weekly mail of a week says, frozen when the week's mails are queued (every recipient gets the same figures). */
+export const weeklyDigests = sqliteTable('weekly_digests', {
+  week: text('week').primaryKey(),
+  payload: text('payload', { mode: 'json' }).notNull(),
+  createdAtMs: integer('created_at_ms').notNull(),
+})

@@ -10,6 +10,7 @@ import type { CandleStore } from './market/candle-store'
 import type { SeriesCache } from './market/series'
 import type { Universe } from './market/universe'
 import type { SimulationService } from './services/simulation'
+import type { Mailer } from './mail/mailer'
 
 export interface AppDeps {
   config: Config
@@ -21,6 +22,8 @@ export interface AppDeps {
   simulation: SimulationService
   /** market overview, live prices, news, macro, regime, coin stats (upstreams + fallbacks) */
   marketContext: MarketContext
+  /** subscriptions' and alerts' mail: outbox, signed links, transport (SMTP or .eml files) */
+  mailer: Mailer
   /** clock time when the service started (for uptime) */
   startedAtMs: number
 }

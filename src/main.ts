@@ -22,6 +22,7 @@ import { SimulationService } from './services/simulation'
 import { coinStrategyFigures } from './services/simulate'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { HOUR_MS } from './market/types'
+import { mailerFor } from './mail/mailer'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
@@ -80,6 +81,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       log,
       strategyStats: symbols => coinStrategyFigures(simulation, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
     }),
+    mailer: mailerFor(config, db, clock, log),
     startedAtMs: clock.now(),
   }
   const scheduler = new Scheduler(clock, log)
@@ -88,6 +90,9 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     void scheduler.runOnce('market-context', () => deps.marketContext.refreshDue())
     scheduler.every('market-context', REFRESH_TICK_MS, () => deps.marketContext.refreshDue())
   }
+  // mails queued before a restart (or waiting for a retry) go out now, then every minute
+  deps.mailer.kick()
+  scheduler.every('mail-outbox', 60_000, () => deps.mailer.deliverDue().then(() => undefined))
   const demo = config.demo ?? store.isSynthetic()
   if (demo && !store.isSynthetic()) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
   else if (demo) {
@@ -109,6 +114,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       scheduler.stop()
       await app.stop()
       await executor.close()
+      deps.mailer.close()
       db.$client.close()
     },
   }

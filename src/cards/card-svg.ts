@@ -37,6 +37,9 @@ export function sparklinePath(values: readonly number[], x: number, y: number, w
   return { d: `M${pts.join(' L')}`, zeroY: sy(0) }
 }
 
+/** a figure's font size: 42 px, smaller for long values (+1,234.5%) so they stay inside their box */
+const valueSize = (value: string) => Math.min(42, Math.floor(180 / (value.length * 0.6)))
+
 export function cardSvg(f: CardFigures, lang: Lang): string {
   const L = LABELS[lang]
   const font = lang === 'ko' ? `${LATIN_FAMILY}, '${KOREAN_FAMILY}'` : LATIN_FAMILY
@@ -60,7 +63,7 @@ export function cardSvg(f: CardFigures, lang: Lang): string {
       const bx = 60 + i * (boxW + gap)
       return `<rect x="${bx}" y="${boxY}" width="${boxW}" height="${boxH}" rx="14" fill="${COLORS.panel}"/>
 <text x="${bx + 20}" y="${boxY + 42}" font-family="${text}" font-size="22" fill="${COLORS.muted}">${esc(label)}</text>
-<text x="${bx + 20}" y="${boxY + 98}" font-family="${font}" font-weight="700" font-size="42" fill="${color}">${esc(value)}</text>`
+<text x="${bx + 20}" y="${boxY + 98}" font-family="${font}" font-weight="700" font-size="${valueSize(value)}" fill="${color}">${esc(value)}</text>`
     })
     .join('\n')
 

@@ -1,0 +1,104 @@
+/**
+ * The outbox: every mail to send is a row (kind, recipient, week) before anything is
+ * sent, and each row moves pending → sending → sent (or failed after MAX_ATTEMPTS, or at
+ * once on a permanent SMTP refusal). A row being sent holds a lease; a process that dies
+ * mid-send leaves it to expire, and the row is sent by the next delivery. The unique
+ * (kind, recipient, week) key means a rerun queues nothing twice.
+ */
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm'
+import type { Clock } from '../clock'
+import { schema, type Db } from '../db'
+
+export type MailKind = 'confirm' | 'weekly'
+export type OutboxRow = typeof schema.mailOutbox.$inferSelect
+
+export const MAX_ATTEMPTS = 6
+/** wait before attempt n+1 after n failures (the last value repeats) */
+export const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 12 * 3_600_000]
+/** how long a claimed row is left alone before it counts as abandoned */
+export const LEASE_MS = 10 * 60_000
+
+export interface NewMail {
+  kind: MailKind
+  recipient: string
+  week: string
+  lang: string
+}
+
+export class Outbox {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  /** Queue mails (in one transaction); rows already queued are left as they are. Returns how many were new. */
+  enqueue(mails: NewMail[]): number {
+    const now = this.clock.now()
+    let added = 0
+    this.db.transaction(tx => {
+      for (let i = 0; i < mails.length; i += 500) {
+        const res = tx
+          .insert(schema.mailOutbox)
+          .values(mails.slice(i, i + 500).map(m => ({ ...m, status: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now })))
+          .onConflictDoNothing()
+          .returning({ id: schema.mailOutbox.id })
+          .all()
+        added += res.length
+      }
+    })
+    return added
+  }
+
+  /** Claim up to `limit` due rows (pending, or sending with an expired lease) for this delivery. */
+  claim(limit: number): OutboxRow[] {
+    const now = this.clock.now()
+    const t = schema.mailOutbox
+    return this.db.transaction(tx => {
+      const due = tx
+        .select()
+        .from(t)
+        .where(and(or(eq(t.status, 'pending'), eq(t.status, 'sending')), lte(t.nextAttemptAtMs, now)))
+        .orderBy(t.nextAttemptAtMs, t.id)
+        .limit(limit)
+        .all()
+      if (due.length) tx.update(t).set({ status: 'sending', nextAttemptAtMs: now + LEASE_MS }).where(inArray(t.id, due.map(r => r.id))).run()
+      return due
+    })
+  }
+
+  sent(id: number): void {
+    const t = schema.mailOutbox
+    this.db.update(t).set({ status: 'sent', attempts: sql`${t.attempts} + 1`, sentAtMs: this.clock.now(), lastError: null }).where(eq(t.id, id)).run()
+  }
+
+  /** A failed attempt: retried after its backoff, or failed for good. */
+  failed(row: OutboxRow, error: string, permanent: boolean): 'retry' | 'failed' {
+    const attempts = row.attempts + 1
+    const final = permanent || attempts >= MAX_ATTEMPTS
+    const t = schema.mailOutbox
+    this.db
+      .update(t)
+      .set({
+        status: final ? 'failed' : 'pending',
+        attempts,
+        lastError: error.slice(0, 1000),
+        nextAttemptAtMs: this.clock.now() + BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)],
+      })
+      .where(eq(t.id, row.id))
+      .run()
+    return final ? 'failed' : 'retry'
+  }
+
+  /** A row with nothing to send any more (its recipient left before it went out). */
+  cancelled(id: number): void {
+    this.db.update(schema.mailOutbox).set({ status: 'cancelled' }).where(eq(schema.mailOutbox.id, id)).run()
+  }
+
+  counts(week?: string): Record<string, number> {
+    const t = schema.mailOutbox
+    const rows = this.db
+      .select({ status: t.status, n: sql<number>`count(*)` })
+      .from(t)
+      .where(week ? eq(t.week, week) : undefined)
+      .groupBy(t.status)
+      .all()
+    return Object.fromEntries(rows.map(r => [r.status, r.n]))
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Where mails go: an SMTP server through nodemailer (SMTP_URL), or, with no SMTP
+ * configured, `.eml` files in DATA_DIR/outbox/ built by the same nodemailer composer, so
+ * a file is byte for byte the message SMTP would have carried.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer'
+
+export interface OutgoingMail {
+  /** unique and stable per outbox row: the .eml file name and the Message-ID's left part */
+  key: string
+  to: string
+  subject: string
+  text: string
+  html: string
+  /** RFC 8058 one-click unsubscribe URL; sets List-Unsubscribe and List-Unsubscribe-Post */
+  unsubscribeUrl?: string
+}
+
+/** A send that failed; `permanent` (an SMTP 5xx answer) is not retried. */
+export class SendFailed extends Error {
+  constructor(message: string, readonly permanent: boolean) {
+    super(message)
+  }
+}
+
+export interface MailTransport {
+  /** for the log: where mails go, without credentials */
+  readonly description: string
+  send(mail: OutgoingMail): Promise<void>
+  close(): void
+}
+
+function messageOf(from: string, mail: OutgoingMail, domain: string): SendMailOptions {
+  const headers: Record<string, string> = {}
+  const opts: SendMailOptions = {
+    from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    messageId: `<${mail.key}@${domain}>`,
+    headers,
+  }
+  if (mail.unsubscribeUrl) {
+    opts.list = { unsubscribe: { url: mail.unsubscribeUrl, comment: 'Unsubscribe' } }
+    // nodemailer's list.unsubscribePost writes a malformed header (STACK §13): set it directly
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click'
+  }
+  return opts
+}
+
+const domainOf = (from: string) => /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost'
+
+export class SmtpTransport implements MailTransport {
+  private readonly transporter: Transporter
+  readonly description: string
+
+  constructor(smtpUrl: string, private readonly from: string) {
+    this.transporter = nodemailer.createTransport(smtpUrl)
+    const u = new URL(smtpUrl)
+    this.description = `SMTP ${u.protocol}//${u.hostname}:${u.port || (u.protocol === 'smtps:' ? 465 : 587)}`
+  }
+
+  async send(mail: OutgoingMail): Promise<void> {
+    try {
+      await this.transporter.sendMail(messageOf(this.from, mail, domainOf(this.from)))
+    } catch (e) {
+      const err = e as { responseCode?: number; message?: string }
+      throw new SendFailed(String(err.message ?? e), typeof err.responseCode === 'number' && err.responseCode >= 500)
+    }
+  }
+
+  close(): void {
+    this.transporter.close()
+  }
+}
+
+export class FileTransport implements MailTransport {
+  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  readonly description: string
+
+  constructor(private readonly dir: string, private readonly from: string) {
+    this.description = `.eml files in ${dir}`
+  }
+
+  async send(mail: OutgoingMail): Promise<void> {
+    const info = await this.composer.sendMail(messageOf(this.from, mail, domainOf(this.from)))
+    mkdirSync(this.dir, { recursive: true })
+    const file = join(this.dir, `${mail.key}.eml`)
+    // whole files only: written aside, then renamed (a rerun overwrites the same name)
+    const partial = `${file}.partial`
+    writeFileSync(partial, info.message as Buffer)
+    renameSync(partial, file)
+  }
+
+  close(): void {}
+}
+
+/** The transport the configuration asks for: SMTP when SMTP_URL is set, else the file outbox. */
+export function mailTransport(cfg: { smtpUrl: string | null; from: string }, dataDir: string): MailTransport {
+  return cfg.smtpUrl ? new SmtpTransport(cfg.smtpUrl, cfg.from) : new FileTransport(join(dataDir, 'outbox'), cfg.from)
+}

@@ -1,0 +1,44 @@
+/**
+ * What one week's alert says, gathered once per week and frozen in weekly_digests, so
+ * every subscriber (and a resumed run) gets the same figures.
+ */
+import type { Direction } from '../engine/types'
+
+export interface DigestRow {
+  rank: number
+  strategyId: string
+  name: string
+  direction: Direction
+  /** e.g. `1H · SL 10% · TP 8%` */
+  settings: string
+  winRatePct: number
+  profitFactor: number
+  totalReturnPct: number
+  maxDrawdownPct: number
+  trades: number
+  /** the /share query of this configuration (without lang) */
+  share: Record<string, string>
+}
+
+export interface DigestSignals {
+  strategyId: string
+  name: string
+  direction: Direction
+  count: number
+  winRatePct: number
+  /** summed net result of the week's closed signals, % of margin */
+  netPct: number
+}
+
+export interface WeeklyDigest {
+  /** ISO week, YYYY-Www */
+  week: string
+  /** the ranking day file the figures come from (YYYY-MM-DD), null when none exists */
+  rankingDate: string | null
+  /** the ranking's group and period, e.g. top50 / 30d */
+  rankingScope: string
+  weeklyBest: DigestRow[]
+  top30d: DigestRow[]
+  /** null: the scored signals are not available, and the mail says so */
+  signals: DigestSignals[] | null
+}

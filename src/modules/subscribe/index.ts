@@ -1,0 +1,59 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { SignedLinkQuery, SubscribeAccepted, SubscribeRequest } from './model'
+import { linkAnswerPage, linkAnswerText } from './pages'
+import { SubscriptionService, TooManySubscribeRequests, type LinkOutcome } from './service'
+
+const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }
+const statusOf = (o: LinkOutcome) => (o === 'forbidden' ? 403 : 200)
+
+/** POST /api/subscribe, GET /api/subscribe/confirm, GET and POST (RFC 8058 one-click) /api/unsubscribe. */
+export function subscribeModule(deps: AppDeps) {
+  const subs = new SubscriptionService({ db: deps.db, clock: deps.clock, mailer: deps.mailer })
+  return new Elysia({ name: 'subscribe' })
+    .post(
+      '/api/subscribe',
+      ({ body, request, server, set }) => {
+        try {
+          subs.subscribe(body.email, body.lang, server?.requestIP(request)?.address ?? 'local')
+        } catch (e) {
+          if (!(e instanceof TooManySubscribeRequests)) throw e
+          return new Response(JSON.stringify({ detail: e.message }), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(e.retryAfterSec) } })
+        }
+        set.status = 202
+        return {
+          status: 'pending_confirmation' as const,
+          detail: 'If this address can receive mail, a confirmation link is on its way; the weekly alert starts once it is followed.',
+        }
+      },
+      { body: SubscribeRequest, response: { 202: SubscribeAccepted }, detail: { tags: ['subscription'], summary: 'Subscribe an address to the weekly alert (double opt-in)' } },
+    )
+    .get(
+      '/api/subscribe/confirm',
+      ({ query }) => {
+        const outcome = subs.confirm(query.email, query.token)
+        return new Response(linkAnswerPage('confirm', outcome, subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
+      },
+      { query: SignedLinkQuery, detail: { tags: ['subscription'], summary: 'Confirm a subscription (signed link from the confirmation mail)' } },
+    )
+    .get(
+      '/api/unsubscribe',
+      ({ query }) => {
+        const outcome = subs.unsubscribe(query.email, query.token)
+        return new Response(linkAnswerPage('unsubscribe', outcome, subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
+      },
+      { query: SignedLinkQuery, detail: { tags: ['subscription'], summary: 'Unsubscribe (signed link from a mail)' } },
+    )
+    .post(
+      '/api/unsubscribe',
+      ({ query }) => {
+        const outcome = subs.unsubscribe(query.email, query.token)
+        return new Response(linkAnswerText('unsubscribe', outcome), { status: statusOf(outcome), headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+      },
+      {
+        query: SignedLinkQuery,
+        parse: ({ request }) => request.text(), // the one-click body (List-Unsubscribe=One-Click) carries nothing we need
+        detail: { tags: ['subscription'], summary: 'One-click unsubscribe (RFC 8058 List-Unsubscribe-Post)' },
+      },
+    )
+}

@@ -1,0 +1,47 @@
+/**
+ * A real SMTP server on 127.0.0.1 (the smtp-server package) that keeps what it receives.
+ * `failNext(code)` makes the next delivery fail with that reply code (4xx: temporary, 5xx: permanent).
+ */
+import type { AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
+
+export interface SmtpSink {
+  url: string
+  received: { to: string[]; raw: string }[]
+  failNext(code: number, times?: number): void
+  close(): Promise<void>
+}
+
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const received: { to: string[]; raw: string }[] = []
+  let failures: { code: number; left: number } | null = null
+  const server = new SMTPServer({
+    secure: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = []
+      stream.on('data', d => chunks.push(d))
+      stream.on('end', () => {
+        if (failures && failures.left > 0) {
+          failures.left--
+          const err = Object.assign(new Error(failures.code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: failures.code })
+          return cb(err)
+        }
+        received.push({ to: session.envelope.rcptTo.map(r => r.address), raw: Buffer.concat(chunks).toString() })
+        cb()
+      })
+    },
+  })
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()))
+  const port = (server.server.address() as AddressInfo).port
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    failNext(code, times = 1) {
+      failures = { code, left: times }
+    },
+    close: () => new Promise<void>(r => server.close(() => r())),
+  }
+}
