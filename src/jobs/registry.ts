@@ -5,10 +5,13 @@
  */
 import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
+import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
 
-export function registerJobs(scheduler: Scheduler, deps: AppDeps, log: Logger): void {
-  void scheduler
-  void deps
+/** what the jobs read: the stores, the clock and the run pipeline */
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'simulation' | 'config'>
+
+export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
+  scheduler.register(rankingsJob(deps))
 }
