@@ -23,10 +23,14 @@ import { marketModule } from './modules/market'
 import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
+import { rankingsModule } from './modules/rankings'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
+import { mailerFor } from './mail/mailer'
+import { createLogger } from './log'
 
 export function buildApp(deps: AppDeps) {
+  const mailer = (deps.mailer ??= mailerFor(deps.config, deps.db, deps.clock, createLogger(deps.config.logLevel)))
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
@@ -50,8 +54,9 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
+    .use(rankingsModule(deps))
     .use(cardsModule(deps))
-    .use(subscribeModule(deps))
+    .use(subscribeModule(deps, mailer))
 }
 
 export type App = ReturnType<typeof buildApp>

@@ -22,8 +22,11 @@ export interface AppDeps {
   simulation: SimulationService
   /** market overview, live prices, news, macro, regime, coin stats (upstreams + fallbacks) */
   marketContext: MarketContext
-  /** subscriptions' and alerts' mail: outbox, signed links, transport (SMTP or .eml files) */
-  mailer: Mailer
+  /**
+   * subscriptions' and alerts' mail: outbox, signed links, transport (SMTP or .eml files);
+   * when absent, buildApp sets the one the configuration describes
+   */
+  mailer?: Mailer
   /** clock time when the service started (for uptime) */
   startedAtMs: number
 }

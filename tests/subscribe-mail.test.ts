@@ -17,7 +17,7 @@ beforeEach(() => h.clock.advance(61_000))
 
 const subscribe = (email: string, lang = 'en') => h.req('/api/subscribe', { method: 'POST', json: { email, lang } })
 const statusOf = (email: string) => h.deps.db.select().from(schema.subscribers).where(eq(schema.subscribers.email, email)).get()?.status
-const deliver = () => h.deps.mailer.deliverDue()
+const deliver = () => h.deps.mailer!.deliverDue()
 const lastMailTo = (email: string) => {
   const m = smtp.received.findLast(r => r.to.includes(email))
   return m ? parseMail(m.raw) : null
@@ -110,8 +110,8 @@ describe('unsubscribing', () => {
 
   test('a forged or mismatched token is a 403 and changes nothing', async () => {
     await active('bob@example.org')
-    const good = new URL(h.deps.mailer.unsubscribeUrl('bob@example.org'))
-    const other = new URL(h.deps.mailer.unsubscribeUrl('carol@example.org'))
+    const good = new URL(h.deps.mailer!.unsubscribeUrl('bob@example.org'))
+    const other = new URL(h.deps.mailer!.unsubscribeUrl('carol@example.org'))
     for (const token of ['0.' + '0'.repeat(64), other.searchParams.get('token')!, 'x', good.searchParams.get('token')! + '0']) {
       const q = new URLSearchParams({ email: 'bob@example.org', token })
       expect((await h.req(`/api/unsubscribe?${q}`)).status).toBe(403)
@@ -125,7 +125,7 @@ describe('unsubscribing', () => {
   })
 
   test('the signed link unsubscribes (GET), idempotently, with a small page', async () => {
-    const url = new URL(h.deps.mailer.unsubscribeUrl('bob@example.org'))
+    const url = new URL(h.deps.mailer!.unsubscribeUrl('bob@example.org'))
     const r = await h.req(local(url))
     expect(r.status).toBe(200)
     expect(r.body).toContain('unsubscribed')
@@ -135,7 +135,7 @@ describe('unsubscribing', () => {
 
   test('the same link takes the RFC 8058 one-click POST', async () => {
     await active('dave@example.org')
-    const url = new URL(h.deps.mailer.unsubscribeUrl('dave@example.org'))
+    const url = new URL(h.deps.mailer!.unsubscribeUrl('dave@example.org'))
     const r = await h.req(local(url), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
     expect(r.status).toBe(200)
     expect(statusOf('dave@example.org')).toBe('unsubscribed')
@@ -179,9 +179,9 @@ describe('the outbox', () => {
   test('a row claimed by a process that died is sent after its lease, once', async () => {
     // queued without the delivery a subscribe request starts at once
     h.deps.db.insert(schema.subscribers).values({ email: 'crash@example.org', lang: 'en', status: 'pending', createdAtMs: h.clock.now(), updatedAtMs: h.clock.now() }).run()
-    h.deps.mailer.queueConfirmation('crash@example.org', 'en')
-    expect(h.deps.mailer.queueConfirmation('crash@example.org', 'en')).toBe(false) // one row per recipient, kind and week
-    const claimed = h.deps.mailer.outbox.claim(10) // "crash": claimed, never sent
+    h.deps.mailer!.queueConfirmation('crash@example.org', 'en')
+    expect(h.deps.mailer!.queueConfirmation('crash@example.org', 'en')).toBe(false) // one row per recipient, kind and week
+    const claimed = h.deps.mailer!.outbox.claim(10) // "crash": claimed, never sent
     expect(claimed.map(r => r.recipient)).toContain('crash@example.org')
     expect((await deliver()).sent).toBe(0)
     h.clock.advance(LEASE_MS)

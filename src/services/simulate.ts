@@ -21,6 +21,8 @@ export interface SimulateBody {
   max_bars?: number
   market_type: MarketType
   top_n: number | null
+  /** explicit symbols instead of the top-N universe */
+  symbols?: string[] | null
   timeframe: Timeframe
   start_date: string | null
   end_date: string | null
@@ -121,7 +123,8 @@ export function simulateSpec(body: SimulateBody): RunSpec {
     tpPct: body.tp_pct ?? s.tp_pct,
     maxBars: body.max_bars ?? s.max_bars,
     ...marketOf(body),
-    topN: body.top_n,
+    topN: body.symbols ? null : body.top_n,
+    symbols: body.symbols ? body.symbols.map(x => x.toUpperCase()) : null,
     includeStablecoins: body.include_stablecoins,
     perCoinUsd: body.per_coin_usd,
     maxConcurrent: body.max_concurrent_positions,
@@ -133,7 +136,15 @@ export async function runSimulate(sim: SimulationService, body: SimulateBody, no
   checkDates(body.start_date, body.end_date)
   const spec = simulateSpec(body)
   const s = getStrategy(body.strategy)!
-  return runBody(await sim.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status })
+  let r
+  try {
+    r = await sim.run(spec, { noCache })
+  } catch (e) {
+    if (e instanceof UnknownSymbols)
+      throw unprocessable(e.symbols.map(x => ({ type: 'value_error', loc: ['body', 'symbols'], msg: `unknown symbol '${x}' (see GET /coins)`, input: x })))
+    throw e
+  }
+  return runBody(r, { strategy: s.id, strategy_name: s.name, status: s.status })
 }
 
 export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCache: boolean) {

@@ -14,8 +14,6 @@ import { Universe } from '../../src/market/universe'
 import { MarketContext } from '../../src/market-context/service'
 import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/services/executor'
 import { SimulationService } from '../../src/services/simulation'
-import { mailerFor } from '../../src/mail/mailer'
-import { createLogger } from '../../src/log'
 
 import { tempDir } from './fixtures'
 
@@ -49,7 +47,6 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     db,
     simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
     marketContext: new MarketContext({ config, clock, db, store, universe }),
-    mailer: mailerFor(config, db, clock, createLogger('silent')),
     startedAtMs: clock.now(),
   }
   const app = buildApp(deps)
@@ -75,7 +72,6 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     },
     cleanup() {
       void executor.close()
-      deps.mailer.close()
       db.$client.close()
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },

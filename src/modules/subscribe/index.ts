@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import type { Mailer } from '../../mail/mailer'
 import { SignedLinkQuery, SubscribeAccepted, SubscribeRequest } from './model'
 import { linkAnswerPage, linkAnswerText } from './pages'
 import { SubscriptionService, TooManySubscribeRequests, type LinkOutcome } from './service'
@@ -8,8 +9,8 @@ const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-
 const statusOf = (o: LinkOutcome) => (o === 'forbidden' ? 403 : 200)
 
 /** POST /api/subscribe, GET /api/subscribe/confirm, GET and POST (RFC 8058 one-click) /api/unsubscribe. */
-export function subscribeModule(deps: AppDeps) {
-  const subs = new SubscriptionService({ db: deps.db, clock: deps.clock, mailer: deps.mailer })
+export function subscribeModule(deps: AppDeps, mailer: Mailer) {
+  const subs = new SubscriptionService({ db: deps.db, clock: deps.clock, mailer })
   return new Elysia({ name: 'subscribe' })
     .post(
       '/api/subscribe',
