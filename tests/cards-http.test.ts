@@ -78,8 +78,14 @@ describe('GET /og', () => {
     expect(h.deps.simulation['cache'].has(sim.body.result_hash)).toBe(true)
   })
 
+  test('timeframe and max bars (tf, bars) reach the run as /simulate takes them', async () => {
+    await get('/og?strategy=bb-squeeze-long&topN=5&tf=4H&bars=12&lev=1')
+    const sim = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', top_n: 5, sl_pct: 10, tp_pct: 8, timeframe: '4H', max_bars: 12, leverage: 1 } })
+    expect(h.deps.simulation['cache'].has(sim.body.result_hash)).toBe(true)
+  })
+
   test('out-of-range settings are 422 naming the field', async () => {
-    for (const [q, field] of [['sl=0.1', 'sl'], ['tp=101', 'tp'], ['topN=536', 'topN'], ['lev=200', 'lev'], ['fee=2', 'fee'], ['lang=fr', 'lang'], ['from=2025-13-01', 'from'], ['dir=up', 'dir']] as const) {
+    for (const [q, field] of [['sl=0.1', 'sl'], ['tp=101', 'tp'], ['topN=536', 'topN'], ['lev=200', 'lev'], ['fee=2', 'fee'], ['lang=fr', 'lang'], ['from=2025-13-01', 'from'], ['dir=up', 'dir'], ['tf=3H', 'tf'], ['bars=0', 'bars']] as const) {
       const r = await h.req(`/og?${q}`)
       expect(r.status).toBe(422)
       expect(r.body.detail[0].loc).toEqual(['query', field])

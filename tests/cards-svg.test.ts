@@ -7,7 +7,7 @@ const figures = (over: Partial<CardFigures> = {}): CardFigures => ({
   name: 'BB Squeeze SHORT',
   direction: 'short',
   status: 'testing',
-  settings: { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: null, to: null },
+  settings: { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: null, to: null, timeframe: '1H', maxBars: null },
   winRatePct: 55.04,
   profitFactor: 1.237,
   profitFactorCapped: false,
@@ -38,9 +38,10 @@ describe('card figures', () => {
   })
 
   test('the settings line names SL/TP, leverage, fee, universe and window in each language', () => {
-    const s = { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: '2024-01-01', to: null }
+    const s = { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: '2024-01-01', to: null, timeframe: '1H' as const, maxBars: null }
     expect(settingsLine(s, 'en')).toBe('SL 10% · TP 8% · 5x · fee 0.05% · top 10 coins · 2024-01-01 – …')
     expect(settingsLine(s, 'ko')).toBe('SL 10% · TP 8% · 5x · 수수료 0.05% · 상위 10개 코인 · 2024-01-01 – …')
+    expect(settingsLine({ ...s, timeframe: '4H' }, 'en')).toStartWith('4H · SL 10%')
   })
 })
 

@@ -3,6 +3,7 @@
  * formatted once for the card, the share page and the weekly mail.
  */
 import type { Direction } from '../engine/types'
+import type { Timeframe } from '../market/timeframe'
 import type { StrategyStatus } from '../strategies/status'
 import { LABELS, type Lang } from './labels'
 
@@ -15,6 +16,9 @@ export interface CardSettings {
   topN: number
   from: string | null
   to: string | null
+  timeframe: Timeframe
+  /** null: the strategy's (or preset's) own max_bars */
+  maxBars: number | null
 }
 
 export interface CardFigures {
@@ -68,5 +72,5 @@ const trim = (x: number) => String(Number(x.toFixed(4)))
 export function settingsLine(s: CardSettings, lang: Lang): string {
   const L = LABELS[lang]
   const range = s.from || s.to ? `${s.from ?? '…'} – ${s.to ?? '…'}` : L.allHistory
-  return [`SL ${trim(s.slPct)}%`, `TP ${trim(s.tpPct)}%`, `${trim(s.leverage)}x`, `${L.fee} ${trim(s.feePct)}%`, L.coins(s.topN), range].join(' · ')
+  return [...(s.timeframe === '1H' ? [] : [s.timeframe]), `SL ${trim(s.slPct)}%`, `TP ${trim(s.tpPct)}%`, `${trim(s.leverage)}x`, `${L.fee} ${trim(s.feePct)}%`, L.coins(s.topN), range].join(' · ')
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { TIMEFRAMES } from '../../market/timeframe'
 
 const Day = t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (UTC day, inclusive)' })
 // a union of literals, not t.UnionEnum: Elysia fills an optional UnionEnum with its first value
@@ -17,6 +18,8 @@ const settings = {
   fee: t.Number({ minimum: 0, maximum: 1, default: 0.05, description: 'taker fee per side in percent (0.05 = 0.05 %)' }),
   from: t.Optional(Day),
   to: t.Optional(Day),
+  tf: t.UnionEnum([...TIMEFRAMES], { default: '1H', description: 'candle timeframe (not in the contract: lets a ranking row be shared exactly)' }),
+  bars: t.Optional(t.Integer({ minimum: 1, maximum: 168, description: "max bars held; default: the strategy's own (not in the contract)" })),
   lang: Lang,
 }
 

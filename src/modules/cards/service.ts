@@ -33,7 +33,7 @@ function settingsOf(q: OgQuery | ShareQuery): CardSettings {
   const problems = dateProblems(q.from ?? null, q.to ?? null)
   if (problems.length)
     throw unprocessable(problems.map(p => ({ type: 'value_error', loc: ['query', p.loc === 'start_date' ? 'from' : 'to'], msg: p.msg.replace('end_date', 'to').replace('start_date', 'from'), input: p.input })))
-  return { slPct: q.sl, tpPct: q.tp, leverage: q.lev, feePct: q.fee, topN: q.topN, from: q.from ?? null, to: q.to ?? null }
+  return { slPct: q.sl, tpPct: q.tp, leverage: q.lev, feePct: q.fee, topN: q.topN, from: q.from ?? null, to: q.to ?? null, timeframe: q.tf, maxBars: q.bars ?? null }
 }
 
 /** The settings as a canonical query (every value explicit, fixed order): links and og:url use it. */
@@ -49,6 +49,8 @@ export function settingsQuery(run: CardRun, lang: Lang, idParam: 'strategy' | 'p
   q.set('fee', String(s.feePct))
   if (s.from) q.set('from', s.from)
   if (s.to) q.set('to', s.to)
+  if (s.timeframe !== '1H') q.set('tf', s.timeframe)
+  if (s.maxBars !== null) q.set('bars', String(s.maxBars))
   q.set('lang', lang)
   return q
 }
