@@ -6,6 +6,7 @@
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
+ *   mail weekly [--dry-run]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
@@ -20,6 +21,10 @@ import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
+import { join } from 'node:path'
+import { openDb } from './db'
+import { mailerFor } from './mail/mailer'
+import { runWeeklyMail } from './mail/weekly'
 
 const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
@@ -28,7 +33,8 @@ const USAGE = `usage: perpsim <command>
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
-  data info                                   what the store holds`
+  data info                                   what the store holds
+  mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)`
 
 class UsageError extends Error {}
 
@@ -94,6 +100,27 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   return report.failed > 0 || report.stopped ? 1 : 0
 }
 
+async function mailWeekly(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } } })
+  const log = createLogger(config.logLevel)
+  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const mailer = mailerFor(config, db, systemClock, log)
+  try {
+    const r = await runWeeklyMail({ db, clock: systemClock, mailer }, systemClock.now(), { dryRun: values['dry-run'] })
+    if (r.samples) {
+      console.log(`dry run, week ${r.week}: ${r.subscribers} active subscribers would get this (English text part; nothing stored or sent):\n`)
+      console.log(`Subject: ${r.samples.en.subject}\n\n${r.samples.en.text}`)
+      return 0
+    }
+    const d = r.delivery!
+    console.log(`week ${r.week}: ${r.subscribers} active subscribers, ${r.queued} newly queued; ${d.sent} sent via ${mailer.transportDescription}, ${d.retrying} to retry, ${d.failed} failed`)
+    return d.failed > 0 ? 1 : 0
+  } finally {
+    mailer.close()
+    db.$client.close()
+  }
+}
+
 function dataInfo(config: Config): void {
   const store = CandleStore.open(config.dataDir)
   console.log(`store: ${store.root}`)
@@ -127,6 +154,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
   }
+  if (cmd === 'mail' && sub === 'weekly') return mailWeekly(config, rest)
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)
     return cmd === undefined ? 2 : 0

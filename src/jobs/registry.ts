@@ -7,11 +7,14 @@ import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
 import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
+import { weeklyMailJob } from './weekly-mail'
+import { mailerFor } from '../mail/mailer'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'simulation' | 'config'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'simulation' | 'config' | 'mailer'>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
   scheduler.register(rankingsJob(deps))
+  scheduler.register(weeklyMailJob({ db: deps.db, clock: deps.clock, mailer: deps.mailer ?? mailerFor(deps.config, deps.db, deps.clock, log) }))
 }

@@ -96,10 +96,11 @@ export interface WeeklyLinks {
 
 function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLinks): { text: string; html: string } {
   const w = W[lang], L = LABELS[lang]
-  const text = [title, ...rows.map(r => `${r.rank}. ${r.name} (${L.direction[r.direction]}) ${r.settings}: ${L.winRate.toLowerCase()} ${r.winRatePct.toFixed(1)}%, PF ${r.profitFactor.toFixed(2)}, ${pct(r.totalReturnPct)}, ${r.trades} ${L.trades.toLowerCase()}\n   ${links.share(r)}`)].join('\n')
+  const nameOf = (r: DigestRow) => (lang === 'ko' && r.nameKo ? r.nameKo : r.name)
+  const text = [title, ...rows.map(r => `${r.rank}. ${nameOf(r)} (${L.direction[r.direction]}) ${r.settings}: ${L.winRate.toLowerCase()} ${r.winRatePct.toFixed(1)}%, PF ${r.profitFactor.toFixed(2)}, ${pct(r.totalReturnPct)}, ${r.trades} ${L.trades.toLowerCase()}\n   ${links.share(r)}`)].join('\n')
   const th = w.rankCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
   const tr = rows
-    .map(r => `<tr><td style="padding:4px 8px">${r.rank}</td><td style="padding:4px 8px"><a href="${url(links.share(r))}">${esc(r.name)}</a> ${esc(L.direction[r.direction])}</td><td style="padding:4px 8px">${esc(r.settings)}</td><td style="padding:4px 8px">${r.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${r.profitFactor.toFixed(2)}</td><td style="padding:4px 8px">${esc(pct(r.totalReturnPct))}</td><td style="padding:4px 8px">${r.trades}</td></tr>`)
+    .map(r => `<tr><td style="padding:4px 8px">${r.rank}</td><td style="padding:4px 8px"><a href="${url(links.share(r))}">${esc(nameOf(r))}</a> ${esc(L.direction[r.direction])}</td><td style="padding:4px 8px">${esc(r.settings)}</td><td style="padding:4px 8px">${r.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${r.profitFactor.toFixed(2)}</td><td style="padding:4px 8px">${esc(pct(r.totalReturnPct))}</td><td style="padding:4px 8px">${r.trades}</td></tr>`)
     .join('')
   return { text, html: `<h2 style="font-size:18px">${esc(title)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }

@@ -8,8 +8,10 @@ export interface DigestRow {
   rank: number
   strategyId: string
   name: string
+  /** the Korean name where the rankings have one */
+  nameKo: string | null
   direction: Direction
-  /** e.g. `1H · SL 10% · TP 8%` */
+  /** e.g. `1H · SL 10% · TP 8% · 48 bars` */
   settings: string
   winRatePct: number
   profitFactor: number

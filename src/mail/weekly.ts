@@ -1,0 +1,125 @@
+/**
+ * The weekly alert (Monday 01:00 UTC): the week's digest is gathered once and frozen in
+ * weekly_digests, one outbox row is queued per active subscriber (in one transaction,
+ * unique per recipient and week), then the outbox delivers. A rerun of the same week
+ * (a crash, `cli mail weekly`) reuses the frozen digest and queues nothing twice.
+ */
+import { eq } from 'drizzle-orm'
+import type { Clock } from '../clock'
+import { schema, type Db } from '../db'
+import { COSTS, GROUP_TOP_N, type Group, type Period } from '../modules/rankings/configurations'
+import { DayFiles } from '../modules/rankings/day-files'
+import { top3, type RankedRow } from '../modules/rankings/rank'
+import { isoWeek } from './iso-week'
+import type { DeliveryReport, Mailer } from './mailer'
+import { weeklyMail, type MailContent } from './messages'
+import type { DigestRow, DigestSignals, WeeklyDigest } from './weekly-digest'
+
+/** the ranking the mail quotes: the contract's default group; the week's best from the 7-day period, the top 3 from the 30-day one */
+export const DIGEST_GROUP: Group = 'top50'
+export const WEEKLY_PERIOD: Period = '7d'
+export const TOP_PERIOD: Period = '30d'
+
+/** The verified strategies' scored signals closed in [fromMs, toMs), per strategy; null: not available on this service. */
+export type WeeklySignalsSource = (fromMs: number, toMs: number) => DigestSignals[] | null
+
+export interface WeeklyMailDeps {
+  db: Db
+  clock: Clock
+  mailer: Mailer
+  signals?: WeeklySignalsSource
+}
+
+const DAY_MS = 86_400_000
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+function digestRow(r: RankedRow, rank: number, window: { start_date: string; end_date: string }): DigestRow {
+  return {
+    rank,
+    strategyId: r.strategy,
+    name: r.name_en,
+    nameKo: r.name_ko,
+    direction: r.direction,
+    settings: `${r.timeframe} · SL ${r.sl_pct}% · TP ${r.tp_pct}% · ${r.max_bars} bars`,
+    winRatePct: r.win_rate,
+    profitFactor: r.profit_factor,
+    totalReturnPct: r.total_return_pct,
+    maxDrawdownPct: r.max_drawdown_pct,
+    trades: r.total_trades,
+    // the /share settings that recompute exactly this row (same costs as the rankings)
+    share: {
+      preset: r.strategy,
+      dir: r.direction,
+      sl: String(r.sl_pct),
+      tp: String(r.tp_pct),
+      topN: String(GROUP_TOP_N[DIGEST_GROUP]),
+      lev: String(COSTS.leverage),
+      fee: String(Number((COSTS.fee_pct * 100).toPrecision(12))),
+      from: window.start_date,
+      to: window.end_date,
+      tf: r.timeframe,
+      bars: String(r.max_bars),
+    },
+  }
+}
+
+/** The digest of the week holding `atMs`, from the newest ranking day file on or before that day. */
+export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource): WeeklyDigest {
+  const week = isoWeek(atMs)
+  const files = new DayFiles(db)
+  const date = files.latestOnOrBefore(isoDay(atMs))
+  const weekStart = Math.floor(atMs / DAY_MS) * DAY_MS
+  const sig = signals ? signals(weekStart - 7 * DAY_MS, weekStart) : null
+  if (!date) return { week, rankingDate: null, rankingScope: `${DIGEST_GROUP}`, weeklyBest: [], top30d: [], signals: sig }
+  const file = files.get(date)!.file
+  const weekly = file.periods[WEEKLY_PERIOD]
+  const top = file.periods[TOP_PERIOD]
+  const weeklyGroup = weekly.groups[DIGEST_GROUP]
+  const byId = new Map(weeklyGroup.rows.map(r => [r.configuration_id, r]))
+  const weeklyBest = weeklyGroup.weekly_best3
+    .map(w => byId.get(w.configuration_id))
+    .filter((r): r is RankedRow => r !== undefined)
+    .map((r, i) => digestRow(r, i + 1, weekly))
+  const top30d = top3(top.groups[DIGEST_GROUP].rows).map(r => digestRow(r, r.rank, top))
+  return { week, rankingDate: date, rankingScope: `${DIGEST_GROUP}, ${WEEKLY_PERIOD} / ${TOP_PERIOD}`, weeklyBest, top30d, signals: sig }
+}
+
+/** The week's frozen digest: stored on first use, read back ever after. */
+function frozenDigest(deps: WeeklyMailDeps, atMs: number): WeeklyDigest {
+  const week = isoWeek(atMs)
+  const t = schema.weeklyDigests
+  const stored = deps.db.select().from(t).where(eq(t.week, week)).get()
+  if (stored) return stored.payload as WeeklyDigest
+  const digest = gatherDigest(deps.db, atMs, deps.signals)
+  deps.db.insert(t).values({ week, payload: digest, createdAtMs: deps.clock.now() }).onConflictDoNothing().run()
+  return deps.db.select().from(t).where(eq(t.week, week)).get()!.payload as WeeklyDigest
+}
+
+export interface WeeklyRun {
+  week: string
+  subscribers: number
+  queued: number
+  delivery: DeliveryReport | null
+  /** dry run: the mail each language would get (to the first active subscriber, or a placeholder address) */
+  samples?: Record<'en' | 'ko', MailContent>
+}
+
+function activeSubscribers(db: Db): { email: string; lang: string }[] {
+  return db.select({ email: schema.subscribers.email, lang: schema.subscribers.lang }).from(schema.subscribers).where(eq(schema.subscribers.status, 'active')).all()
+}
+
+/** Run the weekly alert for the week holding `atMs`; `dryRun` stores and sends nothing. */
+export async function runWeeklyMail(deps: WeeklyMailDeps, atMs: number, opts: { dryRun?: boolean } = {}): Promise<WeeklyRun> {
+  const week = isoWeek(atMs)
+  const subs = activeSubscribers(deps.db)
+  if (opts.dryRun) {
+    const digest = gatherDigest(deps.db, atMs, deps.signals)
+    const sample = (lang: 'en' | 'ko') =>
+      weeklyMail(digest, lang, { share: r => deps.mailer.shareUrl(r, lang), unsubscribe: deps.mailer.unsubscribeUrl(subs[0]?.email ?? 'subscriber@example.org') })
+    return { week, subscribers: subs.length, queued: 0, delivery: null, samples: { en: sample('en'), ko: sample('ko') } }
+  }
+  frozenDigest(deps, atMs)
+  const queued = deps.mailer.outbox.enqueue(subs.map(s => ({ kind: 'weekly', recipient: s.email, week, lang: s.lang })))
+  const delivery = await deps.mailer.deliverDue()
+  return { week, subscribers: subs.length, queued, delivery }
+}

@@ -1,0 +1,154 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { schema } from '../src/db'
+import { Scheduler } from '../src/jobs/scheduler'
+import { weeklyMailJob } from '../src/jobs/weekly-mail'
+import { createLogger } from '../src/log'
+import { isoWeek } from '../src/mail/iso-week'
+import { runWeeklyMail } from '../src/mail/weekly'
+import { GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
+import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
+import type { RankedRow } from '../src/modules/rankings/rank'
+import { makeHarness } from './helpers/harness'
+import { parseMail } from './helpers/mime'
+import { startSmtpSink } from './helpers/smtp-sink'
+
+const MONDAY_0100 = Date.UTC(2026, 10, 23, 1) // 2026-W48
+const smtp = await startSmtpSink()
+const h = makeHarness({ nowMs: MONDAY_0100, env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://perpsim.example.org' } })
+const mailer = h.deps.mailer!
+afterAll(async () => {
+  h.cleanup()
+  await smtp.close()
+})
+
+const EVIL = '<script>alert("x")</script> & Co'
+
+function row(rank: number, over: Partial<RankedRow> = {}): RankedRow {
+  return {
+    configuration_id: `v1:bb-squeeze-short:1H:10-8-${40 + rank}`,
+    strategy: 'bb-squeeze-short',
+    name_en: 'BB Squeeze SHORT',
+    name_ko: '볼린저 스퀴즈 숏',
+    direction: 'short',
+    status: 'testing',
+    timeframe: '1H',
+    sl_pct: 10,
+    tp_pct: 8,
+    max_bars: 40 + rank,
+    total_trades: 30 + rank,
+    win_rate: 60 - rank,
+    profit_factor: 2 - rank / 10,
+    pf_capped: false,
+    total_return_pct: 50 - rank,
+    sharpe_ratio: 1,
+    max_drawdown_pct: 10 + rank,
+    rank,
+    eligible: true,
+    previous_rank: null,
+    previous_streak: null,
+    rank_change: null,
+    streak: 1,
+    ...over,
+  }
+}
+
+function dayFile(date: string): DayFile {
+  const dateMs = Date.parse(`${date}T00:00:00Z`)
+  const rows = [row(1, { name_en: EVIL }), row(2), row(3), row(4)]
+  const periods = Object.fromEntries(
+    PERIODS.map(p => [
+      p,
+      {
+        ...periodWindow(dateMs, p),
+        groups: Object.fromEntries(
+          GROUPS.map(g => [g, { symbols: [], top_n_requested: 50, eligible_universe: 50, rows, weekly_best3: rows.slice(1, 3).map(r => ({ configuration_id: r.configuration_id, days_ranked: 7, mean_profit_factor: r.profit_factor, mean_win_rate: r.win_rate })) }]),
+        ),
+      },
+    ]),
+  ) as unknown as DayFile['periods']
+  return { schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'test', data_version: 'test', previous_date: null, rules: {}, periods }
+}
+
+const addSubscriber = (email: string, lang: string, status: string) =>
+  h.deps.db.insert(schema.subscribers).values({ email, lang, status, createdAtMs: 0, updatedAtMs: 0 }).run()
+
+describe('the weekly mail', () => {
+  test('goes to every active subscriber in their language, with HTML and text parts and the list headers', async () => {
+    new DayFiles(h.deps.db).publish(dayFile('2026-11-23'), MONDAY_0100)
+    addSubscriber('en@example.org', 'en', 'active')
+    addSubscriber('ko@example.kr', 'ko', 'active')
+    addSubscriber('pending@example.org', 'en', 'pending')
+    addSubscriber('left@example.org', 'en', 'unsubscribed')
+    const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, MONDAY_0100)
+    expect(r.week).toBe('2026-W48')
+    expect(r.subscribers).toBe(2)
+    expect(r.delivery!.sent).toBe(2)
+    expect(smtp.received.map(m => m.to[0]).sort()).toEqual(['en@example.org', 'ko@example.kr'])
+
+    const en = parseMail(smtp.received.find(m => m.to[0] === 'en@example.org')!.raw)
+    expect(en.headers.get('content-type')).toContain('multipart/alternative')
+    expect(en.text).not.toBeNull()
+    expect(en.html).not.toBeNull()
+    const listUnsub = en.headers.get('list-unsubscribe')!
+    expect(listUnsub).toMatch(/^<https:\/\/perpsim\.example\.org\/api\/unsubscribe\?email=en%40example\.org&token=[0-9]+\.[0-9a-f]{64}>/)
+    expect(en.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click')
+    // real figures from the day file, share links for each row
+    expect(en.text).toContain("This week's best configurations")
+    expect(en.text).toContain('Top 3 over the last 30 days')
+    expect(en.text).toContain('PF 1.90')
+    expect(en.text).toContain('https://perpsim.example.org/share?preset=bb-squeeze-short&dir=short&sl=10&tp=8&topN=50&lev=1&fee=0.05')
+    expect(en.text).toContain('Verified: ')
+    // no scored signals on this service: the section says so
+    expect(en.text).toContain('Scored signals are not available')
+    // escaped everywhere it lands in HTML; plain in the text part
+    expect(en.html).not.toContain('<script>')
+    expect(en.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co')
+    expect(en.text).toContain(EVIL)
+
+    const ko = parseMail(smtp.received.find(m => m.to[0] === 'ko@example.kr')!.raw)
+    expect(ko.text).toContain('이번 주 최고의 설정')
+    expect(ko.text).toContain('볼린저 스퀴즈 숏')
+    expect(ko.text).toContain('lang=ko')
+  })
+
+  test('its List-Unsubscribe URL takes the one-click POST', async () => {
+    const en = parseMail(smtp.received.find(m => m.to[0] === 'en@example.org')!.raw)
+    const url = new URL(/^<([^>]+)>/.exec(en.headers.get('list-unsubscribe')!)![1])
+    const res = await h.req(`${url.pathname}${url.search}`, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(res.status).toBe(200)
+    expect(h.deps.db.select().from(schema.subscribers).where(eq(schema.subscribers.email, 'en@example.org')).get()!.status).toBe('unsubscribed')
+  })
+
+  test('a rerun of the same week queues and sends nothing again', async () => {
+    const before = smtp.received.length
+    const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, MONDAY_0100 + 3_600_000)
+    expect(r.queued).toBe(0)
+    expect(smtp.received.length).toBe(before)
+  })
+
+  test('a dry run shows the mail and stores or sends nothing', async () => {
+    const nextWeek = MONDAY_0100 + 7 * 86_400_000
+    const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, nextWeek, { dryRun: true })
+    expect(r.samples!.en.text).toContain("This week's best configurations")
+    expect(r.samples!.ko.subject).toContain('주간')
+    expect(h.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, isoWeek(nextWeek))).get()).toBeUndefined()
+    expect(h.deps.db.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.week, isoWeek(nextWeek))).all()).toEqual([])
+  })
+
+  test('runs on the scheduler on Monday at 01:00 UTC', async () => {
+    addSubscriber('sched@example.org', 'en', 'active')
+    const scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
+    scheduler.register(weeklyMailJob({ db: h.deps.db, clock: h.clock, mailer }))
+    h.clock.set(Date.UTC(2026, 10, 30, 0, 59)) // Monday 2026-11-30, a minute early
+    scheduler.start()
+    scheduler.tick()
+    await scheduler.idle()
+    expect(smtp.received.some(m => m.to[0] === 'sched@example.org')).toBe(false)
+    h.clock.set(Date.UTC(2026, 10, 30, 1, 0))
+    scheduler.tick()
+    await scheduler.idle()
+    expect(smtp.received.filter(m => m.to[0] === 'sched@example.org').length).toBe(1)
+    await scheduler.stop()
+  })
+})
