@@ -118,7 +118,7 @@ export async function computeDayFile(
       const ranked = rankPopulation(rows, previous?.periods[period]?.groups[group]?.rows ?? null)
       const days: RankedRow[][] = [ranked, ...week.flatMap(f => (f ? [f.periods[period]?.groups[group]?.rows ?? []] : []))]
       groups[group] = { symbols, ...accounting, rows: ranked, weekly_best3: weeklyBest3(days) }
-      ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+      if (ctx.trigger === 'manual') ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
     }
     periods[period] = { ...periodWindow(dateMs, period), groups }
   }
@@ -147,13 +147,14 @@ export function rankingsJob(deps: RankingDeps): JobDefinition {
     run: async ctx => {
       const date = isoDay(ctx.slotMs)
       if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+      const started = performance.now()
       const file = await computeDayFile(deps, date, ctx)
       if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
       const { published, sha256 } = files.publish(file, deps.clock.now())
       if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
       let rows = 0
       for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
-      ctx.progress(`published ${date}: ${rows} ranked rows, sha256 ${sha256}`)
+      ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
       return { counts: { rows, configurations: file.rules.configurations as number } }
     },
   }
