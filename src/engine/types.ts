@@ -6,8 +6,14 @@
 
 export type Direction = 'long' | 'short'
 
+/** The precise reasons a trade closes; a reason's code (trade table, trade model, trade codec) is its index here. */
+export const EXIT_REASONS = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data'] as const
+
 /** The precise reason a trade closed. */
-export type ExitReason = 'tp' | 'sl' | 'trailing' | 'signal' | 'timeout' | 'liquidation' | 'end_of_data'
+export type ExitReason = (typeof EXIT_REASONS)[number]
+
+/** The code of each exit reason (its index in EXIT_REASONS). */
+export const EXIT_REASON_CODE: ReadonlyMap<ExitReason, number> = new Map(EXIT_REASONS.map((r, i) => [r, i]))
 
 /** The contract's three result buckets (see `resultBucket` in metrics.ts). */
 export type ResultBucket = 'tp' | 'sl' | 'timeout'

@@ -23,15 +23,20 @@ import {
   type RegimePerformance,
 } from '../engine/statistics'
 import { holdCurve } from '../engine/hold-curve'
+import { BENCHMARK_SYMBOL } from '../engine/regime-split'
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 import { listStrategies } from '../strategies/registry'
-import type { Executor } from './executor'
-import { BENCHMARK_SYMBOL } from './research-regimes'
-import { randomEntryTotals, seedOfHash } from './research-run'
-import type { RunSpec } from './run-spec'
-import type { BootstrapPayload } from './research-tasks'
+import type { Executor } from './compute/executor'
+import { runBootstrap, runRegimes, type BootstrapPayload } from './compute/research-tasks'
+import { randomEntryTotals } from './fan-out'
+import type { RunSpec } from './spec'
 import { yieldToLoop } from './yield'
+
+/** The request seed of a result: the first 32 bits of its hash (docs/statistics.md, "Seeds"). */
+export function seedOfHash(hash: string): number {
+  return Number.parseInt(hash.slice(0, 8), 16) >>> 0
+}
 
 export interface StatisticsFields {
   edge_p_value: number | null
@@ -288,10 +293,10 @@ export function startTradeStatistics(input: {
   // the null's chunks go first: they are short and bound to the workers that hold their
   // coins' signals, so they must not queue behind a bootstrap
   const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
-  const profitFactorCi = executor.run('bootstrap', profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
+  const profitFactorCi = executor.run(runBootstrap, profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
   const btc = input.bars(BENCHMARK_SYMBOL)
   const regimes =
-    btc && btc.n > 0 ? executor.run('regimes', { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
+    btc && btc.n > 0 ? executor.run(runRegimes, { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
   // a run that fails before awaiting them must not leave unhandled rejections behind
   profitFactorCi.catch(() => {})
   regimes.catch(() => {})
@@ -312,7 +317,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const { cols } = jobs
   const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
-  const sharpeCi = input.executor.run('bootstrap', { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
+  const sharpeCi = input.executor.run(runBootstrap, { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
   sharpeCi.catch(() => {})
   const btc = input.bars(BENCHMARK_SYMBOL)
 
