@@ -119,7 +119,7 @@ describe('profit factor interval from the normal approximation of the resampled 
   })
 
   test('a run uses it above 20,000 trades, the resampling bootstrap below', async () => {
-    const { profitFactorCiPayload, NORMAL_SUMS_ABOVE } = await import('../src/runs/statistics')
+    const { profitFactorCiPayload, NORMAL_SUMS_ABOVE } = await import('../src/runs/statistics-inputs')
     expect(NORMAL_SUMS_ABOVE).toBe(20_000)
     expect(profitFactorCiPayload(new Float64Array(20_000), 1)).toMatchObject({ method: 'percentile', resamples: 100 })
     expect(profitFactorCiPayload(new Float64Array(20_001), 1)).toMatchObject({ method: 'normal-sums', resamples: 1000 })

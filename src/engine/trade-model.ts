@@ -19,7 +19,7 @@
  *      nearer the entry is hit first (a tie goes to liquidation); if the take profit was
  *      touched too the adverse exit stands and `slTpSameBar` is set;
  *   4. the favourable extreme touches the take profit: exit at the TP level, also when
- *      the bar opened beyond it (a conservative fill; DESIGN.md "fills at its level");
+ *      the bar opened beyond it (a conservative fill; docs/metrics.md §1);
  *   5. k is the maxBars-th bar held: timeout at its close;
  *   6. k is the window's last bar: end_of_data at its close;
  *   7. the exit signal is true at k's close: exit at k+1's open.

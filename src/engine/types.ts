@@ -1,5 +1,5 @@
 /**
- * The nouns of the trade model (DESIGN.md §3). One representation per concept:
+ * The nouns of the trade model (docs/metrics.md). One representation per concept:
  * times are epoch ms UTC; `…Pct` fields are percent numbers (10 = 10 %); `…Frac` fields
  * are fractions (0.0005 = 0.05 %); every P&L and cost of a trade is in % of its margin.
  */

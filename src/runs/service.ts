@@ -25,7 +25,8 @@ import { chunkCount } from './fan-out'
 import { assembleRun, type RunOutcome, type RunResult } from './present'
 import { ResultStore } from './result-store'
 import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
-import { computeStatistics, startTradeStatistics, tradeColumns, type TradeStatisticsJobs } from './statistics'
+import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
+import { tradeColumns } from './statistics-inputs'
 import { stepped, yieldToLoop } from './yield'
 
 export interface RunOptions {

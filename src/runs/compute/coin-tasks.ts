@@ -9,7 +9,7 @@ import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin } from '../../engine/trade-model'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { windowIndices } from '../../engine/window'
+import { windowIndices } from '../../engine/date-window'
 import { canonicalJson, parseDay, portfolioOptionsOf, tradeParamsOf, type RunSpec } from '../spec'
 import type { TaskContext } from './context'
 
