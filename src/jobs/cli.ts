@@ -12,8 +12,8 @@ import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { DAY_MS } from '../market/types'
 import { Universe } from '../market/universe'
-import { PoolExecutor } from '../services/executor'
-import { SimulationService } from '../services/simulation'
+import { PoolExecutor } from '../runs/compute/executor'
+import { RunService } from '../runs/service'
 import { registerJobs } from './registry'
 import { Scheduler } from './scheduler'
 
@@ -37,9 +37,9 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const universe = new Universe(store)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
+  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
   const scheduler = new Scheduler({ clock, db, log, timers: false })
-  registerJobs(scheduler, { config, clock, db, store, universe, simulation }, log)
+  registerJobs(scheduler, { config, clock, db, store, universe, runs }, log)
   try {
     if (sub === 'list') {
       for (const j of scheduler.list()) {

@@ -9,7 +9,7 @@ import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'simulation' | 'config'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config'>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
