@@ -22,8 +22,8 @@ import { Universe } from '../src/market/universe'
 import { GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
 import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
 import type { RankedRow } from '../src/modules/rankings/rank'
-import { PoolExecutor } from '../src/services/executor'
-import { SimulationService } from '../src/services/simulation'
+import { PoolExecutor } from '../src/runs/compute/executor'
+import { RunService } from '../src/runs/service'
 
 const dir = mkdtempSync(join(tmpdir(), 'perpsim-cards-'))
 const nowMs = Date.UTC(2026, 10, 23, 1) // a Monday, 01:00 UTC
@@ -37,7 +37,7 @@ const clock = new ManualClock(nowMs)
 const db = openDb(join(dir, 'perpsim.sqlite'))
 const universe = new Universe(store)
 const executor = new PoolExecutor(store, workers, 64 * 256)
-const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: 256, maxRuns: 64 })
+const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 256, maxRuns: 64 })
 const log = createLogger('silent')
 const mailer = mailerFor(config, db, clock, log)
 const deps: AppDeps = {
@@ -47,7 +47,7 @@ const deps: AppDeps = {
   universe,
   series: new SeriesCache(store),
   db,
-  simulation,
+  runs,
   marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
   mailer,
   startedAtMs: nowMs,

@@ -21,8 +21,8 @@ import { generateStore } from '../src/market/generate-store'
 import { SeriesCache } from '../src/market/series'
 import { Universe } from '../src/market/universe'
 import { DAY_MS } from '../src/market/types'
-import { PoolExecutor } from '../src/services/executor'
-import { SimulationService } from '../src/services/simulation'
+import { PoolExecutor } from '../src/runs/compute/executor'
+import { RunService } from '../src/runs/service'
 import { configurations } from '../src/modules/rankings/configurations'
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { days: { type: 'string' } } })
@@ -39,7 +39,7 @@ const clock = new ManualClock(nowMs)
 const db = openDb(':memory:')
 const universe = new Universe(store)
 const executor = new PoolExecutor(store, workers, 64 * 256)
-const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: 64, maxRuns: 64 })
+const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 64, maxRuns: 64 })
 const log = createLogger('silent')
 const deps: AppDeps = {
   config,
@@ -48,7 +48,7 @@ const deps: AppDeps = {
   universe,
   series: new SeriesCache(store),
   db,
-  simulation,
+  runs,
   marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
   startedAtMs: nowMs,
 }
@@ -59,14 +59,14 @@ console.log(`store: 200 synthetic coins × 730 days (seed 7); ${configurations()
 
 // 1. one ranking day (a day no other run has warmed: the first computation of the process)
 let t0 = performance.now()
-const first = await computeDayFile({ clock, db, store, simulation }, '2026-11-25', quiet)
+const first = await computeDayFile({ clock, db, store, runs }, '2026-11-25', quiet)
 const oneDayS = (performance.now() - t0) / 1000
 if ('incomplete' in first) throw new Error(first.incomplete)
 console.log(`one ranking day (2026-11-25), cold: ${oneDayS.toFixed(1)} s`)
 
 // 2. the backfill, as start-up runs it (the scheduler's catch-up), with /health probed meanwhile
 const scheduler = new Scheduler({ clock, db, log, timers: false })
-scheduler.register({ ...rankingsJob({ clock, db, store, simulation }), catchUpMs: backfillDays * DAY_MS - 1 })
+scheduler.register({ ...rankingsJob({ clock, db, store, runs }), catchUpMs: backfillDays * DAY_MS - 1 })
 const health: number[] = []
 let done = false
 t0 = performance.now()
@@ -80,8 +80,8 @@ while (!done) {
 }
 await finished
 const backfillS = (performance.now() - t0) / 1000
-const runs = scheduler.recent('rankings', 100)
-console.log(`backfill of ${backfillDays} days: ${backfillS.toFixed(1)} s (${runs.filter(r => r.outcome === 'ok').length} ok, ${runs.filter(r => r.outcome === 'failed').length} failed)`)
+const jobRuns = scheduler.recent('rankings', 100)
+console.log(`backfill of ${backfillDays} days: ${backfillS.toFixed(1)} s (${jobRuns.filter(r => r.outcome === 'ok').length} ok, ${jobRuns.filter(r => r.outcome === 'failed').length} failed)`)
 console.log(`/health during the backfill: ${health.length} requests, p50 ${quantile(health, 0.5).toFixed(2)} ms, p99 ${quantile(health, 0.99).toFixed(2)} ms, max ${Math.max(...health).toFixed(2)} ms`)
 
 // 3. GET /rankings/daily (warm: the day file parsed once)

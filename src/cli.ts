@@ -6,6 +6,7 @@
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
+ *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   mail weekly [--dry-run]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
@@ -21,6 +22,7 @@ import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
+import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
 import { openDb } from './db'
 import { mailerFor } from './mail/mailer'
@@ -34,6 +36,8 @@ const USAGE = `usage: perpsim <command>
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
   data info                                   what the store holds
+  jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
+  jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
   mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)`
 
 class UsageError extends Error {}
@@ -154,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
   }
+  if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === 'mail' && sub === 'weekly') return mailWeekly(config, rest)
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)

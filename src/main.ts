@@ -19,9 +19,9 @@ import { SeriesCache } from './market/series'
 import { generateStore } from './market/generate-store'
 import { appendDemoCandles } from './market/synthetic'
 import { Universe } from './market/universe'
-import { PoolExecutor } from './services/executor'
-import { SimulationService } from './services/simulation'
-import { coinStrategyFigures } from './services/simulate'
+import { coinStrategyFigures } from './modules/simulate/service'
+import { PoolExecutor } from './runs/compute/executor'
+import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { HOUR_MS } from './market/types'
 import { mailerFor } from './mail/mailer'
@@ -66,7 +66,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const universe = new Universe(store)
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
+  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
   const mailer = mailerFor(config, db, clock, log)
   const deps: AppDeps = {
     config,
@@ -75,7 +75,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     universe,
     series: new SeriesCache(store),
     db,
-    simulation,
+    runs,
     marketContext: new MarketContext({
       config,
       clock,
@@ -83,7 +83,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       store,
       universe,
       log,
-      strategyStats: symbols => coinStrategyFigures(simulation, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
+      strategyStats: symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
     }),
     mailer,
     startedAtMs: clock.now(),
@@ -110,9 +110,9 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
 
   const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
   const port = app.server!.port!
-  registerJobs(scheduler, deps, log)
-  scheduler.start() // missed slots run in the background: listening does not wait for them
   log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  registerJobs(scheduler, deps, log)
+  scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,
     deps,

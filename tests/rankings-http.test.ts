@@ -143,6 +143,10 @@ describe('rankings: job and endpoints', () => {
         if (group === 'btc') expect(sim.body.coins_used).toBe(1)
       }
     }
+    // /simulate's symbols (the btc group's form) refuses symbols the store does not hold
+    const unknown = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', symbols: ['NOPEUSDT'] } })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.detail).toContain('NOPEUSDT')
   }, 60_000)
 
   test('strict_date and the served day', async () => {

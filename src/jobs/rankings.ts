@@ -9,8 +9,9 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
-import { simulateSpec } from '../services/simulate'
-import type { SimulationService } from '../services/simulation'
+import { simulateSpec } from '../modules/simulate/service'
+import { Overloaded } from '../runs/errors'
+import type { RunService } from '../runs/service'
 import {
   configurations,
   COSTS,
@@ -44,7 +45,7 @@ export interface RankingDeps {
   clock: Clock
   db: Db
   store: CandleStore
-  simulation: SimulationService
+  runs: RunService
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -59,12 +60,27 @@ function lastCandleMs(store: CandleStore): number | null {
   return Number.isFinite(last) ? last : null
 }
 
+/**
+ * A batch admitted like any request; while the queue is full (Overloaded) the job waits the
+ * Retry-After it was given and asks again, instead of failing the day: requests go first.
+ */
+async function whenAdmitted<T>(work: () => Promise<T>, yieldStep: () => Promise<void>): Promise<T> {
+  for (;;) {
+    try {
+      return await work()
+    } catch (e) {
+      if (!(e instanceof Overloaded)) throw e
+      await new Promise(r => setTimeout(r, e.retryAfterSec * 1000))
+      await yieldStep()
+    }
+  }
+}
+
 /** The figures of one period × group: one whole run per configuration, on the worker pool. */
-async function groupRows(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, group: Group): Promise<{ symbols: string[]; accounting: { top_n_requested: number | null; eligible_universe: number | null }; rows: RowFigures[] }> {
+async function groupRows(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, group: Group, yieldStep: () => Promise<void>): Promise<{ symbols: string[]; accounting: { top_n_requested: number | null; eligible_universe: number | null }; rows: RowFigures[] }> {
   const specs = configs.map(c => simulateSpec(simulateBodyOf(c, dateMs, period, group)))
   if (GROUP_TOP_N[group] === null && !specs[0].symbols!.every(s => deps.store.bars(s))) return { symbols: [], accounting: { top_n_requested: null, eligible_universe: null }, rows: [] }
-  const { symbols, accounting } = deps.simulation.resolveUniverse(specs[0])
-  const results = await deps.simulation.batchMetrics(specs, symbols)
+  const { symbols, accounting, runs: results } = await whenAdmitted(() => deps.runs.batch(specs), yieldStep)
   const rows = configs.map((c, i): RowFigures => {
     const m = results[i].metrics
     return {
@@ -114,11 +130,11 @@ export async function computeDayFile(
     const groups = {} as Record<Group, GroupRanking>
     for (const group of GROUPS) {
       await ctx.yield()
-      const { symbols, accounting, rows } = await groupRows(deps, configs, dateMs, period, group)
+      const { symbols, accounting, rows } = await groupRows(deps, configs, dateMs, period, group, ctx.yield)
       const ranked = rankPopulation(rows, previous?.periods[period]?.groups[group]?.rows ?? null)
       const days: RankedRow[][] = [ranked, ...week.flatMap(f => (f ? [f.periods[period]?.groups[group]?.rows ?? []] : []))]
       groups[group] = { symbols, ...accounting, rows: ranked, weekly_best3: weeklyBest3(days) }
-      ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+      if (ctx.trigger === 'manual') ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
     }
     periods[period] = { ...periodWindow(dateMs, period), groups }
   }
@@ -147,13 +163,14 @@ export function rankingsJob(deps: RankingDeps): JobDefinition {
     run: async ctx => {
       const date = isoDay(ctx.slotMs)
       if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+      const started = performance.now()
       const file = await computeDayFile(deps, date, ctx)
       if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
       const { published, sha256 } = files.publish(file, deps.clock.now())
       if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
       let rows = 0
       for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
-      ctx.progress(`published ${date}: ${rows} ranked rows, sha256 ${sha256}`)
+      ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
       return { counts: { rows, configurations: file.rules.configurations as number } }
     },
   }

@@ -11,7 +11,7 @@ import { weeklyMailJob } from './weekly-mail'
 import { mailerFor } from '../mail/mailer'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'simulation' | 'config' | 'mailer'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'mailer'>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log

@@ -5,16 +5,16 @@
  */
 import { createHash } from 'node:crypto'
 import type { CardFigures, CardSettings } from '../../cards/card-figures'
-import { cardRun, type CardRun } from '../../cards/card-run'
 import { cardSvg } from '../../cards/card-svg'
 import type { Lang } from '../../cards/labels'
 import { renderPng } from '../../cards/render-png'
 import { sharePage, type ShareLinks } from '../../cards/share-page'
 import type { Direction } from '../../engine/types'
-import { unprocessable } from '../../http/errors'
 import type { CandleStore } from '../../market/candle-store'
-import { resultHash } from '../../services/run-spec'
-import { dateProblems, type SimulationService } from '../../services/simulation'
+import { InvalidRequest } from '../../runs/errors'
+import type { RunService } from '../../runs/service'
+import { dateProblems, resultHash } from '../../runs/spec'
+import { cardRun, type CardRun } from './card-run'
 import type { OgQuery, ShareQuery } from './model'
 
 /** bump when the card's drawing changes, so cached cards and ETags turn over */
@@ -25,14 +25,14 @@ const isoDay = (tMs: number) => new Date(tMs).toISOString().slice(0, 10)
 export const CARD_MAX_AGE_S = 600
 
 export interface CardDeps {
-  simulation: SimulationService
+  runs: RunService
   store: CandleStore
 }
 
 function settingsOf(q: OgQuery | ShareQuery): CardSettings {
   const problems = dateProblems(q.from ?? null, q.to ?? null)
   if (problems.length)
-    throw unprocessable(problems.map(p => ({ type: 'value_error', loc: ['query', p.loc === 'start_date' ? 'from' : 'to'], msg: p.msg.replace('end_date', 'to').replace('start_date', 'from'), input: p.input })))
+    throw new InvalidRequest(problems.map(p => ({ loc: ['query', p.loc[1] === 'start_date' ? 'from' : 'to'], msg: p.msg.replace('end_date', 'to').replace('start_date', 'from'), input: p.input })))
   return { slPct: q.sl, tpPct: q.tp, leverage: q.lev, feePct: q.fee, topN: q.topN, from: q.from ?? null, to: q.to ?? null, timeframe: q.tf, maxBars: q.bars ?? null }
 }
 
@@ -71,9 +71,9 @@ export class CardService {
     return `"${createHash('sha256').update(`${h}:${lang}:${CARD_LAYOUT_VERSION}:${page}`).digest('hex').slice(0, 32)}"`
   }
 
-  /** The recomputed figures of a run (metrics only: the statistics are not needed). */
+  /** The recomputed figures of a run, through the run pipeline's cache (metrics only: the statistics are not needed). */
   async figures(run: CardRun): Promise<CardFigures> {
-    const r = await this.deps.simulation.run(run.spec, { statistics: false })
+    const r = await this.deps.runs.run(run.spec, { statistics: false })
     const m = r.assembled.metrics
     const curve = r.assembled.portfolio.equityCurve
     return {
@@ -121,7 +121,7 @@ export class CardService {
     return { etag, png: await p }
   }
 
-  /** The /share page, or UnknownCardStrategy (the controller answers a 404 page). */
+  /** The /share page, or UnknownStrategy (the controller answers a 404 page). */
   async share(q: ShareQuery, baseUrl: string): Promise<{ etag: string; html: string }> {
     const run = this.run(q.preset, q.dir, 'long', q)
     const etag = this.etagOf(run, q.lang, `share ${baseUrl}`)

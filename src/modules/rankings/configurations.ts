@@ -7,7 +7,7 @@ import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import type { Timeframe } from '../../market/timeframe'
 import { DAY_MS } from '../../market/types'
-import type { SimulateBody } from '../../services/simulate'
+import type { SimulateBody } from '../simulate/service'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
 

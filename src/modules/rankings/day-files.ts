@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { desc, eq, lte, sql } from 'drizzle-orm'
 import { schema, type Db } from '../../db'
-import { canonicalJson } from '../../services/run-spec'
+import { canonicalJson } from '../../runs/spec'
 import type { Group, Period } from './configurations'
 import type { RankedRow, WeeklyRow } from './rank'
 

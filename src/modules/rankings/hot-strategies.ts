@@ -5,8 +5,8 @@
  */
 import type { Clock } from '../../clock'
 import { DAY_MS, HOUR_MS } from '../../market/types'
-import { simulateSpec, type SimulateBody } from '../../services/simulate'
-import type { SimulationService } from '../../services/simulation'
+import type { RunService } from '../../runs/service'
+import { simulateSpec, type SimulateBody } from '../simulate/service'
 import { listStrategies } from '../../strategies/registry'
 import { COSTS, MIN_TRADES } from './configurations'
 
@@ -44,7 +44,7 @@ export class HotStrategiesService {
   private cached: { atMs: number; value: HotStrategies } | null = null
   private inFlight: Promise<HotStrategies> | null = null
 
-  constructor(private readonly deps: { clock: Clock; simulation: SimulationService }) {}
+  constructor(private readonly deps: { clock: Clock; runs: RunService }) {}
 
   get(): Promise<HotStrategies> {
     const now = this.deps.clock.now()
@@ -80,8 +80,7 @@ export class HotStrategiesService {
       include_stablecoins: COSTS.include_stablecoins,
     }))
     const specs = bodies.map(simulateSpec)
-    const { symbols } = this.deps.simulation.resolveUniverse(specs[0])
-    const results = await this.deps.simulation.batchMetrics(specs, symbols)
+    const { runs: results } = await this.deps.runs.batch(specs)
     const rows = strategies
       .map((s, i) => ({ s, m: results[i].metrics, body: bodies[i] }))
       .filter(x => x.m.total_trades >= MIN_TRADES)

@@ -3,26 +3,24 @@
  * POST /simulate with these settings, so both share one cached result) or a builder
  * preset (the same RunSpec as POST /backtest with the preset's tree).
  */
-import type { Direction } from '../engine/types'
-import { getPreset } from '../strategies/presets'
-import { getStrategy, type StrategyDef } from '../strategies/registry'
-import type { StrategyStatus } from '../strategies/status'
-import { backtestSpec } from '../services/backtest'
-import type { RunSpec } from '../services/run-spec'
-import { simulateSpec } from '../services/simulate'
-import type { CardSettings } from './card-figures'
+import type { CardSettings } from '../../cards/card-figures'
+import type { Direction } from '../../engine/types'
+import { InvalidRequest, UnknownStrategy } from '../../runs/errors'
+import type { RunSpec } from '../../runs/spec'
+import { getPreset, listPresets } from '../../strategies/presets'
+import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
+import type { StrategyStatus } from '../../strategies/status'
+import { backtestSpec } from '../backtest/service'
+import { simulateSpec } from '../simulate/service'
 
-export class UnknownCardStrategy extends Error {
-  constructor(readonly id: string) {
-    super(`unknown strategy or preset '${id}'`)
-  }
-}
+/** An id that is neither a registry strategy (nor a family of one) nor a builder preset. */
+export const unknownCardStrategy = (id: string) => new UnknownStrategy(id, [...listStrategies().map(s => s.id), ...listPresets().map(p => p.id)])
 
-/** `dir` names the other side than the strategy id does (bb-squeeze-short with dir=long). */
-export class DirectionConflict extends Error {
-  constructor(readonly id: string, readonly own: Direction, readonly requested: Direction) {
-    super(`dir '${requested}' contradicts '${id}', a ${own} strategy; ask for the ${requested} side by its own id or by the family id without direction`)
-  }
+/** `dir` names the other side than the id does (bb-squeeze-short with dir=long): a 422 on dir, never a silent switch. */
+function directionConflict(id: string, own: Direction, requested: Direction): InvalidRequest {
+  return new InvalidRequest([
+    { loc: ['query', 'dir'], msg: `dir '${requested}' contradicts '${id}', a ${own} strategy; ask for the ${requested} side by its own id or by the family id without direction`, input: requested },
+  ])
 }
 
 export interface CardRun {
@@ -42,7 +40,7 @@ const feeFracOf = (feePct: number) => Number((feePct / 100).toPrecision(12))
 function registryStrategy(id: string, dir: Direction | undefined, defaultDir: Direction): StrategyDef | null {
   const exact = getStrategy(id)
   if (exact) {
-    if (dir !== undefined && dir !== exact.direction) throw new DirectionConflict(id, exact.direction, dir)
+    if (dir !== undefined && dir !== exact.direction) throw directionConflict(id, exact.direction, dir)
     return exact
   }
   // a family id without its side (`bb-squeeze`): the side comes from dir
@@ -73,8 +71,8 @@ export function cardRun(id: string, dir: Direction | undefined, defaultDir: Dire
     return { id: s.id, kind: 'strategy', name: s.name, direction: s.direction, status: s.status, settings, spec }
   }
   const p = getPreset(id)
-  if (!p) throw new UnknownCardStrategy(id)
-  if (dir !== undefined && dir !== p.direction) throw new DirectionConflict(id, p.direction, dir)
+  if (!p) throw unknownCardStrategy(id)
+  if (dir !== undefined && dir !== p.direction) throw directionConflict(id, p.direction, dir)
   const spec = backtestSpec({
     name: p.name,
     direction: p.direction,
