@@ -1,0 +1,25 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { HistoryQuery, HistoryResponse, LiveQuery, ScoredQuery, ScoredResponse, SignalList } from './model'
+import { SignalsService } from './service'
+
+/** GET /signals/live, /signals/history, /signals/scored: the recorded signals and their scores. */
+export function signalsModule(deps: AppDeps) {
+  const service = new SignalsService(deps)
+  return new Elysia({ name: 'signals' })
+    .get('/signals/live', ({ query }) => service.live(query.top_n), {
+      query: LiveQuery,
+      response: SignalList,
+      detail: { tags: ['signals'], summary: 'Signals of verified strategies at the latest completed 1H candle (cached 5 minutes)' },
+    })
+    .get('/signals/history', ({ query }) => service.history(query.hours), {
+      query: HistoryQuery,
+      response: HistoryResponse,
+      detail: { tags: ['signals'], summary: 'Recorded signals of the last N hours, every strategy status' },
+    })
+    .get('/signals/scored', ({ query }) => service.scored(query), {
+      query: ScoredQuery,
+      response: ScoredResponse,
+      detail: { tags: ['signals'], summary: 'Scored signals (reference-engine-v2)' },
+    })
+}
