@@ -36,3 +36,13 @@ BEGIN SELECT RAISE(ABORT, 'a sealed leaf is never removed'); END;
 CREATE TRIGGER day_leaves_only_while_sealing BEFORE INSERT ON day_leaves
 WHEN (SELECT leaf_count FROM day_roots WHERE day = NEW.day) <= (SELECT count(*) FROM day_leaves WHERE day = NEW.day)
 BEGIN SELECT RAISE(ABORT, 'a sealed day takes no further leaves'); END;
+--> statement-breakpoint
+-- INSERT OR REPLACE deletes the old row without firing DELETE triggers unless
+-- recursive_triggers is on (src/db.ts turns it on); these refuse it regardless
+CREATE TRIGGER scored_signals_final_no_replace BEFORE INSERT ON scored_signals
+WHEN EXISTS (SELECT 1 FROM scored_signals WHERE signal_id = NEW.signal_id AND status IN ('tp', 'sl', 'timeout', 'liquidation', 'unscoreable'))
+BEGIN SELECT RAISE(ABORT, 'finalized scored signals are never rewritten'); END;
+--> statement-breakpoint
+CREATE TRIGGER day_roots_no_replace BEFORE INSERT ON day_roots
+WHEN EXISTS (SELECT 1 FROM day_roots WHERE day = NEW.day)
+BEGIN SELECT RAISE(ABORT, 'a sealed day root never changes'); END;
