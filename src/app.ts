@@ -24,6 +24,7 @@ import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
 import { signalsModule } from './modules/signals'
+import { trustModule } from './modules/trust'
 
 export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps) {
     .use(researchModule(deps))
     .use(exportModule(deps))
     .use(signalsModule(deps))
+    .use(trustModule(deps))
 }
 
 export type App = ReturnType<typeof buildApp>

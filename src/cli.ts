@@ -6,6 +6,8 @@
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
+ *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
+ *   realtrack import <csv>
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
@@ -20,6 +22,9 @@ import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
+import { join } from 'node:path'
+import { openDb } from './db'
+import { importNavFile, readLeafFile, verifyLeaf } from './modules/trust/cli'
 
 const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
@@ -28,7 +33,10 @@ const USAGE = `usage: perpsim <command>
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
-  data info                                   what the store holds`
+  data info                                   what the store holds
+  trust verify <leaf.json> --date YYYYMMDD [--url URL]
+                                              check a leaf against its day root (local database, or a server)
+  realtrack import <csv>                      import the real-money NAV track (columns t|time|date, nav)`
 
 class UsageError extends Error {}
 
@@ -108,6 +116,30 @@ function dataInfo(config: Config): void {
   }
 }
 
+async function trustVerify(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { date: { type: 'string' }, url: { type: 'string' } } })
+  if (positionals.length !== 1) throw new UsageError('trust verify needs one leaf file')
+  if (!values.date || !/^\d{8}$/.test(values.date)) throw new UsageError(`--date ${values.date ?? ''}: expected YYYYMMDD`)
+  const leaf = readLeafFile(positionals[0]!)
+  const db = values.url ? null : openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const res = await verifyLeaf(leaf, values.date, values.url ? { url: values.url } : { db: db! })
+  db?.$client.close()
+  console.log(res.message)
+  return res.ok ? 0 : 1
+}
+
+async function realtrackImport(config: Config, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  if (positionals.length !== 1) throw new UsageError('realtrack import needs one CSV file')
+  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const res = importNavFile(db, positionals[0]!, systemClock.now())
+  db.$client.close()
+  for (const e of res.errors) process.stderr.write(`unreadable row: ${e}\n`)
+  if (res.errors.length) return 1
+  console.log(`real track: ${res.added} new points of ${res.rows} (bot and session columns are not stored)`)
+  return 0
+}
+
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig()
   const [cmd, sub, ...rest] = argv
@@ -127,6 +159,8 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
   }
+  if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
+  if (cmd === 'realtrack' && sub === 'import') return realtrackImport(config, rest)
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)
     return cmd === undefined ? 2 : 0

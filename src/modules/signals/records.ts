@@ -97,14 +97,31 @@ export function scoredRows(db: Db, opts: { sinceMs: number; limit: number } | { 
   return rows.map(r => ({ signal: r.signals, scored: r.scored_signals }))
 }
 
-/** Final scored rows whose exit (or, unscoreable, finalization) falls in [fromMs, toMs). */
-export function finalScoredInRange(db: Db, fromMs: number, toMs: number): ScoredJoined[] {
+/**
+ * Final scored rows that are leaves of the day [fromMs, toMs) (docs/trust.md): those whose
+ * exit (unscoreable: finalization) falls in it, and those from an earlier day that became
+ * final in it after their own day was sealed (not among any sealed day's leaves).
+ */
+export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJoined[] {
   const leafTime = sql<number>`coalesce(${scoredSignals.exitTimeMs}, ${scoredSignals.finalizedAtMs})`
   return db
     .select()
     .from(scoredSignals)
     .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
-    .where(and(ne(scoredSignals.status, 'open'), gte(leafTime, fromMs), lt(leafTime, toMs)))
+    .where(
+      and(
+        ne(scoredSignals.status, 'open'),
+        or(
+          and(gte(leafTime, fromMs), lt(leafTime, toMs)),
+          and(
+            lt(leafTime, fromMs),
+            gte(scoredSignals.finalizedAtMs, fromMs),
+            lt(scoredSignals.finalizedAtMs, toMs),
+            sql`'scored_signal:' || ${signals.id} NOT IN (SELECT record_id FROM day_leaves)`,
+          ),
+        ),
+      ),
+    )
     .all()
     .map(r => ({ signal: r.signals, scored: r.scored_signals }))
 }
