@@ -17,8 +17,8 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { resultBucket } from '../engine/metrics-breakdown'
-import { REASONS, TradeModel } from '../engine/trade-model'
-import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, type Direction, type TradeParams } from '../engine/types'
+import { TradeModel } from '../engine/trade-model'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
@@ -128,7 +128,7 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
     let model = models.get(key)
     if (!model) models.set(key, (model = new TradeModel({ bars, exit, fromIdx: 0, toIdx: last, funding }, params, group.length > 8)))
     model.tradeFrom(e)
-    const reason = REASONS[model.reason]!
+    const reason = EXIT_REASONS[model.reason]!
     const markedThroughMs = bars.t[last] + bars.stepMs
     if (reason === 'end_of_data') {
       if (nowMs - markedThroughMs > STALE_CANDLES_MS) {

@@ -4,7 +4,7 @@
  */
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
-import { unprocessable } from '../../http/errors'
+import { InvalidRequest } from '../../runs/errors'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import type { StrategyStatus } from '../../strategies/status'
@@ -142,9 +142,8 @@ export class SignalsService {
     if (q.signal_ids !== undefined) {
       const ids = q.signal_ids.split(',').map(s => s.trim())
       if (ids.length > MAX_SIGNAL_IDS || ids.some(id => id.length === 0)) {
-        throw unprocessable([
+        throw new InvalidRequest([
           {
-            type: ids.length > MAX_SIGNAL_IDS ? 'too_long' : 'value_error',
             loc: ['query', 'signal_ids'],
             msg: ids.length > MAX_SIGNAL_IDS ? `at most ${MAX_SIGNAL_IDS} ids, got ${ids.length}` : 'comma-separated ids, none empty',
             input: q.signal_ids,

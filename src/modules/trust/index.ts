@@ -18,7 +18,7 @@ export function trustModule(deps: AppDeps, service = new TrustService({ ...deps,
       response: MerkleLeaves,
       detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },
     })
-    .get('/trust/merkle/:date/proof', ({ params, query }) => service.proof(params.date, query.leaf), {
+    .get('/trust/merkle/:date/proof', ({ params, query, status }) => service.proof(params.date, query.leaf) ?? status(404, { detail: `no leaf with hash ${query.leaf.toLowerCase()} on ${params.date}` }), {
       params: DateParams,
       query: ProofQuery,
       response: { 200: MerkleProof, 404: Detail },

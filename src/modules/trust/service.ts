@@ -8,7 +8,7 @@ import { realTrack, scoredSignals, signals } from '../../../db/schema'
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
 import { auditPath, MERKLE_ALGORITHM, toHex } from '../../engine/merkle'
-import { HttpError, unprocessable } from '../../http/errors'
+import { InvalidRequest } from '../../runs/errors'
 import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
@@ -51,7 +51,7 @@ export class TrustService {
 
   private day(date: string): number {
     const ms = dayStartOf(date)
-    if (ms === null) throw unprocessable([{ type: 'value_error', loc: ['path', 'date'], msg: 'a UTC calendar day as YYYYMMDD', input: date }])
+    if (ms === null) throw new InvalidRequest([{ loc: ['path', 'date'], msg: 'a UTC calendar day as YYYYMMDD', input: date }])
     return ms
   }
 
@@ -76,7 +76,7 @@ export class TrustService {
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     const hash = leafHash.toLowerCase()
     const index = v.leaves.findIndex(l => l.leafHash === hash)
-    if (index < 0) throw new HttpError(404, { detail: `no leaf with hash ${hash} on ${date}` })
+    if (index < 0) return null
     const hashes = v.leaves.map(l => new Uint8Array(Buffer.from(l.leafHash, 'hex')))
     return {
       date,
