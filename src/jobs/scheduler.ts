@@ -26,7 +26,7 @@ import { Cron } from 'croner'
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { Logger } from '../log'
-import { yieldToLoop } from '../services/yield'
+import { yieldToLoop } from '../runs/yield'
 import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from './job-runs'
 
 export interface JobContext {
