@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { scoredSignals, signals } from '../db/schema'
 import { openDb } from '../src/db'
@@ -103,9 +103,12 @@ describe('signals over HTTP', () => {
   const NOW = T0 + 35 * DAY_MS + 10_000
   const h = makeHarness({ fill: store => fillWalkUniverse(store, COINS, T0, 35, 5), nowMs: NOW })
   afterAll(() => h.cleanup())
-  scanSignals(h.deps)
-  scoreSignals(h.deps)
-  const all = h.deps.db.select().from(signals).all()
+  let all: SignalRow[] = []
+  beforeAll(async () => {
+    await scanSignals(h.deps)
+    await scoreSignals(h.deps)
+    all = h.deps.db.select().from(signals).all()
+  })
 
   test('a store of completed candles only: the newest recordable signal bar is the one before the last candle', () => {
     // the last candle opened at NOW − 1 h − 10 s: its open is the entry of the bar before it

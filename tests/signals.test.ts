@@ -21,12 +21,12 @@ afterAll(() => h.cleanup())
 const deps = () => ({ ...h.deps, clock: h.clock })
 let week: SignalRow[] = []
 
-beforeAll(() => {
+beforeAll(async () => {
   // the store already holds candles past the clock: the scanner must only see completed ones
   for (let t = WEEK_START; t <= WEEK_END; t += HOUR_MS) {
     h.clock.set(t + 10_000)
-    scanSignals(deps())
-    scoreSignals(deps())
+    await scanSignals(deps())
+    await scoreSignals(deps())
   }
   week = signalsSince(h.deps.db, 0)
 })
@@ -59,9 +59,9 @@ describe('the scanner', () => {
     expect(later1H.every(s => !s.backfill && s.signalBarMs === Math.floor(s.publishedAtMs / HOUR_MS) * HOUR_MS - HOUR_MS)).toBe(true)
   })
 
-  test('a second scan of the same hour adds nothing', () => {
+  test('a second scan of the same hour adds nothing', async () => {
     const before = signalsSince(h.deps.db, 0).length
-    expect(scanSignals(deps()).added).toBe(0)
+    expect((await scanSignals(deps())).added).toBe(0)
     expect(signalsSince(h.deps.db, 0).length).toBe(before)
   })
 

@@ -22,13 +22,13 @@ afterAll(() => h.cleanup())
 const sealed: string[] = []
 let firstWait: string | null = null
 
-beforeAll(() => {
+beforeAll(async () => {
   for (let t = START; t <= END; t += HOUR_MS) {
     h.clock.set(t + 10_000)
-    scanSignals(h.deps)
+    await scanSignals(h.deps)
     // at the first midnight, the day cannot be sealed before its last signals are scored
     if (t === START + DAY_MS) firstWait = sealDays(h.deps).waiting
-    scoreSignals(h.deps)
+    await scoreSignals(h.deps)
     sealed.push(...sealDays(h.deps).sealed)
   }
 })

@@ -6,9 +6,11 @@
 import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
 import type { Scheduler } from './scheduler'
+import { liveRecordsJob } from './live-records'
 
 export function registerJobs(scheduler: Scheduler, deps: AppDeps, log: Logger): void {
   void scheduler
   void deps
   void log
+  scheduler.register(liveRecordsJob(deps))
 }

@@ -78,21 +78,25 @@ export function lowerBound(bars: Bars, tMs: number): number {
   return lo
 }
 
+/** Gives the event loop a turn between coins (the scheduler's ctx.yield); tests pass none. */
+export type Pause = () => Promise<void>
+const noPause: Pause = async () => {}
+
 /** One scan at the clock's time over every timeframe. */
-export function scanSignals(deps: ScanDeps): ScanReport {
+export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promise<ScanReport> {
   const nowMs = deps.clock.now()
   const coins = deps.universe.topN(SCAN_TOP_N).map(c => c.meta.symbol)
   const strategies = listStrategies()
   const report: ScanReport = { timeframes: [], coins: coins.length, strategies: strategies.length, added: 0 }
   for (const tf of SCAN_TIMEFRAMES) {
-    const r = scanTimeframe(deps, tf, coins, strategies, nowMs)
+    const r = await scanTimeframe(deps, tf, coins, strategies, nowMs, pause)
     report.timeframes.push(r)
     report.added += r.added
   }
   return report
 }
 
-function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], strategies: readonly StrategyDef[], nowMs: number) {
+async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], strategies: readonly StrategyDef[], nowMs: number, pause: Pause) {
   const watermark = scanWatermark(deps.db, tf)
   const earliestMs = nowMs - BACKFILL_HOURS * HOUR_MS
   const known = signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
@@ -113,6 +117,7 @@ function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], strategie
     while (from <= last && bars.t[from] + bars.stepMs < earliestMs) from++
     if (from > last) continue
     barsScanned += last - from + 1
+    await pause()
     for (const s of strategies) {
       const { entry } = compiledStrategy(s).signals(bars)
       for (let i = from; i <= last; i++) {

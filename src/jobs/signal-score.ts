@@ -26,7 +26,7 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../modules/signals/records'
 import { getStrategy } from '../strategies/registry'
-import { compiledStrategy, lowerBound } from './signal-scan'
+import { compiledStrategy, lowerBound, type Pause } from './signal-scan'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS
@@ -67,7 +67,7 @@ export function closedStatus(exitReason: string, pnlPct: number): 'tp' | 'sl' | 
 }
 
 /** One scoring pass at the clock's time over every unscored or open signal. */
-export function scoreSignals(deps: ScoreDeps): ScoreReport {
+export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {}): Promise<ScoreReport> {
   const nowMs = deps.clock.now()
   const groups = new Map<string, Pending[]>()
   for (const p of signalsToScore(deps.db)) {
@@ -79,7 +79,13 @@ export function scoreSignals(deps: ScoreDeps): ScoreReport {
   const out: { row: ScoredRow; existed: boolean }[] = []
   const report: ScoreReport = { scored: 0, open: 0, closed: 0, unscoreable: 0 }
   const fundingSource = deps.store.sources().sort().join('+') || 'none'
+  let done = 0
   for (const group of groups.values()) {
+    // a turn for the event loop every few thousand signals
+    if ((done += group.length) > 2000) {
+      done = 0
+      await pause()
+    }
     for (const row of scoreGroup(deps, group, nowMs, fundingSource)) {
       out.push({ row, existed: group.find(p => p.signal.id === row.signalId)!.scored !== null })
       report.scored++
