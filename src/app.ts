@@ -23,6 +23,7 @@ import { marketModule } from './modules/market'
 import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
+import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
 
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
+    .use(rankingsModule(deps))
     .use(signalsModule(deps))
     .use(trustModule(deps))
 }

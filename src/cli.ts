@@ -6,6 +6,7 @@
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
+ *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
  *   realtrack import <csv>
  * Every command reads its settings from the environment (see README) and writes the
@@ -22,6 +23,7 @@ import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
+import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
 import { openDb } from './db'
 import { importNavFile, readLeafFile, verifyLeaf } from './modules/trust/cli'
@@ -34,6 +36,8 @@ const USAGE = `usage: perpsim <command>
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
   data info                                   what the store holds
+  jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
+  jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
   trust verify <leaf.json> --date YYYYMMDD [--url URL]
                                               check a leaf against its day root (local database, or a server)
   realtrack import <csv>                      import the real-money NAV track (columns t|time|date, nav)`
@@ -159,6 +163,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
   }
+  if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
   if (cmd === 'realtrack' && sub === 'import') return realtrackImport(config, rest)
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {

@@ -104,9 +104,9 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
 
   const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
   const port = app.server!.port!
-  registerJobs(scheduler, deps, log)
-  scheduler.start() // missed slots run in the background: listening does not wait for them
   log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  registerJobs(scheduler, deps, log)
+  scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,
     deps,

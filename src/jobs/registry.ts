@@ -5,12 +5,15 @@
  */
 import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
+import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
 import { liveRecordsJob } from './live-records'
 
-export function registerJobs(scheduler: Scheduler, deps: AppDeps, log: Logger): void {
-  void scheduler
-  void deps
+/** what the jobs read: the stores, the clock and the run pipeline */
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series'>
+
+export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
+  scheduler.register(rankingsJob(deps))
   scheduler.register(liveRecordsJob(deps))
 }

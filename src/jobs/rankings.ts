@@ -1,0 +1,177 @@
+/**
+ * The daily rankings job (00:30 UTC): every configuration × period × group run through the
+ * run pipeline exactly as POST /simulate runs it (the row's published body goes through
+ * simulateSpec, the /simulate service's own body → spec step), ranked, and published as
+ * one append-only day file. Missed days (and, on a fresh store, the last 30) are caught
+ * up at start-up in the background.
+ */
+import type { Clock } from '../clock'
+import type { Db } from '../db'
+import type { CandleStore } from '../market/candle-store'
+import { DAY_MS, HOUR_MS } from '../market/types'
+import { simulateSpec } from '../modules/simulate/service'
+import { Overloaded } from '../runs/errors'
+import type { RunService } from '../runs/service'
+import {
+  configurations,
+  COSTS,
+  GROUP_TOP_N,
+  GROUPS,
+  MIN_TRADES,
+  PERIODS,
+  periodWindow,
+  PF_CAP,
+  RULES_VERSION,
+  SCHEMA_VERSION,
+  simulateBodyOf,
+  STREAK_TOP,
+  WEEKLY_DAYS,
+  WEEKLY_MIN_DAYS,
+  type Configuration,
+  type Group,
+  type Period,
+} from '../modules/rankings/configurations'
+import { DayFiles, type DayFile, type GroupRanking } from '../modules/rankings/day-files'
+import { koreanName } from '../modules/rankings/names-ko'
+import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../modules/rankings/rank'
+import { ENGINE_VERSION } from '../modules/rankings/versions'
+import type { JobContext, JobDefinition } from './scheduler'
+
+export const RANKINGS_JOB = 'rankings'
+/** days a fresh store backfills, and how far back missed days are caught up */
+export const RANKINGS_CATCH_UP_DAYS = 30
+
+export interface RankingDeps {
+  clock: Clock
+  db: Db
+  store: CandleStore
+  runs: RunService
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** Newest candle open time over the store (null: empty store). */
+function lastCandleMs(store: CandleStore): number | null {
+  let last = -Infinity
+  for (const s of store.symbols()) {
+    const b = store.bars(s)
+    if (b && b.n > 0 && b.t[b.n - 1] > last) last = b.t[b.n - 1]
+  }
+  return Number.isFinite(last) ? last : null
+}
+
+/**
+ * A batch admitted like any request; while the queue is full (Overloaded) the job waits the
+ * Retry-After it was given and asks again, instead of failing the day: requests go first.
+ */
+async function whenAdmitted<T>(work: () => Promise<T>, yieldStep: () => Promise<void>): Promise<T> {
+  for (;;) {
+    try {
+      return await work()
+    } catch (e) {
+      if (!(e instanceof Overloaded)) throw e
+      await new Promise(r => setTimeout(r, e.retryAfterSec * 1000))
+      await yieldStep()
+    }
+  }
+}
+
+/** The figures of one period × group: one whole run per configuration, on the worker pool. */
+async function groupRows(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, group: Group, yieldStep: () => Promise<void>): Promise<{ symbols: string[]; accounting: { top_n_requested: number | null; eligible_universe: number | null }; rows: RowFigures[] }> {
+  const specs = configs.map(c => simulateSpec(simulateBodyOf(c, dateMs, period, group)))
+  if (GROUP_TOP_N[group] === null && !specs[0].symbols!.every(s => deps.store.bars(s))) return { symbols: [], accounting: { top_n_requested: null, eligible_universe: null }, rows: [] }
+  const { symbols, accounting, runs: results } = await whenAdmitted(() => deps.runs.batch(specs), yieldStep)
+  const rows = configs.map((c, i): RowFigures => {
+    const m = results[i].metrics
+    return {
+      configuration_id: c.id,
+      strategy: c.strategy,
+      name_en: c.name,
+      name_ko: koreanName(c.strategy, c.direction),
+      direction: c.direction,
+      status: c.status,
+      timeframe: c.timeframe,
+      sl_pct: c.sl_pct,
+      tp_pct: c.tp_pct,
+      max_bars: c.max_bars,
+      total_trades: m.total_trades,
+      win_rate: m.win_rate,
+      profit_factor: m.profit_factor,
+      pf_capped: m.profit_factor_capped,
+      total_return_pct: m.total_return_pct,
+      sharpe_ratio: m.sharpe_ratio,
+      max_drawdown_pct: m.max_drawdown_pct,
+    }
+  })
+  return { symbols, accounting: { top_n_requested: accounting.top_n_requested, eligible_universe: accounting.eligible_universe }, rows }
+}
+
+/**
+ * Compute the day file of ranking date `date` (YYYY-MM-DD): null when the store does not
+ * yet hold the candles up to the end of the day before it.
+ */
+export async function computeDayFile(
+  deps: RankingDeps,
+  date: string,
+  ctx: Pick<JobContext, 'progress' | 'yield' | 'trigger'>,
+): Promise<DayFile | { incomplete: string }> {
+  const dateMs = Date.parse(`${date}T00:00:00Z`)
+  const last = lastCandleMs(deps.store)
+  if (last === null || last < dateMs - HOUR_MS)
+    return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
+  const files = new DayFiles(deps.db)
+  const previousDate = isoDay(dateMs - DAY_MS)
+  const previous = files.get(previousDate)?.file ?? null
+  const week = Array.from({ length: WEEKLY_DAYS - 1 }, (_, k) => files.get(isoDay(dateMs - (k + 1) * DAY_MS))?.file ?? null)
+  const configs = configurations()
+  const periods = {} as DayFile['periods']
+  const started = performance.now()
+  for (const period of PERIODS) {
+    const groups = {} as Record<Group, GroupRanking>
+    for (const group of GROUPS) {
+      await ctx.yield()
+      const { symbols, accounting, rows } = await groupRows(deps, configs, dateMs, period, group, ctx.yield)
+      const ranked = rankPopulation(rows, previous?.periods[period]?.groups[group]?.rows ?? null)
+      const days: RankedRow[][] = [ranked, ...week.flatMap(f => (f ? [f.periods[period]?.groups[group]?.rows ?? []] : []))]
+      groups[group] = { symbols, ...accounting, rows: ranked, weekly_best3: weeklyBest3(days) }
+      if (ctx.trigger === 'manual') ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    }
+    periods[period] = { ...periodWindow(dateMs, period), groups }
+  }
+  return {
+    schema_version: SCHEMA_VERSION,
+    rules_version: RULES_VERSION,
+    date,
+    generated_at: new Date(deps.clock.now()).toISOString(),
+    written_by: ctx.trigger,
+    engine_version: ENGINE_VERSION,
+    data_version: deps.store.dataVersion(),
+    previous_date: previous ? previousDate : null,
+    rules: { min_trades: MIN_TRADES, pf_cap: PF_CAP, streak_top: STREAK_TOP, weekly_days: WEEKLY_DAYS, weekly_min_days: WEEKLY_MIN_DAYS, costs: COSTS, configurations: configs.length },
+    periods,
+  }
+}
+
+export function rankingsJob(deps: RankingDeps): JobDefinition {
+  const files = new DayFiles(deps.db)
+  return {
+    name: RANKINGS_JOB,
+    cron: '30 0 * * *',
+    description: 'daily strategy rankings: every configuration × period × group, published as an append-only day file',
+    slotOf: ms => `${RANKINGS_JOB}:${isoDay(ms)}`,
+    catchUpMs: RANKINGS_CATCH_UP_DAYS * DAY_MS,
+    run: async ctx => {
+      const date = isoDay(ctx.slotMs)
+      if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+      const started = performance.now()
+      const file = await computeDayFile(deps, date, ctx)
+      if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
+      const { published, sha256 } = files.publish(file, deps.clock.now())
+      if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
+      let rows = 0
+      for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
+      ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
+      return { counts: { rows, configurations: file.rules.configurations as number } }
+    },
+  }
+}
