@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { HistoryQuery, HistoryResponse, LiveQuery, ScoredQuery, ScoredResponse, SignalList } from './model'
+import { HistoryQuery, HistoryResponse, LiveQuery, RealtimeList, RealtimeQuery, ScoredQuery, ScoredResponse, SignalList } from './model'
 import { SignalsService } from './service'
 
 /** GET /signals/live, /signals/history, /signals/scored: the recorded signals and their scores. */
@@ -16,6 +16,11 @@ export function signalsModule(deps: AppDeps) {
       query: HistoryQuery,
       response: HistoryResponse,
       detail: { tags: ['signals'], summary: 'Recorded signals of the last N hours, every strategy status' },
+    })
+    .get('/signals/realtime', ({ query }) => service.realtime(query.min_pf, query.max_results), {
+      query: RealtimeQuery,
+      response: RealtimeList,
+      detail: { tags: ['signals'], summary: 'Latest 1H signals whose strategy ranks with profit factor ≥ min_pf in the 30-day ranking (cached 5 minutes)' },
     })
     .get('/signals/scored', ({ query }) => service.scored(query), {
       query: ScoredQuery,

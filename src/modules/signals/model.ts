@@ -59,8 +59,11 @@ export const RealtimeSignal = t.Composite([
     win_rate: t.Number(),
     trades: t.Integer(),
     ranking_timeframe: t.String(),
+    ranking_date: t.String(),
   }),
 ])
+
+export const RealtimeList = t.Array(RealtimeSignal)
 
 const NullableNumber = t.Union([t.Number(), t.Null()])
 

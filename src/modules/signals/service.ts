@@ -9,6 +9,8 @@ import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import type { StrategyStatus } from '../../strategies/status'
 import type { Direction } from '../../engine/types'
+import { DayFiles } from '../rankings/day-files'
+import type { RankedRow } from '../rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from './records'
 
 /** the contract's signal cache */
@@ -110,11 +112,66 @@ export interface SignalsServiceDeps {
   universe: Universe
 }
 
+/** the ranking /signals/realtime joins: the 30-day period of the top-50 group */
+export const REALTIME_PERIOD = '30d'
+export const REALTIME_GROUP = 'top50'
+/** the scanner is warm when its newest 1H scan ran this recently */
+export const SCANNER_WARM_MS = 2 * HOUR_MS
+
+/**
+ * The ranking row a strategy's signals are judged by (rule 2): its best-ranked 1H row, or,
+ * when it has none on 1H, its best-ranked row of any timeframe.
+ */
+export function rankingRowFor(rows: readonly RankedRow[], strategy: string): RankedRow | null {
+  let best1h: RankedRow | null = null
+  let best: RankedRow | null = null
+  for (const r of rows) {
+    if (r.strategy !== strategy) continue
+    if (r.timeframe === '1H' && (best1h === null || r.rank < best1h.rank)) best1h = r
+    if (best === null || r.rank < best.rank) best = r
+  }
+  return best1h ?? best
+}
+
 export class SignalsService {
   private readonly liveCache: TtlCache<ReturnType<typeof signalItem>[]>
+  private readonly realtimeCache: TtlCache<ReturnType<SignalsService['computeRealtime']>>
+  private readonly dayFiles: DayFiles
 
   constructor(private readonly deps: SignalsServiceDeps) {
     this.liveCache = new TtlCache(deps.clock, SIGNAL_CACHE_MS)
+    this.realtimeCache = new TtlCache(deps.clock, SIGNAL_CACHE_MS)
+    this.dayFiles = new DayFiles(deps.db)
+  }
+
+  /** /signals/realtime: the contract's rules 1–5 (docs/signals.md). */
+  realtime(minPf: number, maxResults: number) {
+    return this.realtimeCache.get(`${minPf}|${maxResults}`, () => this.computeRealtime(minPf, maxResults))
+  }
+
+  private computeRealtime(minPf: number, maxResults: number) {
+    const now = this.deps.clock.now()
+    const scan = latestScan(this.deps.db, '1H')
+    if (!scan || now - scan.scannedAtMs > SCANNER_WARM_MS) return []
+    const date = this.dayFiles.latest()
+    if (date === null) return []
+    const rows = this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? []
+    const rank = new Map(this.deps.universe.all().map((c, i) => [c.meta.symbol, i]))
+    return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
+      .map(s => ({ s, row: rankingRowFor(rows, s.strategy) }))
+      .filter((x): x is { s: SignalRow; row: RankedRow } => x.row !== null && x.row.direction === x.s.direction && x.row.profit_factor >= minPf)
+      .sort((a, b) => a.row.rank - b.row.rank || (rank.get(a.s.coin) ?? 1e9) - (rank.get(b.s.coin) ?? 1e9))
+      .slice(0, maxResults)
+      .map(({ s, row }) => ({
+        ...signalItem(s),
+        configuration_id: row.configuration_id,
+        rank: row.rank,
+        profit_factor: row.profit_factor,
+        win_rate: row.win_rate,
+        trades: row.total_trades,
+        ranking_timeframe: row.timeframe,
+        ranking_date: date,
+      }))
   }
 
   /** Verified strategies' 1H signals of the newest scanned bar on the top `topN` coins. */
