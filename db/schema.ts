@@ -3,6 +3,7 @@
  * migration into db/migrations; migrations are applied at start-up (src/db.ts).
  */
 import { integer, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { primaryKey, real } from 'drizzle-orm/sqlite-core'
 
 /** Normalised requests behind every result hash: /export/csv, /share and /og recompute from here. */
 export const resultRequests = sqliteTable('result_requests', {
@@ -58,6 +59,115 @@ export const rankingDayFiles = sqliteTable('ranking_day_files', {
   schemaVersion: text('schema_version').notNull(),
   generatedAtMs: integer('generated_at_ms').notNull(),
 })
+
+/**
+ * Signals as the scanner recorded them (docs/signals.md): one row per (strategy,
+ * timeframe, coin, signal bar), id `v1:<strategy>:<timeframe>:<coin>:<signal bar open ms>`.
+ * Append-only (trigger): a recorded signal is never changed or removed.
+ */
+export const signals = sqliteTable('signals', {
+  id: text('id').primaryKey(),
+  strategy: text('strategy').notNull(),
+  strategyName: text('strategy_name').notNull(),
+  /** the strategy's status when the signal was recorded */
+  status: text('status').notNull(),
+  coin: text('coin').notNull(),
+  direction: text('direction').notNull(),
+  timeframe: text('timeframe').notNull(),
+  /** open time of the signal bar (the bar whose close made the condition true) */
+  signalBarMs: integer('signal_bar_ms').notNull(),
+  /** the signal bar's close = the entry bar's open time */
+  signalTimeMs: integer('signal_time_ms').notNull(),
+  /** the entry bar's open: the trade model's entry price */
+  entryPrice: real('entry_price').notNull(),
+  slPct: real('sl_pct').notNull(),
+  tpPct: real('tp_pct').notNull(),
+  maxBars: integer('max_bars').notNull(),
+  publishedAtMs: integer('published_at_ms').notNull(),
+  /** recorded by the first-start backfill rather than the hourly scan */
+  backfill: integer('backfill', { mode: 'boolean' }).notNull(),
+}, t => [index('signals_time').on(t.signalTimeMs), index('signals_published').on(t.publishedAtMs)])
+
+/**
+ * The scorer's verdict on each signal (docs/signals.md): `open` rows are re-marked every
+ * hour; a final row (tp, sl, timeout, liquidation, unscoreable) is never updated or
+ * deleted (trigger). Cost inputs are frozen in the row when it is first written.
+ */
+export const scoredSignals = sqliteTable('scored_signals', {
+  signalId: text('signal_id').primaryKey().references(() => signals.id),
+  engine: text('engine').notNull(),
+  status: text('status').notNull(),
+  /** the trade model's precise exit reason (tp, sl, signal, timeout, liquidation); null while open */
+  exitReason: text('exit_reason'),
+  /** why a row is unscoreable */
+  reason: text('reason'),
+  entryTimeMs: integer('entry_time_ms').notNull(),
+  entryPrice: real('entry_price').notNull(),
+  /** open: gross reference move to the last completed close; closed: net of fees and funding */
+  pnlPct: real('pnl_pct').notNull(),
+  grossPct: real('gross_pct'),
+  feePct: real('fee_pct'),
+  fundingPct: real('funding_pct'),
+  exitPrice: real('exit_price'),
+  exitTimeMs: integer('exit_time_ms'),
+  barsHeld: integer('bars_held'),
+  slTpSameBar: integer('sl_tp_same_bar', { mode: 'boolean' }),
+  feeFrac: real('fee_frac').notNull(),
+  leverage: real('leverage').notNull(),
+  mmrFrac: real('mmr_frac').notNull(),
+  slPct: real('sl_pct').notNull(),
+  tpPct: real('tp_pct').notNull(),
+  maxBars: integer('max_bars').notNull(),
+  fundingSource: text('funding_source').notNull(),
+  fundingEvents: integer('funding_events'),
+  fundingEventsReal: integer('funding_events_real'),
+  /** close time of the last bar the scorer has seen for this row */
+  markedThroughMs: integer('marked_through_ms').notNull(),
+  updatedAtMs: integer('updated_at_ms').notNull(),
+  /** when the row became final; null while open */
+  finalizedAtMs: integer('finalized_at_ms'),
+}, t => [index('scored_status').on(t.status), index('scored_exit').on(t.exitTimeMs)])
+
+/**
+ * Sealed Merkle day roots (docs/trust.md) with their leaves. Both are written once, in
+ * one transaction, when the day is over and its leaves are final; triggers reject any
+ * UPDATE or DELETE.
+ */
+export const dayRoots = sqliteTable('day_roots', {
+  /** YYYYMMDD, UTC */
+  day: text('day').primaryKey(),
+  leafCount: integer('leaf_count').notNull(),
+  root: text('root'),
+  algorithm: text('algorithm').notNull(),
+  sealedAtMs: integer('sealed_at_ms').notNull(),
+})
+
+export const dayLeaves = sqliteTable('day_leaves', {
+  day: text('day').notNull().references(() => dayRoots.day),
+  /** position in the day's tree */
+  idx: integer('idx').notNull(),
+  /** `scored_signal:<signal id>` or `paper_trade:<position id>` */
+  recordId: text('record_id').notNull().unique(),
+  leaf: text('leaf').notNull(),
+  leafHash: text('leaf_hash').notNull(),
+}, t => [primaryKey({ columns: [t.day, t.idx] }), index('day_leaves_hash').on(t.leafHash)])
+
+/** The internal real-money NAV track, imported from CSV (`cli realtrack import`). */
+export const realTrack = sqliteTable('real_track', {
+  tMs: integer('t_ms').primaryKey(),
+  nav: real('nav').notNull(),
+  importedAtMs: integer('imported_at_ms').notNull(),
+})
+
+/** One row per (timeframe, newest signal bar) the scanner has evaluated: its watermark and warm-up evidence. */
+export const signalScans = sqliteTable('signal_scans', {
+  timeframe: text('timeframe').notNull(),
+  signalBarMs: integer('signal_bar_ms').notNull(),
+  scannedAtMs: integer('scanned_at_ms').notNull(),
+  coins: integer('coins').notNull(),
+  strategies: integer('strategies').notNull(),
+  signalsFound: integer('signals_found').notNull(),
+}, t => [primaryKey({ columns: [t.timeframe, t.signalBarMs] })])
 
 /** Weekly-alert subscribers (docs/mail.md): pending until the confirmation link is followed (double opt-in). */
 export const subscribers = sqliteTable('subscribers', {

@@ -24,6 +24,8 @@ import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
 import { rankingsModule } from './modules/rankings'
+import { signalsModule } from './modules/signals'
+import { trustModule } from './modules/trust'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
 import { mailerFor } from './mail/mailer'
@@ -55,6 +57,8 @@ export function buildApp(deps: AppDeps) {
     .use(researchModule(deps))
     .use(exportModule(deps))
     .use(rankingsModule(deps))
+    .use(signalsModule(deps))
+    .use(trustModule(deps))
     .use(cardsModule(deps))
     .use(subscribeModule(deps, mailer))
 }

@@ -7,6 +7,8 @@
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
  *   jobs list | jobs run <name> [--date YYYY-MM-DD]
+ *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
+ *   realtrack import <csv>
  *   mail weekly [--dry-run]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
@@ -25,8 +27,10 @@ import { SYNTHETIC_DEFAULTS, startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
 import { openDb } from './db'
+import { importNavFile, readLeafFile, verifyLeaf } from './modules/trust/cli'
 import { mailerFor } from './mail/mailer'
 import { runWeeklyMail } from './mail/weekly'
+import { scoredSignalsSource } from './mail/weekly-signals'
 
 const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
@@ -38,6 +42,9 @@ const USAGE = `usage: perpsim <command>
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
+  trust verify <leaf.json> --date YYYYMMDD [--url URL]
+                                              check a leaf against its day root (local database, or a server)
+  realtrack import <csv>                      import the real-money NAV track (columns t|time|date, nav)
   mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)`
 
 class UsageError extends Error {}
@@ -110,7 +117,7 @@ async function mailWeekly(config: Config, args: string[]): Promise<number> {
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const mailer = mailerFor(config, db, systemClock, log)
   try {
-    const r = await runWeeklyMail({ db, clock: systemClock, mailer }, systemClock.now(), { dryRun: values['dry-run'] })
+    const r = await runWeeklyMail({ db, clock: systemClock, mailer, signals: scoredSignalsSource(db) }, systemClock.now(), { dryRun: values['dry-run'] })
     if (r.samples) {
       console.log(`dry run, week ${r.week}: ${r.subscribers} active subscribers would get this (English text part; nothing stored or sent):\n`)
       console.log(`Subject: ${r.samples.en.subject}\n\n${r.samples.en.text}`)
@@ -139,6 +146,30 @@ function dataInfo(config: Config): void {
   }
 }
 
+async function trustVerify(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { date: { type: 'string' }, url: { type: 'string' } } })
+  if (positionals.length !== 1) throw new UsageError('trust verify needs one leaf file')
+  if (!values.date || !/^\d{8}$/.test(values.date)) throw new UsageError(`--date ${values.date ?? ''}: expected YYYYMMDD`)
+  const leaf = readLeafFile(positionals[0]!)
+  const db = values.url ? null : openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const res = await verifyLeaf(leaf, values.date, values.url ? { url: values.url } : { db: db! })
+  db?.$client.close()
+  console.log(res.message)
+  return res.ok ? 0 : 1
+}
+
+async function realtrackImport(config: Config, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  if (positionals.length !== 1) throw new UsageError('realtrack import needs one CSV file')
+  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const res = importNavFile(db, positionals[0]!, systemClock.now())
+  db.$client.close()
+  for (const e of res.errors) process.stderr.write(`unreadable row: ${e}\n`)
+  if (res.errors.length) return 1
+  console.log(`real track: ${res.added} new points of ${res.rows} (bot and session columns are not stored)`)
+  return 0
+}
+
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig()
   const [cmd, sub, ...rest] = argv
@@ -159,6 +190,8 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'info') return (dataInfo(config), 0)
   }
   if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
+  if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
+  if (cmd === 'realtrack' && sub === 'import') return realtrackImport(config, rest)
   if (cmd === 'mail' && sub === 'weekly') return mailWeekly(config, rest)
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)

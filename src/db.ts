@@ -14,6 +14,9 @@ export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = new Database(path, { create: true, strict: true })
   sqlite.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;')
+  // INSERT OR REPLACE deletes the row it replaces; only with recursive triggers on does that
+  // deletion meet the append-only DELETE triggers of published records
+  sqlite.exec('PRAGMA recursive_triggers = ON;')
   const db = drizzle({ client: sqlite, schema })
   migrate(db, { migrationsFolder: MIGRATIONS_DIR })
   return db as Db

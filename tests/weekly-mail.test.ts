@@ -6,6 +6,7 @@ import { weeklyMailJob } from '../src/jobs/weekly-mail'
 import { createLogger } from '../src/log'
 import { isoWeek } from '../src/mail/iso-week'
 import { runWeeklyMail } from '../src/mail/weekly'
+import { scoredSignalsSource } from '../src/mail/weekly-signals'
 import { GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
 import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
 import type { RankedRow } from '../src/modules/rankings/rank'
@@ -134,6 +135,31 @@ describe('the weekly mail', () => {
     expect(r.samples!.ko.subject).toContain('주간')
     expect(h.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, isoWeek(nextWeek))).get()).toBeUndefined()
     expect(h.deps.db.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.week, isoWeek(nextWeek))).all()).toEqual([])
+  })
+
+  test("lists the verified strategies' signals closed during the week: count, win rate, net", async () => {
+    const DAY = 86_400_000
+    const signal = (id: string, strategy: string, exitMs: number | null, status: string, pnlPct: number) => {
+      h.deps.db.insert(schema.signals).values({ id, strategy, strategyName: strategy, status: 'verified', coin: 'BTCUSDT', direction: 'long', timeframe: '1H', signalBarMs: exitMs ?? 0, signalTimeMs: exitMs ?? 0, entryPrice: 100, slPct: 5, tpPct: 10, maxBars: 48, publishedAtMs: 0, backfill: false }).run()
+      h.deps.db.insert(schema.scoredSignals).values({ signalId: id, engine: 'reference-engine-v2', status, entryTimeMs: 0, entryPrice: 100, pnlPct, exitTimeMs: exitMs, feeFrac: 0.0005, leverage: 1, mmrFrac: 0.005, slPct: 5, tpPct: 10, maxBars: 48, fundingSource: 'real', markedThroughMs: 0, updatedAtMs: 0, finalizedAtMs: exitMs }).run()
+    }
+    const monday = Date.UTC(2026, 11, 7, 1) // 2026-W50; the week before: Nov 30 – Dec 6
+    signal('a', 'ichimoku-long', Date.UTC(2026, 11, 1, 5), 'tp', 9.5)
+    signal('b', 'ichimoku-long', Date.UTC(2026, 11, 3, 5), 'sl', -5.25)
+    signal('c', 'ichimoku-long', Date.UTC(2026, 11, 6, 23), 'tp', 9.5)
+    signal('d', 'ichimoku-long', Date.UTC(2026, 10, 29, 23), 'tp', 9.5) // the week before: not counted
+    signal('e', 'ichimoku-long', Date.UTC(2026, 11, 7, 0, 30), 'tp', 9.5) // after the week: not counted
+    signal('f', 'ichimoku-long', null, 'open', 3) // no result yet
+    signal('g', 'bb-squeeze-long', Date.UTC(2026, 11, 2), 'tp', 8) // not a verified strategy
+    const rows = scoredSignalsSource(h.deps.db)(monday - 7 * DAY - 3_600_000, monday - 3_600_000)!
+    expect(rows.map(r => r.strategyId)).toEqual(['ichimoku-long'])
+    expect(rows[0].count).toBe(3)
+    expect(rows[0].winRatePct).toBeCloseTo(200 / 3, 10)
+    expect(rows[0].netPct).toBeCloseTo(13.75, 10)
+    const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer, signals: scoredSignalsSource(h.deps.db) }, monday, { dryRun: true })
+    expect(r.samples!.en.text).toContain('Verified strategies: scored signals of the week')
+    expect(r.samples!.en.text).toContain('- Ichimoku Cloud LONG: 3 signals closed, win rate 66.7%, net +13.8%')
+    expect(r.samples!.en.text).not.toContain('not available')
   })
 
   test('runs on the scheduler on Monday at 01:00 UTC', async () => {

@@ -10,6 +10,7 @@ import type { Config } from '../config'
 import { openDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
+import { SeriesCache } from '../market/series'
 import { DAY_MS } from '../market/types'
 import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
@@ -39,7 +40,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
   const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
   const scheduler = new Scheduler({ clock, db, log, timers: false })
-  registerJobs(scheduler, { config, clock, db, store, universe, runs }, log)
+  registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store) }, log)
   try {
     if (sub === 'list') {
       for (const j of scheduler.list()) {

@@ -7,14 +7,17 @@ import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
 import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
+import { liveRecordsJob } from './live-records'
 import { weeklyMailJob } from './weekly-mail'
 import { mailerFor } from '../mail/mailer'
+import { scoredSignalsSource } from '../mail/weekly-signals'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'mailer'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series' | 'mailer'>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
   scheduler.register(rankingsJob(deps))
-  scheduler.register(weeklyMailJob({ db: deps.db, clock: deps.clock, mailer: deps.mailer ?? mailerFor(deps.config, deps.db, deps.clock, log) }))
+  scheduler.register(liveRecordsJob(deps))
+  scheduler.register(weeklyMailJob({ db: deps.db, clock: deps.clock, mailer: deps.mailer ?? mailerFor(deps.config, deps.db, deps.clock, log), signals: scoredSignalsSource(deps.db) }))
 }

@@ -7,6 +7,7 @@ import { escapeMarkup as esc, safeUrlAttr as url } from '../cards/escape'
 import type { Lang } from '../cards/labels'
 import { LABELS } from '../cards/labels'
 import { STATUS_DEFINITIONS, STATUSES, type StrategyStatus } from '../strategies/status'
+import type { Direction } from '../engine/types'
 import type { DigestRow, DigestSignals, WeeklyDigest } from './weekly-digest'
 
 export interface MailContent {
@@ -51,6 +52,9 @@ const W: Record<Lang, {
   signals: string
   noSignals: string
   signalCols: [string, string, string, string]
+  signalLine: (count: number, winRate: string, net: string) => string
+  bars: (n: number) => string
+  trades: (n: number) => string
   rankCols: [string, string, string, string, string, string, string]
   share: string
   statuses: string
@@ -65,6 +69,9 @@ const W: Record<Lang, {
     signals: 'Verified strategies: scored signals of the week',
     noSignals: 'Scored signals are not available on this service yet, so this mail has no signal section.',
     signalCols: ['Strategy', 'Signals', 'Win rate', 'Net'],
+    signalLine: (n, wr, net) => `${n} signal${n === 1 ? '' : 's'} closed, win rate ${wr}, net ${net}`,
+    bars: n => `max ${n} bars`,
+    trades: n => `${n} trades`,
     rankCols: ['#', 'Strategy', 'Settings', 'Win rate', 'PF', 'Return', 'Trades'],
     share: 'card',
     statuses: 'What the statuses mean',
@@ -79,11 +86,20 @@ const W: Record<Lang, {
     signals: '검증된 전략: 이번 주 채점된 시그널',
     noSignals: '이 서비스에서는 아직 채점된 시그널을 제공하지 않아, 이번 메일에는 시그널 섹션이 없습니다.',
     signalCols: ['전략', '시그널', '승률', '순수익'],
+    signalLine: (n, wr, net) => `종료된 시그널 ${n}개, 승률 ${wr}, 순수익 ${net}`,
+    bars: n => `최대 ${n}봉`,
+    trades: n => `거래 ${n}회`,
     rankCols: ['#', '전략', '설정', '승률', 'PF', '수익률', '거래'],
     share: '카드',
     statuses: '상태의 의미',
     unsubscribe: '한 번의 클릭으로 구독 취소',
   },
+}
+
+/** the name, with its side added unless the name already says it (registry names end in LONG / SHORT) */
+function nameWithSide(name: string, direction: Direction, lang: Lang): string {
+  const side = LABELS[lang].direction[direction]
+  return name.includes(side) || name.toUpperCase().endsWith(` ${direction.toUpperCase()}`) ? name : `${name} (${side})`
 }
 
 const pct = (x: number) => `${x > 0 ? '+' : ''}${x.toFixed(1)}%`
@@ -96,11 +112,12 @@ export interface WeeklyLinks {
 
 function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLinks): { text: string; html: string } {
   const w = W[lang], L = LABELS[lang]
+  const settings = (r: DigestRow) => `${r.timeframe} · SL ${r.slPct}% · TP ${r.tpPct}% · ${w.bars(r.maxBars)}`
   const nameOf = (r: DigestRow) => (lang === 'ko' && r.nameKo ? r.nameKo : r.name)
-  const text = [title, ...rows.map(r => `${r.rank}. ${nameOf(r)} (${L.direction[r.direction]}) ${r.settings}: ${L.winRate.toLowerCase()} ${r.winRatePct.toFixed(1)}%, PF ${r.profitFactor.toFixed(2)}, ${pct(r.totalReturnPct)}, ${r.trades} ${L.trades.toLowerCase()}\n   ${links.share(r)}`)].join('\n')
+  const text = [title, ...rows.map(r => `${r.rank}. ${nameWithSide(nameOf(r), r.direction, lang)}, ${settings(r)}: ${L.winRate.toLowerCase()} ${r.winRatePct.toFixed(1)}%, PF ${r.profitFactor.toFixed(2)}, ${pct(r.totalReturnPct)}, ${w.trades(r.trades)}\n   ${links.share(r)}`)].join('\n')
   const th = w.rankCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
   const tr = rows
-    .map(r => `<tr><td style="padding:4px 8px">${r.rank}</td><td style="padding:4px 8px"><a href="${url(links.share(r))}">${esc(nameOf(r))}</a> ${esc(L.direction[r.direction])}</td><td style="padding:4px 8px">${esc(r.settings)}</td><td style="padding:4px 8px">${r.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${r.profitFactor.toFixed(2)}</td><td style="padding:4px 8px">${esc(pct(r.totalReturnPct))}</td><td style="padding:4px 8px">${r.trades}</td></tr>`)
+    .map(r => `<tr><td style="padding:4px 8px">${r.rank}</td><td style="padding:4px 8px"><a href="${url(links.share(r))}">${esc(nameWithSide(nameOf(r), r.direction, lang))}</a></td><td style="padding:4px 8px">${esc(settings(r))}</td><td style="padding:4px 8px">${r.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${r.profitFactor.toFixed(2)}</td><td style="padding:4px 8px">${esc(pct(r.totalReturnPct))}</td><td style="padding:4px 8px">${r.trades}</td></tr>`)
     .join('')
   return { text, html: `<h2 style="font-size:18px">${esc(title)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }
@@ -108,9 +125,9 @@ function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLi
 function signalTable(lang: Lang, signals: DigestSignals[] | null): { text: string; html: string } {
   const w = W[lang], L = LABELS[lang]
   if (signals === null) return { text: `${w.signals}\n${w.noSignals}`, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><p>${esc(w.noSignals)}</p>` }
-  const text = [w.signals, ...signals.map(s => `- ${s.name} (${L.direction[s.direction]}): ${s.count}, ${s.winRatePct.toFixed(1)}%, ${pct(s.netPct)}`)].join('\n')
+  const text = [w.signals, ...signals.map(s => `- ${nameWithSide(s.name, s.direction, lang)}: ${w.signalLine(s.count, `${s.winRatePct.toFixed(1)}%`, pct(s.netPct))}`)].join('\n')
   const th = w.signalCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
-  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(s.name)} ${esc(L.direction[s.direction])}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${esc(pct(s.netPct))}</td></tr>`).join('')
+  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(nameWithSide(s.name, s.direction, lang))}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${esc(pct(s.netPct))}</td></tr>`).join('')
   return { text, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }
 

@@ -11,8 +11,10 @@ export interface DigestRow {
   /** the Korean name where the rankings have one */
   nameKo: string | null
   direction: Direction
-  /** e.g. `1H · SL 10% · TP 8% · 48 bars` */
-  settings: string
+  timeframe: string
+  slPct: number
+  tpPct: number
+  maxBars: number
   winRatePct: number
   profitFactor: number
   totalReturnPct: number

@@ -1,0 +1,118 @@
+import { t } from 'elysia'
+
+export const LiveQuery = t.Object({
+  top_n: t.Integer({ minimum: 1, maximum: 100, default: 30, description: 'coins of the scanned top 100, in market-cap order' }),
+})
+
+export const HistoryQuery = t.Object({
+  hours: t.Integer({ minimum: 1, maximum: 72, default: 24, description: 'signals whose signal_time lies in the last N hours' }),
+})
+
+export const RealtimeQuery = t.Object({
+  min_pf: t.Number({ minimum: 0, default: 2.0, description: 'least 30-day ranking profit factor' }),
+  max_results: t.Integer({ minimum: 1, maximum: 100, default: 10 }),
+})
+
+export const ScoredQuery = t.Object({
+  days: t.Integer({ minimum: 1, maximum: 90, default: 14, description: 'signals published in the last N days' }),
+  limit: t.Integer({ minimum: 1, maximum: 500, default: 200 }),
+  signal_ids: t.Optional(t.String({ description: 'comma-separated recorded ids (at most 500); an exact lookup ignores days and limit' })),
+})
+
+const StrategyStatus = t.UnionEnum(['verified', 'testing', 'research'])
+const Direction = t.UnionEnum(['long', 'short'])
+
+/** The contract's Signal, plus the record's own fields. */
+export const Signal = t.Object({
+  id: t.String({ description: 'v1:<strategy>:<timeframe>:<coin>:<signal bar open time, ms>' }),
+  strategy: t.String(),
+  strategy_name: t.String(),
+  coin: t.String(),
+  direction: Direction,
+  timeframe: t.String(),
+  signal_bar_time: t.String({ description: 'open time of the signal bar (ISO 8601, UTC, no zone)' }),
+  signal_time: t.String({ description: 'the signal bar close = the entry bar open (ISO 8601, UTC, no zone)' }),
+  entry_price: t.Number({ description: 'the entry bar open: the trade model entry' }),
+  status: StrategyStatus,
+  sl_pct: t.Number(),
+  tp_pct: t.Number(),
+  max_bars: t.Integer(),
+  published_at: t.String({ description: 'when the signal was recorded (ISO 8601, UTC, no zone)' }),
+  backfill: t.Boolean({ description: 'recorded by a catch-up scan, after a newer bar had completed' }),
+})
+
+export const SignalList = t.Array(Signal)
+
+export const HistoryResponse = t.Object({
+  as_of: t.String(),
+  hours: t.Integer(),
+  count: t.Integer(),
+  signals: SignalList,
+})
+
+export const RealtimeSignal = t.Composite([
+  Signal,
+  t.Object({
+    configuration_id: t.String(),
+    rank: t.Integer(),
+    profit_factor: t.Number(),
+    win_rate: t.Number(),
+    trades: t.Integer(),
+    ranking_timeframe: t.String(),
+    ranking_date: t.String(),
+  }),
+])
+
+export const RealtimeList = t.Array(RealtimeSignal)
+
+const NullableNumber = t.Union([t.Number(), t.Null()])
+
+export const ScoredSignal = t.Object({
+  id: t.String(),
+  strategy: t.String(),
+  strategy_name: t.String(),
+  strategy_status: StrategyStatus,
+  coin: t.String(),
+  direction: Direction,
+  timeframe: t.String(),
+  entry_price: t.Number(),
+  sl_pct: t.Number(),
+  tp_pct: t.Number(),
+  max_bars: t.Integer(),
+  signal_time: t.String(),
+  published_at: t.String(),
+  status: t.UnionEnum(['tp', 'sl', 'timeout', 'liquidation', 'open', 'unscoreable']),
+  engine: t.String(),
+  pnl_pct: t.Number({ description: 'open: gross reference move to the last completed close; closed: net of fees and funding (% of margin)' }),
+  exit_price: NullableNumber,
+  exit_time: t.Union([t.String(), t.Null()]),
+  bars_held: t.Union([t.Integer(), t.Null()]),
+  exit_reason: t.Union([t.String(), t.Null()]),
+  reason: t.Union([t.String(), t.Null()], { description: 'why a row is unscoreable' }),
+  gross_pct: NullableNumber,
+  fee_pct: NullableNumber,
+  funding_pct: NullableNumber,
+  marked_through: t.String({ description: 'close time of the last candle the scorer used' }),
+  finalized_at: t.Union([t.String(), t.Null()]),
+  frozen_inputs: t.Object({
+    fee_frac: t.Number(),
+    leverage: t.Number(),
+    mmr_frac: t.Number(),
+    sl_pct: t.Number(),
+    tp_pct: t.Number(),
+    max_bars: t.Integer(),
+    market_type: t.Literal('futures'),
+    funding_source: t.String(),
+  }),
+  funding_coverage: t.Union([
+    t.Object({ events: t.Integer(), real_events: t.Integer(), coverage_pct: NullableNumber }),
+    t.Null(),
+  ]),
+})
+
+export const ScoredResponse = t.Object({
+  as_of: t.String(),
+  engine: t.String(),
+  note: t.String(),
+  signals: t.Array(ScoredSignal),
+})

@@ -1,0 +1,157 @@
+/**
+ * The signal records in the database: recorded signals, scan watermarks and scored
+ * results. The scanner and scorer jobs write through here; the signals service reads.
+ * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
+ */
+import { and, desc, eq, gte, inArray, isNull, lt, max, ne, or, sql } from 'drizzle-orm'
+import { scoredSignals, signalScans, signals } from '../../../db/schema'
+import type { Db } from '../../db'
+
+export type SignalRow = typeof signals.$inferSelect
+export type ScoredRow = typeof scoredSignals.$inferSelect
+export type ScanRow = typeof signalScans.$inferSelect
+
+export const ENGINE_LABEL = 'reference-engine-v2'
+export const FINAL_STATUSES = ['tp', 'sl', 'timeout', 'liquidation', 'unscoreable'] as const
+export type ScoredStatus = (typeof FINAL_STATUSES)[number] | 'open'
+
+/** `v1:<strategy>:<timeframe>:<coin>:<signal bar open time, ms>` */
+export function signalId(strategy: string, timeframe: string, coin: string, signalBarMs: number): string {
+  return `v1:${strategy}:${timeframe}:${coin}:${signalBarMs}`
+}
+
+/** SQLite's bound-variable limit divided by a row's columns, rounded down generously */
+const INSERT_CHUNK = 400
+
+/** Insert signals not recorded yet; returns how many were new. */
+export function insertSignals(db: Db, rows: SignalRow[]): number {
+  let added = 0
+  db.transaction(tx => {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      added += tx.insert(signals).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing().returning({ id: signals.id }).all().length
+    }
+  })
+  return added
+}
+
+export function recordScan(db: Db, scan: ScanRow): void {
+  db.insert(signalScans).values(scan).onConflictDoNothing().run()
+}
+
+/** The newest signal bar scanned on a timeframe, or null before the first scan. */
+export function scanWatermark(db: Db, timeframe: string): number | null {
+  const r = db.select({ m: max(signalScans.signalBarMs) }).from(signalScans).where(eq(signalScans.timeframe, timeframe)).get()
+  return r?.m ?? null
+}
+
+export function latestScan(db: Db, timeframe: string): ScanRow | undefined {
+  return db.select().from(signalScans).where(eq(signalScans.timeframe, timeframe)).orderBy(desc(signalScans.signalBarMs)).limit(1).get()
+}
+
+export function scanCount(db: Db): number {
+  return db.select({ n: sql<number>`count(*)` }).from(signalScans).get()?.n ?? 0
+}
+
+/** Signals of one timeframe and signal bar. */
+export function signalsOfBar(db: Db, timeframe: string, signalBarMs: number): SignalRow[] {
+  return db.select().from(signals).where(and(eq(signals.timeframe, timeframe), eq(signals.signalBarMs, signalBarMs))).all()
+}
+
+/** Signals whose signal time is at or after `sinceMs`, newest first. */
+export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
+  return db.select().from(signals).where(gte(signals.signalTimeMs, sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).all()
+}
+
+/** Signals with no scored row yet, or an open one: the scorer's work list. */
+export function signalsToScore(db: Db): { signal: SignalRow; scored: ScoredRow | null }[] {
+  return db
+    .select()
+    .from(signals)
+    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
+    .where(or(isNull(scoredSignals.signalId), eq(scoredSignals.status, 'open')))
+    .all()
+    .map(r => ({ signal: r.signals, scored: r.scored_signals }))
+}
+
+/** Write scored rows: new ones inserted, open ones updated (a final row refuses, by trigger). */
+export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[]): void {
+  db.transaction(tx => {
+    for (const { row, existed } of rows) {
+      if (existed) tx.update(scoredSignals).set(row).where(and(eq(scoredSignals.signalId, row.signalId), eq(scoredSignals.status, 'open'))).run()
+      else tx.insert(scoredSignals).values(row).run()
+    }
+  })
+}
+
+export interface ScoredJoined {
+  signal: SignalRow
+  scored: ScoredRow
+}
+
+/** Scored rows by published-at window (newest first, at most `limit`), or by exact ids. */
+export function scoredRows(db: Db, opts: { sinceMs: number; limit: number } | { ids: string[] }): ScoredJoined[] {
+  const q = db.select().from(scoredSignals).innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+  const rows = 'ids' in opts
+    ? q.where(inArray(signals.id, opts.ids)).orderBy(desc(signals.signalTimeMs), signals.id).all()
+    : q.where(gte(signals.publishedAtMs, opts.sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).limit(opts.limit).all()
+  return rows.map(r => ({ signal: r.signals, scored: r.scored_signals }))
+}
+
+/**
+ * Final scored rows that are leaves of the day [fromMs, toMs) (docs/trust.md): those whose
+ * exit (unscoreable: finalization) falls in it, and those from an earlier day that became
+ * final in it after their own day was sealed (not among any sealed day's leaves).
+ */
+export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJoined[] {
+  const leafTime = sql<number>`coalesce(${scoredSignals.exitTimeMs}, ${scoredSignals.finalizedAtMs})`
+  return db
+    .select()
+    .from(scoredSignals)
+    .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+    .where(
+      and(
+        ne(scoredSignals.status, 'open'),
+        or(
+          and(gte(leafTime, fromMs), lt(leafTime, toMs)),
+          and(
+            lt(leafTime, fromMs),
+            gte(scoredSignals.finalizedAtMs, fromMs),
+            lt(scoredSignals.finalizedAtMs, toMs),
+            sql`'scored_signal:' || ${signals.id} NOT IN (SELECT record_id FROM day_leaves)`,
+          ),
+        ),
+      ),
+    )
+    .all()
+    .map(r => ({ signal: r.signals, scored: r.scored_signals }))
+}
+
+/**
+ * Could a record still become final with a leaf time before `dayEndMs`? True while a
+ * signal of that time is unscored, or an open row has not been marked through it.
+ */
+export function scoringPendingBefore(db: Db, dayEndMs: number): boolean {
+  const unscored = db
+    .select({ n: sql<number>`count(*)` })
+    .from(signals)
+    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
+    .where(and(isNull(scoredSignals.signalId), lt(signals.signalTimeMs, dayEndMs)))
+    .get()?.n ?? 0
+  if (unscored > 0) return true
+  const open = db
+    .select({ n: sql<number>`count(*)` })
+    .from(scoredSignals)
+    .where(and(eq(scoredSignals.status, 'open'), lt(scoredSignals.markedThroughMs, dayEndMs)))
+    .get()?.n ?? 0
+  return open > 0
+}
+
+export function firstSignalTimeMs(db: Db): number | null {
+  return db.select({ m: sql<number | null>`min(${signals.signalTimeMs})` }).from(signals).get()?.m ?? null
+}
+
+/** Ids of a timeframe's signals with a signal bar at or after `fromMs`. */
+export function signalIdsSince(db: Db, timeframe: string, fromMs: number): Set<string> {
+  const rows = db.select({ id: signals.id }).from(signals).where(and(eq(signals.timeframe, timeframe), gte(signals.signalBarMs, fromMs))).all()
+  return new Set(rows.map(r => r.id))
+}

@@ -1,0 +1,216 @@
+/**
+ * /signals/*: read the recorded signals and scored results; nothing is computed here
+ * beyond shaping (the scanner and scorer jobs write the records).
+ */
+import type { Clock } from '../../clock'
+import type { Db } from '../../db'
+import { InvalidRequest } from '../../runs/errors'
+import { DAY_MS, HOUR_MS } from '../../market/types'
+import type { Universe } from '../../market/universe'
+import type { StrategyStatus } from '../../strategies/status'
+import type { Direction } from '../../engine/types'
+import { DayFiles } from '../rankings/day-files'
+import type { RankedRow } from '../rankings/rank'
+import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from './records'
+
+/** the contract's signal cache */
+export const SIGNAL_CACHE_MS = 5 * 60_000
+export const MAX_SIGNAL_IDS = 500
+export const SCORED_NOTE =
+  'Scored values are model outcomes on previously recorded reference candle prices and are not fills a recipient could obtain. Reference timestamps may precede publication or delivery.'
+
+/** ISO 8601, UTC, without zone (the contract's signal_time form) */
+export const isoNoZone = (ms: number) => new Date(ms).toISOString().slice(0, 19)
+/** ISO 8601 with Z, as /simulate/coin writes trade times */
+export const isoZ = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+const round = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d
+
+/** A value kept for a while on the injected clock. */
+export class TtlCache<V> {
+  private readonly entries = new Map<string, { v: V; until: number }>()
+  constructor(private readonly clock: Clock, private readonly ttlMs: number) {}
+  get(key: string, make: () => V): V {
+    const now = this.clock.now()
+    const hit = this.entries.get(key)
+    if (hit && hit.until > now) return hit.v
+    const v = make()
+    this.entries.set(key, { v, until: now + this.ttlMs })
+    if (this.entries.size > 256) this.entries.delete(this.entries.keys().next().value!)
+    return v
+  }
+}
+
+export function signalItem(s: SignalRow) {
+  return {
+    id: s.id,
+    strategy: s.strategy,
+    strategy_name: s.strategyName,
+    coin: s.coin,
+    direction: s.direction as Direction,
+    timeframe: s.timeframe,
+    signal_bar_time: isoNoZone(s.signalBarMs),
+    signal_time: isoNoZone(s.signalTimeMs),
+    entry_price: s.entryPrice,
+    status: s.status as StrategyStatus,
+    sl_pct: s.slPct,
+    tp_pct: s.tpPct,
+    max_bars: s.maxBars,
+    published_at: isoNoZone(s.publishedAtMs),
+    backfill: s.backfill,
+  }
+}
+
+export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
+  const closed = r.status !== 'open' && r.status !== 'unscoreable'
+  return {
+    id: s.id,
+    strategy: s.strategy,
+    strategy_name: s.strategyName,
+    strategy_status: s.status as StrategyStatus,
+    coin: s.coin,
+    direction: s.direction as Direction,
+    timeframe: s.timeframe,
+    entry_price: r.entryPrice,
+    sl_pct: r.slPct,
+    tp_pct: r.tpPct,
+    max_bars: r.maxBars,
+    signal_time: isoNoZone(s.signalTimeMs),
+    published_at: isoNoZone(s.publishedAtMs),
+    status: r.status as 'tp' | 'sl' | 'timeout' | 'liquidation' | 'open' | 'unscoreable',
+    engine: r.engine,
+    pnl_pct: round(r.pnlPct),
+    exit_price: r.exitPrice,
+    exit_time: r.exitTimeMs === null ? null : isoZ(r.exitTimeMs),
+    bars_held: r.barsHeld,
+    exit_reason: r.exitReason,
+    reason: r.reason,
+    gross_pct: r.grossPct === null ? null : round(r.grossPct),
+    fee_pct: r.feePct === null ? null : round(r.feePct),
+    funding_pct: r.fundingPct === null ? null : round(r.fundingPct),
+    marked_through: isoZ(r.markedThroughMs),
+    finalized_at: r.finalizedAtMs === null ? null : isoZ(r.finalizedAtMs),
+    frozen_inputs: {
+      fee_frac: r.feeFrac,
+      leverage: r.leverage,
+      mmr_frac: r.mmrFrac,
+      sl_pct: r.slPct,
+      tp_pct: r.tpPct,
+      max_bars: r.maxBars,
+      market_type: 'futures' as const,
+      funding_source: r.fundingSource,
+    },
+    funding_coverage:
+      closed && r.fundingEvents !== null
+        ? { events: r.fundingEvents, real_events: r.fundingEventsReal ?? 0, coverage_pct: r.fundingEvents > 0 ? round(((r.fundingEventsReal ?? 0) / r.fundingEvents) * 100, 2) : null }
+        : null,
+  }
+}
+
+export interface SignalsServiceDeps {
+  db: Db
+  clock: Clock
+  universe: Universe
+}
+
+/** the ranking /signals/realtime joins: the 30-day period of the top-50 group */
+export const REALTIME_PERIOD = '30d'
+export const REALTIME_GROUP = 'top50'
+/** the scanner is warm when its newest 1H scan ran this recently */
+export const SCANNER_WARM_MS = 2 * HOUR_MS
+
+/**
+ * The ranking row a strategy's signals are judged by (rule 2): its best-ranked 1H row, or,
+ * when it has none on 1H, its best-ranked row of any timeframe.
+ */
+export function rankingRowFor(rows: readonly RankedRow[], strategy: string): RankedRow | null {
+  let best1h: RankedRow | null = null
+  let best: RankedRow | null = null
+  for (const r of rows) {
+    if (r.strategy !== strategy) continue
+    if (r.timeframe === '1H' && (best1h === null || r.rank < best1h.rank)) best1h = r
+    if (best === null || r.rank < best.rank) best = r
+  }
+  return best1h ?? best
+}
+
+export class SignalsService {
+  private readonly liveCache: TtlCache<ReturnType<typeof signalItem>[]>
+  private readonly realtimeCache: TtlCache<ReturnType<SignalsService['computeRealtime']>>
+  private readonly dayFiles: DayFiles
+
+  constructor(private readonly deps: SignalsServiceDeps) {
+    this.liveCache = new TtlCache(deps.clock, SIGNAL_CACHE_MS)
+    this.realtimeCache = new TtlCache(deps.clock, SIGNAL_CACHE_MS)
+    this.dayFiles = new DayFiles(deps.db)
+  }
+
+  /** /signals/realtime: the contract's rules 1–5 (docs/signals.md). */
+  realtime(minPf: number, maxResults: number) {
+    return this.realtimeCache.get(`${minPf}|${maxResults}`, () => this.computeRealtime(minPf, maxResults))
+  }
+
+  private computeRealtime(minPf: number, maxResults: number) {
+    const now = this.deps.clock.now()
+    const scan = latestScan(this.deps.db, '1H')
+    if (!scan || now - scan.scannedAtMs > SCANNER_WARM_MS) return []
+    const date = this.dayFiles.latest()
+    if (date === null) return []
+    const rows = this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? []
+    const rank = new Map(this.deps.universe.all().map((c, i) => [c.meta.symbol, i]))
+    return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
+      .map(s => ({ s, row: rankingRowFor(rows, s.strategy) }))
+      .filter((x): x is { s: SignalRow; row: RankedRow } => x.row !== null && x.row.direction === x.s.direction && x.row.profit_factor >= minPf)
+      .sort((a, b) => a.row.rank - b.row.rank || (rank.get(a.s.coin) ?? 1e9) - (rank.get(b.s.coin) ?? 1e9))
+      .slice(0, maxResults)
+      .map(({ s, row }) => ({
+        ...signalItem(s),
+        configuration_id: row.configuration_id,
+        rank: row.rank,
+        profit_factor: row.profit_factor,
+        win_rate: row.win_rate,
+        trades: row.total_trades,
+        ranking_timeframe: row.timeframe,
+        ranking_date: date,
+      }))
+  }
+
+  /** Verified strategies' 1H signals of the newest scanned bar on the top `topN` coins. */
+  live(topN: number) {
+    return this.liveCache.get(String(topN), () => {
+      const scan = latestScan(this.deps.db, '1H')
+      if (!scan) return []
+      const rank = new Map(this.deps.universe.topN(topN).map((c, i) => [c.meta.symbol, i]))
+      return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
+        .filter(s => s.status === 'verified' && rank.has(s.coin))
+        .sort((a, b) => rank.get(a.coin)! - rank.get(b.coin)! || a.strategy.localeCompare(b.strategy))
+        .map(signalItem)
+    })
+  }
+
+  history(hours: number) {
+    const now = this.deps.clock.now()
+    const signals = signalsSince(this.deps.db, now - hours * HOUR_MS).filter(s => s.signalTimeMs <= now).map(signalItem)
+    return { as_of: isoNoZone(now), hours, count: signals.length, signals }
+  }
+
+  scored(q: { days: number; limit: number; signal_ids?: string }) {
+    const now = this.deps.clock.now()
+    let rows: ScoredJoined[]
+    if (q.signal_ids !== undefined) {
+      const ids = q.signal_ids.split(',').map(s => s.trim())
+      if (ids.length > MAX_SIGNAL_IDS || ids.some(id => id.length === 0)) {
+        throw new InvalidRequest([
+          {
+            loc: ['query', 'signal_ids'],
+            msg: ids.length > MAX_SIGNAL_IDS ? `at most ${MAX_SIGNAL_IDS} ids, got ${ids.length}` : 'comma-separated ids, none empty',
+            input: q.signal_ids,
+          },
+        ])
+      }
+      rows = scoredRows(this.deps.db, { ids: [...new Set(ids)] })
+    } else {
+      rows = scoredRows(this.deps.db, { sinceMs: now - q.days * DAY_MS, limit: q.limit })
+    }
+    return { as_of: isoZ(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
+  }
+}

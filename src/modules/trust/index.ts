@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { adminOnly } from '../../http/admin-auth'
+import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
+import { TrustService } from './service'
+
+/** /trust/* and /real-mode-checklist. */
+export function trustModule(deps: AppDeps, service = new TrustService({ ...deps, adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: Boolean(process.env.SMTP_URL) })) {
+  const admin = adminOnly(deps.config.adminKey)
+  return new Elysia({ name: 'trust' })
+    .get('/trust/merkle/:date', ({ params }) => service.merkle(params.date), {
+      params: DateParams,
+      response: MerkleDay,
+      detail: { tags: ['trust'], summary: 'Merkle day root (RFC 6962, SHA-256) over the records that closed that UTC day' },
+    })
+    .get('/trust/merkle/:date/leaves', ({ params }) => service.leaves(params.date), {
+      params: DateParams,
+      response: MerkleLeaves,
+      detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },
+    })
+    .get('/trust/merkle/:date/proof', ({ params, query, status }) => service.proof(params.date, query.leaf) ?? status(404, { detail: `no leaf with hash ${query.leaf.toLowerCase()} on ${params.date}` }), {
+      params: DateParams,
+      query: ProofQuery,
+      response: { 200: MerkleProof, 404: Detail },
+      detail: { tags: ['trust'], summary: 'Audit path of one leaf to its day root' },
+    })
+    .get('/trust/metrics', () => service.metrics(), {
+      response: TrustMetrics,
+      detail: { tags: ['trust'], summary: 'Public execution-quality figures computed from the records' },
+    })
+    .get('/trust/real-track', () => service.realTrack(), {
+      beforeHandle: admin,
+      response: { 200: RealTrack, 401: Detail, 403: Detail, 503: Detail },
+      detail: { hide: true },
+    })
+    .get('/real-mode-checklist', () => service.checklist(), {
+      beforeHandle: admin,
+      response: { 200: Checklist, 401: Detail, 403: Detail, 503: Detail },
+      detail: { hide: true },
+    })
+}

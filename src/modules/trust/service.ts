@@ -1,0 +1,202 @@
+/**
+ * /trust/*: day roots, leaves and proofs as stored (or, for a day not sealed yet, as the
+ * records stand), execution-quality figures computed from the records, the anonymized
+ * real-money NAV track, and the real-mode checklist. Nothing here writes.
+ */
+import { asc, eq, gte, sql } from 'drizzle-orm'
+import { realTrack, scoredSignals, signals } from '../../../db/schema'
+import type { Clock } from '../../clock'
+import type { Db } from '../../db'
+import { auditPath, MERKLE_ALGORITHM, toHex } from '../../engine/merkle'
+import { InvalidRequest } from '../../runs/errors'
+import type { CandleStore } from '../../market/candle-store'
+import { DAY_MS, HOUR_MS } from '../../market/types'
+import type { Universe } from '../../market/universe'
+import { isoZ } from '../signals/service'
+import { latestScan } from '../signals/records'
+import { dayStartOf, dayView, type LeafSource } from './leaves'
+
+export interface TrustDeps {
+  db: Db
+  clock: Clock
+  store: CandleStore
+  universe: Universe
+  leafSources?: LeafSource[]
+  /** paper-trading figures for the metrics and the checklist; absent until paper trading runs */
+  paper?: PaperFigures
+  adminKeyConfigured: boolean
+  smtpConfigured: boolean
+}
+
+export interface PaperFigures {
+  completedCycles(): number
+  /** paper entry vs the signal's reference entry, % (one value per paper position) */
+  slippagePct(sinceMs: number): number[]
+  /** [positions with SL and TP set, all positions] */
+  slTpSet(sinceMs: number): [number, number]
+}
+
+function quantile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null
+  const pos = (sorted.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.ceil(pos)
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
+}
+
+const r4 = (x: number | null) => (x === null ? null : Math.round(x * 1e4) / 1e4)
+
+export class TrustService {
+  constructor(private readonly deps: TrustDeps) {}
+
+  private day(date: string): number {
+    const ms = dayStartOf(date)
+    if (ms === null) throw new InvalidRequest([{ loc: ['path', 'date'], msg: 'a UTC calendar day as YYYYMMDD', input: date }])
+    return ms
+  }
+
+  merkle(date: string) {
+    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoZ(v.sealedAtMs) }
+  }
+
+  leaves(date: string) {
+    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    return {
+      date,
+      algorithm: MERKLE_ALGORITHM,
+      sealed: v.sealed,
+      root: v.root,
+      leaf_count: v.leaves.length,
+      leaves: v.leaves.map((l, index) => ({ index, record_id: l.recordId, leaf: l.leaf, leaf_hash: l.leafHash })),
+    }
+  }
+
+  proof(date: string, leafHash: string) {
+    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    const hash = leafHash.toLowerCase()
+    const index = v.leaves.findIndex(l => l.leafHash === hash)
+    if (index < 0) return null
+    const hashes = v.leaves.map(l => new Uint8Array(Buffer.from(l.leafHash, 'hex')))
+    return {
+      date,
+      algorithm: MERKLE_ALGORITHM,
+      sealed: v.sealed,
+      root: v.root!,
+      tree_size: v.leaves.length,
+      leaf_index: index,
+      leaf_hash: hash,
+      leaf: v.leaves[index]!.leaf,
+      audit_path: auditPath(hashes, index).map(toHex),
+    }
+  }
+
+  metrics() {
+    const { db } = this.deps
+    const now = this.deps.clock.now()
+    const countSince = (ms: number) => db.select({ n: sql<number>`count(*)` }).from(signals).where(gte(signals.publishedAtMs, ms)).get()!.n
+    const week = now - 7 * DAY_MS
+    const recent = db
+      .select({ pub: signals.publishedAtMs, st: signals.signalTimeMs, backfill: signals.backfill, status: scoredSignals.status })
+      .from(signals)
+      .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
+      .where(gte(signals.publishedAtMs, week))
+      .all()
+    const latency = recent.filter(r => !r.backfill).map(r => (r.pub - r.st) / 1000).sort((a, b) => a - b)
+    const scored = recent.filter(r => r.status !== null)
+    const final = scored.filter(r => r.status !== 'open')
+    const unscoreable = final.filter(r => r.status === 'unscoreable')
+    const paper = this.deps.paper
+    const slip = paper ? paper.slippagePct(week).map(Math.abs).sort((a, b) => a - b) : []
+    const [withSlTp, positions] = paper ? paper.slTpSet(week) : [0, 0]
+    return {
+      generated_at: isoZ(now),
+      window: '7d',
+      signals_published_24h: countSince(now - DAY_MS),
+      signals_published_7d: recent.length,
+      publication_latency_s: { median: r4(quantile(latency, 0.5)), p90: r4(quantile(latency, 0.9)), samples: latency.length, measured: 'published_at − signal_time, hourly scans only (backfill excluded)' },
+      scoring_coverage: recent.length ? r4(scored.length / recent.length) : null,
+      final_share: recent.length ? r4(final.length / recent.length) : null,
+      unscoreable_share: final.length ? r4(unscoreable.length / final.length) : null,
+      paper_vs_reference_slippage_pct: { median: r4(quantile(slip, 0.5)), p90: r4(quantile(slip, 0.9)), samples: slip.length },
+      paper_positions_with_sl_tp_share: positions ? r4(withSlTp / positions) : null,
+    }
+  }
+
+  realTrack() {
+    const rows = this.deps.db.select().from(realTrack).orderBy(asc(realTrack.tMs)).all()
+    let peak = -Infinity
+    let maxDd = 0
+    for (const r of rows) {
+      peak = Math.max(peak, r.nav)
+      if (peak > 0) maxDd = Math.max(maxDd, (1 - r.nav / peak) * 100)
+    }
+    const first = rows[0]
+    const last = rows.at(-1)
+    return {
+      points: rows.map(r => ({ t: isoZ(r.tMs), nav: r.nav })),
+      count: rows.length,
+      first: first ? isoZ(first.tMs) : null,
+      last: last ? isoZ(last.tMs) : null,
+      return_pct: first && last && first.nav > 0 ? r4((last.nav / first.nav - 1) * 100) : null,
+      max_drawdown_pct: rows.length ? r4(maxDd) : null,
+    }
+  }
+
+  checklist() {
+    const now = this.deps.clock.now()
+    const { store, universe, db } = this.deps
+    const top = universe.topN(100)
+    const lastCloses = top.map(c => store.bars(c.meta.symbol)!).filter(b => b.n > 0).map(b => b.t[b.n - 1] + b.stepMs)
+    const newest = lastCloses.length ? Math.max(...lastCloses) : null
+    const ageH = newest === null ? null : (now - newest) / HOUR_MS
+    const scan = latestScan(db, '1H')
+    const scanAgeH = scan ? (now - scan.scannedAtMs) / HOUR_MS : null
+    const firstScanMs = db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+    const m = this.metrics()
+    const cycles = this.deps.paper?.completedCycles() ?? 0
+    const slipP90 = m.paper_vs_reference_slippage_pct.p90
+    const item = (id: string, ok: boolean, value: unknown, threshold: string, todo: string) => ({ id, status: ok ? ('pass' as const) : ('fail' as const), value, threshold, action: ok ? null : todo })
+    const items = [
+      item('data_fresh', ageH !== null && ageH <= 2, ageH === null ? null : r4(ageH), 'newest candle closed ≤ 2 h ago', 'run `cli data sync` on a schedule (or check the exchange connection)'),
+      item('real_data', !store.isSynthetic() && store.coinCount > 0, store.sources(), 'imported or synced exchange data, no synthetic', 'import Binance data (`cli data import`) or sync (`cli data sync`) into a fresh store'),
+      item('scanner_warm', scanAgeH !== null && scanAgeH <= 2 && firstScanMs !== null && now - firstScanMs >= 72 * HOUR_MS, { last_scan_age_h: scanAgeH === null ? null : r4(scanAgeH), recording_since: firstScanMs === null ? null : isoZ(firstScanMs) }, 'a 1H scan ≤ 2 h ago and ≥ 72 h of records', 'keep the service running: the hourly scan warms up over 72 hours'),
+      item('scoring_coverage', (m.scoring_coverage ?? 0) >= 0.99, m.scoring_coverage, '≥ 0.99 of the last 7 days of signals scored', 'check the scoring job in `cli jobs list`'),
+      item('paper_cycle_completed', cycles >= 1, cycles, '≥ 1 completed 30-day paper cycle', 'let paper trading run a full cycle'),
+      item('paper_slippage', slipP90 !== null && slipP90 <= 0.1, slipP90, 'p90 |paper entry − reference entry| ≤ 0.1 %', 'paper positions are needed to measure it; investigate entries that deviate'),
+      item('admin_key', this.deps.adminKeyConfigured, this.deps.adminKeyConfigured, 'ADMIN_KEY set', 'set ADMIN_KEY'),
+      item('smtp', this.deps.smtpConfigured, this.deps.smtpConfigured, 'SMTP_URL set', 'set SMTP_URL so alerts and mail leave the machine'),
+    ]
+    return { generated_at: isoZ(now), ready: items.every(i => i.status === 'pass'), passed: items.filter(i => i.status === 'pass').length, total: items.length, items }
+  }
+}
+
+/** Parse a NAV CSV: header with a time column (t, time, timestamp or date) and `nav`; other columns (bot or session ids) are dropped. */
+export function parseNavCsv(text: string): { rows: { tMs: number; nav: number }[]; errors: string[] } {
+  const lines = text.split(/\r?\n/).filter(l => l.trim() !== '')
+  const errors: string[] = []
+  if (lines.length === 0) return { rows: [], errors: ['empty file'] }
+  const header = lines[0]!.split(',').map(h => h.trim().toLowerCase())
+  const ti = header.findIndex(h => ['t', 'time', 'timestamp', 'date'].includes(h))
+  const ni = header.indexOf('nav')
+  if (ti < 0 || ni < 0) return { rows: [], errors: [`header needs a time column (t, time, timestamp or date) and nav; got: ${lines[0]}`] }
+  const rows: { tMs: number; nav: number }[] = []
+  lines.slice(1).forEach((line, k) => {
+    const cells = line.split(',').map(c => c.trim())
+    const rawT = cells[ti] ?? ''
+    const tMs = /^\d+(\.\d+)?$/.test(rawT) ? (Number(rawT) < 1e11 ? Number(rawT) * 1000 : Number(rawT)) : Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(rawT) || rawT.length <= 10 ? rawT : `${rawT}Z`)
+    const nav = Number(cells[ni])
+    if (!Number.isFinite(tMs) || !Number.isFinite(nav) || cells[ni] === '') errors.push(`line ${k + 2}: ${line}`)
+    else rows.push({ tMs, nav })
+  })
+  return { rows, errors }
+}
+
+/** Insert NAV points; a time already present keeps its stored value. Returns how many were new. */
+export function importNav(db: Db, rows: { tMs: number; nav: number }[], nowMs: number): number {
+  let added = 0
+  db.transaction(tx => {
+    for (const r of rows) added += tx.insert(realTrack).values({ ...r, importedAtMs: nowMs }).onConflictDoNothing().returning({ t: realTrack.tMs }).all().length
+  })
+  return added
+}

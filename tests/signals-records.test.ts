@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { scoredSignals, signals } from '../db/schema'
+import { openDb } from '../src/db'
+import { scanSignals } from '../src/jobs/signal-scan'
+import { scoreSignals } from '../src/jobs/signal-score'
+import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { latestScan, type ScoredRow, type SignalRow } from '../src/modules/signals/records'
+import { fillWalkUniverse, makeHarness } from './helpers/harness'
+
+const sig = (over: Partial<SignalRow> = {}): SignalRow => ({
+  id: 'v1:ichimoku-long:1H:BTCUSDT:1000',
+  strategy: 'ichimoku-long',
+  strategyName: 'Ichimoku',
+  status: 'verified',
+  coin: 'BTCUSDT',
+  direction: 'long',
+  timeframe: '1H',
+  signalBarMs: 1000,
+  signalTimeMs: 1000 + HOUR_MS,
+  entryPrice: 100,
+  slPct: 6,
+  tpPct: 10,
+  maxBars: 96,
+  publishedAtMs: 1000 + HOUR_MS,
+  backfill: false,
+  ...over,
+})
+
+const scored = (over: Partial<ScoredRow> = {}): ScoredRow => ({
+  signalId: 'v1:ichimoku-long:1H:BTCUSDT:1000',
+  engine: 'reference-engine-v2',
+  status: 'open',
+  exitReason: null,
+  reason: null,
+  entryTimeMs: 1000 + HOUR_MS,
+  entryPrice: 100,
+  pnlPct: 1.5,
+  grossPct: null,
+  feePct: null,
+  fundingPct: null,
+  exitPrice: null,
+  exitTimeMs: null,
+  barsHeld: null,
+  slTpSameBar: null,
+  feeFrac: 0.0005,
+  leverage: 1,
+  mmrFrac: 0.005,
+  slPct: 6,
+  tpPct: 10,
+  maxBars: 96,
+  fundingSource: 'binance-csv',
+  fundingEvents: null,
+  fundingEventsReal: null,
+  markedThroughMs: 1000 + 2 * HOUR_MS,
+  updatedAtMs: 0,
+  finalizedAtMs: null,
+  ...over,
+})
+
+describe('the database refuses to rewrite published records (SQLite triggers)', () => {
+  const db = openDb(':memory:')
+  afterAll(() => db.$client.close())
+  db.insert(signals).values(sig()).run()
+
+  test('a recorded signal cannot be updated or deleted', () => {
+    expect(() => db.$client.run(`UPDATE signals SET entry_price = 101`)).toThrow(/append-only/)
+    expect(() => db.$client.run(`DELETE FROM signals`)).toThrow(/append-only/)
+    expect(db.select().from(signals).get()!.entryPrice).toBe(100)
+  })
+
+  test('an open scored row may be re-marked; its frozen inputs may not change', () => {
+    db.insert(scoredSignals).values(scored()).run()
+    db.$client.run(`UPDATE scored_signals SET pnl_pct = 2.5, marked_through_ms = marked_through_ms + 3600000`)
+    expect(db.select().from(scoredSignals).get()!.pnlPct).toBe(2.5)
+    expect(() => db.$client.run(`UPDATE scored_signals SET fee_frac = 0.001`)).toThrow(/frozen inputs/)
+    expect(() => db.$client.run(`UPDATE scored_signals SET engine = 'other'`)).toThrow(/frozen inputs/)
+  })
+
+  test('a final scored row cannot be updated or deleted, whatever the statement', () => {
+    db.$client.run(`UPDATE scored_signals SET status = 'tp', exit_reason = 'tp', pnl_pct = 9.9, exit_price = 110, finalized_at_ms = 5`)
+    expect(() => db.$client.run(`UPDATE scored_signals SET pnl_pct = 0`)).toThrow(/never rewritten/)
+    expect(() => db.$client.run(`UPDATE scored_signals SET status = 'open'`)).toThrow(/never rewritten/)
+    expect(() => db.$client.run(`DELETE FROM scored_signals`)).toThrow(/never deleted/)
+    expect(() => db.$client.run(`INSERT OR REPLACE INTO scored_signals (signal_id, engine, status, entry_time_ms, entry_price, pnl_pct, fee_frac, leverage, mmr_frac, sl_pct, tp_pct, max_bars, funding_source, marked_through_ms, updated_at_ms) VALUES ('v1:ichimoku-long:1H:BTCUSDT:1000', 'x', 'open', 0, 0, 0, 0, 1, 0, 1, 1, 1, 'x', 0, 0)`)).toThrow()
+    expect(() => db.$client.run(`INSERT OR REPLACE INTO signals (id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, entry_price, sl_pct, tp_pct, max_bars, published_at_ms, backfill) SELECT id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, 1, sl_pct, tp_pct, max_bars, published_at_ms, backfill FROM signals`)).toThrow(/append-only/)
+    const row = db.select().from(scoredSignals).get()!
+    expect(row.status).toBe('tp')
+    expect(row.pnlPct).toBe(9.9)
+  })
+
+  test('an unscoreable row is final too, and a legacy engine label is kept as written', () => {
+    db.insert(signals).values(sig({ id: 'legacy-1' })).run()
+    db.insert(scoredSignals).values(scored({ signalId: 'legacy-1', engine: 'paper-tracker-v1', status: 'unscoreable', reason: 'x', finalizedAtMs: 1 })).run()
+    expect(() => db.$client.run(`UPDATE scored_signals SET engine = 'reference-engine-v2' WHERE signal_id = 'legacy-1'`)).toThrow()
+    expect(db.select().from(scoredSignals).where(eq(scoredSignals.signalId, 'legacy-1')).get()!.engine).toBe('paper-tracker-v1')
+  })
+})
+
+describe('signals over HTTP', () => {
+  const T0 = Date.UTC(2025, 0, 1)
+  const COINS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT']
+  const NOW = T0 + 35 * DAY_MS + 10_000
+  const h = makeHarness({ fill: store => fillWalkUniverse(store, COINS, T0, 35, 5), nowMs: NOW })
+  afterAll(() => h.cleanup())
+  let all: SignalRow[] = []
+  beforeAll(async () => {
+    await scanSignals(h.deps)
+    await scoreSignals(h.deps)
+    all = h.deps.db.select().from(signals).all()
+  })
+
+  test('a store of completed candles only: the newest recordable signal bar is the one before the last candle', () => {
+    // the last candle opened at NOW − 1 h − 10 s: its open is the entry of the bar before it
+    const newest = Math.max(...all.filter(s => s.timeframe === '1H').map(s => s.signalBarMs))
+    expect(newest).toBeLessThanOrEqual(T0 + 35 * DAY_MS - 2 * HOUR_MS)
+  })
+
+  test('/signals/history lists every status from the database, newest first, within the hours asked', async () => {
+    const r = await h.req('/signals/history?hours=72')
+    expect(r.status).toBe(200)
+    const expected = all.filter(s => s.signalTimeMs >= NOW - 72 * HOUR_MS)
+    expect(r.body.count).toBe(expected.length)
+    expect(r.body.signals.length).toBe(expected.length)
+    expect(new Set(r.body.signals.map((s: any) => s.status)).size).toBeGreaterThan(1)
+    const times = r.body.signals.map((s: any) => s.signal_time)
+    expect([...times].sort().reverse()).toEqual(times)
+    expect(times[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/)
+    const six = await h.req('/signals/history?hours=6')
+    expect(six.body.count).toBe(all.filter(s => s.signalTimeMs >= NOW - 6 * HOUR_MS).length)
+  })
+
+  test('/signals/history: hours outside 1–72 is a 422 naming the field', async () => {
+    for (const q of ['hours=0', 'hours=73', 'hours=x']) {
+      const r = await h.req(`/signals/history?${q}`)
+      expect(r.status).toBe(422)
+      expect(JSON.stringify(r.body.detail)).toContain('hours')
+    }
+  })
+
+  test('/signals/live: verified strategies at the newest scanned 1H bar, top_n 1–100', async () => {
+    const r = await h.req('/signals/live')
+    expect(r.status).toBe(200)
+    const newest = latestScan(h.deps.db, '1H')!.signalBarMs
+    expect(newest).toBe(T0 + 35 * DAY_MS - 2 * HOUR_MS)
+    const expected = all.filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
+    expect(r.body.length).toBe(expected.length)
+    for (const s of r.body) {
+      expect(s.status).toBe('verified')
+      for (const k of ['strategy', 'strategy_name', 'coin', 'direction', 'signal_time', 'entry_price', 'status', 'sl_pct', 'tp_pct']) expect(s).toHaveProperty(k)
+    }
+    expect((await h.req('/signals/live?top_n=0')).status).toBe(422)
+    expect((await h.req('/signals/live?top_n=101')).status).toBe(422)
+  })
+
+  test('/signals/live is cached 5 minutes on the clock', async () => {
+    const a = await h.req('/signals/live?top_n=2')
+    h.deps.db.insert(signals).values(sig({ id: 'late', coin: 'BTCUSDT', signalBarMs: latestScan(h.deps.db, '1H')!.signalBarMs, timeframe: '1H' })).run()
+    expect((await h.req('/signals/live?top_n=2')).body).toEqual(a.body)
+    h.clock.advance(5 * 60_000)
+    const b = await h.req('/signals/live?top_n=2')
+    expect(b.body.length).toBe(a.body.length + 1)
+  })
+
+  test('/signals/scored: envelope, windows and the exact id lookup', async () => {
+    const r = await h.req('/signals/scored?days=90&limit=500')
+    expect(r.status).toBe(200)
+    expect(r.body.as_of).toMatch(/Z$/)
+    expect(r.body.signals.length).toBe(all.length) // every signal was scored (open or final)
+    const item = r.body.signals.find((s: any) => s.status !== 'open')
+    for (const k of ['strategy', 'strategy_name', 'coin', 'direction', 'entry_price', 'sl_pct', 'tp_pct', 'signal_time', 'status', 'pnl_pct', 'exit_price', 'exit_time', 'bars_held']) expect(item).toHaveProperty(k)
+    expect(item.engine).toBe('reference-engine-v2')
+    expect(item.frozen_inputs.fee_frac).toBe(0.0005)
+    expect((await h.req('/signals/scored?limit=3')).body.signals.length).toBe(3)
+    const ids = [all[0]!.id, all[5]!.id]
+    h.clock.advance(200 * DAY_MS) // far past every window: the exact lookup still finds them
+    const exact = await h.req(`/signals/scored?limit=1&signal_ids=${encodeURIComponent(ids.join(','))}`)
+    expect(exact.body.signals.map((s: any) => s.id).sort()).toEqual([...ids].sort())
+    expect((await h.req('/signals/scored')).body.signals.length).toBe(0)
+  })
+
+  test('/signals/scored: days, limit and signal_ids out of range are 422s', async () => {
+    for (const q of ['days=0', 'days=91', 'limit=0', 'limit=501', `signal_ids=${Array.from({ length: 501 }, (_, i) => `a${i}`).join(',')}`, 'signal_ids=a,,b']) {
+      const r = await h.req(`/signals/scored?${q}`)
+      expect(r.status).toBe(422)
+      expect(JSON.stringify(r.body.detail)).toContain(q.split('=')[0]!)
+    }
+  })
+})
