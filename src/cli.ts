@@ -112,7 +112,12 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
 }
 
 async function mailWeekly(config: Config, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } } })
+  let values: { 'dry-run'?: boolean }
+  try {
+    values = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } } }).values
+  } catch (e) {
+    throw new UsageError(`mail weekly: ${(e as Error).message}`)
+  }
   const log = createLogger(config.logLevel)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const mailer = mailerFor(config, db, systemClock, log)

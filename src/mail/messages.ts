@@ -69,7 +69,7 @@ const W: Record<Lang, {
     signals: 'Verified strategies: scored signals of the week',
     noSignals: 'Scored signals are not available on this service yet, so this mail has no signal section.',
     signalCols: ['Strategy', 'Signals', 'Win rate', 'Net'],
-    signalLine: (n, wr, net) => `${n} signal${n === 1 ? '' : 's'} closed, win rate ${wr}, net ${net}`,
+    signalLine: (n, wr, net) => (n === 0 ? 'no signal closed this week' : `${n} signal${n === 1 ? '' : 's'} closed, win rate ${wr}, net ${net}`),
     bars: n => `max ${n} bars`,
     trades: n => `${n} trades`,
     rankCols: ['#', 'Strategy', 'Settings', 'Win rate', 'PF', 'Return', 'Trades'],
@@ -86,7 +86,7 @@ const W: Record<Lang, {
     signals: '검증된 전략: 이번 주 채점된 시그널',
     noSignals: '이 서비스에서는 아직 채점된 시그널을 제공하지 않아, 이번 메일에는 시그널 섹션이 없습니다.',
     signalCols: ['전략', '시그널', '승률', '순수익'],
-    signalLine: (n, wr, net) => `종료된 시그널 ${n}개, 승률 ${wr}, 순수익 ${net}`,
+    signalLine: (n, wr, net) => (n === 0 ? '이번 주 종료된 시그널 없음' : `종료된 시그널 ${n}개, 승률 ${wr}, 순수익 ${net}`),
     bars: n => `최대 ${n}봉`,
     trades: n => `거래 ${n}회`,
     rankCols: ['#', '전략', '설정', '승률', 'PF', '수익률', '거래'],
@@ -127,7 +127,7 @@ function signalTable(lang: Lang, signals: DigestSignals[] | null): { text: strin
   if (signals === null) return { text: `${w.signals}\n${w.noSignals}`, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><p>${esc(w.noSignals)}</p>` }
   const text = [w.signals, ...signals.map(s => `- ${nameWithSide(s.name, s.direction, lang)}: ${w.signalLine(s.count, `${s.winRatePct.toFixed(1)}%`, pct(s.netPct))}`)].join('\n')
   const th = w.signalCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
-  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(nameWithSide(s.name, s.direction, lang))}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${esc(pct(s.netPct))}</td></tr>`).join('')
+  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(nameWithSide(s.name, s.direction, lang))}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.count ? `${s.winRatePct.toFixed(1)}%` : '–'}</td><td style="padding:4px 8px">${s.count ? esc(pct(s.netPct)) : '–'}</td></tr>`).join('')
   return { text, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }
 
