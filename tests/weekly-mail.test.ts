@@ -178,3 +178,14 @@ describe('the weekly mail', () => {
     await scheduler.stop()
   })
 })
+
+describe('weekly_digests', () => {
+  test('the database refuses to rewrite or delete a stored digest, and a REPLACE keeps the first', () => {
+    const db = h.deps.db.$client
+    db.run(`INSERT INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":1}', 0)`)
+    expect(() => db.run(`UPDATE weekly_digests SET payload = '{"a":2}' WHERE week = '1999-W01'`)).toThrow(/append-only/)
+    expect(() => db.run(`DELETE FROM weekly_digests WHERE week = '1999-W01'`)).toThrow(/append-only/)
+    db.run(`INSERT OR REPLACE INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":3}', 1)`)
+    expect(db.query(`SELECT payload FROM weekly_digests WHERE week = '1999-W01'`).get()).toEqual({ payload: '{"a":1}' })
+  })
+})
