@@ -128,7 +128,11 @@ async function mailWeekly(config: Config, args: string[]): Promise<number> {
       console.log(`Subject: ${r.samples.en.subject}\n\n${r.samples.en.text}`)
       return 0
     }
-    const d = r.delivery!
+    if (r.delivery === null) {
+      console.log(`week ${r.week}: no active subscribers, nothing to send`)
+      return 0
+    }
+    const d = r.delivery
     console.log(`week ${r.week}: ${r.subscribers} active subscribers, ${r.queued} newly queued; ${d.sent} sent via ${mailer.transportDescription}, ${d.retrying} to retry, ${d.failed} failed`)
     return d.failed > 0 ? 1 : 0
   } finally {

@@ -75,6 +75,12 @@ const addSubscriber = (email: string, lang: string, status: string) =>
   h.deps.db.insert(schema.subscribers).values({ email, lang, status, createdAtMs: 0, updatedAtMs: 0 }).run()
 
 describe('the weekly mail', () => {
+  test('with no active subscriber does nothing, and freezes no digest for the week', async () => {
+    const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, MONDAY_0100)
+    expect(r).toMatchObject({ subscribers: 0, queued: 0, delivery: null })
+    expect(h.deps.db.select().from(schema.weeklyDigests).all()).toEqual([])
+  })
+
   test('goes to every active subscriber in their language, with HTML and text parts and the list headers', async () => {
     new DayFiles(h.deps.db).publish(dayFile('2026-11-23'), MONDAY_0100)
     addSubscriber('en@example.org', 'en', 'active')

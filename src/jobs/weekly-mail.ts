@@ -17,6 +17,7 @@ export function weeklyMailJob(deps: WeeklyMailDeps): JobDefinition {
     catchUpMs: 3 * 86_400_000,
     run: async ctx => {
       const r = await runWeeklyMail(deps, ctx.slotMs)
+      if (r.subscribers === 0) return { skipped: `no active subscribers in ${r.week}` }
       ctx.progress(`weekly mail ${r.week}: ${r.subscribers} active subscribers, ${r.queued} queued, ${r.delivery?.sent ?? 0} sent`)
       return { counts: { subscribers: r.subscribers, queued: r.queued, sent: r.delivery?.sent ?? 0, retrying: r.delivery?.retrying ?? 0, failed: r.delivery?.failed ?? 0 } }
     },

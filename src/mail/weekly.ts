@@ -121,6 +121,8 @@ export async function runWeeklyMail(deps: WeeklyMailDeps, atMs: number, opts: { 
       weeklyMail(digest, lang, { share: r => deps.mailer.shareUrl(r, lang), unsubscribe: deps.mailer.unsubscribeUrl(subs[0]?.email ?? 'subscriber@example.org') })
     return { week, subscribers: subs.length, queued: 0, delivery: null, samples: { en: sample('en'), ko: sample('ko') } }
   }
+  // nobody to write to: nothing is frozen, so a week's digest is only fixed when it is mailed
+  if (subs.length === 0) return { week, subscribers: 0, queued: 0, delivery: null }
   frozenDigest(deps, atMs)
   const queued = deps.mailer.outbox.enqueue(subs.map(s => ({ kind: 'weekly', recipient: s.email, week, lang: s.lang })))
   const delivery = await deps.mailer.deliverDue()
