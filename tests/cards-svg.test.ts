@@ -37,6 +37,10 @@ describe('card figures', () => {
     expect(formatFigures(figures({ profitFactor: 999, profitFactorCapped: true, totalReturnPct: 3 })).profitFactor).toBe('≥999')
   })
 
+  test('with no trades there is nothing to show but the count', () => {
+    expect(formatFigures(figures({ trades: 0, winRatePct: 0, profitFactor: 0, totalReturnPct: 0, maxDrawdownPct: 0 }))).toEqual({ winRate: '–', profitFactor: '–', totalReturn: '–', maxDrawdown: '–', trades: '0' })
+  })
+
   test('the settings line names SL/TP, leverage, fee, universe and window in each language', () => {
     const s = { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: '2024-01-01', to: null, timeframe: '1H' as const, maxBars: null }
     expect(settingsLine(s, 'en')).toBe('SL 10% · TP 8% · 5x · fee 0.05% · top 10 coins · 2024-01-01 – …')

@@ -51,6 +51,8 @@ export interface FormattedFigures {
 }
 
 export function formatFigures(f: CardFigures): FormattedFigures {
+  // no trades: there is no rate, factor, return or drawdown to show (not zeros)
+  if (f.trades === 0) return { winRate: '–', profitFactor: '–', totalReturn: '–', maxDrawdown: '–', trades: '0' }
   return {
     winRate: `${num(f.winRatePct, 1)}%`,
     profitFactor: f.profitFactorCapped ? `≥${num(f.profitFactor, 0)}` : num(f.profitFactor, 2),

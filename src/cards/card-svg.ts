@@ -52,8 +52,8 @@ export function cardSvg(f: CardFigures, lang: Lang): string {
 
   const figures: [string, string, string][] = [
     [L.winRate, v.winRate, COLORS.text],
-    [L.profitFactor, v.profitFactor, f.profitFactor >= 1 ? COLORS.up : COLORS.down],
-    [L.totalReturn, v.totalReturn, f.totalReturnPct >= 0 ? COLORS.up : COLORS.down],
+    [L.profitFactor, v.profitFactor, f.trades === 0 ? COLORS.text : f.profitFactor >= 1 ? COLORS.up : COLORS.down],
+    [L.totalReturn, v.totalReturn, f.trades === 0 ? COLORS.text : f.totalReturnPct >= 0 ? COLORS.up : COLORS.down],
     [L.maxDrawdown, v.maxDrawdown, COLORS.text],
     [L.trades, v.trades, COLORS.text],
   ]
