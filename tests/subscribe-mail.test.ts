@@ -9,6 +9,7 @@ import { startSmtpSink } from './helpers/smtp-sink'
 const smtp = await startSmtpSink()
 const h = makeHarness({ env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://perpsim.example.org', MAIL_FROM: 'perpsim <alerts@perpsim.example.org>' } })
 afterAll(async () => {
+  h.deps.mailer!.close()
   h.cleanup()
   await smtp.close()
 })

@@ -19,6 +19,7 @@ const smtp = await startSmtpSink()
 const h = makeHarness({ nowMs: MONDAY_0100, env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://perpsim.example.org' } })
 const mailer = h.deps.mailer!
 afterAll(async () => {
+  h.deps.mailer!.close()
   h.cleanup()
   await smtp.close()
 })

@@ -58,7 +58,9 @@ export class SmtpTransport implements MailTransport {
   readonly description: string
 
   constructor(smtpUrl: string, private readonly from: string) {
-    this.transporter = nodemailer.createTransport(smtpUrl)
+    // pooled (a few connections kept open and reused), unless the URL says otherwise: a
+    // weekly alert to thousands would otherwise open one connection per mail
+    this.transporter = nodemailer.createTransport(/[?&]pool=/.test(smtpUrl) ? smtpUrl : `${smtpUrl}${smtpUrl.includes('?') ? '&' : '?'}pool=true`)
     const u = new URL(smtpUrl)
     this.description = `SMTP ${u.protocol}//${u.hostname}:${u.port || (u.protocol === 'smtps:' ? 465 : 587)}`
   }
