@@ -4,7 +4,7 @@
  * the background, a failed run recorded and retried when the next slot comes due.
  */
 import { describe, expect, test } from 'bun:test'
-import { ManualClock } from '../src/clock'
+import { ManualClock, systemClock } from '../src/clock'
 import { openDb } from '../src/db'
 import { JobRuns } from '../src/jobs/job-runs'
 import { Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
@@ -207,6 +207,19 @@ describe('scheduler', () => {
     const row = new JobRuns(db).bySlot('daily:2026-11-20')[0]
     expect(row.outcome).toBe('failed')
     expect(row.error).toContain('shut down')
+  })
+
+  test('with timers on, the scheduler wakes itself for each slot (real clock, a job every second)', async () => {
+    const db = openDb(':memory:')
+    const s = new Scheduler({ clock: systemClock, db, log })
+    const ran: string[] = []
+    s.register({ name: 'tick', cron: '* * * * * *', description: 'every second', run: async ctx => void ran.push(ctx.slot) })
+    s.start()
+    await new Promise(r => setTimeout(r, 2600))
+    await s.stop()
+    expect(ran.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(ran).size).toBe(ran.length)
+    expect(ran.every(x => /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(x) || /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(x))).toBe(true)
   })
 
   test('an unknown job name is an error naming the known ones', () => {

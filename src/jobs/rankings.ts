@@ -114,15 +114,20 @@ export async function computeDayFile(
   deps: RankingDeps,
   date: string,
   ctx: Pick<JobContext, 'progress' | 'yield' | 'trigger'>,
+  files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
   const last = lastCandleMs(deps.store)
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
-  const files = new DayFiles(deps.db)
   const previousDate = isoDay(dateMs - DAY_MS)
-  const previous = files.get(previousDate)?.file ?? null
-  const week = Array.from({ length: WEEKLY_DAYS - 1 }, (_, k) => files.get(isoDay(dateMs - (k + 1) * DAY_MS))?.file ?? null)
+  // the six days before (parsed once, kept by `files`): one parse per turn of the event loop
+  const week: (DayFile | null)[] = []
+  for (let k = 1; k < WEEKLY_DAYS; k++) {
+    week.push(files.get(isoDay(dateMs - k * DAY_MS))?.file ?? null)
+    await ctx.yield()
+  }
+  const previous = week[0]
   const configs = configurations()
   const periods = {} as DayFile['periods']
   const started = performance.now()
@@ -164,7 +169,7 @@ export function rankingsJob(deps: RankingDeps): JobDefinition {
       const date = isoDay(ctx.slotMs)
       if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
       const started = performance.now()
-      const file = await computeDayFile(deps, date, ctx)
+      const file = await computeDayFile(deps, date, ctx, files)
       if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
       const { published, sha256 } = files.publish(file, deps.clock.now())
       if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }

@@ -61,7 +61,7 @@ export interface JobDefinition {
   /** croner pattern, evaluated in UTC (5 fields, or 6 with seconds first) */
   cron: string
   description: string
-  /** the slot name of a cron instant; default `<name>:<YYYY-MM-DDTHH:MM>` */
+  /** the slot name of a cron instant; default `<name>:<YYYY-MM-DDTHH:MM>` (`:SS` added when not 0) */
   slotOf?(slotMs: number): string
   /**
    * Missed slots up to this far back are run at start-up (oldest first, in the
@@ -120,7 +120,10 @@ export class Scheduler {
     if (this.jobs.has(def.name)) throw new Error(`job '${def.name}' is registered twice`)
     const cron = new Cron(def.cron, { timezone: 'UTC', paused: true })
     this.jobs.set(def.name, { def, cron, nextMs: null, queue: Promise.resolve(), pending: 0, queued: new Set() })
-    if (this.started) this.startJob(this.jobs.get(def.name)!)
+    if (this.started) {
+      this.startJob(this.jobs.get(def.name)!)
+      this.arm()
+    }
   }
 
   names(): string[] {
@@ -129,7 +132,7 @@ export class Scheduler {
 
   slotOf(name: string, slotMs: number): string {
     const j = this.get(name)
-    return j.def.slotOf ? j.def.slotOf(slotMs) : `${name}:${iso(slotMs).slice(0, 16)}`
+    return j.def.slotOf ? j.def.slotOf(slotMs) : `${name}:${iso(slotMs).slice(0, slotMs % 60_000 === 0 ? 16 : 19)}`
   }
 
   /** The next cron instant strictly after `afterMs`. */
