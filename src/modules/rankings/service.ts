@@ -190,6 +190,17 @@ export class RankingsService {
     }
   }
 
+  /**
+   * For other services (signals, mail): the ranked rows of one period × group of the newest
+   * day file on or before `date` (default: the newest), or null before the first ranking.
+   */
+  rowsOf(period: Period, group: Group, date?: string): { date: string; sha256: string; rows: readonly RankedRow[] } | null {
+    const served = date === undefined ? this.files.latest() : this.files.latestOnOrBefore(date)
+    if (served === null) return null
+    const stored = this.files.get(served)!
+    return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
+  }
+
   private weeklyRow(w: WeeklyRow, today: RankedRow | null) {
     const c = this.configsById?.get(w.configuration_id) ?? this.lookup(w.configuration_id)
     return {
