@@ -179,6 +179,8 @@ describe('rankings: job and endpoints', () => {
           max_drawdown_pct: sim.body.max_drawdown_pct,
         }).toEqual(c.expected)
         if (group === 'btc') expect(sim.body.coins_used).toBe(1)
+        const pinned = await h.req('/simulate', { method: 'POST', json: c.request_with_symbols.body })
+        expect([pinned.body.total_trades, pinned.body.profit_factor, pinned.body.win_rate, pinned.body.sharpe_ratio, pinned.body.max_drawdown_pct]).toEqual([c.expected.total_trades, c.expected.profit_factor, c.expected.win_rate, c.expected.sharpe_ratio, c.expected.max_drawdown_pct])
       }
     }
     // /simulate's symbols (the btc group's form) refuses symbols the store does not hold

@@ -131,6 +131,8 @@ export class RankingsService {
       configuration_id: r.configuration_id,
       rank: r.rank,
       request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
+      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
+      request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
       expected: rawFigures(r),
     })
     return {
