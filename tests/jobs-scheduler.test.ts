@@ -157,6 +157,41 @@ describe('scheduler', () => {
     expect(ran.length).toBe(3)
   })
 
+  test('retryAfterMs: a failed slot is tried again that long after, before the next slot', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    let dataArrived = false
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, {
+      retryAfterMs: 3_600_000,
+      run: async ctx => {
+        ran.push(`${ctx.slot}#${ctx.attempt}:${ctx.trigger}`)
+        if (!dataArrived) throw new Error('candles not there yet')
+      },
+    }))
+    s.start()
+    clock.set(at('2026-11-20T00:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T01:29:59Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule']) // not before the hour
+    clock.set(at('2026-11-20T01:30:00Z'))
+    s.tick()
+    await s.idle()
+    dataArrived = true
+    clock.set(at('2026-11-20T02:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T05:00:00Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule', 'daily:2026-11-20#2:retry', 'daily:2026-11-20#3:retry'])
+    expect(new JobRuns(db).bySlot('daily:2026-11-20').map(r => r.outcome)).toEqual(['failed', 'failed', 'ok'])
+  })
+
   test('skipped runs are recorded with their reason; a manual run takes the next attempt', async () => {
     const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
     const db = openDb(':memory:')

@@ -165,6 +165,8 @@ export function rankingsJob(deps: RankingDeps): JobDefinition {
     description: 'daily strategy rankings: every configuration × period × group, published as an append-only day file',
     slotOf: ms => `${RANKINGS_JOB}:${isoDay(ms)}`,
     catchUpMs: RANKINGS_CATCH_UP_DAYS * DAY_MS,
+    // candles that arrive late (a sync behind 00:30) get the day published within the hour
+    retryAfterMs: HOUR_MS,
     run: async ctx => {
       const date = isoDay(ctx.slotMs)
       if (files.get(date)) return { skipped: `the day file of ${date} is already published` }

@@ -26,7 +26,7 @@ export interface DayFile {
   date: string
   generated_at: string
   /** what wrote it: the 00:30 schedule, a catch-up/backfill at start-up, or `cli jobs run` */
-  written_by: 'schedule' | 'catch-up' | 'manual'
+  written_by: 'schedule' | 'catch-up' | 'retry' | 'manual'
   engine_version: string
   data_version: string
   /** the day whose file supplied rank_change and streak (the previous calendar day), or null */
