@@ -107,8 +107,24 @@ async function groupRows(deps: RankingDeps, configs: readonly Configuration[], d
 }
 
 /**
- * Compute the day file of ranking date `date` (YYYY-MM-DD): null when the store does not
- * yet hold the candles up to the end of the day before it.
+ * Coins of the widest group (top 100) that are live (a candle within the two days before
+ * the ranking date) but lack the last hour before it: a sync still on its way. A coin
+ * whose candles stopped earlier (delisted, halted) does not hold the ranking up.
+ */
+function laggingCoins(deps: RankingDeps, config: Configuration, dateMs: number): string[] {
+  const { symbols } = deps.runs.resolveUniverse(simulateSpec(simulateBodyOf(config, dateMs, '7d', 'top100')))
+  return symbols.filter(s => {
+    const b = deps.store.bars(s)
+    if (!b || b.n === 0) return false
+    const last = b.t[b.n - 1]
+    return last >= dateMs - 2 * DAY_MS && last < dateMs - HOUR_MS
+  })
+}
+
+/**
+ * Compute the day file of ranking date `date` (YYYY-MM-DD), or say why not yet: the store
+ * does not hold the candles up to the end of the day before it (the job then fails and is
+ * retried).
  */
 export async function computeDayFile(
   deps: RankingDeps,
@@ -120,6 +136,10 @@ export async function computeDayFile(
   const last = lastCandleMs(deps.store)
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
+  const configs = configurations()
+  const lagging = laggingCoins(deps, configs[0], dateMs)
+  if (lagging.length > 0)
+    return { incomplete: `${lagging.length} live coin(s) of the top 100 lack the candle of the last hour of ${isoDay(dateMs - DAY_MS)} (${lagging.slice(0, 5).join(', ')}${lagging.length > 5 ? ', …' : ''})` }
   const previousDate = isoDay(dateMs - DAY_MS)
   // the six days before (parsed once, kept by `files`): one parse per turn of the event loop
   const week: (DayFile | null)[] = []
@@ -128,7 +148,6 @@ export async function computeDayFile(
     await ctx.yield()
   }
   const previous = week[0]
-  const configs = configurations()
   const periods = {} as DayFile['periods']
   const started = performance.now()
   for (const period of PERIODS) {
