@@ -2,7 +2,7 @@
  * Rankings on the default 200-coin synthetic store (730 days, seed 7): one ranking day
  * (every configuration × period × group) through the worker pool, then the 30-day
  * backfill as the server does it at start-up (with /health p99 measured while it runs),
- * then GET /rankings/daily p50. `bun bench/rankings.ts [--days N]` (N: backfill days, default 30).
+ * then GET /rankings/daily p50 and GET /hot-strategies (computed, then cached). `bun bench/rankings.ts [--days N]` (N: backfill days, default 30).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -94,6 +94,15 @@ for (let i = 0; i < 300; i++) {
   lat.push(performance.now() - s)
 }
 console.log(`GET /rankings/daily: 300 requests, p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms`)
+
+// 4. GET /hot-strategies: its first computation (after the backfill) and a cached answer
+let t1 = performance.now()
+const hot = await app.handle(new Request('http://localhost/hot-strategies'))
+if (hot.status !== 200) throw new Error(`/hot-strategies ${hot.status}`)
+const hotFirst = performance.now() - t1
+t1 = performance.now()
+await (await app.handle(new Request('http://localhost/hot-strategies'))).arrayBuffer()
+console.log(`GET /hot-strategies: first ${hotFirst.toFixed(0)} ms (computed), cached ${(performance.now() - t1).toFixed(2)} ms`)
 
 await scheduler.stop()
 await executor.close()

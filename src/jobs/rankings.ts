@@ -107,23 +107,47 @@ async function groupRows(deps: RankingDeps, configs: readonly Configuration[], d
 }
 
 /**
- * Compute the day file of ranking date `date` (YYYY-MM-DD): null when the store does not
- * yet hold the candles up to the end of the day before it.
+ * Coins of the widest group (top 100) that are live (a candle within the two days before
+ * the ranking date) but lack the last hour before it: a sync still on its way. A coin
+ * whose candles stopped earlier (delisted, halted) does not hold the ranking up.
+ */
+function laggingCoins(deps: RankingDeps, config: Configuration, dateMs: number): string[] {
+  const { symbols } = deps.runs.resolveUniverse(simulateSpec(simulateBodyOf(config, dateMs, '7d', 'top100')))
+  return symbols.filter(s => {
+    const b = deps.store.bars(s)
+    if (!b || b.n === 0) return false
+    const last = b.t[b.n - 1]
+    return last >= dateMs - 2 * DAY_MS && last < dateMs - HOUR_MS
+  })
+}
+
+/**
+ * Compute the day file of ranking date `date` (YYYY-MM-DD), or say why not yet: the store
+ * does not hold the candles up to the end of the day before it (the job then fails and is
+ * retried).
  */
 export async function computeDayFile(
   deps: RankingDeps,
   date: string,
   ctx: Pick<JobContext, 'progress' | 'yield' | 'trigger'>,
+  files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
   const last = lastCandleMs(deps.store)
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
-  const files = new DayFiles(deps.db)
-  const previousDate = isoDay(dateMs - DAY_MS)
-  const previous = files.get(previousDate)?.file ?? null
-  const week = Array.from({ length: WEEKLY_DAYS - 1 }, (_, k) => files.get(isoDay(dateMs - (k + 1) * DAY_MS))?.file ?? null)
   const configs = configurations()
+  const lagging = laggingCoins(deps, configs[0], dateMs)
+  if (lagging.length > 0)
+    return { incomplete: `${lagging.length} live coin(s) of the top 100 lack the candle of the last hour of ${isoDay(dateMs - DAY_MS)} (${lagging.slice(0, 5).join(', ')}${lagging.length > 5 ? ', …' : ''})` }
+  const previousDate = isoDay(dateMs - DAY_MS)
+  // the six days before (parsed once, kept by `files`): one parse per turn of the event loop
+  const week: (DayFile | null)[] = []
+  for (let k = 1; k < WEEKLY_DAYS; k++) {
+    week.push(files.get(isoDay(dateMs - k * DAY_MS))?.file ?? null)
+    await ctx.yield()
+  }
+  const previous = week[0]
   const periods = {} as DayFile['periods']
   const started = performance.now()
   for (const period of PERIODS) {
@@ -160,11 +184,13 @@ export function rankingsJob(deps: RankingDeps): JobDefinition {
     description: 'daily strategy rankings: every configuration × period × group, published as an append-only day file',
     slotOf: ms => `${RANKINGS_JOB}:${isoDay(ms)}`,
     catchUpMs: RANKINGS_CATCH_UP_DAYS * DAY_MS,
+    // candles that arrive late (a sync behind 00:30) get the day published within the hour
+    retryAfterMs: HOUR_MS,
     run: async ctx => {
       const date = isoDay(ctx.slotMs)
       if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
       const started = performance.now()
-      const file = await computeDayFile(deps, date, ctx)
+      const file = await computeDayFile(deps, date, ctx, files)
       if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
       const { published, sha256 } = files.publish(file, deps.clock.now())
       if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }

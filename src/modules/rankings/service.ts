@@ -131,6 +131,8 @@ export class RankingsService {
       configuration_id: r.configuration_id,
       rank: r.rank,
       request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
+      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
+      request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
       expected: rawFigures(r),
     })
     return {
@@ -188,6 +190,17 @@ export class RankingsService {
           }
         : {}),
     }
+  }
+
+  /**
+   * For other services (signals, mail): the ranked rows of one period × group of the newest
+   * day file on or before `date` (default: the newest), or null before the first ranking.
+   */
+  rowsOf(period: Period, group: Group, date?: string): { date: string; sha256: string; rows: readonly RankedRow[] } | null {
+    const served = date === undefined ? this.files.latest() : this.files.latestOnOrBefore(date)
+    if (served === null) return null
+    const stored = this.files.get(served)!
+    return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
   }
 
   private weeklyRow(w: WeeklyRow, today: RankedRow | null) {
