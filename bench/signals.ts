@@ -18,6 +18,7 @@ import { scoreSignals } from '../src/jobs/signal-score'
 import { createLogger } from '../src/log'
 import { MarketContext } from '../src/market-context/service'
 import { generateStore } from '../src/market/generate-store'
+import { appendDemoCandles } from '../src/market/synthetic'
 import { SeriesCache } from '../src/market/series'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { Universe } from '../src/market/universe'
@@ -27,11 +28,16 @@ import { RunService } from '../src/runs/service'
 import { listStrategies } from '../src/strategies/registry'
 
 const dir = mkdtempSync(join(tmpdir(), 'perpsim-signals-'))
-// the store ends at 23:00 UTC; "now" moves from 21:00:10 to 00:00:10
+// the generated store ends with the 19:00 candle; demo mode appends the next ones as the clock moves
 const endMs = Date.UTC(2026, 10, 25, 0, 0)
-const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs }, true)
+const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: endMs - 4 * HOUR_MS }, true)
 const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0' })
-const clock = new ManualClock(endMs - 3 * HOUR_MS + 10_000)
+const clock = new ManualClock(endMs - 4 * HOUR_MS + 10_000)
+/** move the clock and append the candles completed by then, as demo mode does every hour */
+const hourLater = (hours = 1) => {
+  clock.advance(hours * HOUR_MS)
+  appendDemoCandles(store, clock.now(), 7)
+}
 const db = openDb(':memory:')
 const universe = new Universe(store)
 const series = new SeriesCache(store)
@@ -53,10 +59,10 @@ console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars 
 
 const [first, firstMs] = await time(() => scanSignals(deps))
 console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s, ${first.added} signals`)
-clock.advance(HOUR_MS)
+hourLater()
 const [hourly, hourlyMs] = await time(() => scanSignals(deps))
 console.log(`hourly scan (1H: ${hourly.timeframes[0]!.barsScanned} coin-bars): ${(hourlyMs / 1000).toFixed(2)} s, ${hourly.added} signals`)
-clock.advance(2 * HOUR_MS)
+hourLater(3)
 const [midnight, midnightMs] = await time(() => scanSignals(deps))
 console.log(`midnight scan (1H + 4H + 1D complete): ${(midnightMs / 1000).toFixed(2)} s, ${midnight.added} signals`)
 const [, firstScoreMs] = await time(() => scoreSignals(deps))
@@ -77,8 +83,10 @@ for (let k = 0; extra.length < 10_000; k++) {
 }
 insertSignals(db, extra)
 await scoreSignals(deps) // first pass writes the rows
+hourLater() // a new candle: every open row is marked again
+const [, nextScanMs] = await time(() => scanSignals(deps))
 const [pass, passMs] = await time(() => scoreSignals(deps))
-console.log(`scoring pass over ${pass.scored} pending signals (${pass.open} open): ${passMs.toFixed(0)} ms`)
+console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms`)
 clock.advance(DAY_MS)
 const [seal, sealMs] = await time(() => sealDays(deps))
 console.log(`sealing ${seal.sealed.length} day(s): ${sealMs.toFixed(0)} ms`)

@@ -147,6 +147,8 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
       }
       const sign = s.direction === 'long' ? 1 : -1
       const gross = sign * (bars.c[last] / s.entryPrice - 1) * frozen.leverage * 100
+      // nothing new since the last mark: no write
+      if (p.scored && p.scored.markedThroughMs === markedThroughMs && p.scored.pnlPct === gross) continue
       rows.push({ ...frozen, status: 'open', pnlPct: gross, markedThroughMs, updatedAtMs: nowMs })
       continue
     }
