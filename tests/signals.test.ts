@@ -29,7 +29,7 @@ beforeAll(async () => {
     await scoreSignals(deps())
   }
   week = signalsSince(h.deps.db, 0)
-})
+}, 60_000)
 
 describe('the scanner', () => {
   test('finds signals of every timeframe and records each once', () => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
     await scoreSignals(h.deps)
     sealed.push(...sealDays(h.deps).sealed)
   }
-})
+}, 60_000)
 
 const sha = (...parts: (Uint8Array | string)[]) => {
   const x = createHash('sha256')

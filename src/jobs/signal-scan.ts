@@ -20,7 +20,7 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../modules/signals/records'
-import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
+import { prepareStrategy, type CompiledStrategy, type SignalMasks } from '../strategies/compile'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
 
 /** coins scanned: the first eligible coins in market-cap order */
@@ -45,6 +45,20 @@ export interface ScanReport {
 }
 
 const compiled = new Map<string, CompiledStrategy>()
+/**
+ * The masks of the latest scan per series view (a new candle makes a new view): the
+ * scorer of the same hour reads the exit masks from here instead of recomputing them.
+ */
+const masksOfView = new WeakMap<Bars, Map<string, SignalMasks>>()
+
+/** A registry strategy's masks over one series view, computed once per view. */
+export function strategyMasks(s: StrategyDef, bars: Bars): SignalMasks {
+  let byStrategy = masksOfView.get(bars)
+  if (!byStrategy) masksOfView.set(bars, (byStrategy = new Map()))
+  let m = byStrategy.get(s.id)
+  if (!m) byStrategy.set(s.id, (m = compiledStrategy(s).signals(bars)))
+  return m
+}
 
 /** The registry strategy compiled once per process (the compiler is pure). */
 export function compiledStrategy(s: StrategyDef): CompiledStrategy {
@@ -119,7 +133,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
     barsScanned += last - from + 1
     await pause()
     for (const s of strategies) {
-      const { entry } = compiledStrategy(s).signals(bars)
+      const { entry } = strategyMasks(s, bars)
       for (let i = from; i <= last; i++) {
         if (entry[i] === 0) continue
         const entryPrice = bars.o[i + 1]

@@ -26,7 +26,7 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../modules/signals/records'
 import { getStrategy } from '../strategies/registry'
-import { compiledStrategy, lowerBound, type Pause } from './signal-scan'
+import { lowerBound, strategyMasks, type Pause } from './signal-scan'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS
@@ -80,6 +80,8 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
   const report: ScoreReport = { scored: 0, open: 0, closed: 0, unscoreable: 0 }
   const fundingSource = deps.store.sources().sort().join('+') || 'none'
   let done = 0
+  const existed = new Set<string>()
+  for (const group of groups.values()) for (const p of group) if (p.scored) existed.add(p.signal.id)
   for (const group of groups.values()) {
     // a turn for the event loop every few thousand signals
     if ((done += group.length) > 2000) {
@@ -87,7 +89,7 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
       await pause()
     }
     for (const row of scoreGroup(deps, group, nowMs, fundingSource)) {
-      out.push({ row, existed: group.find(p => p.signal.id === row.signalId)!.scored !== null })
+      out.push({ row, existed: existed.has(row.signalId) })
       report.scored++
       if (row.status === 'open') report.open++
       else if (row.status === 'unscoreable') report.unscoreable++
@@ -107,10 +109,12 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
   const needsExitMask = strategy?.exit_conditions != null
   if (!strategy) return unscoreable('the strategy is no longer in the registry')
   const last = lastCompletedBar(bars, nowMs)
-  const exit = needsExitMask ? compiledStrategy(strategy).signals(bars).exit : null
+  const exit = needsExitMask ? strategyMasks(strategy, bars).exit : null
   const funding = deps.store.funding(first.coin) ?? null
-  // one trade model per frozen parameter set (rows written at different times may differ)
+  // one trade model per frozen parameter set (rows written at different times may differ),
+  // its funding window from the group's first entry (a trade is charged only after its entry)
   const models = new Map<string, TradeModel>()
+  const fromIdx = Math.max(0, lowerBound(bars, Math.min(...group.map(p => p.signal.signalTimeMs))))
   const rows: ScoredRow[] = []
   for (const p of group) {
     const s = p.signal
@@ -132,7 +136,7 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
     const params = tradeParams(s.direction as Direction, frozen)
     const key = `${frozen.slPct}|${frozen.tpPct}|${frozen.maxBars}|${frozen.feeFrac}|${frozen.leverage}|${frozen.mmrFrac}`
     let model = models.get(key)
-    if (!model) models.set(key, (model = new TradeModel({ bars, exit, fromIdx: 0, toIdx: last, funding }, params, group.length > 8)))
+    if (!model) models.set(key, (model = new TradeModel({ bars, exit, fromIdx, toIdx: last, funding }, params, group.length > 8)))
     model.tradeFrom(e)
     const reason = EXIT_REASONS[model.reason]!
     const markedThroughMs = bars.t[last] + bars.stepMs
@@ -143,6 +147,8 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
       }
       const sign = s.direction === 'long' ? 1 : -1
       const gross = sign * (bars.c[last] / s.entryPrice - 1) * frozen.leverage * 100
+      // nothing new since the last mark: no write
+      if (p.scored && p.scored.markedThroughMs === markedThroughMs && p.scored.pnlPct === gross) continue
       rows.push({ ...frozen, status: 'open', pnlPct: gross, markedThroughMs, updatedAtMs: nowMs })
       continue
     }

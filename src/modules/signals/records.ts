@@ -73,11 +73,26 @@ export function signalsToScore(db: Db): { signal: SignalRow; scored: ScoredRow |
     .map(r => ({ signal: r.signals, scored: r.scored_signals }))
 }
 
-/** Write scored rows: new ones inserted, open ones updated (a final row refuses, by trigger). */
+const MUTABLE_COLUMNS = [
+  ['status', 'status'], ['exit_reason', 'exitReason'], ['reason', 'reason'], ['pnl_pct', 'pnlPct'], ['gross_pct', 'grossPct'],
+  ['fee_pct', 'feePct'], ['funding_pct', 'fundingPct'], ['exit_price', 'exitPrice'], ['exit_time_ms', 'exitTimeMs'],
+  ['bars_held', 'barsHeld'], ['sl_tp_same_bar', 'slTpSameBar'], ['funding_events', 'fundingEvents'],
+  ['funding_events_real', 'fundingEventsReal'], ['marked_through_ms', 'markedThroughMs'], ['updated_at_ms', 'updatedAtMs'],
+  ['finalized_at_ms', 'finalizedAtMs'],
+] as const satisfies readonly (readonly [string, keyof ScoredRow])[]
+
+/**
+ * Write scored rows: new ones inserted, open ones updated in their mutable columns (a
+ * final row refuses, by trigger), all in one transaction. Prepared statements: a pass
+ * writes thousands of rows every hour.
+ */
 export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[]): void {
+  const set = MUTABLE_COLUMNS.map(([c]) => `${c} = ?`).join(', ')
+  const update = db.$client.prepare(`UPDATE scored_signals SET ${set} WHERE signal_id = ? AND status = 'open'`)
+  const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v as string | number | null))
   db.transaction(tx => {
     for (const { row, existed } of rows) {
-      if (existed) tx.update(scoredSignals).set(row).where(and(eq(scoredSignals.signalId, row.signalId), eq(scoredSignals.status, 'open'))).run()
+      if (existed) update.run(...MUTABLE_COLUMNS.map(([, k]) => value(row[k])), row.signalId)
       else tx.insert(scoredSignals).values(row).run()
     }
   })

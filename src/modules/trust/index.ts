@@ -2,18 +2,25 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { adminOnly } from '../../http/admin-auth'
 import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
+import { JsonCache } from '../signals/json-cache'
 import { TrustService } from './service'
+
+/** how long /trust/metrics keeps an answer (its generated_at says when it was computed) */
+export const METRICS_CACHE_MS = 60_000
 
 /** /trust/* and /real-mode-checklist. */
 export function trustModule(deps: AppDeps, service = new TrustService({ ...deps, adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: Boolean(process.env.SMTP_URL) })) {
   const admin = adminOnly(deps.config.adminKey)
+  // a sealed day's leaves never change: kept until evicted; the metrics for a minute
+  const sealedLeaves = new JsonCache(deps.clock, Infinity, 32)
+  const metrics = new JsonCache(deps.clock, METRICS_CACHE_MS, 1)
   return new Elysia({ name: 'trust' })
     .get('/trust/merkle/:date', ({ params }) => service.merkle(params.date), {
       params: DateParams,
       response: MerkleDay,
       detail: { tags: ['trust'], summary: 'Merkle day root (RFC 6962, SHA-256) over the records that closed that UTC day' },
     })
-    .get('/trust/merkle/:date/leaves', ({ params }) => service.leaves(params.date), {
+    .get('/trust/merkle/:date/leaves', ({ params }) => (service.isSealed(params.date) ? sealedLeaves.response(params.date, () => service.leaves(params.date)) : service.leaves(params.date)), {
       params: DateParams,
       response: MerkleLeaves,
       detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },
@@ -24,9 +31,9 @@ export function trustModule(deps: AppDeps, service = new TrustService({ ...deps,
       response: { 200: MerkleProof, 404: Detail },
       detail: { tags: ['trust'], summary: 'Audit path of one leaf to its day root' },
     })
-    .get('/trust/metrics', () => service.metrics(), {
+    .get('/trust/metrics', () => metrics.response('metrics', () => service.metrics()), {
       response: TrustMetrics,
-      detail: { tags: ['trust'], summary: 'Public execution-quality figures computed from the records' },
+      detail: { tags: ['trust'], summary: 'Public execution-quality figures computed from the records (cached 1 minute)' },
     })
     .get('/trust/real-track', () => service.realTrack(), {
       beforeHandle: admin,

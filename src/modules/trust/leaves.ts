@@ -97,6 +97,10 @@ export function sealDay(db: Db, day: string, leaves: Leaf[], nowMs: number): Day
   return row
 }
 
+export function sealedRoot(db: Db, day: string): DayRootRow | undefined {
+  return db.select().from(dayRoots).where(eq(dayRoots.day, day)).get()
+}
+
 export function sealedDays(db: Db, fromDay: string, toDay: string): DayRootRow[] {
   return db.select().from(dayRoots).where(and(gte(dayRoots.day, fromDay), lt(dayRoots.day, toDay))).all()
 }

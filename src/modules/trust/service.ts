@@ -14,7 +14,7 @@ import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import { isoZ } from '../signals/service'
 import { latestScan } from '../signals/records'
-import { dayStartOf, dayView, type LeafSource } from './leaves'
+import { dayStartOf, dayView, sealedRoot, type LeafSource } from './leaves'
 
 export interface TrustDeps {
   db: Db
@@ -55,8 +55,16 @@ export class TrustService {
     return ms
   }
 
+  /** Is the day sealed (its answers never change again)? */
+  isSealed(date: string): boolean {
+    return sealedRoot(this.deps.db, date) !== undefined
+  }
+
   merkle(date: string) {
-    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    const dayMs = this.day(date)
+    const sealed = sealedRoot(this.deps.db, date)
+    if (sealed) return { date, leaf_count: sealed.leafCount, root: sealed.root, algorithm: sealed.algorithm, sealed: true, sealed_at: isoZ(sealed.sealedAtMs) }
+    const v = dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
     return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoZ(v.sealedAtMs) }
   }
 

@@ -1,0 +1,112 @@
+/**
+ * Live records on the default 200-coin synthetic store (730 days, seed 7): the first scan
+ * (72-hour backfill), one ordinary hourly scan (1H only), the midnight scan (1H, 4H and 1D
+ * bars complete together), a scoring pass over 10,000 open signals, a day seal, and the
+ * p50 of the /signals/* and /trust/* endpoints. `bun bench/signals.ts`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildApp } from '../src/app'
+import { ManualClock } from '../src/clock'
+import { loadConfig } from '../src/config'
+import { openDb } from '../src/db'
+import type { AppDeps } from '../src/deps'
+import { sealDays } from '../src/jobs/day-roots'
+import { scanSignals } from '../src/jobs/signal-scan'
+import { scoreSignals } from '../src/jobs/signal-score'
+import { createLogger } from '../src/log'
+import { MarketContext } from '../src/market-context/service'
+import { generateStore } from '../src/market/generate-store'
+import { appendDemoCandles } from '../src/market/synthetic'
+import { SeriesCache } from '../src/market/series'
+import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { Universe } from '../src/market/universe'
+import { insertSignals, signalId, type SignalRow } from '../src/modules/signals/records'
+import { InProcessExecutor } from '../src/runs/compute/executor'
+import { RunService } from '../src/runs/service'
+import { listStrategies } from '../src/strategies/registry'
+
+const dir = mkdtempSync(join(tmpdir(), 'perpsim-signals-'))
+// the generated store ends with the 19:00 candle; demo mode appends the next ones as the clock moves
+const endMs = Date.UTC(2026, 10, 25, 0, 0)
+const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: endMs - 4 * HOUR_MS }, true)
+const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0' })
+const clock = new ManualClock(endMs - 4 * HOUR_MS + 10_000)
+/** move the clock and append the candles completed by then, as demo mode does every hour */
+const hourLater = (hours = 1) => {
+  clock.advance(hours * HOUR_MS)
+  appendDemoCandles(store, clock.now(), 7)
+}
+const db = openDb(':memory:')
+const universe = new Universe(store)
+const series = new SeriesCache(store)
+const log = createLogger('silent')
+const runs = new RunService({ store, universe, executor: new InProcessExecutor(store), db, clock, cacheSize: 8, maxRuns: 8 })
+const deps: AppDeps = {
+  config, clock, store, universe, series, db, runs,
+  marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
+  startedAtMs: clock.now(),
+}
+const app = buildApp(deps)
+const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
+  const t0 = performance.now()
+  const r = await f()
+  return [r, performance.now() - t0]
+}
+const last = store.bars('BTCUSDT')!
+console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars per coin at most; ${listStrategies().length} strategies; scan top 100`)
+
+const [first, firstMs] = await time(() => scanSignals(deps))
+console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s, ${first.added} signals`)
+hourLater()
+const [hourly, hourlyMs] = await time(() => scanSignals(deps))
+console.log(`hourly scan (1H: ${hourly.timeframes[0]!.barsScanned} coin-bars): ${(hourlyMs / 1000).toFixed(2)} s, ${hourly.added} signals`)
+hourLater(3)
+const [midnight, midnightMs] = await time(() => scanSignals(deps))
+console.log(`midnight scan (1H + 4H + 1D complete): ${(midnightMs / 1000).toFixed(2)} s, ${midnight.added} signals`)
+const [, firstScoreMs] = await time(() => scoreSignals(deps))
+console.log(`scoring the recorded signals: ${firstScoreMs.toFixed(0)} ms`)
+
+// 10,000 open signals: registry strategies on the top 100 coins at the last 40 1H bars,
+// with wide exits so they stay open
+const strategies = listStrategies()
+const coins = universe.topN(100).map(c => c.meta.symbol)
+const extra: SignalRow[] = []
+for (let k = 0; extra.length < 10_000; k++) {
+  const s = strategies[k % strategies.length]!
+  const coin = coins[Math.floor(k / strategies.length) % coins.length]!
+  const b = store.bars(coin)!
+  const i = b.n - 2 - (Math.floor(k / (strategies.length * coins.length)) % 40)
+  const id = signalId(s.id, '1H', coin, b.t[i]!) + ':bench'
+  extra.push({ id, strategy: s.id, strategyName: s.name, status: s.status, coin, direction: s.direction, timeframe: '1H', signalBarMs: b.t[i]!, signalTimeMs: b.t[i + 1]!, entryPrice: b.o[i + 1]!, slPct: 50, tpPct: 50, maxBars: 168, publishedAtMs: clock.now(), backfill: false })
+}
+insertSignals(db, extra)
+await scoreSignals(deps) // first pass writes the rows
+hourLater() // a new candle: every open row is marked again
+const [, nextScanMs] = await time(() => scanSignals(deps))
+const [pass, passMs] = await time(() => scoreSignals(deps))
+console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms`)
+clock.advance(DAY_MS)
+const [seal, sealMs] = await time(() => sealDays(deps))
+console.log(`sealing ${seal.sealed.length} day(s): ${sealMs.toFixed(0)} ms`)
+
+const day = new Date(endMs - DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')
+const paths = [
+  '/signals/live', '/signals/history?hours=72', '/signals/scored?days=14&limit=200', '/signals/realtime', `/trust/merkle/${day}`, `/trust/merkle/${day}/leaves`, '/trust/metrics',
+]
+console.log('\n| endpoint | p50 ms | p90 ms | bytes |\n|---|---|---|---|')
+for (const p of paths) {
+  const xs: number[] = []
+  let bytes = 0
+  for (let k = 0; k < 60; k++) {
+    const t0 = performance.now()
+    const res = await app.handle(new Request(`http://localhost${p}`))
+    bytes = (await res.text()).length
+    xs.push(performance.now() - t0)
+  }
+  xs.sort((a, b) => a - b)
+  console.log(`| ${p} | ${xs[30]!.toFixed(2)} | ${xs[54]!.toFixed(2)} | ${bytes} |`)
+}
+db.$client.close()
+rmSync(dir, { recursive: true, force: true })
