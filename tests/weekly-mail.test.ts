@@ -7,7 +7,7 @@ import { createLogger } from '../src/log'
 import { isoWeek } from '../src/mail/iso-week'
 import { runWeeklyMail } from '../src/mail/weekly'
 import { scoredSignalsSource } from '../src/mail/weekly-signals'
-import { GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
+import { configurations, GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
 import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
 import type { RankedRow } from '../src/modules/rankings/rank'
 import { makeHarness } from './helpers/harness'
@@ -24,6 +24,8 @@ afterAll(async () => {
   await smtp.close()
 })
 
+/** a weekly_best3 configuration that is not among the ranking day's own rows */
+const NOT_TODAY = { configuration_id: configurations().find(c => c.strategy === 'ichimoku-long' && c.timeframe === '4H')!.id, days_ranked: 5, mean_profit_factor: 1.5, mean_win_rate: 50 }
 const EVIL = '<script>alert("x")</script> & Co'
 
 function row(rank: number, over: Partial<RankedRow> = {}): RankedRow {
@@ -64,7 +66,7 @@ function dayFile(date: string): DayFile {
       {
         ...periodWindow(dateMs, p),
         groups: Object.fromEntries(
-          GROUPS.map(g => [g, { symbols: [], top_n_requested: 50, eligible_universe: 50, rows, weekly_best3: rows.slice(1, 3).map(r => ({ configuration_id: r.configuration_id, days_ranked: 7, mean_profit_factor: r.profit_factor, mean_win_rate: r.win_rate })) }]),
+          GROUPS.map(g => [g, { symbols: [], top_n_requested: 50, eligible_universe: 50, rows, weekly_best3: [...rows.slice(1, 3).map(r => ({ configuration_id: r.configuration_id, days_ranked: 7, mean_profit_factor: r.profit_factor, mean_win_rate: r.win_rate })), NOT_TODAY] }]),
         ),
       },
     ]),
@@ -107,6 +109,10 @@ describe('the weekly mail', () => {
     expect(en.text).toContain('PF 1.90')
     expect(en.text).toContain('https://perpsim.example.org/share?preset=bb-squeeze-short&dir=short&sl=10&tp=8&topN=50&lev=1&fee=0.05')
     expect(en.text).toContain('Verified: ')
+    // weekly_best3: what put each there, and the 7-day figures where the configuration is ranked that day
+    expect(en.text).toContain('1. BB Squeeze SHORT, 1H · SL 10% · TP 8% · max 42 bars: ranked on 7 of the last 7 days with mean PF 1.80 and mean win rate 58.0%; win rate 58.0%, PF 1.80, +48.0%, 32 trades')
+    expect(en.text).toMatch(/3\. Ichimoku Cloud LONG, 4H · SL \d+% · TP \d+% · max \d+ bars: ranked on 5 of the last 7 days with mean PF 1\.50 and mean win rate 50\.0%; not ranked on the ranking day itself/)
+    expect(en.html).toContain('Days ranked (of 7)')
     // no scored signals on this service: the section says so
     expect(en.text).toContain('Scored signals are not available')
     // escaped everywhere it lands in HTML; plain in the text part

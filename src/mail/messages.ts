@@ -55,7 +55,10 @@ const W: Record<Lang, {
   signalLine: (count: number, winRate: string, net: string) => string
   bars: (n: number) => string
   trades: (n: number) => string
-  rankCols: [string, string, string, string, string, string, string]
+  rankCols: string[]
+  weeklyCols: string[]
+  weeklyMeans: (days: number, meanPf: string, meanWinRate: string) => string
+  notRankedToday: string
   share: string
   statuses: string
   unsubscribe: string
@@ -73,6 +76,9 @@ const W: Record<Lang, {
     bars: n => `max ${n} bars`,
     trades: n => `${n} trades`,
     rankCols: ['#', 'Strategy', 'Settings', 'Win rate', 'PF', 'Return', 'Trades'],
+    weeklyCols: ['#', 'Strategy', 'Settings', 'Days ranked (of 7)', 'Mean PF', 'Mean win rate', '7-day win rate', '7-day PF', '7-day return', '7-day trades'],
+    weeklyMeans: (d, pf, wr) => `ranked on ${d} of the last 7 days with mean PF ${pf} and mean win rate ${wr}`,
+    notRankedToday: 'not ranked on the ranking day itself',
     share: 'card',
     statuses: 'What the statuses mean',
     unsubscribe: 'Unsubscribe with one click',
@@ -90,6 +96,9 @@ const W: Record<Lang, {
     bars: n => `최대 ${n}봉`,
     trades: n => `거래 ${n}회`,
     rankCols: ['#', '전략', '설정', '승률', 'PF', '수익률', '거래'],
+    weeklyCols: ['#', '전략', '설정', '순위 진입일 (7일 중)', '평균 PF', '평균 승률', '7일 승률', '7일 PF', '7일 수익률', '7일 거래'],
+    weeklyMeans: (d, pf, wr) => `최근 7일 중 ${d}일 순위 진입, 평균 PF ${pf}, 평균 승률 ${wr}`,
+    notRankedToday: '랭킹 당일에는 순위에 없음',
     share: '카드',
     statuses: '상태의 의미',
     unsubscribe: '한 번의 클릭으로 구독 취소',
@@ -110,14 +119,39 @@ export interface WeeklyLinks {
   unsubscribe: string
 }
 
+const td = (x: string) => `<td style="padding:4px 8px">${x}</td>`
+
 function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLinks): { text: string; html: string } {
   const w = W[lang], L = LABELS[lang]
   const settings = (r: DigestRow) => `${r.timeframe} · SL ${r.slPct}% · TP ${r.tpPct}% · ${w.bars(r.maxBars)}`
-  const nameOf = (r: DigestRow) => (lang === 'ko' && r.nameKo ? r.nameKo : r.name)
-  const text = [title, ...rows.map(r => `${r.rank}. ${nameWithSide(nameOf(r), r.direction, lang)}, ${settings(r)}: ${L.winRate.toLowerCase()} ${r.winRatePct.toFixed(1)}%, PF ${r.profitFactor.toFixed(2)}, ${pct(r.totalReturnPct)}, ${w.trades(r.trades)}\n   ${links.share(r)}`)].join('\n')
-  const th = w.rankCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
+  const nameOf = (r: DigestRow) => nameWithSide(lang === 'ko' && r.nameKo ? r.nameKo : r.name, r.direction, lang)
+  const figures = (r: DigestRow) => {
+    const parts: string[] = []
+    if (r.weekly) parts.push(w.weeklyMeans(r.weekly.daysRanked, r.weekly.meanProfitFactor.toFixed(2), `${r.weekly.meanWinRatePct.toFixed(1)}%`))
+    if (r.figures) parts.push(`${L.winRate.toLowerCase()} ${r.figures.winRatePct.toFixed(1)}%, PF ${r.figures.profitFactor.toFixed(2)}, ${pct(r.figures.totalReturnPct)}, ${w.trades(r.figures.trades)}`)
+    else parts.push(w.notRankedToday)
+    return parts.join('; ')
+  }
+  const text = [title, ...rows.map(r => `${r.rank}. ${nameOf(r)}, ${settings(r)}: ${figures(r)}\n   ${links.share(r)}`)].join('\n')
+  const weekly = rows.some(r => r.weekly)
+  const cols = weekly ? w.weeklyCols : w.rankCols
+  const th = cols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
+  const dash = '–'
   const tr = rows
-    .map(r => `<tr><td style="padding:4px 8px">${r.rank}</td><td style="padding:4px 8px"><a href="${url(links.share(r))}">${esc(nameWithSide(nameOf(r), r.direction, lang))}</a></td><td style="padding:4px 8px">${esc(settings(r))}</td><td style="padding:4px 8px">${r.winRatePct.toFixed(1)}%</td><td style="padding:4px 8px">${r.profitFactor.toFixed(2)}</td><td style="padding:4px 8px">${esc(pct(r.totalReturnPct))}</td><td style="padding:4px 8px">${r.trades}</td></tr>`)
+    .map(r => {
+      const f = r.figures
+      const cells = [
+        String(r.rank),
+        `<a href="${url(links.share(r))}">${esc(nameOf(r))}</a>`,
+        esc(settings(r)),
+        ...(weekly ? [r.weekly ? String(r.weekly.daysRanked) : dash, r.weekly ? r.weekly.meanProfitFactor.toFixed(2) : dash, r.weekly ? `${r.weekly.meanWinRatePct.toFixed(1)}%` : dash] : []),
+        f ? `${f.winRatePct.toFixed(1)}%` : dash,
+        f ? f.profitFactor.toFixed(2) : dash,
+        f ? esc(pct(f.totalReturnPct)) : dash,
+        f ? String(f.trades) : dash,
+      ]
+      return `<tr>${cells.map(td).join('')}</tr>`
+    })
     .join('')
   return { text, html: `<h2 style="font-size:18px">${esc(title)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }

@@ -15,11 +15,10 @@ export interface DigestRow {
   slPct: number
   tpPct: number
   maxBars: number
-  winRatePct: number
-  profitFactor: number
-  totalReturnPct: number
-  maxDrawdownPct: number
-  trades: number
+  /** the period's figures on the ranking day; null when the configuration was not ranked that day */
+  figures: { winRatePct: number; profitFactor: number; totalReturnPct: number; maxDrawdownPct: number; trades: number } | null
+  /** weekly_best3 only: what put it there (days ranked of the last 7, mean profit factor and win rate) */
+  weekly: { daysRanked: number; meanProfitFactor: number; meanWinRatePct: number } | null
   /** the /share query of this configuration (without lang) */
   share: Record<string, string>
 }

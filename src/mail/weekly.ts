@@ -7,9 +7,11 @@
 import { eq } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import { schema, type Db } from '../db'
-import { COSTS, GROUP_TOP_N, type Group, type Period } from '../modules/rankings/configurations'
+import type { Direction } from '../engine/types'
+import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../modules/rankings/configurations'
+import { koreanName } from '../modules/rankings/names-ko'
 import { DayFiles } from '../modules/rankings/day-files'
-import { top3, type RankedRow } from '../modules/rankings/rank'
+import { top3, type RankedRow, type WeeklyRow } from '../modules/rankings/rank'
 import { isoWeek } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
 import { weeklyMail, type MailContent } from './messages'
@@ -33,37 +35,55 @@ export interface WeeklyMailDeps {
 const DAY_MS = 86_400_000
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
-function digestRow(r: RankedRow, rank: number, window: { start_date: string; end_date: string }): DigestRow {
+interface RowConfiguration {
+  strategy: string
+  name: string
+  nameKo: string | null
+  direction: Direction
+  timeframe: string
+  sl_pct: number
+  tp_pct: number
+  max_bars: number
+}
+
+function digestRow(c: RowConfiguration, rank: number, today: RankedRow | null, weekly: WeeklyRow | null, window: { start_date: string; end_date: string }): DigestRow {
   return {
     rank,
-    strategyId: r.strategy,
-    name: r.name_en,
-    nameKo: r.name_ko,
-    direction: r.direction,
-    timeframe: r.timeframe,
-    slPct: r.sl_pct,
-    tpPct: r.tp_pct,
-    maxBars: r.max_bars,
-    winRatePct: r.win_rate,
-    profitFactor: r.profit_factor,
-    totalReturnPct: r.total_return_pct,
-    maxDrawdownPct: r.max_drawdown_pct,
-    trades: r.total_trades,
-    // the /share settings that recompute exactly this row (same costs as the rankings)
+    strategyId: c.strategy,
+    name: c.name,
+    nameKo: c.nameKo,
+    direction: c.direction,
+    timeframe: c.timeframe,
+    slPct: c.sl_pct,
+    tpPct: c.tp_pct,
+    maxBars: c.max_bars,
+    figures: today
+      ? { winRatePct: today.win_rate, profitFactor: today.profit_factor, totalReturnPct: today.total_return_pct, maxDrawdownPct: today.max_drawdown_pct, trades: today.total_trades }
+      : null,
+    weekly: weekly ? { daysRanked: weekly.days_ranked, meanProfitFactor: weekly.mean_profit_factor, meanWinRatePct: weekly.mean_win_rate } : null,
+    // the /share settings that recompute exactly this configuration over the period (same costs as the rankings)
     share: {
-      preset: r.strategy,
-      dir: r.direction,
-      sl: String(r.sl_pct),
-      tp: String(r.tp_pct),
+      preset: c.strategy,
+      dir: c.direction,
+      sl: String(c.sl_pct),
+      tp: String(c.tp_pct),
       topN: String(GROUP_TOP_N[DIGEST_GROUP]),
       lev: String(COSTS.leverage),
       fee: String(Number((COSTS.fee_pct * 100).toPrecision(12))),
       from: window.start_date,
       to: window.end_date,
-      tf: r.timeframe,
-      bars: String(r.max_bars),
+      tf: c.timeframe,
+      bars: String(c.max_bars),
     },
   }
+}
+
+const fromRow = (r: RankedRow): RowConfiguration => ({ ...r, name: r.name_en, nameKo: r.name_ko })
+
+/** a weekly_best3 configuration not ranked on the day itself: its settings from the configuration list */
+function fromConfiguration(id: string): RowConfiguration | null {
+  const c = configurations().find(x => x.id === id)
+  return c ? { ...c, nameKo: koreanName(c.strategy, c.direction) } : null
 }
 
 /** The digest of the week holding `atMs`, from the newest ranking day file on or before that day. */
@@ -79,11 +99,13 @@ export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource
   const top = file.periods[TOP_PERIOD]
   const weeklyGroup = weekly.groups[DIGEST_GROUP]
   const byId = new Map(weeklyGroup.rows.map(r => [r.configuration_id, r]))
-  const weeklyBest = weeklyGroup.weekly_best3
-    .map(w => byId.get(w.configuration_id))
-    .filter((r): r is RankedRow => r !== undefined)
-    .map((r, i) => digestRow(r, i + 1, weekly))
-  const top30d = top3(top.groups[DIGEST_GROUP].rows).map(r => digestRow(r, r.rank, top))
+  const weeklyBest: DigestRow[] = []
+  for (const w of weeklyGroup.weekly_best3) {
+    const today = byId.get(w.configuration_id) ?? null
+    const c = today ? fromRow(today) : fromConfiguration(w.configuration_id)
+    if (c) weeklyBest.push(digestRow(c, weeklyBest.length + 1, today, w, weekly))
+  }
+  const top30d = top3(top.groups[DIGEST_GROUP].rows).map(r => digestRow(fromRow(r), r.rank, r, null, top))
   return { week, rankingDate: date, rankingScope: `${DIGEST_GROUP}, ${WEEKLY_PERIOD} / ${TOP_PERIOD}`, weeklyBest, top30d, signals: sig }
 }
 
