@@ -7,7 +7,12 @@ import { createLogger } from '../src/log'
 import { isoWeek } from '../src/mail/iso-week'
 import { runWeeklyMail } from '../src/mail/weekly'
 import { scoredSignalsSource } from '../src/mail/weekly-signals'
-import { configurations, GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
+import { configurations, GROUPS, PERIODS, periodWindow, simulateBodyOf } from '../src/modules/rankings/configurations'
+import { cardRun } from '../src/modules/cards/card-run'
+import { simulateSpec } from '../src/modules/simulate/service'
+import type { WeeklyDigest } from '../src/mail/weekly-digest'
+import type { Direction } from '../src/engine/types'
+import type { Timeframe } from '../src/market/timeframe'
 import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
 import type { RankedRow } from '../src/modules/rankings/rank'
 import { makeHarness } from './helpers/harness'
@@ -124,6 +129,16 @@ describe('the weekly mail', () => {
     expect(ko.text).toContain('이번 주 최고의 설정')
     expect(ko.text).toContain('볼린저 스퀴즈 숏')
     expect(ko.text).toContain('lang=ko')
+  })
+
+  test("a row's /share link recomputes exactly the ranking's run (the same run spec)", () => {
+    const digest = h.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, '2026-W48')).get()!.payload as WeeklyDigest
+    const row = dayFile('2026-11-23').periods['30d'].groups.top50.rows[1]
+    const shared = digest.top30d.find(r => r.maxBars === row.max_bars)!.share
+    const settings = { slPct: +shared.sl, tpPct: +shared.tp, leverage: +shared.lev, feePct: +shared.fee, topN: +shared.topN, from: shared.from, to: shared.to, timeframe: shared.tf as Timeframe, maxBars: +shared.bars }
+    const card = cardRun(shared.preset, shared.dir as Direction, 'long', settings).spec
+    const configuration = { id: row.configuration_id, strategy: row.strategy, name: row.name_en, direction: row.direction, status: row.status, timeframe: row.timeframe, sl_pct: row.sl_pct, tp_pct: row.tp_pct, max_bars: row.max_bars }
+    expect(card).toEqual(simulateSpec(simulateBodyOf(configuration, Date.UTC(2026, 10, 23), '30d', 'top50')))
   })
 
   test('its List-Unsubscribe URL takes the one-click POST', async () => {
