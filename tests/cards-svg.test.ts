@@ -5,6 +5,7 @@ import { escapeMarkup, safeUrlAttr } from '../src/cards/escape'
 
 const figures = (over: Partial<CardFigures> = {}): CardFigures => ({
   name: 'BB Squeeze SHORT',
+  nameKo: '볼린저 밴드 스퀴즈 숏',
   direction: 'short',
   status: 'testing',
   settings: { slPct: 10, tpPct: 8, leverage: 5, feePct: 0.05, topN: 10, from: null, to: null, timeframe: '1H', maxBars: null },
@@ -58,7 +59,7 @@ describe('the card SVG', () => {
 
   test('the Korean card has Korean labels and the Korean face', () => {
     const svg = cardSvg(figures(), 'ko')
-    for (const s of ['승률', '수익 팩터', '최대 낙폭', '거래 수', '테스트 중', '숏', 'Noto Sans KR', '2025-01-01 ~ 2025-03-01']) expect(svg).toContain(s)
+    for (const s of ['볼린저 밴드 스퀴즈 숏', '승률', '수익 팩터', '최대 낙폭', '거래 수', '테스트 중', '숏', 'Noto Sans KR', '2025-01-01 ~ 2025-03-01']) expect(svg).toContain(s)
   })
 
   test('a name with markup stays text', () => {

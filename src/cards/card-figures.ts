@@ -23,6 +23,8 @@ export interface CardSettings {
 
 export interface CardFigures {
   name: string
+  /** the Korean name where one is written (registry strategies), shown on Korean cards */
+  nameKo: string | null
   direction: Direction
   /** a builder preset carries no status */
   status: StrategyStatus | 'preset'
@@ -67,6 +69,9 @@ export function formatFigures(f: CardFigures): FormattedFigures {
 export function dataSpanText(f: CardFigures, lang: Lang): string {
   return f.dataSpan ? `${f.dataSpan.from}${lang === 'ko' ? ' ~ ' : ' to '}${f.dataSpan.to}` : ''
 }
+
+/** the strategy's name in the card's language */
+export const nameIn = (f: CardFigures, lang: Lang) => (lang === 'ko' && f.nameKo ? f.nameKo : f.name)
 
 const trim = (x: number) => String(Number(x.toFixed(4)))
 

@@ -3,7 +3,7 @@
  * equity sparkline, the research status and the disclaimer. Pure: figures in, text out;
  * every value is escaped, so nothing a caller sends can become markup.
  */
-import { dataSpanText, formatFigures, settingsLine, type CardFigures } from './card-figures'
+import { dataSpanText, formatFigures, nameIn, settingsLine, type CardFigures } from './card-figures'
 import { escapeMarkup as esc } from './escape'
 import { KOREAN_FAMILY, LATIN_FAMILY } from './fonts'
 import { LABELS, type Lang } from './labels'
@@ -87,7 +87,7 @@ export function cardSvg(f: CardFigures, lang: Lang): string {
 <text x="${dirX + dirW / 2}" y="74" text-anchor="middle" font-family="${text}" font-weight="700" font-size="24" fill="${COLORS.background}">${esc(dirLabel)}</text>
 <rect x="${1140 - statusW}" y="44" width="${statusW}" height="44" rx="22" fill="none" stroke="${statusColor}" stroke-width="2"/>
 <text x="${1140 - statusW / 2}" y="74" text-anchor="middle" font-family="${text}" font-weight="700" font-size="24" fill="${statusColor}">${esc(statusLabel)}</text>
-<text x="60" y="156" font-family="${font}" font-weight="700" font-size="60" fill="${COLORS.text}">${esc(f.name)}</text>
+<text x="60" y="156" font-family="${text}" font-weight="700" font-size="60" fill="${COLORS.text}">${esc(nameIn(f, lang))}</text>
 <text x="60" y="204" font-family="${text}" font-size="26" fill="${COLORS.muted}">${esc(settingsLine(f.settings, lang))}</text>
 ${boxes}
 <rect x="${spark.x}" y="${spark.y}" width="${spark.w}" height="${spark.h}" rx="14" fill="${COLORS.panel}"/>

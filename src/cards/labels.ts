@@ -1,7 +1,7 @@
 /**
  * The words of a card, the share page and the weekly mail, in English and Korean.
- * Strategy names stay as the registry writes them (proper names); directions, figure
- * labels, statuses and the disclaimer are translated.
+ * Directions, figure labels, statuses and the disclaimer are translated here; Korean
+ * strategy names come from the rankings' names-ko.
  */
 import type { Direction } from '../engine/types'
 import type { StrategyStatus } from '../strategies/status'

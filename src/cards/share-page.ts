@@ -4,7 +4,7 @@
  * visible link) for people to the simulator page with the settings in its query.
  * Every echoed value goes through escapeMarkup or safeUrlAttr.
  */
-import { formatFigures, settingsLine, type CardFigures } from './card-figures'
+import { formatFigures, nameIn, settingsLine, type CardFigures } from './card-figures'
 import { CARD_HEIGHT, CARD_WIDTH } from './card-svg'
 import { escapeMarkup as esc, safeUrlAttr as url } from './escape'
 import { LABELS, type Lang } from './labels'
@@ -20,7 +20,7 @@ export interface ShareLinks {
 
 export function sharePage(f: CardFigures, lang: Lang, links: ShareLinks): string {
   const L = LABELS[lang]
-  const title = L.shareTitle(f.name, L.direction[f.direction])
+  const title = L.shareTitle(nameIn(f, lang), L.direction[f.direction])
   const figures = f.trades === 0 ? `${L.noTrades}. ${L.disclaimer}` : L.shareDescription(formatFigures(f))
   const description = `${figures} ${settingsLine(f.settings, lang)}.`
   return `<!doctype html>

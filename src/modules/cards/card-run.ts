@@ -11,6 +11,7 @@ import { getPreset, listPresets } from '../../strategies/presets'
 import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
 import { backtestSpec } from '../backtest/service'
+import { koreanName } from '../rankings/names-ko'
 import { simulateSpec } from '../simulate/service'
 
 /** An id that is neither a registry strategy (nor a family of one) nor a builder preset. */
@@ -28,6 +29,7 @@ export interface CardRun {
   id: string
   kind: 'strategy' | 'preset'
   name: string
+  nameKo: string | null
   direction: Direction
   status: StrategyStatus | 'preset'
   settings: CardSettings
@@ -68,7 +70,7 @@ export function cardRun(id: string, dir: Direction | undefined, defaultDir: Dire
       compounding: false,
       include_stablecoins: false,
     })
-    return { id: s.id, kind: 'strategy', name: s.name, direction: s.direction, status: s.status, settings, spec }
+    return { id: s.id, kind: 'strategy', name: s.name, nameKo: koreanName(s.id, s.direction), direction: s.direction, status: s.status, settings, spec }
   }
   const p = getPreset(id)
   if (!p) throw unknownCardStrategy(id)
@@ -98,5 +100,5 @@ export function cardRun(id: string, dir: Direction | undefined, defaultDir: Dire
     max_concurrent_positions: 100,
     compounding: false,
   })
-  return { id: p.id, kind: 'preset', name: p.name, direction: p.direction, status: 'preset', settings, spec: { ...spec, feeFrac: feeFracOf(settings.feePct) } }
+  return { id: p.id, kind: 'preset', name: p.name, nameKo: null, direction: p.direction, status: 'preset', settings, spec: { ...spec, feeFrac: feeFracOf(settings.feePct) } }
 }

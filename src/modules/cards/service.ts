@@ -78,6 +78,7 @@ export class CardService {
     const curve = r.assembled.portfolio.equityCurve
     return {
       name: run.name,
+      nameKo: run.nameKo,
       direction: run.direction,
       status: run.status,
       settings: run.settings,
