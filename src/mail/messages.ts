@@ -17,7 +17,7 @@ export interface MailContent {
 }
 
 const page = (lang: Lang, body: string) =>
-  `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head><body style="font-family:Inter,'Noto Sans KR',Arial,sans-serif;color:#0f172a;max-width:640px;margin:0 auto;padding:16px">${body}</body></html>`
+  `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head><body style="font-family:Inter,'Noto Sans KR',Arial,sans-serif;color:#0f172a;max-width:720px;margin:0 auto;padding:16px">${body}</body></html>`
 
 export function confirmationMail(lang: Lang, confirmUrl: string, ttlDays: number): MailContent {
   if (lang === 'ko')
@@ -75,8 +75,8 @@ const W: Record<Lang, {
     signalLine: (n, wr, net) => (n === 0 ? 'no signal closed this week' : `${n} signal${n === 1 ? '' : 's'} closed, win rate ${wr}, net ${net}`),
     bars: n => `max ${n} bars`,
     trades: n => `${n} trades`,
-    rankCols: ['#', 'Strategy', 'Settings', 'Win rate', 'PF', 'Return', 'Trades'],
-    weeklyCols: ['#', 'Strategy', 'Settings', 'Days ranked (of 7)', 'Mean PF', 'Mean win rate', '7-day win rate', '7-day PF', '7-day return', '7-day trades'],
+    rankCols: ['#', 'Strategy', 'Win rate', 'PF', 'Return', 'Trades'],
+    weeklyCols: ['#', 'Strategy', 'Days ranked (of 7)', 'Mean PF', 'Mean win rate', '7-day return', '7-day trades'],
     weeklyMeans: (d, pf, wr) => `ranked on ${d} of the last 7 days with mean PF ${pf} and mean win rate ${wr}`,
     notRankedToday: 'not ranked on the ranking day itself',
     share: 'card',
@@ -95,8 +95,8 @@ const W: Record<Lang, {
     signalLine: (n, wr, net) => (n === 0 ? '이번 주 종료된 시그널 없음' : `종료된 시그널 ${n}개, 승률 ${wr}, 순수익 ${net}`),
     bars: n => `최대 ${n}봉`,
     trades: n => `거래 ${n}회`,
-    rankCols: ['#', '전략', '설정', '승률', 'PF', '수익률', '거래'],
-    weeklyCols: ['#', '전략', '설정', '순위 진입일 (7일 중)', '평균 PF', '평균 승률', '7일 승률', '7일 PF', '7일 수익률', '7일 거래'],
+    rankCols: ['#', '전략', '승률', 'PF', '수익률', '거래'],
+    weeklyCols: ['#', '전략', '순위 진입일 (7일 중)', '평균 PF', '평균 승률', '7일 수익률', '7일 거래'],
     weeklyMeans: (d, pf, wr) => `최근 7일 중 ${d}일 순위 진입, 평균 PF ${pf}, 평균 승률 ${wr}`,
     notRankedToday: '랭킹 당일에는 순위에 없음',
     share: '카드',
@@ -142,11 +142,10 @@ function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLi
       const f = r.figures
       const cells = [
         String(r.rank),
-        `<a href="${url(links.share(r))}">${esc(nameOf(r))}</a>`,
-        esc(settings(r)),
-        ...(weekly ? [r.weekly ? String(r.weekly.daysRanked) : dash, r.weekly ? r.weekly.meanProfitFactor.toFixed(2) : dash, r.weekly ? `${r.weekly.meanWinRatePct.toFixed(1)}%` : dash] : []),
-        f ? `${f.winRatePct.toFixed(1)}%` : dash,
-        f ? f.profitFactor.toFixed(2) : dash,
+        `<a href="${url(links.share(r))}">${esc(nameOf(r))}</a><br><span style="color:#64748b;font-size:12px">${esc(settings(r))}</span>`,
+        ...(weekly
+          ? [r.weekly ? String(r.weekly.daysRanked) : dash, r.weekly ? r.weekly.meanProfitFactor.toFixed(2) : dash, r.weekly ? `${r.weekly.meanWinRatePct.toFixed(1)}%` : dash]
+          : [f ? `${f.winRatePct.toFixed(1)}%` : dash, f ? f.profitFactor.toFixed(2) : dash]),
         f ? esc(pct(f.totalReturnPct)) : dash,
         f ? String(f.trades) : dash,
       ]
@@ -159,9 +158,9 @@ function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLi
 function signalTable(lang: Lang, signals: DigestSignals[] | null): { text: string; html: string } {
   const w = W[lang], L = LABELS[lang]
   if (signals === null) return { text: `${w.signals}\n${w.noSignals}`, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><p>${esc(w.noSignals)}</p>` }
-  const text = [w.signals, ...signals.map(s => `- ${nameWithSide(s.name, s.direction, lang)}: ${w.signalLine(s.count, `${s.winRatePct.toFixed(1)}%`, pct(s.netPct))}`)].join('\n')
+  const text = [w.signals, ...signals.map(s => `- ${nameWithSide(lang === 'ko' && s.nameKo ? s.nameKo : s.name, s.direction, lang)}: ${w.signalLine(s.count, `${s.winRatePct.toFixed(1)}%`, pct(s.netPct))}`)].join('\n')
   const th = w.signalCols.map(c => `<th align="left" style="padding:4px 8px">${esc(c)}</th>`).join('')
-  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(nameWithSide(s.name, s.direction, lang))}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.count ? `${s.winRatePct.toFixed(1)}%` : '–'}</td><td style="padding:4px 8px">${s.count ? esc(pct(s.netPct)) : '–'}</td></tr>`).join('')
+  const tr = signals.map(s => `<tr><td style="padding:4px 8px">${esc(nameWithSide(lang === 'ko' && s.nameKo ? s.nameKo : s.name, s.direction, lang))}</td><td style="padding:4px 8px">${s.count}</td><td style="padding:4px 8px">${s.count ? `${s.winRatePct.toFixed(1)}%` : '–'}</td><td style="padding:4px 8px">${s.count ? esc(pct(s.netPct)) : '–'}</td></tr>`).join('')
   return { text, html: `<h2 style="font-size:18px">${esc(w.signals)}</h2><table cellspacing="0" style="border-collapse:collapse;font-size:14px"><tr>${th}</tr>${tr}</table>` }
 }
 

@@ -26,6 +26,7 @@ export interface DigestRow {
 export interface DigestSignals {
   strategyId: string
   name: string
+  nameKo: string | null
   direction: Direction
   count: number
   winRatePct: number

@@ -6,6 +6,7 @@
  */
 import { and, eq, gte, inArray, lt } from 'drizzle-orm'
 import { schema, type Db } from '../db'
+import { koreanName } from '../modules/rankings/names-ko'
 import { listStrategies } from '../strategies/registry'
 import type { WeeklySignalsSource } from './weekly'
 import type { DigestSignals } from './weekly-digest'
@@ -27,6 +28,7 @@ export function scoredSignalsSource(db: Db): WeeklySignalsSource {
       return {
         strategyId: s.id,
         name: s.name,
+        nameKo: koreanName(s.id, s.direction),
         direction: s.direction,
         count: mine.length,
         winRatePct: mine.length ? (100 * wins) / mine.length : 0,
