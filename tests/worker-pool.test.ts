@@ -146,3 +146,15 @@ describe('worker pool', () => {
     expect(new Overloaded(3).retryAfterSec).toBe(3)
   })
 })
+
+describe('the task registry', () => {
+  test('an executor refuses a function that is not a registered task, in-process as on the pool', async () => {
+    const { InProcessExecutor } = await import('../src/runs/compute/executor')
+    const { taskName } = await import('../src/runs/compute/tasks')
+    const { runCoinTrades } = await import('../src/runs/compute/coin-tasks')
+    expect(taskName(runCoinTrades)).toBe('coinTrades')
+    const stray = (_ctx: unknown, p: number) => p + 1
+    await expect(new InProcessExecutor(inProcess.deps.store).run(stray, 1)).rejects.toThrow('not a registered task')
+    await expect(pooled.executor.run(stray, 1)).rejects.toThrow('not a registered task')
+  })
+})
