@@ -6,10 +6,12 @@
  * of its universe.
  */
 import { createHash } from 'node:crypto'
+import { windowIndices, type BarWindow } from '../engine/date-window'
 import type { PortfolioOptions } from '../engine/portfolio'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { Timeframe } from '../market/timeframe'
+import type { Bars } from '../market/types'
 import type { Universe } from '../market/universe'
 import type { StrategySpec } from '../strategies/conditions'
 import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
@@ -91,6 +93,12 @@ export function tradeParamsOf(spec: RunSpec): TradeParams {
 export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
   const leverage = effectiveLeverage(spec)
   return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
+}
+
+/** A run's date window on one coin's bars: null without bars or without a bar inside the dates. */
+export function windowOf(spec: RunSpec, bars: Bars | undefined): BarWindow | null {
+  if (!bars || bars.n === 0) return null
+  return windowIndices(bars, spec.startDate ? parseDay(spec.startDate) : null, spec.endDate ? parseDay(spec.endDate) : null)
 }
 
 /** Problems of a request's dates that a schema cannot see: real calendar dates, start not after end. */
