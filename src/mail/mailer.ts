@@ -12,7 +12,7 @@ import { schema, type Db } from '../db'
 import type { Logger } from '../log'
 import { isoWeek } from './iso-week'
 import { confirmationMail, weeklyMail, type MailContent } from './messages'
-import { Outbox, type OutboxRow } from './outbox'
+import { BACKOFF_MS, Outbox, type OutboxRow } from './outbox'
 import { CONFIRM_TTL_DAYS, linkSecret, LinkTokens } from './tokens'
 import { mailTransport, SendFailed, type MailTransport } from './transport'
 import type { DigestRow, WeeklyDigest } from './weekly-digest'
@@ -31,6 +31,8 @@ export interface DeliveryReport {
   retrying: number
   failed: number
   cancelled: number
+  /** claimed but not attempted: the server could not be reached (they wait for the next delivery) */
+  postponed: number
 }
 
 const BATCH = 200
@@ -86,12 +88,13 @@ export class Mailer {
   }
 
   private async deliver(): Promise<DeliveryReport> {
-    const report: DeliveryReport = { sent: 0, retrying: 0, failed: 0, cancelled: 0 }
+    const report: DeliveryReport = { sent: 0, retrying: 0, failed: 0, cancelled: 0, postponed: 0 }
     const digests = new Map<string, WeeklyDigest | null>()
-    for (;;) {
+    let unreachable = false
+    while (!unreachable) {
       const rows = this.outbox.claim(BATCH)
       if (rows.length === 0) break
-      for (const row of rows) {
+      for (const [i, row] of rows.entries()) {
         try {
           const mail = this.compose(row, digests)
           if (mail === null) {
@@ -103,17 +106,28 @@ export class Mailer {
           this.outbox.sent(row.id)
           report.sent++
         } catch (e) {
+          const error = String((e as Error)?.message ?? e)
+          if (e instanceof SendFailed && e.unreachable) {
+            // the server is not there: this row and the rest of the batch wait for the next
+            // delivery, no attempt counted (an outage must not use up a mail's attempts)
+            const waiting = rows.slice(i).map(r => r.id)
+            this.outbox.postpone(waiting, BACKOFF_MS[0], error)
+            report.postponed += waiting.length
+            this.deps.log.warn(`mail: ${this.deps.transport.description} unreachable (${error}); ${waiting.length} mail(s) wait for the next delivery`)
+            unreachable = true
+            break
+          }
           const permanent = e instanceof SendFailed && e.permanent
-          const outcome = this.outbox.failed(row, String((e as Error)?.message ?? e), permanent)
+          const outcome = this.outbox.failed(row, error, permanent)
           if (outcome === 'failed') report.failed++
           else report.retrying++
-          this.deps.log.warn(`mail ${row.kind} ${row.week} to row ${row.id}: ${outcome === 'failed' ? 'failed for good' : 'will retry'}: ${(e as Error)?.message ?? e}`)
+          this.deps.log.warn(`mail ${row.kind} ${row.week} to row ${row.id}: ${outcome === 'failed' ? 'failed for good' : 'will retry'}: ${error}`)
         }
       }
       await new Promise<void>(r => setImmediate(r)) // let requests in between batches
     }
-    if (report.sent + report.failed + report.retrying > 0)
-      this.deps.log.info(`mail: ${report.sent} sent (${this.deps.transport.description}), ${report.retrying} to retry, ${report.failed} failed, ${report.cancelled} cancelled`)
+    if (report.sent + report.failed + report.retrying + report.postponed > 0)
+      this.deps.log.info(`mail: ${report.sent} sent (${this.deps.transport.description}), ${report.retrying} to retry, ${report.postponed} postponed (server unreachable), ${report.failed} failed, ${report.cancelled} cancelled`)
     return report
   }
 

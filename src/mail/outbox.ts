@@ -86,6 +86,16 @@ export class Outbox {
     return final ? 'failed' : 'retry'
   }
 
+  /**
+   * Claimed rows that could not be attempted (the server could not be reached): back to
+   * pending after `delayMs`, no attempt counted, the reason kept.
+   */
+  postpone(ids: number[], delayMs: number, error: string): void {
+    if (ids.length === 0) return
+    const t = schema.mailOutbox
+    this.db.update(t).set({ status: 'pending', nextAttemptAtMs: this.clock.now() + delayMs, lastError: error.slice(0, 1000) }).where(inArray(t.id, ids)).run()
+  }
+
   /** A row with nothing to send any more (its recipient left before it went out). */
   cancelled(id: number): void {
     this.db.update(schema.mailOutbox).set({ status: 'cancelled' }).where(eq(schema.mailOutbox.id, id)).run()

@@ -18,12 +18,19 @@ export interface OutgoingMail {
   unsubscribeUrl?: string
 }
 
-/** A send that failed; `permanent` (an SMTP 5xx answer) is not retried. */
+/**
+ * A send that failed. `permanent` (an SMTP 5xx answer about this mail) is not retried;
+ * `unreachable` (no connection to the server at all) says every other mail would fail the
+ * same way now.
+ */
 export class SendFailed extends Error {
-  constructor(message: string, readonly permanent: boolean) {
+  constructor(message: string, readonly permanent: boolean, readonly unreachable = false) {
     super(message)
   }
 }
+
+/** nodemailer's codes for a server that could not be reached or spoken to */
+const UNREACHABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'EGREETING', 'EAUTH', 'ETLS'])
 
 export interface MailTransport {
   /** for the log: where mails go, without credentials */
@@ -69,8 +76,9 @@ export class SmtpTransport implements MailTransport {
     try {
       await this.transporter.sendMail(messageOf(this.from, mail, domainOf(this.from)))
     } catch (e) {
-      const err = e as { responseCode?: number; message?: string }
-      throw new SendFailed(String(err.message ?? e), typeof err.responseCode === 'number' && err.responseCode >= 500)
+      const err = e as { responseCode?: number; message?: string; code?: string }
+      const unreachable = typeof err.code === 'string' && UNREACHABLE_CODES.has(err.code)
+      throw new SendFailed(String(err.message ?? e), !unreachable && typeof err.responseCode === 'number' && err.responseCode >= 500, unreachable)
     }
   }
 

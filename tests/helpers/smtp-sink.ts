@@ -12,7 +12,8 @@ export interface SmtpSink {
   close(): Promise<void>
 }
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+/** `port` 0 (default): a free port */
+export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const received: { to: string[]; raw: string }[] = []
   let failures: { code: number; left: number } | null = null
   const server = new SMTPServer({
@@ -34,10 +35,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       })
     },
   })
-  await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()))
-  const port = (server.server.address() as AddressInfo).port
+  await new Promise<void>(r => server.listen(port, '127.0.0.1', () => r()))
+  const bound = (server.server.address() as AddressInfo).port
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${bound}`,
     received,
     failNext(code, times = 1) {
       failures = { code, left: times }
