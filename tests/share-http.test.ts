@@ -105,3 +105,15 @@ describe('GET /share', () => {
     for (const m of html.matchAll(/="([^"]*)"/g)) expect(m[1]).not.toMatch(/[<>]/)
   })
 })
+
+describe('GET /share caching', () => {
+  test('an ETag and a max-age; If-None-Match with it is a 304', async () => {
+    const r = await h.req('/share?preset=bb-squeeze-short&topN=3')
+    const etag = r.headers.get('etag')!
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
+    expect(r.headers.get('cache-control')).toMatch(/max-age=\d+/)
+    const again = await h.req('/share?preset=bb-squeeze-short&topN=3', { headers: { 'if-none-match': `W/${etag}` } })
+    expect(again.status).toBe(304)
+    expect((await h.req('/share?preset=bb-squeeze-short&topN=3&lang=ko')).headers.get('etag')).not.toBe(etag)
+  })
+})

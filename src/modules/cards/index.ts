@@ -28,8 +28,8 @@ export function cardsModule(deps: AppDeps) {
       async ({ query, request, headers }) => {
         const html = { 'content-type': 'text/html; charset=utf-8', 'x-robots-tag': 'noindex, nofollow' }
         try {
-          const { etag, html: page } = await cards.share(query, baseUrlOf(deps, request))
-          if (headers['if-none-match'] === etag) return new Response(null, { status: 304, headers: cacheHeaders(etag) })
+          const { etag, html: page } = await cards.share(query, baseUrlOf(deps, request), headers['if-none-match'] ?? null)
+          if (page === null) return new Response(null, { status: 304, headers: cacheHeaders(etag) })
           return new Response(page, { headers: { ...html, ...cacheHeaders(etag) } })
         } catch (e) {
           if (e instanceof UnknownStrategy) return new Response(unknownSharePage(e.id, query.lang, `${baseUrlOf(deps, request)}/`), { status: 404, headers: html })

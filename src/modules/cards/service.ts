@@ -29,6 +29,9 @@ export interface CardDeps {
   store: CandleStore
 }
 
+/** If-None-Match names this ETag (weak or strong, in a list) */
+const matches = (ifNoneMatch: string | null, etag: string) => !!ifNoneMatch && ifNoneMatch.split(',').some(t => t.trim().replace(/^W\//, '') === etag)
+
 function settingsOf(q: OgQuery | ShareQuery): CardSettings {
   const problems = dateProblems(q.from ?? null, q.to ?? null)
   if (problems.length)
@@ -100,7 +103,7 @@ export class CardService {
   async card(q: OgQuery, ifNoneMatch: string | null): Promise<{ etag: string; png: Uint8Array | null }> {
     const run = this.run(q.strategy, q.dir, 'short', q)
     const etag = this.etagOf(run, q.lang)
-    if (ifNoneMatch && ifNoneMatch.split(',').some(t => t.trim().replace(/^W\//, '') === etag)) return { etag, png: null }
+    if (matches(ifNoneMatch, etag)) return { etag, png: null }
     const hit = this.png.get(etag)
     if (hit) {
       this.png.delete(etag)
@@ -123,9 +126,10 @@ export class CardService {
   }
 
   /** The /share page, or UnknownStrategy (the controller answers a 404 page). */
-  async share(q: ShareQuery, baseUrl: string): Promise<{ etag: string; html: string }> {
+  async share(q: ShareQuery, baseUrl: string, ifNoneMatch: string | null): Promise<{ etag: string; html: string | null }> {
     const run = this.run(q.preset, q.dir, 'long', q)
     const etag = this.etagOf(run, q.lang, `share ${baseUrl}`)
+    if (matches(ifNoneMatch, etag)) return { etag, html: null }
     const f = await this.figures(run)
     const links: ShareLinks = {
       page: `${baseUrl}/share?${settingsQuery(run, q.lang, 'preset')}`,
