@@ -5,7 +5,8 @@ import { INDICATORS } from '../src/indicators/registry'
 import { openapiPlugin } from '../src/http/openapi'
 import { builderModule } from '../src/modules/builder'
 import { strategiesModule } from '../src/modules/strategies'
-import { conditionsCount, validateStrategy } from '../src/strategies/conditions'
+import { conditionsCount } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 
 const app = new Elysia().use(builderModule())
 const get = async (path: string, on: { handle(r: Request): Promise<Response> } = app) => {

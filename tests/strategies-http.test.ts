@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { INDICATORS } from '../src/indicators/registry'
 import { strategiesModule } from '../src/modules/strategies'
-import { validateStrategy } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 import { listStrategies } from '../src/strategies/registry'
 
 const app = new Elysia().use(strategiesModule())

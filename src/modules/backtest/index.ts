@@ -1,13 +1,20 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { unprocessable } from '../../http/errors'
 import { runBacktest } from '../../services/backtest'
+import { lookAheadProblems } from '../../strategies/validate'
 import { BacktestRequest, BacktestResponse } from './model'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /backtest: a custom condition-tree strategy over a universe. */
 export function backtestModule(deps: AppDeps) {
-  return new Elysia({ name: 'backtest' }).post('/backtest', async ({ body, headers }) => (await runBacktest(deps.simulation, body, noCache(headers))) as any, {
+  return new Elysia({ name: 'backtest' }).post('/backtest', async ({ body, headers }) => {
+    // a tree that would read later bars is refused as a request error, never run (docs/conditions.md)
+    const lookAhead = [...lookAheadProblems(body.entry, ['body', 'entry']), ...lookAheadProblems(body.exit_conditions, ['body', 'exit_conditions'])]
+    if (lookAhead.length) throw unprocessable(lookAhead.map(p => ({ type: 'value_error', ...p })))
+    return (await runBacktest(deps.simulation, body, noCache(headers))) as any
+  }, {
     body: BacktestRequest,
     response: BacktestResponse,
     detail: {
