@@ -41,7 +41,7 @@ describe('GET /builder/presets', () => {
     for (const item of body) {
       const full = await get(`/builder/presets/${item.id}`)
       expect(full.status).toBe(200)
-      expect(Object.keys(full.body).sort()).toEqual(['direction', 'entry', 'id', 'indicators', 'max_bars', 'name', 'sl_pct', 'tp_pct'])
+      expect(Object.keys(full.body).sort()).toEqual(['direction', 'entry', 'exit_conditions', 'id', 'indicators', 'max_bars', 'name', 'sl_pct', 'tp_pct'])
       expect(Object.keys(full.body.indicators)).toEqual(item.indicators)
       expect(conditionsCount(full.body.entry)).toBe(item.conditions_count)
       expect(validateStrategy(full.body)).toEqual([])

@@ -67,6 +67,7 @@ export const StrategyInfo = t.Object({
     max_bars: t.Integer(),
     direction: Direction,
     status: oneOf(STATUSES, 'verified, testing or research; criteria in docs/strategies.md'),
+    avoid_hours: t.Array(t.Integer({ minimum: 0, maximum: 23 }), { description: 'UTC hours of the entry bar it skips; already part of entry (next_hour not_in)' }),
   }),
   indicators: IndicatorParamsSchema,
   entry: ConditionTree,
