@@ -1,19 +1,19 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { unprocessable } from '../../http/errors'
-import { runBacktest } from '../../services/backtest'
+import { InvalidRequest } from '../../runs/errors'
 import { lookAheadProblems } from '../../strategies/validate'
 import { BacktestRequest, BacktestResponse } from './model'
+import { runBacktest } from './service'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /backtest: a custom condition-tree strategy over a universe. */
 export function backtestModule(deps: AppDeps) {
-  return new Elysia({ name: 'backtest' }).post('/backtest', async ({ body, headers }) => {
-    // a tree that would read later bars is refused as a request error, never run (docs/conditions.md)
+  return new Elysia({ name: 'backtest' }).post('/backtest', ({ body, headers }) => {
+    // parsing: a tree that would read later bars is refused (422), never run (docs/conditions.md)
     const lookAhead = [...lookAheadProblems(body.entry, ['body', 'entry']), ...lookAheadProblems(body.exit_conditions, ['body', 'exit_conditions'])]
-    if (lookAhead.length) throw unprocessable(lookAhead.map(p => ({ type: 'value_error', ...p })))
-    return (await runBacktest(deps.simulation, body, noCache(headers))) as any
+    if (lookAhead.length) throw new InvalidRequest(lookAhead)
+    return runBacktest(deps.runs, body, noCache(headers))
   }, {
     body: BacktestRequest,
     response: BacktestResponse,
