@@ -9,7 +9,11 @@ import { checkPeriod, fillNaN, rowsOf } from './util'
  * (the lowest such bin on a tie). One grid counts and prices (the replaced service counted
  * on a 19-step grid and priced on a 20-bin one; docs/indicators.md). When every close of
  * the window is equal the POC is that close. Rows before `period` are NaN.
- * O(period) per bar: the bins move with lo and hi, so no running histogram survives a bar.
+ * While lo and hi stay the same the grid stays the same, so the histogram is carried: the
+ * bar entering the window is added and the one leaving it subtracted (two bins touched
+ * instead of `period` bars summed). It is summed afresh whenever the grid moves, and at
+ * least every `period` bars, so rounding never piles up; the heaviest bin only differs from
+ * a fresh sum's when two bins tie within a few ulps of volume.
  */
 export function volumeProfilePoc(
   close: Float64Array,
@@ -28,22 +32,38 @@ export function volumeProfilePoc(
   rollingMin(close, period, out, rows, 1)
   fillNaN(out, 0, Math.min(period, rows))
   const hist = new Float64Array(bins)
+  let gridLo = Number.NaN
+  let gridHi = Number.NaN
+  let carried = 0
   for (let i = period; i < rows; i++) {
     const lo = out[i]
     const hi = hiCol[i]
     const step = (hi - lo) / bins
     if (!(step > 0)) {
       out[i] = step === 0 ? lo : NaN
+      gridLo = Number.NaN
       continue
     }
-    hist.fill(0)
-    for (let j = i - period; j < i; j++) {
-      let b = Math.floor((close[j] - lo) / step)
-      if (b >= bins) b = bins - 1
-      hist[b] += volume[j]
+    if (lo === gridLo && hi === gridHi && carried < period) {
+      // the window moved one bar on the same grid: bar i − 1 entered, bar i − 1 − period left
+      hist[binOf(close[i - 1], lo, step, bins)] += volume[i - 1]
+      hist[binOf(close[i - 1 - period], lo, step, bins)] -= volume[i - 1 - period]
+      carried++
+    } else {
+      hist.fill(0)
+      for (let j = i - period; j < i; j++) hist[binOf(close[j], lo, step, bins)] += volume[j]
+      gridLo = lo
+      gridHi = hi
+      carried = 0
     }
     let best = 0
     for (let b = 1; b < bins; b++) if (hist[b] > hist[best]) best = b
     out[i] = lo + (best + 0.5) * step
   }
+}
+
+/** the bin of a close on the grid lo + k · step (the top close into the last bin) */
+function binOf(c: number, lo: number, step: number, bins: number): number {
+  const b = Math.floor((c - lo) / step)
+  return b < bins ? b : bins - 1
 }
