@@ -24,6 +24,33 @@ describe('GET /builder/indicators', () => {
     expect(bb.default_params).toMatchObject({ period: 20, std: 2 })
     expect(bb.field_info.length).toBe(bb.fields.length)
   })
+  test('shows the indicators and fields the named strategies added, with the bb ddof and ema adjust params', async () => {
+    const { body } = await get('/builder/indicators')
+    const fieldsOf = (id: string) => body.find((x: any) => x.id === id).fields
+    expect(fieldsOf('volume_profile')).toEqual(['vp_poc', 'vp_dev'])
+    expect(fieldsOf('atr')).toContain('atr_sma_prev')
+    expect(fieldsOf('heikin_ashi')).toEqual(expect.arrayContaining(['ha_bearish', 'ha_body', 'ha_body_top', 'ha_body_bottom', 'ha_upper_wick', 'ha_lower_wick']))
+    expect(body.find((x: any) => x.id === 'bb').param_info.ddof).toMatchObject({ default: 0, min: 0, max: 1, integer: true })
+    expect(body.find((x: any) => x.id === 'ema').param_info.adjust).toMatchObject({ default: 0, min: 0, max: 1, integer: true })
+  })
+})
+
+describe('named strategies are presets too', () => {
+  test('every registry strategy loads from /builder/presets/<id> as the same tree and settings', async () => {
+    const strategies = await get('/strategies', new Elysia().use(strategiesModule()))
+    for (const s of strategies.body) {
+      const p = await get(`/builder/presets/${s.id}`)
+      expect(p.status).toBe(200)
+      expect({ id: s.id, entry: p.body.entry, exit: p.body.exit_conditions, indicators: p.body.indicators }).toEqual({ id: s.id, entry: s.entry, exit: s.exit_conditions, indicators: s.indicators })
+      expect([p.body.sl_pct, p.body.tp_pct, p.body.max_bars, p.body.direction]).toEqual([s.default_params.sl_pct, s.default_params.tp_pct, s.default_params.max_bars, s.default_params.direction])
+    }
+  })
+  test('our former rules are presets under their own names, e.g. the TTM squeeze', async () => {
+    const p = await get('/builder/presets/ttm-squeeze-short')
+    expect(p.status).toBe(200)
+    expect(p.body.indicators).toMatchObject({ keltner: { period: 20, atr_period: 20, mult: 1.5 } })
+    expect((await get('/builder/presets/supertrend-adx-long')).body.exit_conditions).toEqual({ field: 'st_bullish', op: '==', value: false })
+  })
 })
 
 describe('GET /builder/presets', () => {
