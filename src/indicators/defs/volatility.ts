@@ -41,19 +41,30 @@ export const bb = define({
     // the bands alone are what most trees read: the width and squeeze pass is skipped then
     if (BB_DERIVED.every(f => !wants(f))) return
     const width = col('bb_width')
-    const pctB = col('bb_pct_b')
-    for (let i = 0; i < n; i++) {
-      const span = up[i] - lo[i]
-      width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
-      pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
-    }
+    // %b only when asked: the squeeze rules read the width alone
+    if (wants('bb_pct_b')) {
+      const pctB = col('bb_pct_b')
+      for (let i = 0; i < n; i++) {
+        const span = up[i] - lo[i]
+        width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
+        pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
+      }
+    } else for (let i = 0; i < n; i++) width[i] = mid[i] !== 0 ? ((up[i] - lo[i]) / mid[i]) * 100 : NaN
     const widthMa = col('bb_width_ma')
     sma(width, p.squeeze_lookback, widthMa, n)
+    const squeeze = col('is_squeeze')
+    const threshold = p.squeeze_threshold
+    if (!wants('bb_width_change') && !wants('bb_expanding') && !wants('recent_squeeze')) {
+      for (let i = 0; i < n; i++) {
+        const w = width[i]
+        const limit = widthMa[i] * threshold
+        squeeze[i] = w !== w || limit !== limit ? NaN : +(w < limit)
+      }
+      return
+    }
     const change = col('bb_width_change')
     const expanding = col('bb_expanding')
-    const squeeze = col('is_squeeze')
     const recent = col('recent_squeeze')
-    const threshold = p.squeeze_threshold
     const lookback = p.squeeze_lookback
     // is_squeeze first has a value where bb_width_ma does; recent_squeeze lookback − 1 later
     const recentFirst = firstValid(widthMa, n) + lookback - 1
