@@ -1,5 +1,5 @@
 import { rollingMax, rollingMin } from './rolling-extremes'
-import { checkPeriod, fillNaN, rowsOf } from './util'
+import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
 
 /**
  * Point of control of the volume profile of the `period` bars before each bar (the bar
@@ -27,7 +27,7 @@ export function volumeProfilePoc(
   checkPeriod('volumeProfilePoc bins', bins)
   const rows = rowsOf(close, n)
   // lo / hi of the prior window land in out and a scratch array, one row late (lag 1)
-  const hiCol = new Float64Array(rows)
+  const hiCol = floatScratch(0, rows)
   rollingMax(close, period, hiCol, rows, 1)
   rollingMin(close, period, out, rows, 1)
   fillNaN(out, 0, Math.min(period, rows))
