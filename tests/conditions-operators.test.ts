@@ -119,3 +119,55 @@ describe('validation of the new parts', () => {
     expect(lookAheadProblems({ field: 'close', op: '>', value: 1, shift: 3 }, ['entry'])).toEqual([])
   })
 })
+
+describe('property: the compiled series, arithmetic and ANY_PRIOR equal plain loops on random candles', () => {
+  /** a deterministic pseudo-random walk (xorshift), with repeated closes so ties and equal windows occur */
+  function walk(n: number, seed: number): Bars {
+    let s = seed >>> 0 || 1
+    const rnd = () => {
+      s ^= s << 13
+      s ^= s >>> 17
+      s ^= s << 5
+      return (s >>> 0) / 4294967296
+    }
+    const close: number[] = []
+    let x = 100
+    for (let i = 0; i < n; i++) {
+      x = Math.max(1, x + Math.round((rnd() - 0.5) * 8) / 4)
+      close.push(x)
+    }
+    return bars(close, close.map((c, i) => (i > 0 ? close[i - 1] : c)))
+  }
+  const plainStat = (x: Float64Array, stat: string, bars: number, i: number): number => {
+    if (i - bars + 1 < 0) return Number.NaN
+    const w = Array.from(x.subarray(i - bars + 1, i + 1))
+    return stat === 'max' ? Math.max(...w) : stat === 'min' ? Math.min(...w) : w.reduce((a, b) => a + b, 0) / bars
+  }
+  test.each([1, 2, 3, 4, 5, 6])('seed %d', seed => {
+    const b = walk(400, seed)
+    const n = b.n
+    for (const stat of ['min', 'max'] as const)
+      for (const w of [1, 3, 7, 20])
+        for (const shift of [0, 1, 3]) {
+          // close > stat of the window ending `shift` bars back
+          const got = mask({ field: 'close', op: '>', value: { field: 'close', stat, bars: w, shift } }, b)
+          const want = Array.from({ length: n }, (_, i) => (i - shift >= 0 && b.c[i] > plainStat(b.c, stat, w, i - shift) ? 1 : 0))
+          expect({ stat, w, shift, got }).toEqual({ stat, w, shift, got: want })
+        }
+    // arithmetic with a shifted scaled offset: close[i−1] >= close[i−2] + 0.25 × volume[i]
+    const got = mask({ field: 'close', shift: 1, op: '>=', value: { field: 'close', shift: 2, offset: { field: 'volume', mult: 0.25 } } }, b)
+    const want = Array.from({ length: n }, (_, i) => (i >= 2 && b.c[i - 1] >= b.c[i - 2] + 0.25 * b.v[i] ? 1 : 0))
+    expect(got).toEqual(want)
+    // ANY_PRIOR of a crossing
+    for (const w of [1, 5, 12]) {
+      const cross = (i: number) => i >= 1 && b.c[i] > b.o[i] && b.c[i - 1] <= b.o[i - 1]
+      const gotAny = mask({ type: 'ANY_PRIOR', bars: w, condition: { field: 'close', op: 'crosses_above', value: { field: 'open' } } }, b)
+      const wantAny = Array.from({ length: n }, (_, i) => {
+        if (i < w) return 0
+        for (let j = i - w; j < i; j++) if (cross(j)) return 1
+        return 0
+      })
+      expect({ w, got: gotAny }).toEqual({ w, got: wantAny })
+    }
+  })
+})
