@@ -6,6 +6,7 @@ import { weeklyMailJob } from '../src/jobs/weekly-mail'
 import { createLogger } from '../src/log'
 import { isoWeek } from '../src/mail/iso-week'
 import { runWeeklyMail } from '../src/mail/weekly'
+import { listStrategies } from '../src/strategies/registry'
 import { scoredSignalsSource } from '../src/mail/weekly-signals'
 import { configurations, GROUPS, PERIODS, periodWindow, simulateBodyOf } from '../src/modules/rankings/configurations'
 import { cardRun } from '../src/modules/cards/card-run'
@@ -180,10 +181,13 @@ describe('the weekly mail', () => {
     signal('f', 'ichimoku-long', null, 'open', 3) // no result yet
     signal('g', 'bb-squeeze-long', Date.UTC(2026, 11, 2), 'tp', 8) // not a verified strategy
     const rows = scoredSignalsSource(h.deps.db)(monday - 7 * DAY - 3_600_000, monday - 3_600_000)!
-    expect(rows.map(r => r.strategyId)).toEqual(['ichimoku-long'])
-    expect(rows[0].count).toBe(3)
-    expect(rows[0].winRatePct).toBeCloseTo(200 / 3, 10)
-    expect(rows[0].netPct).toBeCloseTo(13.75, 10)
+    // every verified strategy of the registry, each with its own signals only
+    expect(rows.map(r => r.strategyId)).toEqual(listStrategies().filter(s => s.status === 'verified').map(s => s.id))
+    const ichimoku = rows.find(r => r.strategyId === 'ichimoku-long')!
+    expect(ichimoku.count).toBe(3)
+    expect(ichimoku.winRatePct).toBeCloseTo(200 / 3, 10)
+    expect(ichimoku.netPct).toBeCloseTo(13.75, 10)
+    expect(rows.filter(r => r.strategyId !== 'ichimoku-long').every(r => r.count === 0)).toBe(true)
     const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer, signals: scoredSignalsSource(h.deps.db) }, monday, { dryRun: true })
     expect(r.samples!.en.text).toContain('Verified strategies: scored signals of the week')
     expect(r.samples!.en.text).toContain('- Ichimoku Cloud LONG: 3 signals closed, win rate 66.7%, net +13.8%')
