@@ -9,6 +9,8 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
+// the one mapping from a /simulate body to its RunSpec: a row's run is, by construction,
+// the run /simulate makes of the body the row publishes (not a second copy of the mapping)
 import { simulateSpec } from '../modules/simulate/service'
 import { Overloaded } from '../runs/errors'
 import type { RunMetricsResult } from '../runs/compute/coin-tasks'
