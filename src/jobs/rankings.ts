@@ -218,7 +218,7 @@ export async function computeDayFile(
     engine_version: ENGINE_VERSION,
     data_version: deps.store.dataVersion(),
     previous_date: previous ? previousDate : null,
-    rules: { min_trades: MIN_TRADES, pf_cap: PF_CAP, streak_top: STREAK_TOP, weekly_days: WEEKLY_DAYS, weekly_min_days: WEEKLY_MIN_DAYS, costs: COSTS, configurations: configs.length },
+    rules: { min_trades: MIN_TRADES, pf_cap: PF_CAP, streak_top: STREAK_TOP, weekly_days: WEEKLY_DAYS, weekly_min_days: WEEKLY_MIN_DAYS, costs: COSTS, configurations: configs.length, strategies: new Set(configs.map(c => c.strategy)).size },
     periods,
   }
 }
