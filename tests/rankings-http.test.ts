@@ -11,7 +11,7 @@ import { rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 import { DAY_MS } from '../src/market/types'
-import { GROUPS, PERIODS } from '../src/modules/rankings/configurations'
+import { configurations, GROUPS, PERIODS } from '../src/modules/rankings/configurations'
 import { listStrategies } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 
@@ -80,7 +80,7 @@ describe('rankings: job and endpoints', () => {
     for (const k of ['generated_at', 'top3', 'worst3', 'weekly_best3', 'citation', 'how_to_reverify', 'research_status_definitions', 'rc_scope', 'headline_has_verified', 'verified_in_ranking', 'headline_note', 'headline_note_kind', 'held_back_count'])
       expect(b).toHaveProperty(k)
     expect(b.research_status_definitions.verified.label).toBe('Verified')
-    expect(b.rc_scope).toContain('configurations')
+    expect(b.rc_scope).toContain(`${configurations().length} configurations: the ${listStrategies().length} registry strategies`)
     expect(b.top3.length).toBe(3)
     for (const row of [...b.top3, ...b.worst3])
       for (const k of ['rank', 'name_en', 'name_ko', 'strategy', 'direction', 'win_rate', 'profit_factor', 'total_return', 'total_trades', 'sharpe', 'max_drawdown', 'rank_change', 'streak', 'configuration_id', 'timeframe', 'sl_pct', 'tp_pct', 'max_bars', 'status', 'pf_capped'])

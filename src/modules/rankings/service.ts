@@ -6,7 +6,6 @@
 import type { Db } from '../../db'
 import { InvalidRequest } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { listStrategies } from '../../strategies/registry'
 import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from './configurations'
 import { DayFiles, type StoredDayFile } from './day-files'
 import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from './rank'
@@ -175,7 +174,7 @@ export class RankingsService {
       },
       research_status_definitions: STATUS_DEFINITIONS,
       criteria_url: CRITERIA_URL,
-      rc_scope: rcScope(Number(file.rules.configurations), listStrategies().length),
+      rc_scope: rcScope(Number(file.rules.configurations), Number(file.rules.strategies)),
       ...headline,
       ...(q.selection
         ? {
