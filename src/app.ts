@@ -26,6 +26,7 @@ import { ohlcvModule } from './modules/ohlcv'
 import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
+import { paperModule } from './modules/paper'
 
 export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
@@ -54,6 +55,7 @@ export function buildApp(deps: AppDeps) {
     .use(rankingsModule(deps))
     .use(signalsModule(deps))
     .use(trustModule(deps))
+    .use(paperModule(deps))
 }
 
 export type App = ReturnType<typeof buildApp>

@@ -10,10 +10,11 @@ import type { Scheduler } from './scheduler'
 import { liveRecordsJob } from './live-records'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series'> & Partial<Pick<AppDeps, 'marketContext'>>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
   scheduler.register(rankingsJob(deps))
-  scheduler.register(liveRecordsJob(deps))
+  const market = deps.marketContext
+  scheduler.register(liveRecordsJob({ ...deps, regimeStrategies: market ? async () => (await market.regime()).recommended_strategies.map(s => s.id) : undefined }))
 }
