@@ -28,7 +28,7 @@ import { isTimeframe, TIMEFRAME_MS } from '../market/timeframe'
 import { DAY_MS, HOUR_MS } from '../market/types'
 import { DayFiles } from '../modules/rankings/day-files'
 import { getStrategy } from '../strategies/registry'
-import { lowerBound, strategyMasks } from './signal-scan'
+import { exitMask, lowerBound } from './signal-scan'
 import { lastCompletedBar, tradeParams } from './signal-score'
 
 export const CYCLE_DAYS = 30
@@ -214,7 +214,7 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
     if (atCycleEnd) return cancel('the cycle ended before the entry bar completed')
     return p.status === 'pending' ? { status: 'open', entryPrice } : null
   }
-  const exit = strategy.exit_conditions != null ? strategyMasks(strategy, bars).exit : null
+  const exit = strategy.exit_conditions != null ? exitMask(strategy, bars) : null
   const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null }, tradeParams(p.direction as Direction, p))
   model.tradeFrom(e)
   const reason = EXIT_REASONS[model.reason]!
