@@ -80,9 +80,10 @@ describe('paper trading', () => {
     const r = await h.req('/paper-trading?cycle=1')
     expect(r.status).toBe(200)
     expect(r.body.picks.rule).toBe('ranking')
-    expect(r.body.picks.strategies.map((p: any) => p.configuration_id)).toEqual([
-      'v1:bb-squeeze-long:1H:10-8-48', 'v1:momentum-breakout-short:1H:5-8-48', 'v1:macd-cross-long:1H:5-8-48',
-    ])
+    // ranks 3, 4 and 6 (each strategy's own settings on 1H)
+    expect(r.body.picks.strategies.map((p: any) => p.configuration_id)).toEqual(
+      ['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long'].map(id => row(id, 0, 0).configuration_id),
+    )
     expect(r.body.pick_rule).toContain('profit factor ≥ 1.5')
   })
 
