@@ -2,7 +2,8 @@
  * Live records on the default 200-coin synthetic store (730 days, seed 7): the first scan
  * (72-hour backfill), one ordinary hourly scan (1H only), the midnight scan (1H, 4H and 1D
  * bars complete together), a scoring pass over 10,000 open signals, a day seal, and the
- * p50 of the /signals/* and /trust/* endpoints. `bun bench/signals.ts`.
+ * day of the paper trader (regime fallback picks), and the p50 of the /signals/*,
+ * /paper-trading, /performance/public and /trust/* endpoints. `bun bench/signals.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +14,9 @@ import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
 import type { AppDeps } from '../src/deps'
 import { sealDays } from '../src/jobs/day-roots'
+import { runPaper } from '../src/jobs/paper-trader'
+import { paperLeafSource } from '../src/modules/paper/records'
+import { PaperService } from '../src/modules/paper/service'
 import { scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { createLogger } from '../src/log'
@@ -87,13 +91,24 @@ hourLater() // a new candle: every open row is marked again
 const [, nextScanMs] = await time(() => scanSignals(deps))
 const [pass, passMs] = await time(() => scoreSignals(deps))
 console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms`)
+// paper trading on the regime fallback (no ranking is published in this bench): a day of hours
+const paperDeps = { ...deps, regimeStrategies: async () => ['bb-squeeze-short', 'atr-breakout-short'] }
+let paperMs = 0
+for (let k = 0; k < 24; k++) {
+  hourLater()
+  await scanSignals(deps)
+  await scoreSignals(deps)
+  paperMs += (await time(() => runPaper(paperDeps)))[1]
+}
+const state = new PaperService(deps).state()!
+console.log(`paper trader: ${(paperMs / 24).toFixed(0)} ms per hourly step; ${state.open_positions.length} open, ${state.closed_positions.length} closed positions after a day`)
 clock.advance(DAY_MS)
-const [seal, sealMs] = await time(() => sealDays(deps))
+const [seal, sealMs] = await time(() => sealDays({ ...deps, leafSources: [paperLeafSource] }))
 console.log(`sealing ${seal.sealed.length} day(s): ${sealMs.toFixed(0)} ms`)
 
 const day = new Date(endMs - DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')
 const paths = [
-  '/signals/live', '/signals/history?hours=72', '/signals/scored?days=14&limit=200', '/signals/realtime', `/trust/merkle/${day}`, `/trust/merkle/${day}/leaves`, '/trust/metrics',
+  '/paper-trading', '/performance/public', '/signals/live', '/signals/history?hours=72', '/signals/scored?days=14&limit=200', '/signals/realtime', `/trust/merkle/${day}`, `/trust/merkle/${day}/leaves`, '/trust/metrics',
 ]
 console.log('\n| endpoint | p50 ms | p90 ms | bytes |\n|---|---|---|---|')
 for (const p of paths) {

@@ -32,7 +32,7 @@ export const jobRuns = sqliteTable('job_runs', {
   job: text('job').notNull(),
   slot: text('slot').notNull(),
   attempt: integer('attempt').notNull(),
-  /** 'schedule' | 'catch-up' | 'retry' | 'manual' */
+  /** 'schedule' | 'catch-up' | 'manual' */
   trigger: text('trigger').notNull(),
   /** the cron instant the run stands for (epoch ms) */
   slotMs: integer('slot_ms').notNull(),
@@ -168,6 +168,94 @@ export const signalScans = sqliteTable('signal_scans', {
   strategies: integer('strategies').notNull(),
   signalsFound: integer('signals_found').notNull(),
 }, t => [primaryKey({ columns: [t.timeframe, t.signalBarMs] })])
+
+/** Paper-trading cycles (docs/paper-trading.md): 30 days each; the next starts when one completes. */
+export const paperCycles = sqliteTable('paper_cycles', {
+  id: integer('id').primaryKey(),
+  startMs: integer('start_ms').notNull(),
+  lengthDays: integer('length_days').notNull(),
+  startingCapital: real('starting_capital').notNull(),
+  slots: integer('slots').notNull(),
+  /** 'active' | 'complete' */
+  status: text('status').notNull(),
+  /** signals published up to here have been considered for entry */
+  processedThroughMs: integer('processed_through_ms').notNull(),
+  completedAtMs: integer('completed_at_ms'),
+  finalEquity: real('final_equity'),
+})
+
+/** The strategies a cycle trades, picked once a day after the ranking (append-only). */
+export const paperPicks = sqliteTable('paper_picks', {
+  cycleId: integer('cycle_id').notNull().references(() => paperCycles.id),
+  /** YYYY-MM-DD, UTC */
+  day: text('day').notNull(),
+  pickedAtMs: integer('picked_at_ms').notNull(),
+  /** 'ranking' | 'regime' | 'none' */
+  rule: text('rule').notNull(),
+  rankingDate: text('ranking_date'),
+  picks: text('picks', { mode: 'json' }).notNull().$type<PaperPick[]>(),
+}, t => [primaryKey({ columns: [t.cycleId, t.day] })])
+
+export interface PaperPick {
+  configuration_id: string
+  strategy: string
+  timeframe: string
+  sl_pct: number
+  tp_pct: number
+  max_bars: number
+  profit_factor: number | null
+  total_trades: number | null
+}
+
+/**
+ * Paper positions: one per taken signal. `pending` until the entry bar is in the store,
+ * `open` while the trade model runs, then final (tp, sl, timeout, liquidation, signal,
+ * cycle_end, cancelled): a final row is never updated or deleted (trigger).
+ */
+export const paperPositions = sqliteTable('paper_positions', {
+  id: text('id').primaryKey(),
+  cycleId: integer('cycle_id').notNull().references(() => paperCycles.id),
+  signalId: text('signal_id').notNull().references(() => signals.id),
+  configurationId: text('configuration_id').notNull(),
+  strategy: text('strategy').notNull(),
+  coin: text('coin').notNull(),
+  direction: text('direction').notNull(),
+  timeframe: text('timeframe').notNull(),
+  slPct: real('sl_pct').notNull(),
+  tpPct: real('tp_pct').notNull(),
+  maxBars: integer('max_bars').notNull(),
+  feeFrac: real('fee_frac').notNull(),
+  leverage: real('leverage').notNull(),
+  mmrFrac: real('mmr_frac').notNull(),
+  marginUsd: real('margin_usd').notNull(),
+  /** the signal's reference entry (its entry bar's open) */
+  referenceEntryPrice: real('reference_entry_price').notNull(),
+  /** the open of the first bar opening at or after the signal's publication */
+  entryTimeMs: integer('entry_time_ms').notNull(),
+  entryPrice: real('entry_price'),
+  status: text('status').notNull(),
+  exitReason: text('exit_reason'),
+  exitPrice: real('exit_price'),
+  exitTimeMs: integer('exit_time_ms'),
+  barsHeld: integer('bars_held'),
+  pnlPct: real('pnl_pct'),
+  pnlUsd: real('pnl_usd'),
+  markPrice: real('mark_price'),
+  unrealizedUsd: real('unrealized_usd'),
+  markedThroughMs: integer('marked_through_ms').notNull(),
+  openedAtMs: integer('opened_at_ms').notNull(),
+  closedAtMs: integer('closed_at_ms'),
+}, t => [index('paper_positions_cycle').on(t.cycleId, t.status)])
+
+/** A cycle's equity at the end of each completed UTC day (append-only). */
+export const paperHistory = sqliteTable('paper_history', {
+  cycleId: integer('cycle_id').notNull().references(() => paperCycles.id),
+  /** YYYY-MM-DD */
+  date: text('date').notNull(),
+  equity: real('equity').notNull(),
+  openCount: integer('open_count').notNull(),
+  closedCount: integer('closed_count').notNull(),
+}, t => [primaryKey({ columns: [t.cycleId, t.date] })])
 
 /** Weekly-alert subscribers (docs/mail.md): pending until the confirmation link is followed (double opt-in). */
 export const subscribers = sqliteTable('subscribers', {

@@ -26,6 +26,7 @@ import { ohlcvModule } from './modules/ohlcv'
 import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
+import { paperModule } from './modules/paper'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
 import { mailerFor } from './mail/mailer'
@@ -59,6 +60,7 @@ export function buildApp(deps: AppDeps) {
     .use(rankingsModule(deps))
     .use(signalsModule(deps))
     .use(trustModule(deps))
+    .use(paperModule(deps))
     .use(cardsModule(deps))
     .use(subscribeModule(deps, mailer))
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { scoredSignals, signals } from '../db/schema'
-import { scanSignals } from '../src/jobs/signal-scan'
+import { compiledStrategy, entryMask, exitMask, scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { HOUR_MS, DAY_MS } from '../src/market/types'
 import { signalsSince, type SignalRow } from '../src/modules/signals/records'
@@ -71,6 +71,21 @@ describe('the scanner', () => {
       const e = (s.signalTimeMs - bars.t[0]) / HOUR_MS
       expect(bars.t[e]).toBe(s.signalTimeMs)
       expect(s.entryPrice).toBe(bars.o[e])
+    }
+  })
+})
+
+describe('masks', () => {
+  test("a strategy's masks from its long/short pair compiled together are its own masks, byte for byte", () => {
+    for (const coin of COINS) {
+      const bars = h.deps.store.bars(coin)!
+      for (const s of listStrategies()) {
+        const own = compiledStrategy(s).signals(bars)
+        expect(Buffer.from(entryMask(s, bars)).equals(Buffer.from(own.entry))).toBe(true)
+        const exit = exitMask(s, bars)
+        if (own.exit === null) expect(exit).toBeNull()
+        else expect(Buffer.from(exit!).equals(Buffer.from(own.exit))).toBe(true)
+      }
     }
   })
 })

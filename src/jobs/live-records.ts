@@ -1,8 +1,10 @@
 /**
  * The hourly live-records job (10 s past every hour, after the demo candle at 5 s): the
- * signal scan, then scoring, then the day roots, in that order in one run, because each
- * step reads what the one before wrote (a day is sealed only once its signals are scored).
- * The steps live in their own files (signal-scan.ts, signal-score.ts, day-roots.ts).
+ * signal scan, scoring, the paper trader, then the day roots, in that order in one run,
+ * because each step reads what the one before wrote (the paper trader takes the signals
+ * just recorded; a day is sealed only once its signals and paper trades are final). The
+ * steps live in their own files (signal-scan.ts, signal-score.ts, paper-trader.ts,
+ * day-roots.ts).
  * Every step is idempotent and catches up by itself, so a missed hour needs no replay:
  * the catch-up window only makes the latest missed run happen at start-up.
  */
@@ -12,8 +14,9 @@ import type { CandleStore } from '../market/candle-store'
 import { HOUR_MS } from '../market/types'
 import type { SeriesCache } from '../market/series'
 import type { Universe } from '../market/universe'
-import type { LeafSource } from '../modules/trust/leaves'
+import { paperLeafSource } from '../modules/paper/records'
 import { sealDays } from './day-roots'
+import { runPaper } from './paper-trader'
 import type { JobDefinition } from './scheduler'
 import { scanSignals } from './signal-scan'
 import { scoreSignals } from './signal-score'
@@ -26,14 +29,15 @@ export interface LiveRecordsDeps {
   store: CandleStore
   series: SeriesCache
   universe: Universe
-  leafSources?: LeafSource[]
+  /** the regime's recommended registry ids, the paper trader's fallback picks */
+  regimeStrategies?: () => Promise<string[]>
 }
 
 export function liveRecordsJob(deps: LiveRecordsDeps): JobDefinition {
   return {
     name: LIVE_RECORDS_JOB,
     cron: '10 0 * * * *',
-    description: 'hourly: scan signals, score them, seal finished Merkle days',
+    description: 'hourly: scan signals, score them, paper-trade the picks, seal finished Merkle days',
     slotOf: ms => `${LIVE_RECORDS_JOB}:${new Date(ms).toISOString().slice(0, 13)}`,
     catchUpMs: 2 * HOUR_MS,
     run: async ctx => {
@@ -41,9 +45,11 @@ export function liveRecordsJob(deps: LiveRecordsDeps): JobDefinition {
       ctx.progress(`scan: ${scan.added} new signals (${scan.coins} coins × ${scan.strategies} strategies)`)
       const score = await scoreSignals(deps, ctx.yield)
       ctx.progress(`score: ${score.scored} rows (${score.open} open, ${score.closed} closed, ${score.unscoreable} unscoreable)`)
-      const seal = sealDays(deps)
+      const paper = await runPaper(deps)
+      ctx.progress(`paper: cycle ${paper.cycle}, ${paper.taken} taken, ${paper.closed} closed, ${paper.open} open`)
+      const seal = sealDays({ ...deps, leafSources: [paperLeafSource] })
       if (seal.sealed.length) ctx.progress(`sealed ${seal.sealed.join(', ')}`)
-      return { counts: { signals_added: scan.added, scored: score.scored, closed: score.closed, unscoreable: score.unscoreable, days_sealed: seal.sealed.length } }
+      return { counts: { signals_added: scan.added, scored: score.scored, closed: score.closed, unscoreable: score.unscoreable, paper_taken: paper.taken, paper_closed: paper.closed, days_sealed: seal.sealed.length } }
     },
   }
 }

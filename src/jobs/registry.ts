@@ -13,11 +13,12 @@ import { mailerFor } from '../mail/mailer'
 import { scoredSignalsSource } from '../mail/weekly-signals'
 
 /** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series' | 'mailer'>
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series' | 'mailer'> & Partial<Pick<AppDeps, 'marketContext'>>
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log
   scheduler.register(rankingsJob(deps))
-  scheduler.register(liveRecordsJob(deps))
+  const market = deps.marketContext
+  scheduler.register(liveRecordsJob({ ...deps, regimeStrategies: market ? async () => (await market.regime()).recommended_strategies.map(s => s.id) : undefined }))
   scheduler.register(weeklyMailJob({ db: deps.db, clock: deps.clock, mailer: deps.mailer ?? mailerFor(deps.config, deps.db, deps.clock, log), signals: scoredSignalsSource(deps.db) }))
 }

@@ -20,8 +20,9 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../modules/signals/records'
-import { prepareStrategy, type CompiledStrategy, type SignalMasks } from '../strategies/compile'
-import { listStrategies, type StrategyDef } from '../strategies/registry'
+import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'
+import { canonicalJson } from '../runs/spec'
+import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
 
 /** coins scanned: the first eligible coins in market-cap order */
 export const SCAN_TOP_N = 100
@@ -45,29 +46,84 @@ export interface ScanReport {
 }
 
 const compiled = new Map<string, CompiledStrategy>()
-/**
- * The masks of the latest scan per series view (a new candle makes a new view): the
- * scorer of the same hour reads the exit masks from here instead of recomputing them.
- */
-const masksOfView = new WeakMap<Bars, Map<string, SignalMasks>>()
 
-/** A registry strategy's masks over one series view, computed once per view. */
-export function strategyMasks(s: StrategyDef, bars: Bars): SignalMasks {
-  let byStrategy = masksOfView.get(bars)
-  if (!byStrategy) masksOfView.set(bars, (byStrategy = new Map()))
-  let m = byStrategy.get(s.id)
-  if (!m) byStrategy.set(s.id, (m = compiledStrategy(s).signals(bars)))
-  return m
+/** A tree pair compiled once: the registry's entry/exit compiler, two trees on one set of indicators. */
+function compiledPair(key: string, spec: Parameters<typeof prepareStrategy>[0]): CompiledStrategy {
+  let c = compiled.get(key)
+  if (!c) compiled.set(key, (c = prepareStrategy(spec)))
+  return c
 }
 
-/** The registry strategy compiled once per process (the compiler is pure). */
+/** The registry strategy compiled as a backtest compiles it (its entry and exit trees). */
 export function compiledStrategy(s: StrategyDef): CompiledStrategy {
-  let c = compiled.get(s.id)
-  if (!c) {
-    c = prepareStrategy({ indicators: s.indicators, entry: s.entry, exit_conditions: s.exit_conditions ?? null })
-    compiled.set(s.id, c)
-  }
-  return c
+  return compiledPair(`own:${s.id}`, { indicators: s.indicators, entry: s.entry, exit_conditions: s.exit_conditions ?? null })
+}
+
+/**
+ * The long and short variants of a registry strategy read the same indicators with the
+ * same settings; their two trees are compiled together (one as the entry tree, one as the
+ * exit tree of one compiled strategy), so the indicators are computed once for both. The
+ * trees, the indicator code and the evaluator are the ones a backtest uses: the masks are
+ * the same bytes (tests/signals.test.ts checks them against /simulate/coin).
+ */
+function sibling(s: StrategyDef): { long: StrategyDef; short: StrategyDef } | null {
+  const base = s.id.replace(/-(long|short)$/, '')
+  const long = getStrategy(`${base}-long`)
+  const short = getStrategy(`${base}-short`)
+  if (!long || !short || long.direction !== 'long' || short.direction !== 'short') return null
+  return canonicalJson(long.indicators) === canonicalJson(short.indicators) ? { long, short } : null
+}
+
+/**
+ * The masks of each series view (a new candle makes a new view): the scorer of the same
+ * hour reads the exit masks from here instead of recomputing them.
+ */
+const masksOfView = new WeakMap<Bars, Map<string, Uint8Array | null>>()
+
+function cachedMask(bars: Bars, key: string, make: () => void): Uint8Array | null {
+  let m = masksOfView.get(bars)
+  if (!m) masksOfView.set(bars, (m = new Map()))
+  if (!m.has(key)) make()
+  return m.get(key)!
+}
+
+function putMask(bars: Bars, key: string, mask: Uint8Array | null): void {
+  masksOfView.get(bars)!.set(key, mask)
+}
+
+/** Entry mask of a registry strategy over one series view (computed once per view). */
+export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
+  return cachedMask(bars, `entry:${s.id}`, () => {
+    const pair = sibling(s)
+    if (!pair) {
+      const m = compiledStrategy(s).signals(bars)
+      putMask(bars, `entry:${s.id}`, m.entry)
+      putMask(bars, `exit:${s.id}`, m.exit)
+      return
+    }
+    const { long, short } = pair
+    const m = compiledPair(`entries:${long.id}`, { indicators: long.indicators, entry: long.entry, exit_conditions: short.entry }).signals(bars)
+    putMask(bars, `entry:${long.id}`, m.entry)
+    putMask(bars, `entry:${short.id}`, m.exit)
+  })!
+}
+
+/** Exit mask of a registry strategy over one series view, or null when it has no exit tree. */
+export function exitMask(s: StrategyDef, bars: Bars): Uint8Array | null {
+  if (!s.exit_conditions) return null
+  return cachedMask(bars, `exit:${s.id}`, () => {
+    const pair = sibling(s)
+    if (!pair) {
+      putMask(bars, `exit:${s.id}`, compiledStrategy(s).signals(bars).exit)
+      return
+    }
+    const { long, short } = pair
+    if (long.exit_conditions && short.exit_conditions) {
+      const m = compiledPair(`exits:${long.id}`, { indicators: long.indicators, entry: long.exit_conditions, exit_conditions: short.exit_conditions }).signals(bars)
+      putMask(bars, `exit:${long.id}`, m.entry)
+      putMask(bars, `exit:${short.id}`, m.exit)
+    } else putMask(bars, `exit:${s.id}`, compiledStrategy(s).signals(bars).exit)
+  })
 }
 
 /**
@@ -133,7 +189,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
     barsScanned += last - from + 1
     await pause()
     for (const s of strategies) {
-      const { entry } = strategyMasks(s, bars)
+      const entry = entryMask(s, bars)
       for (let i = from; i <= last; i++) {
         if (entry[i] === 0) continue
         const entryPrice = bars.o[i + 1]

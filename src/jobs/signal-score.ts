@@ -26,7 +26,7 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../modules/signals/records'
 import { getStrategy } from '../strategies/registry'
-import { lowerBound, strategyMasks, type Pause } from './signal-scan'
+import { exitMask, lowerBound, type Pause } from './signal-scan'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS
@@ -109,7 +109,7 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
   const needsExitMask = strategy?.exit_conditions != null
   if (!strategy) return unscoreable('the strategy is no longer in the registry')
   const last = lastCompletedBar(bars, nowMs)
-  const exit = needsExitMask ? strategyMasks(strategy, bars).exit : null
+  const exit = needsExitMask ? exitMask(strategy, bars) : null
   const funding = deps.store.funding(first.coin) ?? null
   // one trade model per frozen parameter set (rows written at different times may differ),
   // its funding window from the group's first entry (a trade is charged only after its entry)

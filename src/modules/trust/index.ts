@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { adminOnly } from '../../http/admin-auth'
 import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
+import { paperFigures, paperLeafSource } from '../paper/records'
 import { JsonCache } from '../signals/json-cache'
 import { TrustService } from './service'
 
@@ -9,7 +10,10 @@ import { TrustService } from './service'
 export const METRICS_CACHE_MS = 60_000
 
 /** /trust/* and /real-mode-checklist. */
-export function trustModule(deps: AppDeps, service = new TrustService({ ...deps, adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: Boolean(process.env.SMTP_URL) })) {
+export function trustModule(
+  deps: AppDeps,
+  service = new TrustService({ ...deps, leafSources: [paperLeafSource], paper: paperFigures(deps.db), adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: Boolean(process.env.SMTP_URL) }),
+) {
   const admin = adminOnly(deps.config.adminKey)
   // a sealed day's leaves never change: kept until evicted; the metrics for a minute
   const sealedLeaves = new JsonCache(deps.clock, Infinity, 32)

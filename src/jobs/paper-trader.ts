@@ -1,0 +1,278 @@
+/**
+ * The paper trader (docs/paper-trading.md), one step of the hourly live-records job,
+ * after scoring:
+ * 1. cycles of CYCLE_DAYS from the first run's UTC day; when one ends its open positions
+ *    close at the last close before the end (`cycle_end`) and the next cycle starts with
+ *    the same capital, by itself;
+ * 2. once a day, an hour after midnight (the ranking runs at 00:30), the picks: the
+ *    three best-ranked configurations of distinct strategies in the latest 30-day top-50
+ *    ranking with profit factor ≥ 1.5 and ≥ 30 trades; when none qualifies, the current
+ *    regime's recommended strategies on 1H with their own settings;
+ * 3. every signal published after the picks that matches a pick (strategy and timeframe)
+ *    is taken if a slot is free and the coin has no position: entry at the open of the
+ *    first bar that opens at or after the signal's publication (never a price older than
+ *    the decision), margin = capital / slots, leverage 1, futures fee;
+ * 4. positions follow the engine's one trade model with the pick's SL/TP/max bars and
+ *    are marked to the last completed close every hour; each finished day's equity is
+ *    written to the history once.
+ */
+import { and, asc, desc, eq, gt, inArray, lte } from 'drizzle-orm'
+import { paperCycles, paperHistory, paperPicks, paperPositions, signals, type PaperPick } from '../../db/schema'
+import type { Clock } from '../clock'
+import type { Db } from '../db'
+import { TradeModel } from '../engine/trade-model'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction } from '../engine/types'
+import type { CandleStore } from '../market/candle-store'
+import type { SeriesCache } from '../market/series'
+import { isTimeframe, TIMEFRAME_MS } from '../market/timeframe'
+import { DAY_MS, HOUR_MS } from '../market/types'
+import { DayFiles } from '../modules/rankings/day-files'
+import { getStrategy } from '../strategies/registry'
+import { exitMask, lowerBound } from './signal-scan'
+import { lastCompletedBar, tradeParams } from './signal-score'
+
+export const CYCLE_DAYS = 30
+export const STARTING_CAPITAL = 10_000
+export const SLOTS = 10
+export const PICK_COUNT = 3
+export const PICK_MIN_PF = 1.5
+export const PICK_MIN_TRADES = 30
+/** picks are made this long after midnight UTC, after the 00:30 ranking */
+export const PICK_AFTER_MS = HOUR_MS
+export const PICK_PERIOD = '30d'
+export const PICK_GROUP = 'top50'
+export const PICK_RULE =
+  `the ${PICK_COUNT} best-ranked configurations of distinct strategies in the latest ${PICK_PERIOD} ${PICK_GROUP} ranking with profit factor ≥ ${PICK_MIN_PF} and ≥ ${PICK_MIN_TRADES} trades; ` +
+  `when none qualifies, the current regime's recommended strategies on 1H with their own SL/TP/max bars`
+
+export type PaperCycleRow = typeof paperCycles.$inferSelect
+export type PaperPositionRow = typeof paperPositions.$inferSelect
+export type PaperPicksRow = typeof paperPicks.$inferSelect
+
+export interface PaperDeps {
+  db: Db
+  clock: Clock
+  store: CandleStore
+  series: SeriesCache
+  /** the regime's recommended registry ids (fallback picks); absent or failing: no fallback */
+  regimeStrategies?: () => Promise<string[]>
+}
+
+export interface PaperReport {
+  cycle: number
+  taken: number
+  closed: number
+  open: number
+  historyDays: number
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
+const OPEN_STATUSES = ['pending', 'open']
+
+export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
+  const now = deps.clock.now()
+  const cycle = rollCycles(deps, now)
+  await pickOfTheDay(deps, cycle, now)
+  const closedBefore = updatePositions(deps, cycle, now)
+  const taken = takeSignals(deps, cycle, now)
+  const closedAfter = updatePositions(deps, cycle, now)
+  const historyDays = writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
+  const open = deps.db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycle.id), inArray(paperPositions.status, OPEN_STATUSES))).all().length
+  return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays }
+}
+
+/** The active cycle at `now`, completing the cycles that ended and starting their successors. */
+function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
+  const { db } = deps
+  let cycle = db.select().from(paperCycles).orderBy(desc(paperCycles.id)).limit(1).get()
+  if (!cycle) {
+    const start = dayStart(now)
+    cycle = { id: 1, startMs: start, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: start, completedAtMs: null, finalEquity: null }
+    db.insert(paperCycles).values(cycle).run()
+  }
+  while (now >= cycle.startMs + cycle.lengthDays * DAY_MS) {
+    const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
+    // positions still open at the end close at the last close before it
+    updatePositions(deps, cycle, endMs, true)
+    takeSignals(deps, cycle, endMs)
+    updatePositions(deps, cycle, endMs, true)
+    writeHistory(deps, cycle, endMs)
+    const equity = equityAt(deps, cycle, endMs).equity
+    db.update(paperCycles).set({ status: 'complete', completedAtMs: now, finalEquity: equity, processedThroughMs: endMs }).where(eq(paperCycles.id, cycle.id)).run()
+    const next: PaperCycleRow = { id: cycle.id + 1, startMs: endMs, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: endMs, completedAtMs: null, finalEquity: null }
+    db.insert(paperCycles).values(next).run()
+    cycle = next
+  }
+  return cycle
+}
+
+async function pickOfTheDay(deps: PaperDeps, cycle: PaperCycleRow, now: number): Promise<void> {
+  const day = isoDay(now)
+  if (now - dayStart(now) < PICK_AFTER_MS) return
+  if (deps.db.select().from(paperPicks).where(and(eq(paperPicks.cycleId, cycle.id), eq(paperPicks.day, day))).get()) return
+  const files = new DayFiles(deps.db)
+  const rankingDate = files.latestOnOrBefore(day)
+  let picks: PaperPick[] = []
+  let rule = 'none'
+  if (rankingDate !== null) {
+    const rows = files.get(rankingDate)!.file.periods[PICK_PERIOD]?.groups[PICK_GROUP]?.rows ?? []
+    const seen = new Set<string>()
+    for (const r of [...rows].sort((a, b) => a.rank - b.rank)) {
+      if (picks.length >= PICK_COUNT) break
+      if (seen.has(r.strategy) || r.profit_factor < PICK_MIN_PF || r.total_trades < PICK_MIN_TRADES) continue
+      seen.add(r.strategy)
+      picks.push({ configuration_id: r.configuration_id, strategy: r.strategy, timeframe: r.timeframe, sl_pct: r.sl_pct, tp_pct: r.tp_pct, max_bars: r.max_bars, profit_factor: r.profit_factor, total_trades: r.total_trades })
+    }
+    if (picks.length) rule = 'ranking'
+  }
+  if (picks.length === 0 && deps.regimeStrategies) {
+    const ids = await deps.regimeStrategies().catch(() => [] as string[])
+    picks = ids
+      .map(id => getStrategy(id))
+      .filter(s => s !== undefined)
+      .map(s => ({ configuration_id: `regime:${s.id}:1H`, strategy: s.id, timeframe: '1H', sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, profit_factor: null, total_trades: null }))
+    if (picks.length) rule = 'regime'
+  }
+  deps.db.insert(paperPicks).values({ cycleId: cycle.id, day, pickedAtMs: now, rule, rankingDate: rule === 'ranking' ? rankingDate : null, picks }).onConflictDoNothing().run()
+}
+
+/** Take the matching signals published since the cycle's watermark, up to `untilMs`. */
+function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
+  const { db } = deps
+  const current = db.select().from(paperCycles).where(eq(paperCycles.id, cycle.id)).get()!
+  if (untilMs <= current.processedThroughMs) return 0
+  const picksRows = db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycle.id)).orderBy(asc(paperPicks.pickedAtMs)).all()
+  const fresh = db
+    .select()
+    .from(signals)
+    .where(and(gt(signals.publishedAtMs, current.processedThroughMs), lte(signals.publishedAtMs, untilMs)))
+    .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
+    .all()
+  const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
+  const positions = db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycle.id)).all()
+  let taken = 0
+  for (const s of fresh) {
+    // the picks in force when the signal was published
+    const active = picksRows.filter(p => p.pickedAtMs <= s.publishedAtMs).at(-1)
+    const pick = active?.picks.find(p => p.strategy === s.strategy && p.timeframe === s.timeframe)
+    if (!pick || !isTimeframe(s.timeframe)) continue
+    const step = TIMEFRAME_MS[s.timeframe]
+    const entryTimeMs = Math.ceil(s.publishedAtMs / step) * step
+    if (entryTimeMs >= endMs) continue
+    const busy = positions.filter(p => OPEN_STATUSES.includes(p.status) || (p.exitTimeMs ?? Infinity) > s.publishedAtMs)
+    if (busy.length >= cycle.slots || busy.some(p => p.coin === s.coin)) continue
+    const row: PaperPositionRow = {
+      id: `${cycle.id}:${s.id}`, cycleId: cycle.id, signalId: s.id, configurationId: pick.configuration_id, strategy: s.strategy, coin: s.coin, direction: s.direction, timeframe: s.timeframe,
+      slPct: pick.sl_pct, tpPct: pick.tp_pct, maxBars: pick.max_bars, feeFrac: DEFAULT_FEE_FRAC.futures, leverage: 1, mmrFrac: DEFAULT_MMR_FRAC,
+      marginUsd: cycle.startingCapital / cycle.slots, referenceEntryPrice: s.entryPrice, entryTimeMs, entryPrice: null, status: 'pending',
+      exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null,
+      markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null,
+    }
+    db.insert(paperPositions).values(row).onConflictDoNothing().run()
+    positions.push(row)
+    taken++
+  }
+  db.update(paperCycles).set({ processedThroughMs: untilMs }).where(eq(paperCycles.id, cycle.id)).run()
+  return taken
+}
+
+/**
+ * Open pending positions whose entry bar has arrived, follow open ones with the trade
+ * model through the last completed candle (at a cycle's end: through its last bar, where
+ * what is still open closes), mark the rest. Returns how many closed.
+ */
+function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: number, atCycleEnd = false): number {
+  const { db } = deps
+  const live = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycle.id), inArray(paperPositions.status, OPEN_STATUSES))).all()
+  let closed = 0
+  db.transaction(tx => {
+    for (const p of live) {
+      const next = advance(deps, p, nowMs, atCycleEnd)
+      if (next === null) continue
+      if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
+      tx.update(paperPositions).set(next).where(and(eq(paperPositions.id, p.id), inArray(paperPositions.status, OPEN_STATUSES))).run()
+    }
+  })
+  return closed
+}
+
+function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd: boolean): Partial<PaperPositionRow> | null {
+  const strategy = getStrategy(p.strategy)
+  const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
+  const cancel = (why: string) => ({ status: 'cancelled', exitReason: why, closedAtMs: nowMs, pnlPct: 0, pnlUsd: 0, unrealizedUsd: 0 })
+  if (!bars || !strategy) return cancel(!bars ? 'the coin left the candle store' : 'the strategy left the registry')
+  const e = lowerBound(bars, p.entryTimeMs)
+  if (e >= bars.n || bars.t[e] !== p.entryTimeMs) {
+    if (bars.n > 0 && bars.t[bars.n - 1] > p.entryTimeMs) return cancel('the entry candle is missing from the store')
+    return atCycleEnd ? cancel('the cycle ended before the entry bar') : null
+  }
+  if (!(bars.o[e] > 0)) return cancel('the entry bar has no positive open')
+  const entryPrice = bars.o[e]
+  const last = lastCompletedBar(bars, nowMs)
+  if (last < e) {
+    if (atCycleEnd) return cancel('the cycle ended before the entry bar completed')
+    return p.status === 'pending' ? { status: 'open', entryPrice } : null
+  }
+  const exit = strategy.exit_conditions != null ? exitMask(strategy, bars) : null
+  const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null }, tradeParams(p.direction as Direction, p))
+  model.tradeFrom(e)
+  const reason = EXIT_REASONS[model.reason]!
+  const markedThroughMs = bars.t[last] + bars.stepMs
+  if (reason === 'end_of_data' && !atCycleEnd) {
+    const sign = p.direction === 'long' ? 1 : -1
+    const unrealizedUsd = sign * (bars.c[last] / entryPrice - 1) * p.leverage * p.marginUsd
+    return { status: 'open', entryPrice, markPrice: bars.c[last], unrealizedUsd, markedThroughMs }
+  }
+  return {
+    status: reason === 'end_of_data' ? 'cycle_end' : reason,
+    entryPrice,
+    exitReason: reason === 'end_of_data' ? 'cycle_end' : reason,
+    exitPrice: model.exitPrice,
+    exitTimeMs: model.exitTimeMs,
+    barsHeld: model.barsHeld,
+    pnlPct: model.pnlPct,
+    pnlUsd: (model.pnlPct / 100) * p.marginUsd,
+    markPrice: model.exitPrice,
+    unrealizedUsd: 0,
+    markedThroughMs,
+    closedAtMs: nowMs,
+  }
+}
+
+/** Equity at an instant: capital + closed P&L by then + open positions marked at the last close by then. */
+export function equityAt(deps: Pick<PaperDeps, 'db' | 'series'>, cycle: PaperCycleRow, atMs: number): { equity: number; open: number; closed: number } {
+  const positions = deps.db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycle.id)).all()
+  let equity = cycle.startingCapital
+  let open = 0
+  let closed = 0
+  for (const p of positions) {
+    if (p.entryPrice === null || p.entryTimeMs > atMs) continue
+    if (p.exitTimeMs !== null && p.exitTimeMs <= atMs) {
+      equity += p.pnlUsd ?? 0
+      closed++
+      continue
+    }
+    open++
+    const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
+    if (!bars) continue
+    const k = lastCompletedBar(bars, atMs)
+    if (k < lowerBound(bars, p.entryTimeMs)) continue
+    equity += (p.direction === 'long' ? 1 : -1) * (bars.c[k] / p.entryPrice - 1) * p.leverage * p.marginUsd
+  }
+  return { equity, open, closed }
+}
+
+/** History rows for every finished day of the cycle up to `untilMs` not written yet. */
+function writeHistory(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
+  const written = new Set(deps.db.select({ date: paperHistory.date }).from(paperHistory).where(eq(paperHistory.cycleId, cycle.id)).all().map(r => r.date))
+  let n = 0
+  for (let d = cycle.startMs; d + DAY_MS <= untilMs; d += DAY_MS) {
+    const date = isoDay(d)
+    if (written.has(date)) continue
+    const e = equityAt(deps, cycle, d + DAY_MS)
+    deps.db.insert(paperHistory).values({ cycleId: cycle.id, date, equity: e.equity, openCount: e.open, closedCount: e.closed }).onConflictDoNothing().run()
+    n++
+  }
+  return n
+}

@@ -1,0 +1,101 @@
+/**
+ * Paper-trading records as the trust layer and the /paper-trading service read them:
+ * closed paper trades as Merkle leaves (docs/trust.md), and the execution figures of
+ * /trust/metrics and the real-mode checklist.
+ */
+import { and, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
+import { paperCycles, paperPositions } from '../../../db/schema'
+import type { Db } from '../../db'
+import { isoZ } from '../signals/service'
+import type { Leaf, LeafSource } from '../trust/leaves'
+import { makeLeaf } from '../trust/leaves'
+import type { PaperFigures } from '../trust/service'
+
+export type PaperPositionRow = typeof paperPositions.$inferSelect
+
+/** statuses that are not a trade (yet, or ever) */
+const NOT_TRADES = ['pending', 'open', 'cancelled']
+
+export function positionItem(p: PaperPositionRow) {
+  return {
+    id: p.id,
+    cycle_id: p.cycleId,
+    signal_id: p.signalId,
+    configuration_id: p.configurationId,
+    strategy: p.strategy,
+    coin: p.coin,
+    direction: p.direction,
+    timeframe: p.timeframe,
+    status: p.status,
+    margin_usd: p.marginUsd,
+    leverage: p.leverage,
+    fee_frac: p.feeFrac,
+    sl_pct: p.slPct,
+    tp_pct: p.tpPct,
+    max_bars: p.maxBars,
+    reference_entry_price: p.referenceEntryPrice,
+    entry_time: isoZ(p.entryTimeMs),
+    entry_price: p.entryPrice,
+    exit_reason: p.exitReason,
+    exit_time: p.exitTimeMs === null ? null : isoZ(p.exitTimeMs),
+    exit_price: p.exitPrice,
+    bars_held: p.barsHeld,
+    pnl_pct: p.pnlPct,
+    pnl_usd: p.pnlUsd,
+    mark_price: p.markPrice,
+    unrealized_usd: p.unrealizedUsd,
+    marked_through: isoZ(p.markedThroughMs),
+    opened_at: isoZ(p.openedAtMs),
+    closed_at: p.closedAtMs === null ? null : isoZ(p.closedAtMs),
+  }
+}
+
+export const paperLeafSource: LeafSource = {
+  leaves(db: Db, fromMs: number, toMs: number): Leaf[] {
+    return db
+      .select()
+      .from(paperPositions)
+      .where(
+        and(
+          notInArray(paperPositions.status, NOT_TRADES),
+          or(
+            and(gte(paperPositions.exitTimeMs, fromMs), lt(paperPositions.exitTimeMs, toMs)),
+            and(
+              lt(paperPositions.exitTimeMs, fromMs),
+              gte(paperPositions.closedAtMs, fromMs),
+              lt(paperPositions.closedAtMs, toMs),
+              sql`'paper_trade:' || ${paperPositions.id} NOT IN (SELECT record_id FROM day_leaves)`,
+            ),
+          ),
+        ),
+      )
+      .all()
+      .map(p => makeLeaf(`paper_trade:${p.id}`, p.exitTimeMs!, { kind: 'paper_trade', ...positionItem(p) }))
+  },
+  pendingBefore(db: Db, dayEndMs: number): boolean {
+    const n = db
+      .select({ n: sql<number>`count(*)` })
+      .from(paperPositions)
+      .where(and(inArray(paperPositions.status, ['pending', 'open']), lt(paperPositions.entryTimeMs, dayEndMs), lt(paperPositions.markedThroughMs, dayEndMs)))
+      .get()?.n ?? 0
+    return n > 0
+  },
+}
+
+export function paperFigures(db: Db): PaperFigures {
+  return {
+    completedCycles: () => db.select({ n: sql<number>`count(*)` }).from(paperCycles).where(eq(paperCycles.status, 'complete')).get()?.n ?? 0,
+    slippagePct: sinceMs =>
+      db
+        .select({ e: paperPositions.entryPrice, r: paperPositions.referenceEntryPrice })
+        .from(paperPositions)
+        .where(gte(paperPositions.openedAtMs, sinceMs))
+        .all()
+        .filter(x => x.e !== null)
+        .map(x => ((x.e! - x.r) / x.r) * 100),
+    slTpSet: sinceMs => {
+      const rows = db.select({ sl: paperPositions.slPct, tp: paperPositions.tpPct }).from(paperPositions).where(gte(paperPositions.openedAtMs, sinceMs)).all()
+      return [rows.filter(r => r.sl > 0 && r.tp > 0).length, rows.length]
+    },
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * GET /paper-trading and /performance/public: the stored cycle as the paper trader left
+ * it (src/jobs/paper-trader.ts); no simulation runs in a request.
+ */
+import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm'
+import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../../db/schema'
+import type { Clock } from '../../clock'
+import type { Db } from '../../db'
+import { equityAt, PICK_RULE, type PaperCycleRow } from '../../jobs/paper-trader'
+import { DAY_MS } from '../../market/types'
+import type { SeriesCache } from '../../market/series'
+import { isoZ } from '../signals/service'
+import { positionItem } from './records'
+
+export interface PaperServiceDeps {
+  db: Db
+  clock: Clock
+  series: SeriesCache
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const r2 = (x: number) => Math.round(x * 100) / 100
+const r4 = (x: number) => Math.round(x * 1e4) / 1e4
+
+export class PaperService {
+  constructor(private readonly deps: PaperServiceDeps) {}
+
+  private cycleRow(cycle: number | undefined): PaperCycleRow | null {
+    const q = this.deps.db.select().from(paperCycles)
+    return (cycle === undefined ? q.orderBy(desc(paperCycles.id)).limit(1).get() : q.where(eq(paperCycles.id, cycle)).get()) ?? null
+  }
+
+  /** The cycle's state, or null: no cycle yet (cycle undefined) or no such cycle. */
+  state(cycle?: number) {
+    const c = this.cycleRow(cycle)
+    if (!c) return null
+    const { db } = this.deps
+    const now = this.deps.clock.now()
+    const endMs = c.startMs + c.lengthDays * DAY_MS
+    const at = c.status === 'complete' ? endMs : Math.min(now, endMs)
+    const open = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), inArray(paperPositions.status, ['pending', 'open']))).orderBy(asc(paperPositions.entryTimeMs)).all()
+    const closed = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), notInArray(paperPositions.status, ['pending', 'open']))).orderBy(desc(paperPositions.closedAtMs), desc(paperPositions.exitTimeMs), desc(paperPositions.id)).limit(20).all()
+    const history = db.select().from(paperHistory).where(eq(paperHistory.cycleId, c.id)).orderBy(asc(paperHistory.date)).all()
+    const realized = db.select({ p: paperPositions.pnlUsd }).from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), notInArray(paperPositions.status, ['pending', 'open']))).all().reduce((s, r) => s + (r.p ?? 0), 0)
+    const unrealized = open.reduce((s, p) => s + (p.unrealizedUsd ?? 0), 0)
+    const equity = c.status === 'complete' && c.finalEquity !== null ? c.finalEquity : c.startingCapital + realized + unrealized
+    const last = history.at(-1)
+    const before = history.at(-2)
+    const picks = db.select().from(paperPicks).where(eq(paperPicks.cycleId, c.id)).orderBy(desc(paperPicks.pickedAtMs)).limit(1).get() ?? null
+    return {
+      cycle_id: c.id,
+      cycle_status: c.status as 'active' | 'complete',
+      cycle_day: Math.min(c.lengthDays, Math.floor((at - c.startMs) / DAY_MS) + 1),
+      cycle_length_days: c.lengthDays,
+      start_date: isoDay(c.startMs),
+      end_date: isoDay(endMs - DAY_MS),
+      starting_capital: c.startingCapital,
+      slots: c.slots,
+      current_equity: r2(equity),
+      total_return_pct: r4((equity / c.startingCapital - 1) * 100),
+      yesterday_pnl: last ? r2(last.equity - (before?.equity ?? c.startingCapital)) : null,
+      yesterday: last?.date ?? null,
+      realized_pnl: r2(realized),
+      unrealized_pnl: r2(unrealized),
+      open_positions: open.map(positionItem),
+      closed_positions: closed.map(positionItem),
+      history: history.map(h => ({ date: h.date, equity: r2(h.equity), open_count: h.openCount, closed_count: h.closedCount })),
+      picks: picks ? { day: picks.day, picked_at: isoZ(picks.pickedAtMs), rule: picks.rule, ranking_date: picks.rankingDate, strategies: picks.picks } : null,
+      pick_rule: PICK_RULE,
+      marked_at: isoZ(now),
+      completed_at: c.completedAtMs === null ? null : isoZ(c.completedAtMs),
+    }
+  }
+
+  /** /performance/public's paper part: the pick, the live positions in summary, the cycle's return. */
+  summary() {
+    const s = this.state()
+    if (!s) return null
+    const exposure = s.open_positions.filter(p => p.status === 'open').reduce((x, p) => x + p.margin_usd * p.leverage, 0)
+    return {
+      cycle_id: s.cycle_id,
+      cycle_status: s.cycle_status,
+      cycle_day: s.cycle_day,
+      cycle_return_pct: s.total_return_pct,
+      strategy_pick: s.picks,
+      positions: { open_count: s.open_positions.length, exposure_usd: r2(exposure), unrealized_pnl_usd: s.unrealized_pnl },
+    }
+  }
+
+  /** equity recomputed from the positions and candles at an instant (for tests and audits) */
+  equityAt(cycle: number, atMs: number) {
+    const c = this.cycleRow(cycle)
+    return c ? equityAt(this.deps, c, atMs) : null
+  }
+}
