@@ -18,11 +18,9 @@ export interface Labels {
   maxDrawdown: string
   trades: string
   fee: string
-  leverage: string
   coins: (n: number) => string
   allHistory: string
   noTrades: string
-  equity: string
   disclaimer: string
   /** the share page */
   shareTitle: (name: string, direction: string) => string
@@ -41,11 +39,9 @@ export const LABELS: Record<Lang, Labels> = {
     maxDrawdown: 'Max drawdown',
     trades: 'Trades',
     fee: 'fee',
-    leverage: 'leverage',
     coins: n => `top ${n} coins`,
     allHistory: 'all history',
     noTrades: 'No trades in this window',
-    equity: 'Equity',
     disclaimer: 'A backtest on past data, not a promise of future results.',
     shareTitle: (name, dir) => `${name} (${dir}) backtest on perpsim`,
     shareDescription: f =>
@@ -62,11 +58,9 @@ export const LABELS: Record<Lang, Labels> = {
     maxDrawdown: '최대 낙폭',
     trades: '거래 수',
     fee: '수수료',
-    leverage: '레버리지',
     coins: n => `상위 ${n}개 코인`,
     allHistory: '전체 기간',
     noTrades: '이 기간에는 거래가 없습니다',
-    equity: '자산 곡선',
     disclaimer: '과거 데이터로 한 백테스트이며, 미래 수익을 약속하지 않습니다.',
     shareTitle: (name, dir) => `${name} (${dir}) 백테스트 - perpsim`,
     shareDescription: f =>

@@ -59,7 +59,6 @@ const W: Record<Lang, {
   weeklyCols: string[]
   weeklyMeans: (days: number, meanPf: string, meanWinRate: string) => string
   notRankedToday: string
-  share: string
   statuses: string
   unsubscribe: string
 }> = {
@@ -79,7 +78,6 @@ const W: Record<Lang, {
     weeklyCols: ['#', 'Strategy', 'Days ranked (of 7)', 'Mean PF', 'Mean win rate', '7-day return', '7-day trades'],
     weeklyMeans: (d, pf, wr) => `ranked on ${d} of the last 7 days with mean PF ${pf} and mean win rate ${wr}`,
     notRankedToday: 'not ranked on the ranking day itself',
-    share: 'card',
     statuses: 'What the statuses mean',
     unsubscribe: 'Unsubscribe with one click',
   },
@@ -99,7 +97,6 @@ const W: Record<Lang, {
     weeklyCols: ['#', '전략', '순위 진입일 (7일 중)', '평균 PF', '평균 승률', '7일 수익률', '7일 거래'],
     weeklyMeans: (d, pf, wr) => `최근 7일 중 ${d}일 순위 진입, 평균 PF ${pf}, 평균 승률 ${wr}`,
     notRankedToday: '랭킹 당일에는 순위에 없음',
-    share: '카드',
     statuses: '상태의 의미',
     unsubscribe: '한 번의 클릭으로 구독 취소',
   },
