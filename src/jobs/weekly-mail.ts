@@ -1,6 +1,7 @@
 /**
  * The weekly alert on the scheduler: Monday 01:00 UTC (after the 00:30 rankings), one slot
- * per ISO week; a slot missed by up to three days (the service was down) still runs.
+ * per ISO week; a slot missed by up to three days (the service was down) still runs, and a
+ * failed run is retried an hour later.
  */
 import { isoWeek } from '../mail/iso-week'
 import { runWeeklyMail, type WeeklyMailDeps } from '../mail/weekly'
@@ -15,6 +16,8 @@ export function weeklyMailJob(deps: WeeklyMailDeps): JobDefinition {
     description: 'weekly alert: the best configurations and the verified strategies\' signals, to every active subscriber',
     slotOf: ms => `${WEEKLY_MAIL_JOB}:${isoWeek(ms)}`,
     catchUpMs: 3 * 86_400_000,
+    // a failed run (the database busy, say) is tried again an hour later; mails already queued are not queued twice
+    retryAfterMs: 3_600_000,
     run: async ctx => {
       const r = await runWeeklyMail(deps, ctx.slotMs)
       if (r.subscribers === 0) return { skipped: `no active subscribers in ${r.week}` }
