@@ -1,6 +1,6 @@
 /**
- * /og and /share as a service: settings → the run (through the SimulationService cache
- * that /simulate uses) → card figures → PNG or HTML. Rendered PNGs are kept in a small
+ * /og and /share as a service: settings → the run (through the run pipeline's result
+ * cache, the one /simulate uses) → card figures → PNG or HTML. Rendered PNGs are kept in a small
  * LRU keyed by their ETag (normalised run, data version, language, card layout version).
  */
 import { createHash } from 'node:crypto'
