@@ -76,9 +76,13 @@ export class Mailer {
     return this.outbox.enqueue([{ kind: 'confirm', recipient: email, week: isoWeek(this.deps.clock.now()), lang }]) > 0
   }
 
-  /** Start a delivery in the background unless one is running (errors are logged). */
+  /**
+   * Start a delivery in the background unless one is running (errors are logged). It starts
+   * on a later turn of the event loop, so a request that queued a mail is answered first
+   * (and no faster or slower for it).
+   */
   kick(): void {
-    this.deliverDue().catch(e => this.deps.log.error(`mail delivery failed: ${(e as Error)?.stack ?? e}`))
+    setTimeout(() => this.deliverDue().catch(e => this.deps.log.error(`mail delivery failed: ${(e as Error)?.stack ?? e}`)), 0)
   }
 
   /** Send every due mail; a second call while one runs joins it. */
