@@ -12,7 +12,7 @@ import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../
 import { koreanName } from '../modules/rankings/names-ko'
 import { DayFiles } from '../modules/rankings/day-files'
 import { top3, type RankedRow, type WeeklyRow } from '../modules/rankings/rank'
-import { isoWeek } from './iso-week'
+import { isoWeek, weekStartMs } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
 import { weeklyMail, type MailContent } from './messages'
 import type { DigestRow, DigestSignals, WeeklyDigest } from './weekly-digest'
@@ -91,7 +91,8 @@ export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource
   const week = isoWeek(atMs)
   const files = new DayFiles(db)
   const date = files.latestOnOrBefore(isoDay(atMs))
-  const weekStart = Math.floor(atMs / DAY_MS) * DAY_MS
+  // the signals of the last complete week (Monday to Monday, UTC)
+  const weekStart = weekStartMs(atMs)
   const sig = signals ? signals(weekStart - 7 * DAY_MS, weekStart) : null
   if (!date) return { week, rankingDate: null, rankingScope: `${DIGEST_GROUP}`, weeklyBest: [], top30d: [], signals: sig }
   const file = files.get(date)!.file
