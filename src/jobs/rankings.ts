@@ -90,8 +90,8 @@ interface GroupFigures {
  * The figures of every group of one period: for each configuration, each group's run as
  * /simulate runs its body (simulateSpec; the group's coins resolved by the run pipeline's
  * own universe rule), every coin simulated once over the groups' union (nested-runs.ts).
- * The configurations split over the workers by position, as RunService.batch splits
- * compare's, so each worker keeps its strategies' signal masks between periods and days.
+ * The configurations split over the workers by strategy, so each worker keeps its own
+ * strategies' signal masks between presets, periods and days.
  */
 async function periodFigures(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, yieldStep: () => Promise<void>): Promise<Record<Group, GroupFigures>> {
   const specsOf = (group: Group) => configs.map(c => simulateSpec(simulateBodyOf(c, dateMs, period, group)))
@@ -114,10 +114,14 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
     () =>
       deps.runs.admitted(async executor => {
         const parallelism = Math.max(1, executor.parallelism)
-        const parts = Array.from({ length: parallelism }, (_, k) => configs.map((_, i) => i).filter(i => i % parallelism === k)).filter(p => p.length > 0)
-        const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.map(i => unionSpecs[i]), symbols: union, groups }, p[0] % parallelism)))
+        // a strategy's configurations go to one worker (always the same): its signal masks are
+        // computed once there and stay cached for the other presets, periods and days
+        const strategyNo = new Map<string, number>()
+        for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
+        const parts = Array.from({ length: parallelism }, (_, k) => ({ worker: k, configs: configs.map((_, i) => i).filter(i => strategyNo.get(configs[i].strategy)! % parallelism === k) })).filter(p => p.configs.length > 0)
+        const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
         const out: RunMetricsResult[][] = new Array(configs.length)
-        parts.forEach((p, k) => p.forEach((i, j) => (out[i] = answers[k][j])))
+        parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
         return out
       }),
     yieldStep,
