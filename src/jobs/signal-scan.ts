@@ -148,9 +148,21 @@ export function lowerBound(bars: Bars, tMs: number): number {
   return lo
 }
 
-/** Gives the event loop a turn between coins (the scheduler's ctx.yield); tests pass none. */
+/** Gives the event loop a turn (the scheduler's ctx.yield); tests pass none. */
 export type Pause = () => Promise<void>
 const noPause: Pause = async () => {}
+/** work between two turns of the event loop, so /health never waits longer behind a job */
+export const SLICE_MS = 8
+
+/** `pause`, but only once SLICE_MS of work has passed since the last turn. */
+export function slicer(pause: Pause): Pause {
+  let since = performance.now()
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return
+    await pause()
+    since = performance.now()
+  }
+}
 
 /** One scan at the clock's time over every timeframe. */
 export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promise<ScanReport> {
@@ -158,8 +170,9 @@ export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promi
   const coins = deps.universe.topN(SCAN_TOP_N).map(c => c.meta.symbol)
   const strategies = listStrategies()
   const report: ScanReport = { timeframes: [], coins: coins.length, strategies: strategies.length, added: 0 }
+  const turn = slicer(pause)
   for (const tf of SCAN_TIMEFRAMES) {
-    const r = await scanTimeframe(deps, tf, coins, strategies, nowMs, pause)
+    const r = await scanTimeframe(deps, tf, coins, strategies, nowMs, turn)
     report.timeframes.push(r)
     report.added += r.added
   }
@@ -187,8 +200,8 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
     while (from <= last && bars.t[from] + bars.stepMs < earliestMs) from++
     if (from > last) continue
     barsScanned += last - from + 1
-    await pause()
     for (const s of strategies) {
+      await pause()
       const entry = entryMask(s, bars)
       for (let i = from; i <= last; i++) {
         if (entry[i] === 0) continue
