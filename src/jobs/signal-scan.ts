@@ -75,8 +75,8 @@ function sibling(s: StrategyDef): { long: StrategyDef; short: StrategyDef } | nu
 }
 
 /**
- * The masks of each series view (a new candle makes a new view): the scorer of the same
- * hour reads the exit masks from here instead of recomputing them.
+ * Masks by series view (a new candle makes a new view): a pair's second entry mask until
+ * it is read, and exit masks for the scorer and the paper trader of the same hour.
  */
 const masksOfView = new WeakMap<Bars, Map<string, Uint8Array | null>>()
 
@@ -91,9 +91,14 @@ function putMask(bars: Bars, key: string, mask: Uint8Array | null): void {
   masksOfView.get(bars)!.set(key, mask)
 }
 
-/** Entry mask of a registry strategy over one series view (computed once per view). */
+/**
+ * Entry mask of a registry strategy over one series view. Taken, not kept: the scan reads
+ * each once per view, and a hundred coins' masks would otherwise stay in memory for the
+ * hour (a pair's second mask waits in the cache until its strategy's turn).
+ */
 export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
-  return cachedMask(bars, `entry:${s.id}`, () => {
+  const key = `entry:${s.id}`
+  const mask = cachedMask(bars, key, () => {
     const pair = sibling(s)
     if (!pair) {
       const m = compiledStrategy(s).signals(bars)
@@ -106,6 +111,8 @@ export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
     putMask(bars, `entry:${long.id}`, m.entry)
     putMask(bars, `entry:${short.id}`, m.exit)
   })!
+  masksOfView.get(bars)!.delete(key)
+  return mask
 }
 
 /** Exit mask of a registry strategy over one series view, or null when it has no exit tree. */
