@@ -53,22 +53,28 @@ const deps: AppDeps = {
   startedAtMs: clock.now(),
 }
 const app = buildApp(deps)
+let lastCpuMs = 0
+/** wall time of f; its CPU time (user + system of this process) is left in lastCpuMs */
 const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
+  const c0 = process.cpuUsage()
   const t0 = performance.now()
   const r = await f()
+  const c = process.cpuUsage(c0)
+  lastCpuMs = (c.user + c.system) / 1000
   return [r, performance.now() - t0]
 }
+const cpu = () => `, CPU ${(lastCpuMs / 1000).toFixed(2)} s`
 const last = store.bars('BTCUSDT')!
 console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars per coin at most; ${listStrategies().length} strategies; scan top 100`)
 
 const [first, firstMs] = await time(() => scanSignals(deps))
-console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s, ${first.added} signals`)
+console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s${cpu()}, ${first.added} signals`)
 hourLater()
 const [hourly, hourlyMs] = await time(() => scanSignals(deps))
-console.log(`hourly scan (1H: ${hourly.timeframes[0]!.barsScanned} coin-bars): ${(hourlyMs / 1000).toFixed(2)} s, ${hourly.added} signals`)
+console.log(`hourly scan (1H: ${hourly.timeframes[0]!.barsScanned} coin-bars): ${(hourlyMs / 1000).toFixed(2)} s${cpu()}, ${hourly.added} signals`)
 hourLater(3)
 const [midnight, midnightMs] = await time(() => scanSignals(deps))
-console.log(`midnight scan (1H + 4H + 1D complete): ${(midnightMs / 1000).toFixed(2)} s, ${midnight.added} signals`)
+console.log(`midnight scan (1H + 4H + 1D complete): ${(midnightMs / 1000).toFixed(2)} s${cpu()}, ${midnight.added} signals`)
 const [, firstScoreMs] = await time(() => scoreSignals(deps))
 console.log(`scoring the recorded signals: ${firstScoreMs.toFixed(0)} ms`)
 
@@ -89,8 +95,9 @@ insertSignals(db, extra)
 await scoreSignals(deps) // first pass writes the rows
 hourLater() // a new candle: every open row is marked again
 const [, nextScanMs] = await time(() => scanSignals(deps))
+const scanCpu = cpu()
 const [pass, passMs] = await time(() => scoreSignals(deps))
-console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms`)
+console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s${scanCpu}; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms${cpu()}`)
 // paper trading on the regime fallback (no ranking is published in this bench): a day of hours
 const paperDeps = { ...deps, regimeStrategies: async () => ['bb-squeeze-short', 'atr-breakout-short'] }
 let paperMs = 0

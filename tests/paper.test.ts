@@ -62,7 +62,7 @@ beforeAll(async () => {
     await scanSignals(h.deps)
     await scoreSignals(h.deps)
     await runPaper(h.deps)
-    sealDays({ ...h.deps, leafSources: [paperLeafSource] })
+    await sealDays({ ...h.deps, leafSources: [paperLeafSource] })
     const open = h.deps.db.select().from(paperPositions).all().filter(p => p.status === 'open' || p.status === 'pending')
     maxBusy.push(open.length)
   }

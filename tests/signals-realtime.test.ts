@@ -76,6 +76,8 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
     ])
     const first = r.body[0]
     expect(first).toMatchObject({ configuration_id: 'v1:ichimoku-long:1H:5-10-48', win_rate: 55, trades: 40, signal_time: '2025-01-20T11:00:00' })
+    // the most max_results allows stays within the contract's ~50 KB
+    expect(JSON.stringify(first).length * 50).toBeLessThan(50_000)
     const capped = await h.req('/signals/realtime?min_pf=1&max_results=2')
     expect(capped.body.length).toBe(2)
     const all = await h.req('/signals/realtime?min_pf=1&max_results=10')
@@ -96,6 +98,6 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
   })
 
   test('out-of-range parameters are 422s', async () => {
-    for (const q of ['min_pf=-1', 'min_pf=x', 'max_results=0', 'max_results=101']) expect((await h.req(`/signals/realtime?${q}`)).status).toBe(422)
+    for (const q of ['min_pf=-1', 'min_pf=x', 'max_results=0', 'max_results=51']) expect((await h.req(`/signals/realtime?${q}`)).status).toBe(422)
   })
 })

@@ -139,16 +139,31 @@ describe('signals over HTTP', () => {
   })
 
   test('/signals/live: verified strategies at the newest scanned 1H bar, top_n 1–100', async () => {
-    const r = await h.req('/signals/live')
-    expect(r.status).toBe(200)
     const newest = latestScan(h.deps.db, '1H')!.signalBarMs
     expect(newest).toBe(T0 + 35 * DAY_MS - 2 * HOUR_MS)
-    const expected = all.filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
+    // verified signals on the newest bar for two coins, a testing one, and a verified one an hour older
+    h.deps.db.insert(signals).values([
+      sig({ id: 'live-btc', coin: 'BTCUSDT', signalBarMs: newest }),
+      sig({ id: 'live-sol', coin: 'SOLUSDT', signalBarMs: newest }),
+      sig({ id: 'live-testing', coin: 'ETHUSDT', signalBarMs: newest, status: 'testing', strategy: 'bb-squeeze-long' }),
+      sig({ id: 'live-old', coin: 'ETHUSDT', signalBarMs: newest - HOUR_MS }),
+    ]).run()
+    const expected = h.deps.db.select().from(signals).all().filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
+    const r = await h.req('/signals/live')
+    expect(r.status).toBe(200)
     expect(r.body.length).toBe(expected.length)
+    expect(r.body.map((s: any) => s.id)).toContain('live-btc')
+    expect(r.body.map((s: any) => s.id)).not.toContain('live-testing')
+    expect(r.body.map((s: any) => s.id)).not.toContain('live-old')
     for (const s of r.body) {
       expect(s.status).toBe('verified')
       for (const k of ['strategy', 'strategy_name', 'coin', 'direction', 'signal_time', 'entry_price', 'status', 'sl_pct', 'tp_pct']) expect(s).toHaveProperty(k)
     }
+    // market-cap order, and top_n cuts the coins
+    expect(r.body.map((s: any) => s.coin).indexOf('BTCUSDT')).toBeLessThan(r.body.map((s: any) => s.coin).indexOf('SOLUSDT'))
+    const one = await h.req('/signals/live?top_n=1')
+    expect(one.body.length).toBe(expected.filter(s => s.coin === 'BTCUSDT').length)
+    expect(one.body.every((s: any) => s.coin === 'BTCUSDT')).toBe(true)
     expect((await h.req('/signals/live?top_n=0')).status).toBe(422)
     expect((await h.req('/signals/live?top_n=101')).status).toBe(422)
   })
@@ -159,6 +174,7 @@ describe('signals over HTTP', () => {
     expect((await h.req('/signals/live?top_n=2')).body).toEqual(a.body)
     h.clock.advance(5 * 60_000)
     const b = await h.req('/signals/live?top_n=2')
+    expect(a.body.length).toBeGreaterThan(0)
     expect(b.body.length).toBe(a.body.length + 1)
   })
 

@@ -27,9 +27,9 @@ beforeAll(async () => {
     h.clock.set(t + 10_000)
     await scanSignals(h.deps)
     // at the first midnight, the day cannot be sealed before its last signals are scored
-    if (t === START + DAY_MS) firstWait = sealDays(h.deps).waiting
+    if (t === START + DAY_MS) firstWait = (await sealDays(h.deps)).waiting
     await scoreSignals(h.deps)
-    sealed.push(...sealDays(h.deps).sealed)
+    sealed.push(...(await sealDays(h.deps)).sealed)
   }
 }, 60_000)
 
@@ -146,8 +146,8 @@ describe('day roots', () => {
     expect(() => c.run(`INSERT INTO day_leaves VALUES ('${day}', 999, 'extra', '{}', 'ab')`)).toThrow(/no further leaves/)
   })
 
-  test('a restart (a second sealing pass) seals nothing twice', () => {
-    expect(sealDays(h.deps).sealed).toEqual([])
+  test('a restart (a second sealing pass) seals nothing twice', async () => {
+    expect((await sealDays(h.deps)).sealed).toEqual([])
   })
 })
 

@@ -33,8 +33,9 @@ BEGIN SELECT RAISE(ABORT, 'a sealed leaf never changes'); END;
 CREATE TRIGGER day_leaves_no_delete BEFORE DELETE ON day_leaves
 BEGIN SELECT RAISE(ABORT, 'a sealed leaf is never removed'); END;
 --> statement-breakpoint
+-- positions 0 .. leaf_count-1 only, each once (primary key (day, idx)): a sealed day is full
 CREATE TRIGGER day_leaves_only_while_sealing BEFORE INSERT ON day_leaves
-WHEN (SELECT leaf_count FROM day_roots WHERE day = NEW.day) <= (SELECT count(*) FROM day_leaves WHERE day = NEW.day)
+WHEN NEW.idx < 0 OR NEW.idx >= (SELECT leaf_count FROM day_roots WHERE day = NEW.day)
 BEGIN SELECT RAISE(ABORT, 'a sealed day takes no further leaves'); END;
 --> statement-breakpoint
 -- INSERT OR REPLACE deletes the old row without firing DELETE triggers unless

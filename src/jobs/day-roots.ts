@@ -9,6 +9,7 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { DAY_MS } from '../market/types'
 import { firstSignalTimeMs, scoringPendingBefore } from '../modules/signals/records'
+import type { Pause } from './signal-scan'
 import { collectLeaves, dayKey, latestSealedDay, sealDay, dayStartOf, type LeafSource } from '../modules/trust/leaves'
 
 export interface DayRootDeps {
@@ -24,7 +25,7 @@ export interface SealReport {
   waiting: string | null
 }
 
-export function sealDays(deps: DayRootDeps): SealReport {
+export async function sealDays(deps: DayRootDeps, pause: Pause = async () => {}): Promise<SealReport> {
   const now = deps.clock.now()
   const sources = deps.leafSources ?? []
   const report: SealReport = { sealed: [], waiting: null }
@@ -45,6 +46,7 @@ export function sealDays(deps: DayRootDeps): SealReport {
     const day = dayKey(dayMs)
     sealDay(deps.db, day, collectLeaves(deps.db, dayMs, end, sources), now)
     report.sealed.push(day)
+    await pause()
   }
   return report
 }

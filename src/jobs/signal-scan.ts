@@ -75,8 +75,8 @@ function sibling(s: StrategyDef): { long: StrategyDef; short: StrategyDef } | nu
 }
 
 /**
- * The masks of each series view (a new candle makes a new view): the scorer of the same
- * hour reads the exit masks from here instead of recomputing them.
+ * Masks by series view (a new candle makes a new view): a pair's second entry mask until
+ * it is read, and exit masks for the scorer and the paper trader of the same hour.
  */
 const masksOfView = new WeakMap<Bars, Map<string, Uint8Array | null>>()
 
@@ -91,9 +91,14 @@ function putMask(bars: Bars, key: string, mask: Uint8Array | null): void {
   masksOfView.get(bars)!.set(key, mask)
 }
 
-/** Entry mask of a registry strategy over one series view (computed once per view). */
+/**
+ * Entry mask of a registry strategy over one series view. Taken, not kept: the scan reads
+ * each once per view, and a hundred coins' masks would otherwise stay in memory for the
+ * hour (a pair's second mask waits in the cache until its strategy's turn).
+ */
 export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
-  return cachedMask(bars, `entry:${s.id}`, () => {
+  const key = `entry:${s.id}`
+  const mask = cachedMask(bars, key, () => {
     const pair = sibling(s)
     if (!pair) {
       const m = compiledStrategy(s).signals(bars)
@@ -106,6 +111,8 @@ export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
     putMask(bars, `entry:${long.id}`, m.entry)
     putMask(bars, `entry:${short.id}`, m.exit)
   })!
+  masksOfView.get(bars)!.delete(key)
+  return mask
 }
 
 /** Exit mask of a registry strategy over one series view, or null when it has no exit tree. */
@@ -148,9 +155,21 @@ export function lowerBound(bars: Bars, tMs: number): number {
   return lo
 }
 
-/** Gives the event loop a turn between coins (the scheduler's ctx.yield); tests pass none. */
+/** Gives the event loop a turn (the scheduler's ctx.yield); tests pass none. */
 export type Pause = () => Promise<void>
 const noPause: Pause = async () => {}
+/** work between two turns of the event loop, so /health never waits longer behind a job */
+export const SLICE_MS = 8
+
+/** `pause`, but only once SLICE_MS of work has passed since the last turn. */
+export function slicer(pause: Pause): Pause {
+  let since = performance.now()
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return
+    await pause()
+    since = performance.now()
+  }
+}
 
 /** One scan at the clock's time over every timeframe. */
 export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promise<ScanReport> {
@@ -158,8 +177,9 @@ export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promi
   const coins = deps.universe.topN(SCAN_TOP_N).map(c => c.meta.symbol)
   const strategies = listStrategies()
   const report: ScanReport = { timeframes: [], coins: coins.length, strategies: strategies.length, added: 0 }
+  const turn = slicer(pause)
   for (const tf of SCAN_TIMEFRAMES) {
-    const r = await scanTimeframe(deps, tf, coins, strategies, nowMs, pause)
+    const r = await scanTimeframe(deps, tf, coins, strategies, nowMs, turn)
     report.timeframes.push(r)
     report.added += r.added
   }
@@ -187,8 +207,8 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
     while (from <= last && bars.t[from] + bars.stepMs < earliestMs) from++
     if (from > last) continue
     barsScanned += last - from + 1
-    await pause()
     for (const s of strategies) {
+      await pause()
       const entry = entryMask(s, bars)
       for (let i = from; i <= last; i++) {
         if (entry[i] === 0) continue

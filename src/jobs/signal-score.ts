@@ -26,7 +26,7 @@ import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../modules/signals/records'
 import { getStrategy } from '../strategies/registry'
-import { exitMask, lowerBound, type Pause } from './signal-scan'
+import { exitMask, lowerBound, slicer, type Pause } from './signal-scan'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS

@@ -10,7 +10,7 @@ export const HistoryQuery = t.Object({
 
 export const RealtimeQuery = t.Object({
   min_pf: t.Number({ minimum: 0, default: 2.0, description: 'least 30-day ranking profit factor' }),
-  max_results: t.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  max_results: t.Integer({ minimum: 1, maximum: 50, default: 10, description: 'at most 50 (about 35 KB; the contract bounds the answer near 50 KB)' }),
 })
 
 export const ScoredQuery = t.Object({

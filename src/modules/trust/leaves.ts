@@ -90,9 +90,10 @@ export function rootHex(leaves: Leaf[]): string | null {
 /** Seal one day: its root and leaves in one transaction (the triggers refuse any rewrite). */
 export function sealDay(db: Db, day: string, leaves: Leaf[], nowMs: number): DayRootRow {
   const row: DayRootRow = { day, leafCount: leaves.length, root: rootHex(leaves), algorithm: MERKLE_ALGORITHM, sealedAtMs: nowMs }
+  const insertLeaf = db.$client.prepare('INSERT INTO day_leaves (day, idx, record_id, leaf, leaf_hash) VALUES (?, ?, ?, ?, ?)')
   db.transaction(tx => {
     tx.insert(dayRoots).values(row).run()
-    leaves.forEach((l, idx) => tx.insert(dayLeaves).values({ day, idx, recordId: l.recordId, leaf: l.leaf, leafHash: l.leafHash }).run())
+    leaves.forEach((l, idx) => insertLeaf.run(day, idx, l.recordId, l.leaf, l.leafHash))
   })
   return row
 }
