@@ -102,11 +102,13 @@ describe('rankings: job and endpoints', () => {
     expect(rows.every((x: any) => x.total_trades > 0)).toBe(true)
     expect(today.held_back_count).toBe(rows.filter((x: any) => x.total_trades < 10).length)
     const prev = new Map(yesterday.selection.rows.map((x: any) => [x.configuration_id, x]))
+    const topTen = new Set(rows.filter((x: any) => x.total_trades >= 10).slice(0, 10).map((x: any) => x.configuration_id))
     for (const x of rows) {
       const p: any = prev.get(x.configuration_id)
       expect(x.rank_change).toBe(p ? p.rank - x.rank : null)
-      expect(x.streak).toBe(x.rank <= 10 ? (p ? p.streak : 0) + 1 : 0)
+      expect(x.streak).toBe(topTen.has(x.configuration_id) ? (p ? p.streak : 0) + 1 : 0)
     }
+    expect(today.top3.every((x: any) => x.streak >= 1)).toBe(true)
     expect(today.selection.previous_day.date).toBe('2026-11-23')
     // verified_in_ranking: every configuration of a verified strategy in the population, and the headline kind that follows
     const verified = new Set(listStrategies().filter(s => s.status === 'verified').map(s => s.id))

@@ -66,7 +66,8 @@ export interface JobDefinition {
   slotOf?(slotMs: number): string
   /**
    * Missed slots up to this far back are run at start-up (oldest first, in the
-   * background), and after a clock jump. 0 (default): only the newest due slot runs.
+   * background), and after a clock jump. 0 (default): nothing is caught up at start-up,
+   * and after a clock jump only the newest due slot runs.
    */
   catchUpMs?: number
   /**
