@@ -7,6 +7,8 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
+import { fieldRules } from './http/field-rules'
+import { jsonBody } from './http/json-body'
 import { openapiPlugin } from './http/openapi'
 import { rateLimit } from './http/rate-limit'
 import { backtestModule } from './modules/backtest'
@@ -32,7 +34,20 @@ export function buildApp(deps: AppDeps) {
     .use(errorHandler)
     .use(cors({ origin: '*', credentials: false }))
     .use(bodyLimit(deps.config.bodyLimitBytes))
-    .use(rateLimit(deps.config.rateLimitPerMin, deps.clock))
+    .use(jsonBody(deps.config.bodyLimitBytes))
+    .use(fieldRules)
+    .use(
+      rateLimit(
+        {
+          computePerMin: deps.config.rateLimitPerMin,
+          subscribePerMin: deps.config.rateLimitSubscribePerMin,
+          otherPerMin: deps.config.rateLimitOtherPerMin,
+          trustProxy: deps.config.trustProxy,
+          maxClients: deps.config.rateLimitClients,
+        },
+        deps.clock,
+      ),
+    )
     .use(openapiPlugin())
     .use(healthModule(deps))
     .use(coinsModule(deps))

@@ -27,6 +27,18 @@ export interface Config {
   resultCacheSize: number
   /** requests per minute per client IP on compute endpoints; 0 disables */
   rateLimitPerMin: number
+  /** requests per minute per client on /api/subscribe; 0 disables */
+  rateLimitSubscribePerMin: number
+  /** requests per minute per client on every other route but /health and /metrics; 0 disables */
+  rateLimitOtherPerMin: number
+  /** clients whose rate windows are remembered at once (least recently seen forgotten first) */
+  rateLimitClients: number
+  /** trusted reverse-proxy hops: 0 = the socket address is the client; n = n-th X-Forwarded-For entry from the right */
+  trustProxy: number
+  /** event-loop lag (ms) past which compute requests are shed with 503; 0 disables */
+  shedLagMs: number
+  /** published rows of result_requests kept (oldest deleted beyond it) */
+  resultIndexMax: number
   /** upstream base URLs and timeouts (market context) */
   upstream: UpstreamConfig
 }
@@ -126,6 +138,12 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
     resultCacheSize: int(env, 'RESULT_CACHE_SIZE', 256, 0, 100_000),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 120, 0, 1_000_000),
+    rateLimitSubscribePerMin: int(env, 'RATE_LIMIT_SUBSCRIBE_PER_MIN', 5, 0, 1_000_000),
+    rateLimitOtherPerMin: int(env, 'RATE_LIMIT_OTHER_PER_MIN', 600, 0, 1_000_000),
+    rateLimitClients: int(env, 'RATE_LIMIT_CLIENTS', 100_000, 100, 10_000_000),
+    trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
+    shedLagMs: int(env, 'SHED_LAG_MS', 1000, 0, 600_000),
+    resultIndexMax: int(env, 'RESULT_INDEX_MAX', 100_000, 100, 100_000_000),
     upstream: {
       binanceSpotUrl: url(env, 'BINANCE_SPOT_URL', 'https://api.binance.com'),
       binanceFuturesUrl: url(env, 'BINANCE_FUTURES_URL', 'https://fapi.binance.com'),

@@ -5,6 +5,7 @@
  */
 import { scoreSession, type SessionTrade } from '../engine/score-session'
 import { unprocessable } from '../http/errors'
+import { isFullDate } from '../http/openapi'
 
 export interface SessionTradeBody {
   direction: 'long' | 'short'
@@ -23,17 +24,35 @@ export interface ScoreSessionBody {
 }
 
 const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/
+const ISO_FIELDS = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/
+/** Unix seconds accepted: 1970-01-01 up to 9999-12-31 */
+const MAX_UNIX_S = 253_402_300_799
 
-/** Epoch ms for the scorer; an unreadable string is passed on as is, so the scorer names the field. */
+/**
+ * Epoch ms for the scorer; an unreadable or impossible time (Feb 30, 25:00, beyond year
+ * 9999) is passed on as is, so the scorer names the field. Date.parse alone rolls Feb 30
+ * over to Mar 1.
+ */
 function timeOf(v: string | number | null | undefined): number | string | null {
   if (v === null || v === undefined) return null
-  if (typeof v === 'number') return v * 1000
+  if (typeof v === 'number') return v >= 0 && v <= MAX_UNIX_S ? v * 1000 : String(v)
+  const m = ISO_FIELDS.exec(v)
+  if (!m || !isFullDate(m[1]) || (m[2] !== undefined && (+m[2] > 23 || +m[3] > 59 || (m[4] !== undefined && +m[4] > 59)))) return v
   const ms = Date.parse(ZONELESS.test(v) ? `${v}Z` : v)
   return Number.isFinite(ms) ? ms : v
 }
 
+/** A trade cannot exit before it entered. */
+function exitBeforeEntry(trades: SessionTrade[]) {
+  const i = trades.findIndex(t => typeof t.entry_time === 'number' && typeof t.exit_time === 'number' && t.exit_time < t.entry_time)
+  return i < 0 ? null : i
+}
+
 export function runScoreSession(body: ScoreSessionBody) {
   const trades: SessionTrade[] = body.trades.map(t => ({ ...t, entry_time: timeOf(t.entry_time), exit_time: timeOf(t.exit_time) }))
+  const early = exitBeforeEntry(trades)
+  if (early !== null)
+    throw unprocessable([{ type: 'value_error', loc: ['body', 'trades', early, 'exit_time'], msg: 'exit_time is before entry_time', input: body.trades[early].exit_time ?? null }])
   try {
     return { ...scoreSession(trades), stored: false }
   } catch (e) {

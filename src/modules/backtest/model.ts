@@ -2,7 +2,8 @@ import { t } from 'elysia'
 import { TIMEFRAMES } from '../../market/timeframe'
 
 const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
-const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+// `type` is named so that a missing tree is a 422: Elysia fills an absent t.Object({}) with {}
+const Tree = t.Object({ type: t.Optional(t.Unknown()) }, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
 
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
