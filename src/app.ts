@@ -11,6 +11,10 @@ import { fieldRules } from './http/field-rules'
 import { jsonBody } from './http/json-body'
 import { openapiPlugin } from './http/openapi'
 import { rateLimit } from './http/rate-limit'
+import { eventLoopLag, loadShedding } from './http/load-shedding'
+import { createHttpMetrics, metricsRoute } from './http/metrics'
+import { requestContext } from './http/request-context'
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './http/cors-headers'
 import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
@@ -30,9 +34,11 @@ export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
+  const metrics = createHttpMetrics(deps)
   return new Elysia({ encodeSchema: false })
     .use(errorHandler)
-    .use(cors({ origin: '*', credentials: false }))
+    .use(requestContext(deps.log, metrics))
+    .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
     .use(bodyLimit(deps.config.bodyLimitBytes))
     .use(jsonBody(deps.config.bodyLimitBytes))
     .use(fieldRules)
@@ -48,7 +54,9 @@ export function buildApp(deps: AppDeps) {
         deps.clock,
       ),
     )
+    .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))
     .use(openapiPlugin())
+    .use(metricsRoute(metrics))
     .use(healthModule(deps))
     .use(coinsModule(deps))
     .use(coinStatsModule(deps))

@@ -117,6 +117,20 @@ function urlList(env: Env, name: string, def: string[]): string[] {
   return items.map((item, i) => url({ [`${name}[${i}]`]: item }, `${name}[${i}]`, ''))
 }
 
+/**
+ * The address to listen on: 127.0.0.1 unless HOST says otherwise (the service has no
+ * authentication; README "Exposing the service"). An IP literal or a host name.
+ */
+function host(env: Env): string {
+  const raw = env.HOST
+  if (raw === undefined || raw === '') return '127.0.0.1'
+  const name = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+  const v6 = /^[0-9A-Fa-f:.]{2,45}$/
+  if (!name.test(raw) && !(raw.includes(':') && v6.test(raw)))
+    throw new ConfigError(`HOST=${JSON.stringify(raw)}: expected an IP address or a host name (e.g. 127.0.0.1, or 0.0.0.0 for every interface)`)
+  return raw
+}
+
 export const DEFAULT_NEWS_FEEDS = [
   'https://www.coindesk.com/arc/outboundfeeds/rss/',
   'https://cointelegraph.com/rss',
@@ -127,7 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, cpus().length)
   return {
     port: int(env, 'PORT', 8000, 0, 65535),
-    host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
+    host: host(env),
     dataDir: resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
     adminKey: env.ADMIN_KEY ?? '',
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),

@@ -81,6 +81,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       strategyStats: symbols => coinStrategyFigures(simulation, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
     }),
     startedAtMs: clock.now(),
+    log,
   }
   const scheduler = new Scheduler(clock, log)
   if (!config.offline) {
@@ -99,9 +100,11 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     scheduler.everyAligned('demo-candles', HOUR_MS, 5_000, tick)
   }
 
-  const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
+  // Bun's own cap answers 413 with an empty body: it sits above ours, which answers in JSON
+  const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
   const port = app.server!.port!
-  log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  const shown = config.host.includes(':') ? `[${config.host}]` : config.host
+  log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
   return {
     port,
     deps,

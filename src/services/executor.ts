@@ -5,7 +5,7 @@
 import type { CandleStore } from '../market/candle-store'
 import { TaskContext, TASKS, type TaskName, type TaskPayload, type TaskResult } from './tasks'
 import { snapshotOf } from './store-view'
-import { WorkerPool } from './worker-pool'
+import { WorkerPool, type PoolStats } from './worker-pool'
 
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
@@ -13,6 +13,8 @@ export interface Executor {
   /** `affinity`: tasks with the same number run on the same worker (its caches stay warm) */
   run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>>
   close(): Promise<void>
+  /** workers, busy, queued tasks and busy time (pools only; GET /metrics) */
+  stats?(): PoolStats
 }
 
 export class InProcessExecutor implements Executor {
@@ -53,6 +55,10 @@ export class PoolExecutor implements Executor {
 
   get parallelism(): number {
     return this.pool.size
+  }
+
+  stats(): PoolStats {
+    return this.pool.stats()
   }
 
   run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>> {

@@ -47,6 +47,9 @@ export class SimulationService {
   private active = 0
   /** moving average of a run's duration, for Retry-After */
   private avgRunMs = 200
+  /** result-cache lookups (GET /metrics) */
+  private cacheHits = 0
+  private cacheMisses = 0
 
   constructor(
     private readonly deps: {
@@ -80,6 +83,11 @@ export class SimulationService {
         coins_missing_data: null, // filled once the window is known per coin
       },
     }
+  }
+
+  /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
+  runStats() {
+    return { activeRuns: this.active, cacheHits: this.cacheHits, cacheMisses: this.cacheMisses, pool: this.deps.executor.stats?.() ?? null }
   }
 
   /** Shed a request that would start `runs` runs beyond QUEUE_MAX (throws Overloaded). */
@@ -130,6 +138,8 @@ export class SimulationService {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!opts.noCache) {
       const hit = this.cache.get(hash)
+      if (hit) this.cacheHits++
+      else this.cacheMisses++
       if (hit) {
         this.cache.delete(hash)
         this.cache.set(hash, hit)
