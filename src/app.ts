@@ -9,7 +9,7 @@ import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
 import { fieldRules } from './http/field-rules'
 import { jsonBody } from './http/json-body'
-import { openapiPlugin } from './http/openapi'
+import { openapiPlugin, type RouteBody } from './http/openapi'
 import { rateLimit } from './http/rate-limit'
 import { eventLoopLag, loadShedding } from './http/load-shedding'
 import { createHttpMetrics, metricsRoute } from './http/metrics'
@@ -35,11 +35,12 @@ export function buildApp(deps: AppDeps) {
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
   const metrics = createHttpMetrics(deps)
-  return new Elysia({ encodeSchema: false })
+  let routeTable: () => readonly RouteBody[] = () => []
+  const app = new Elysia({ encodeSchema: false })
     .use(errorHandler)
     .use(requestContext(deps.log, metrics))
     .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
-    .use(bodyLimit(deps.config.bodyLimitBytes))
+    .use(bodyLimit(deps.config.bodyLimitBytes, deps.config.headerLimitBytes))
     .use(jsonBody(deps.config.bodyLimitBytes))
     .use(fieldRules)
     .use(
@@ -55,7 +56,7 @@ export function buildApp(deps: AppDeps) {
       ),
     )
     .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))
-    .use(openapiPlugin())
+    .use(openapiPlugin(() => routeTable()))
     .use(metricsRoute(metrics))
     .use(healthModule(deps))
     .use(coinsModule(deps))
@@ -71,6 +72,8 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
+  routeTable = () => app.routes
+  return app
 }
 
 export type App = ReturnType<typeof buildApp>

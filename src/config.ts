@@ -23,6 +23,8 @@ export interface Config {
   queueMax: number
   /** largest accepted request body in bytes (413 beyond it) */
   bodyLimitBytes: number
+  /** largest accepted request headers in all, in bytes (431 beyond it) */
+  headerLimitBytes: number
   /** finished results kept in memory (the result cache) */
   resultCacheSize: number
   /** requests per minute per client IP on compute endpoints; 0 disables */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: int(env, 'WORKERS', cores, 1, 64),
     queueMax: int(env, 'QUEUE_MAX', 64, 1, 100_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    headerLimitBytes: int(env, 'MAX_HEADER_BYTES', 8192, 1024, 1 << 20),
     resultCacheSize: int(env, 'RESULT_CACHE_SIZE', 256, 0, 100_000),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 120, 0, 1_000_000),
     rateLimitSubscribePerMin: int(env, 'RATE_LIMIT_SUBSCRIBE_PER_MIN', 5, 0, 1_000_000),

@@ -62,7 +62,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const universe = new Universe(store)
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
+  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax, resultIndexMax: config.resultIndexMax })
   const deps: AppDeps = {
     config,
     clock,

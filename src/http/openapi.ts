@@ -56,10 +56,36 @@ export function optionalDefaults(doc: unknown): unknown {
   return doc
 }
 
-export function openapiPlugin() {
-  return new Elysia({ name: 'openapi-document' }).use(openapiGenerator()).onAfterHandle({ as: 'global' }, ({ route, response }) => {
-    if (route === '/openapi.json') return optionalDefaults(response) as Record<string, unknown>
-  })
+export interface RouteBody {
+  method: string
+  path: string
+  hooks: { body?: unknown }
+}
+
+/**
+ * Bodies are parsed by http/json-body.ts, a function parser the generator cannot name, so
+ * it leaves `content` empty: every such body is application/json with the route's schema.
+ */
+export function jsonRequestBodies(doc: unknown, routes: readonly RouteBody[]): unknown {
+  if (!isObj(doc) || !isObj(doc.paths)) return doc
+  for (const r of routes) {
+    if (!r.hooks?.body) continue
+    const item = doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]
+    const op = isObj(item) ? item[r.method.toLowerCase()] : undefined
+    if (!isObj(op) || !isObj(op.requestBody) || !isObj(op.requestBody.content)) continue
+    if (Object.keys(op.requestBody.content).length === 0) op.requestBody.content = { 'application/json': { schema: JSON.parse(JSON.stringify(r.hooks.body)) } }
+  }
+  return doc
+}
+
+/** `routes`: the finished app's route table, read when the document is asked for. */
+export function openapiPlugin(routes: () => readonly RouteBody[] = () => []) {
+  // the hook first: hooks reach only routes registered after them
+  return new Elysia({ name: 'openapi-document' })
+    .onAfterHandle({ as: 'global' }, ({ route, response }) => {
+      if (route === '/openapi.json') return optionalDefaults(jsonRequestBodies(response, routes())) as Record<string, unknown>
+    })
+    .use(openapiGenerator())
 }
 
 function openapiGenerator() {

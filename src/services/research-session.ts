@@ -29,15 +29,20 @@ const ISO_FIELDS = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/
 const MAX_UNIX_S = 253_402_300_799
 
 /**
- * Epoch ms for the scorer; an unreadable or impossible time (Feb 30, 25:00, beyond year
- * 9999) is passed on as is, so the scorer names the field. Date.parse alone rolls Feb 30
- * over to Mar 1.
+ * Epoch ms for the scorer. An impossible time (Feb 30, 25:00, beyond year 9999, before
+ * 1970) is a 422 here: Date.parse alone rolls Feb 30 over to Mar 1. A string that is not
+ * ISO-like at all is passed on as is, so the scorer names the field.
  */
-function timeOf(v: string | number | null | undefined): number | string | null {
+function timeOf(v: string | number | null | undefined, index: number, field: 'entry_time' | 'exit_time'): number | string | null {
   if (v === null || v === undefined) return null
-  if (typeof v === 'number') return v >= 0 && v <= MAX_UNIX_S ? v * 1000 : String(v)
+  const impossible = () =>
+    unprocessable([{ type: 'value_error', loc: ['body', 'trades', index, field], msg: 'not a possible time: ISO 8601 with a real calendar date and clock time, or Unix seconds from 0 to 253402300799', input: v }])
+  if (typeof v === 'number') {
+    if (v >= 0 && v <= MAX_UNIX_S) return v * 1000
+    throw impossible()
+  }
   const m = ISO_FIELDS.exec(v)
-  if (!m || !isFullDate(m[1]) || (m[2] !== undefined && (+m[2] > 23 || +m[3] > 59 || (m[4] !== undefined && +m[4] > 59)))) return v
+  if (m && (!isFullDate(m[1]) || (m[2] !== undefined && (+m[2] > 23 || +m[3] > 59 || (m[4] !== undefined && +m[4] > 59))))) throw impossible()
   const ms = Date.parse(ZONELESS.test(v) ? `${v}Z` : v)
   return Number.isFinite(ms) ? ms : v
 }
@@ -49,7 +54,7 @@ function exitBeforeEntry(trades: SessionTrade[]) {
 }
 
 export function runScoreSession(body: ScoreSessionBody) {
-  const trades: SessionTrade[] = body.trades.map(t => ({ ...t, entry_time: timeOf(t.entry_time), exit_time: timeOf(t.exit_time) }))
+  const trades: SessionTrade[] = body.trades.map((t, i) => ({ ...t, entry_time: timeOf(t.entry_time, i, 'entry_time'), exit_time: timeOf(t.exit_time, i, 'exit_time') }))
   const early = exitBeforeEntry(trades)
   if (early !== null)
     throw unprocessable([{ type: 'value_error', loc: ['body', 'trades', early, 'exit_time'], msg: 'exit_time is before entry_time', input: body.trades[early].exit_time ?? null }])

@@ -61,6 +61,8 @@ export class SimulationService {
       cacheSize: number
       /** runs computing or waiting at once; one more is shed with 503 (QUEUE_MAX) */
       maxRuns?: number
+      /** result_requests rows kept, newest first (RESULT_INDEX_MAX; docs/api.md) */
+      resultIndexMax?: number
     },
   ) {}
 
@@ -278,6 +280,7 @@ export class SimulationService {
   }
 
   private insertRequest: { run(values: Record<string, unknown>): unknown } | null = null
+  private pruneRequests: { run(max: number): unknown } | null = null
 
   private remember(result: RunResult): void {
     const { db, clock, store } = this.deps
@@ -294,6 +297,11 @@ export class SimulationService {
       .onConflictDoNothing()
       .prepare()
     this.insertRequest.run({ hash: result.hash, kind: result.spec.kind, request: result.spec, dataVersion: store.dataVersion(), createdAtMs: clock.now() })
+    if (this.deps.resultIndexMax) {
+      // rowids grow with every insert, so at most resultIndexMax rows lie above max - resultIndexMax
+      this.pruneRequests ??= db.$client.prepare('DELETE FROM result_requests WHERE rowid <= (SELECT max(rowid) FROM result_requests) - ?')
+      this.pruneRequests.run(this.deps.resultIndexMax)
+    }
     if (this.deps.cacheSize <= 0) return
     this.cache.set(result.hash, result)
     while (this.cache.size > this.deps.cacheSize) this.cache.delete(this.cache.keys().next().value!)

@@ -45,7 +45,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     universe,
     series: new SeriesCache(store),
     db,
-    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
+    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64, resultIndexMax: config.resultIndexMax }),
     marketContext: new MarketContext({ config, clock, db, store, universe }),
     startedAtMs: clock.now(),
   }
