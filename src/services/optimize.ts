@@ -79,7 +79,7 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody) {
   const run = researchRun(body, deps.universe)
   const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
   const { symbols } = deps.simulation.resolveUniverse(spec)
-  const coins = await gridOutcomes(deps.simulation.executor, spec, symbols, grid.cells)
+  const coins = await deps.simulation.admitted(() => gridOutcomes(deps.simulation.executor, spec, symbols, grid.cells))
   const span = daySpan(coins)
   const metricKey = OBJECTIVE_METRIC[body.objective]
 

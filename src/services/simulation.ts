@@ -92,6 +92,17 @@ export class SimulationService {
     return { activeRuns: this.active, cacheHits: this.cacheHits, cacheMisses: this.cacheMisses, pool: this.deps.executor.stats?.() ?? null }
   }
 
+  /** Work that bypasses run() (the optimize grid) counted as one run: admitted, then tracked. */
+  async admitted<T>(work: () => Promise<T>): Promise<T> {
+    this.admit()
+    this.active++
+    try {
+      return await work()
+    } finally {
+      this.active--
+    }
+  }
+
   /** Shed a request that would start `runs` runs beyond QUEUE_MAX (throws Overloaded). */
   admit(runs = 1): void {
     const maxRuns = this.deps.maxRuns ?? Infinity
