@@ -101,7 +101,15 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   }
 
   // Bun's own cap answers 413 with an empty body: it sits above ours, which answers in JSON
-  const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
+  const app = buildApp(deps)
+  try {
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
+  } catch (e) {
+    await executor.close()
+    db.$client.close()
+    const why = (e as Error).message.includes('in use') ? 'the port is in use' : (e as Error).message
+    throw new Error(`cannot listen on ${config.host}:${config.port} (HOST, PORT): ${why}`)
+  }
   const port = app.server!.port!
   const shown = config.host.includes(':') ? `[${config.host}]` : config.host
   log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
