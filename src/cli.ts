@@ -153,12 +153,17 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv
   if (cmd === 'serve') {
     const server = await startServer(config)
-    const shutdown = async () => {
+    let stopping = false
+    const shutdown = async (signal: string) => {
+      if (stopping) process.exit(1) // a second signal: stop now
+      stopping = true
+      server.deps.log?.info(`${signal}: stopping (new connections refused, in-flight requests finish)`)
       await server.stop()
+      server.deps.log?.info('stopped')
       process.exit(0)
     }
-    process.on('SIGINT', shutdown)
-    process.on('SIGTERM', shutdown)
+    process.on('SIGINT', () => void shutdown('SIGINT'))
+    process.on('SIGTERM', () => void shutdown('SIGTERM'))
     return -1 // keep running
   }
   if (cmd === 'data') {

@@ -25,10 +25,13 @@ import { HOUR_MS } from './market/types'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
+/** how long a SIGTERM waits for in-flight requests */
+export const SHUTDOWN_GRACE_MS = 10_000
+
 export interface RunningServer {
   port: number
   deps: AppDeps
-  stop(): Promise<void>
+  stop(graceMs?: number): Promise<void>
 }
 
 /** Generate the synthetic universe into an empty store, printing progress. */
@@ -116,9 +119,22 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   return {
     port,
     deps,
-    async stop() {
+    /**
+     * Graceful stop (SIGTERM): stop accepting, let in-flight requests finish for up to
+     * `graceMs` (then close what is left), stop the jobs, the workers, the database.
+     */
+    async stop(graceMs = SHUTDOWN_GRACE_MS) {
       scheduler.stop()
-      await app.stop()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = await Promise.race([
+        app.stop(false).then(() => false),
+        new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs))),
+      ])
+      clearTimeout(timer)
+      if (late) {
+        log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
+        await app.stop(true)
+      }
       await executor.close()
       db.$client.close()
     },
