@@ -8,7 +8,7 @@ import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
 import { fieldRules } from './http/field-rules'
-import { jsonBody } from './http/json-body'
+import { jsonBody, requiredFields } from './http/json-body'
 import { openapiPlugin, type RouteBody } from './http/openapi'
 import { rateLimit } from './http/rate-limit'
 import { eventLoopLag, loadShedding } from './http/load-shedding'
@@ -56,6 +56,7 @@ export function buildApp(deps: AppDeps) {
       ),
     )
     .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))
+    .use(requiredFields(() => routeTable()))
     .use(openapiPlugin(() => routeTable()))
     .use(metricsRoute(metrics))
     .use(healthModule(deps))

@@ -1,11 +1,12 @@
 /**
  * FastAPI-style error bodies for every validation failure: 422 with
  * {"detail":[{"type","loc","msg","input"}]}; JSON 404 for unknown routes; 413 for
- * oversized bodies. Registered first in buildApp: Elysia hooks apply only to routes
- * registered after them.
+ * oversized bodies; and the one mapping of the domain errors services throw
+ * (src/runs/errors.ts) to statuses. Registered first in buildApp: Elysia hooks apply
+ * only to routes registered after them.
  */
 import { Elysia } from 'elysia'
-import { Overloaded } from '../services/worker-pool'
+import { InvalidRequest, Overloaded, OverLimit, UnknownResult, UnknownStrategy, UnknownSymbols } from '../runs/errors'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
 export let internalErrorSink: (error: unknown, request: Request) => void = error => console.error('[error]', error)
@@ -20,16 +21,33 @@ export interface ValidationDetail {
   input: unknown
 }
 
-/** Thrown by services for input that passed the schema but is still wrong (cross-field rules). */
+/** A refusal by the HTTP layer itself (body parser, limits, shedding), with its status and headers. */
 export class HttpError extends Error {
   constructor(readonly status: number, readonly body: unknown, readonly headers: Record<string, string> = {}) {
     super(typeof body === 'string' ? body : JSON.stringify(body))
   }
 }
 
-/** A 422 with one or more detail entries, for checks a schema cannot express. */
+/** A 422 from the HTTP layer (body parser, field combinations). */
 export function unprocessable(details: ValidationDetail[]): HttpError {
   return new HttpError(422, { detail: details })
+}
+
+/** A domain error's status and body, or null for an error that is not one. */
+export function domainErrorResponse(error: unknown): { status: number; body: unknown; retryAfterSec?: number } | null {
+  if (error instanceof InvalidRequest) {
+    const detail: ValidationDetail[] = error.problems.map(p => ({ type: 'value_error', loc: p.loc, msg: p.msg, input: p.input }))
+    return { status: 422, body: { detail } }
+  }
+  if (error instanceof UnknownStrategy || error instanceof UnknownSymbols || error instanceof UnknownResult) return { status: 404, body: { detail: error.message } }
+  if (error instanceof OverLimit) return { status: 400, body: { detail: { error: error.message, ...error.figures } } }
+  if (error instanceof Overloaded)
+    return {
+      status: 503,
+      body: { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec },
+      retryAfterSec: error.retryAfterSec,
+    }
+  return null
 }
 
 const locOf = (on: string, path?: string): (string | number)[] => [
@@ -211,10 +229,11 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
     set.status = 404
     return { detail: 'Not Found' }
   }
-  if (error instanceof Overloaded) {
-    set.status = 503
-    set.headers['retry-after'] = String(error.retryAfterSec)
-    return { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec }
+  const domain = domainErrorResponse(error)
+  if (domain) {
+    set.status = domain.status
+    if (domain.retryAfterSec !== undefined) set.headers['retry-after'] = String(domain.retryAfterSec)
+    return domain.body
   }
   if (error instanceof HttpError) {
     set.status = error.status

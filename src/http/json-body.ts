@@ -11,7 +11,7 @@
  * Every refusal is a 422 (or 413) in the contract's `{detail:[...]}` shape.
  */
 import { Elysia } from 'elysia'
-import { HttpError, unprocessable } from './errors'
+import { HttpError, ruleOf, unprocessable } from './errors'
 
 export const MAX_JSON_DEPTH = 32
 export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
@@ -116,5 +116,40 @@ export function jsonBody(maxBytes: number) {
   return new Elysia({ name: 'json-body', seed: maxBytes }).onParse({ as: 'global' }, ({ request, contentType }) => {
     if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType ?? '')) return
     return parseJsonBody(request, maxBytes)
+  })
+}
+
+export interface RouteSchema {
+  method: string
+  path: string
+  hooks: { body?: unknown }
+}
+
+/**
+ * Required top-level body fields are checked on the body as sent, before Elysia fills
+ * defaults: it fills an absent t.Object({}) (the condition trees) with {}, which turned a
+ * missing `entry` into an empty tree instead of a 422.
+ */
+export function requiredFields(routes: () => readonly RouteSchema[]) {
+  let byRoute: Map<string, { required: string[]; properties: Record<string, unknown> }> | null = null
+  const schemaOf = (method: string, route: string) => {
+    if (!byRoute) {
+      byRoute = new Map()
+      for (const r of routes()) {
+        const b = r.hooks?.body as { required?: string[]; properties?: Record<string, unknown> } | undefined
+        // a defaulted field is listed as required, but Elysia fills it: only the others count
+        const required = (b?.required ?? []).filter(k => (b?.properties?.[k] as { default?: unknown } | undefined)?.default === undefined)
+        if (required.length && b?.properties) byRoute.set(`${r.method} ${r.path}`, { required, properties: b.properties })
+      }
+    }
+    return byRoute.get(`${method} ${route}`)
+  }
+  return new Elysia({ name: 'required-fields' }).onTransform({ as: 'global' }, ({ request, route, body }) => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return
+    const schema = schemaOf(request.method, route)
+    if (!schema) return
+    const missing = schema.required.filter(k => !(k in body))
+    if (missing.length)
+      throw unprocessable(missing.map(k => ({ type: 'missing', loc: ['body', k], msg: `Field required: ${ruleOf(schema.properties[k])}`, input: null })))
   })
 }

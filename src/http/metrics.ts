@@ -27,7 +27,7 @@ export interface HttpMetrics {
   inFlight: Gauge
 }
 
-export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetrics {
+export function createHttpMetrics(deps: Pick<AppDeps, 'runs'>): HttpMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const duration = new Histogram({
@@ -43,7 +43,7 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetric
     help: 'simulation runs computing or waiting for a worker (QUEUE_MAX sheds beyond it)',
     registers: [registry],
     collect() {
-      this.set(deps.simulation.runStats().activeRuns)
+      this.set(deps.runs.runStats().activeRuns)
     },
   })
   new Gauge({
@@ -51,7 +51,7 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetric
     help: 'simulation tasks waiting for a worker',
     registers: [registry],
     collect() {
-      this.set(deps.simulation.runStats().pool?.queued ?? 0)
+      this.set(deps.runs.runStats().pool?.queued ?? 0)
     },
   })
   new Gauge({
@@ -59,7 +59,7 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetric
     help: 'workers running a task now',
     registers: [registry],
     collect() {
-      this.set(deps.simulation.runStats().pool?.busy ?? 0)
+      this.set(deps.runs.runStats().pool?.busy ?? 0)
     },
   })
   new Counter({
@@ -68,7 +68,7 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetric
     registers: [registry],
     collect() {
       this.reset()
-      this.inc((deps.simulation.runStats().pool?.busyMs ?? 0) / 1000)
+      this.inc((deps.runs.runStats().pool?.busyMs ?? 0) / 1000)
     },
   })
   new Counter({
@@ -77,7 +77,7 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'simulation'>): HttpMetric
     labelNames: ['outcome'] as const,
     registers: [registry],
     collect() {
-      const s = deps.simulation.runStats()
+      const s = deps.runs.runStats()
       this.reset()
       this.inc({ outcome: 'hit' }, s.cacheHits)
       this.inc({ outcome: 'miss' }, s.cacheMisses)

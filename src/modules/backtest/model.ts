@@ -1,9 +1,9 @@
 import { t } from 'elysia'
+import { EXIT_REASONS } from '../../engine/types'
 import { TIMEFRAMES } from '../../market/timeframe'
 
 const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
-// `type` is named so that a missing tree is a 422: Elysia fills an absent t.Object({}) with {}
-const Tree = t.Object({ type: t.Optional(t.Unknown()) }, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
 
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
@@ -49,7 +49,7 @@ export const TradeItem = t.Object({
   entry_price: t.Number(),
   exit_price: t.Number(),
   bars_held: t.Integer(),
-  exit_reason: t.UnionEnum(['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']),
+  exit_reason: t.UnionEnum([...EXIT_REASONS]),
   pnl_pct: t.Number({ description: 'net, % of margin' }),
   pnl_usd: t.Number(),
   fee_pct: t.Number({ description: 'entry + exit fee, % of margin' }),

@@ -3,25 +3,12 @@
  * engine/score-session.ts. Stores nothing. Times arrive as ISO 8601 strings (UTC when
  * they carry no zone) or Unix seconds, as elsewhere in the API.
  */
-import { scoreSession, type SessionTrade } from '../engine/score-session'
-import { unprocessable } from '../http/errors'
-import { isFullDate } from '../http/openapi'
+import { scoreSession, type SessionTrade } from '../../engine/score-session'
+import { parseDay } from '../../runs/spec'
+import { InvalidRequest } from '../../runs/errors'
+import type { ScoreSessionRequest, ScoreSessionResponse } from './model'
 
-export interface SessionTradeBody {
-  direction: 'long' | 'short'
-  entry_price: number
-  exit_price: number
-  entry_time?: string | number | null
-  exit_time?: string | number | null
-  size_usd?: number | null
-  leverage?: number | null
-  /** percent of notional per side (0.05 = 0.05 %) */
-  fee_pct?: number | null
-}
-
-export interface ScoreSessionBody {
-  trades: SessionTradeBody[]
-}
+export type ScoreSessionBody = typeof ScoreSessionRequest.static
 
 const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/
 const ISO_FIELDS = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/
@@ -36,13 +23,13 @@ const MAX_UNIX_S = 253_402_300_799
 function timeOf(v: string | number | null | undefined, index: number, field: 'entry_time' | 'exit_time'): number | string | null {
   if (v === null || v === undefined) return null
   const impossible = () =>
-    unprocessable([{ type: 'value_error', loc: ['body', 'trades', index, field], msg: 'not a possible time: ISO 8601 with a real calendar date and clock time, or Unix seconds from 0 to 253402300799', input: v }])
+    new InvalidRequest([{ loc: ['body', 'trades', index, field], msg: 'not a possible time: ISO 8601 with a real calendar date and clock time, or Unix seconds from 0 to 253402300799', input: v }])
   if (typeof v === 'number') {
     if (v >= 0 && v <= MAX_UNIX_S) return v * 1000
     throw impossible()
   }
   const m = ISO_FIELDS.exec(v)
-  if (m && (!isFullDate(m[1]) || (m[2] !== undefined && (+m[2] > 23 || +m[3] > 59 || (m[4] !== undefined && +m[4] > 59))))) throw impossible()
+  if (m && (parseDay(m[1]) === null || (m[2] !== undefined && (+m[2] > 23 || +m[3] > 59 || (m[4] !== undefined && +m[4] > 59))))) throw impossible()
   const ms = Date.parse(ZONELESS.test(v) ? `${v}Z` : v)
   return Number.isFinite(ms) ? ms : v
 }
@@ -53,11 +40,11 @@ function exitBeforeEntry(trades: SessionTrade[]) {
   return i < 0 ? null : i
 }
 
-export function runScoreSession(body: ScoreSessionBody) {
+export function runScoreSession(body: ScoreSessionBody): typeof ScoreSessionResponse.static {
   const trades: SessionTrade[] = body.trades.map((t, i) => ({ ...t, entry_time: timeOf(t.entry_time, i, 'entry_time'), exit_time: timeOf(t.exit_time, i, 'exit_time') }))
   const early = exitBeforeEntry(trades)
   if (early !== null)
-    throw unprocessable([{ type: 'value_error', loc: ['body', 'trades', early, 'exit_time'], msg: 'exit_time is before entry_time', input: body.trades[early].exit_time ?? null }])
+    throw new InvalidRequest([{ loc: ['body', 'trades', early, 'exit_time'], msg: 'exit_time is before entry_time', input: body.trades[early].exit_time ?? null }])
   try {
     return { ...scoreSession(trades), stored: false }
   } catch (e) {
@@ -66,6 +53,6 @@ export function runScoreSession(body: ScoreSessionBody) {
     const i = m ? Number(m[1]) : null
     const field = m ? m[2] : null
     const input = i !== null && field ? (body.trades[i] as unknown as Record<string, unknown>)[field] ?? null : null
-    throw unprocessable([{ type: 'value_error', loc: i !== null && field ? ['body', 'trades', i, field] : ['body', 'trades'], msg: e.message, input }])
+    throw new InvalidRequest([{ loc: i !== null && field ? ['body', 'trades', i, field] : ['body', 'trades'], msg: e.message, input }])
   }
 }
