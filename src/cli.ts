@@ -9,6 +9,7 @@
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
+import './production-env' // first: Elysia reads NODE_ENV when it loads
 import { renameSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { systemClock } from './clock'

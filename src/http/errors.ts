@@ -134,7 +134,7 @@ export function ruleOf(s: any, depth = 0): string {
 }
 
 /** The JSON kinds a schema accepts, through nested unions. */
-function kindsOf(s: any, depth = 0): string[] {
+export function kindsOf(s: any, depth = 0): string[] {
   if (!s || depth > 4) return []
   const alts = (s.anyOf ?? s.oneOf) as any[] | undefined
   if (alts) return alts.flatMap(a => kindsOf(a, depth + 1))
@@ -176,6 +176,9 @@ export function boundedInput(v: unknown): unknown {
   if (typeof v === 'string') return v.length > INPUT_CHARS ? `${v.slice(0, INPUT_CHARS)}… (${v.length} characters)` : v
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
   if (v === null || typeof v !== 'object') return v
+  // large containers are summarised without serialising them
+  if (Array.isArray(v) ? v.length > INPUT_CHARS / 2 : Object.keys(v).length > INPUT_CHARS / 4)
+    return Array.isArray(v) ? `[array of ${v.length} items]` : `{object with ${Object.keys(v).length} keys}`
   let json: string | undefined
   try {
     json = JSON.stringify(v, (_k, x) => (typeof x === 'string' && x.length > INPUT_CHARS ? x.slice(0, INPUT_CHARS) : x))

@@ -11,13 +11,14 @@
  * Every refusal is a 422 (or 413) in the contract's `{detail:[...]}` shape.
  */
 import { Elysia } from 'elysia'
-import { HttpError, ruleOf, unprocessable } from './errors'
+import { HttpError, kindsOf, ruleOf, unprocessable, boundedInput, type ValidationDetail } from './errors'
 
 export const MAX_JSON_DEPTH = 32
 export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
+/** The rest of an oversized body is not read: the connection closes after the answer. */
 export function tooLarge(maxBytes: number, seen?: number): HttpError {
-  return new HttpError(413, { detail: `Request body too large: ${seen === undefined ? 'over' : `${seen} bytes, over`} the limit of ${maxBytes} bytes` })
+  return new HttpError(413, { detail: `Request body too large: ${seen === undefined ? 'over' : `${seen} bytes, over`} the limit of ${maxBytes} bytes` }, { connection: 'close' })
 }
 
 /** The deepest nesting of objects and arrays in a JSON text (strings skipped); stops early past `limit`. */
@@ -41,20 +42,26 @@ export function jsonDepth(text: string, limit = Infinity): number {
   return max
 }
 
-/** The path of the first forbidden key in a parsed JSON value, or null. */
-export function forbiddenKeyPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+/** The path of the first forbidden key in a parsed JSON value, or null (the path is built only when one is found). */
+export function forbiddenKeyPath(value: unknown): (string | number)[] | null {
   if (value === null || typeof value !== 'object') return null
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = forbiddenKeyPath(value[i], [...path, i])
-      if (p) return p
+      const v = value[i]
+      if (v !== null && typeof v === 'object') {
+        const p = forbiddenKeyPath(v)
+        if (p) return [i, ...p]
+      }
     }
     return null
   }
-  for (const k of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(k)) return [...path, k]
-    const p = forbiddenKeyPath((value as Record<string, unknown>)[k], [...path, k])
-    if (p) return p
+  for (const k in value) {
+    if (FORBIDDEN_KEYS.has(k)) return [k]
+    const v = (value as Record<string, unknown>)[k]
+    if (v !== null && typeof v === 'object') {
+      const p = forbiddenKeyPath(v)
+      if (p) return [k, ...p]
+    }
   }
   return null
 }
@@ -125,13 +132,22 @@ export interface RouteSchema {
   hooks: { body?: unknown }
 }
 
+/** true when a schema takes only scalars (string, number, boolean, null): an array or object there is refused at once */
+function scalarOnly(schema: unknown): boolean {
+  const kinds = kindsOf(schema)
+  return kinds.length > 0 && kinds.every(k => k === 'string' || k === 'number' || k === 'integer' || k === 'boolean' || k === 'null')
+}
+
 /**
- * Required top-level body fields are checked on the body as sent, before Elysia fills
- * defaults: it fills an absent t.Object({}) (the condition trees) with {}, which turned a
- * missing `entry` into an empty tree instead of a 422.
+ * Two checks of the top-level body fields as sent, before Elysia validates and fills
+ * defaults:
+ * - required fields: Elysia fills an absent t.Object({}) (the condition trees) with {},
+ *   which turned a missing `entry` into an empty tree instead of a 422;
+ * - an array or object where the schema takes only a scalar (a nested array in `strategy`,
+ *   `name`, `symbol`) is refused here in O(1), before the validator describes it.
  */
 export function requiredFields(routes: () => readonly RouteSchema[]) {
-  let byRoute: Map<string, { required: string[]; properties: Record<string, unknown> }> | null = null
+  let byRoute: Map<string, { required: string[]; scalars: string[]; properties: Record<string, unknown> }> | null = null
   const schemaOf = (method: string, route: string) => {
     if (!byRoute) {
       byRoute = new Map()
@@ -139,7 +155,8 @@ export function requiredFields(routes: () => readonly RouteSchema[]) {
         const b = r.hooks?.body as { required?: string[]; properties?: Record<string, unknown> } | undefined
         // a defaulted field is listed as required, but Elysia fills it: only the others count
         const required = (b?.required ?? []).filter(k => (b?.properties?.[k] as { default?: unknown } | undefined)?.default === undefined)
-        if (required.length && b?.properties) byRoute.set(`${r.method} ${r.path}`, { required, properties: b.properties })
+        const scalars = Object.keys(b?.properties ?? {}).filter(k => scalarOnly(b!.properties![k]))
+        if (b?.properties) byRoute.set(`${r.method} ${r.path}`, { required, scalars, properties: b.properties })
       }
     }
     return byRoute.get(`${method} ${route}`)
@@ -148,8 +165,15 @@ export function requiredFields(routes: () => readonly RouteSchema[]) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return
     const schema = schemaOf(request.method, route)
     if (!schema) return
-    const missing = schema.required.filter(k => !(k in body))
-    if (missing.length)
-      throw unprocessable(missing.map(k => ({ type: 'missing', loc: ['body', k], msg: `Field required: ${ruleOf(schema.properties[k])}`, input: null })))
+    const b = body as Record<string, unknown>
+    const problems: ValidationDetail[] = schema.required
+      .filter(k => !(k in b))
+      .map(k => ({ type: 'missing', loc: ['body', k], msg: `Field required: ${ruleOf(schema.properties[k])}`, input: null }))
+    for (const k of schema.scalars) {
+      const v = b[k]
+      if (v !== null && typeof v === 'object')
+        problems.push({ type: `${kindsOf(schema.properties[k]).find(x => x !== 'null')}_type`, loc: ['body', k], msg: `Input should be ${ruleOf(schema.properties[k])}`, input: boundedInput(v) })
+    }
+    if (problems.length) throw unprocessable(problems)
   })
 }
