@@ -7,9 +7,10 @@ import { strToU8, zipSync } from 'fflate'
 import { CandleStore } from '../src/market/candle-store'
 import { formatImportReport, importPaths, type ImportReport } from '../src/market/import-binance'
 import { HOUR_MS } from '../src/market/types'
+import { REAL_DATA_DIR } from './helpers/real-data-dir'
 import { makeCandles } from './fixtures/binance-server'
 
-const SHARED = join(import.meta.dir, '../../shared/data')
+const SHARED = REAL_DATA_DIR
 const HAVE_SHARED = existsSync(join(SHARED, 'binance-usdm-1h'))
 if (!HAVE_SHARED) console.warn(`import.test.ts: ${SHARED} is absent; the tests on the real Binance files are skipped`)
 
