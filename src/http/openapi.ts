@@ -38,7 +38,7 @@ function optionalDefaultsIn(schema: unknown, depth = 0): void {
 }
 
 /**
- * The generator marks a field with a default as required (STACK.md §3), so a generated
+ * @elysiajs/openapi 1.4 marks a field with a default as required, so a generated
  * client would force every one of them: in request bodies and parameters a default makes
  * the field optional, as the service treats it.
  */
