@@ -106,9 +106,16 @@ try {
       ['/simulate', `{"strategy":${'['.repeat(20_000)}${']'.repeat(20_000)}}`],
       ['/simulate', `{"strategy":[${Array.from({ length: 200_000 }, () => '1').join(',')}]}`],
     ] as const
-    const attack = keepInFlight(3, k => fetch(`${server.url}${attacks[k % 3][0]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: attacks[k % 3][1] }))
+    const send = (k: number) => fetch(`${server.url}${attacks[k % 3][0]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: attacks[k % 3][1] })
+    // as reported: one attack body at a time (here every 100 ms)
+    const paced = keepInFlight(1, k => Bun.sleep(100).then(() => send(k)))
+    const single = await wrk(health)
+    const sentPaced = await paced.stop()
+    lines.push(row(['/health, one nested-JSON attack body every 100 ms', single.rps, single.p50, single.p99, `${sentPaced} attack bodies answered 422 meanwhile${single.errors ? `; ${single.errors}` : ''}`]))
+    // a flood: three clients sending attack bodies without pause
+    const flood = keepInFlight(3, send)
     const attacked = await wrk(health)
-    const sent = await attack.stop()
+    const sent = await flood.stop()
     lines.push(row(['/health, nested-JSON attack bodies without pause (3 clients)', attacked.rps, attacked.p50, attacked.p99, `${sent} attack bodies answered 422 meanwhile${attacked.errors ? `; ${attacked.errors}` : ''}`]))
   } finally {
     await server.stop()
