@@ -27,7 +27,7 @@ export interface HttpMetrics {
   inFlight: Gauge
 }
 
-export function createHttpMetrics(deps: Pick<AppDeps, 'runs'>): HttpMetrics {
+export function createHttpMetrics(deps: Pick<AppDeps, 'runs' | 'db'>): HttpMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const duration = new Histogram({
@@ -81,6 +81,45 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'runs'>): HttpMetrics {
       this.reset()
       this.inc({ outcome: 'hit' }, s.cacheHits)
       this.inc({ outcome: 'miss' }, s.cacheMisses)
+    },
+  })
+  // scheduled jobs, read from the scheduler's job_runs table when it exists (one row per run)
+  const jobRows = () => {
+    const client = deps.db.$client
+    const has = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'job_runs'").get()
+    if (!has) return []
+    return client
+      .query('SELECT job, outcome, count(*) AS n, coalesce(sum(finished_at_ms - started_at_ms), 0) AS ms FROM job_runs GROUP BY job, outcome')
+      .all() as { job: string; outcome: string | null; n: number; ms: number }[]
+  }
+  new Counter({
+    name: 'perpsim_job_runs_total',
+    help: 'finished scheduled job runs by job and outcome (ok, failed, skipped)',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const r of jobRows()) if (r.outcome) this.inc({ job: r.job, outcome: r.outcome }, r.n)
+    },
+  })
+  new Counter({
+    name: 'perpsim_job_run_seconds_total',
+    help: 'time spent in finished scheduled job runs, by job (divide by perpsim_job_runs_total for the mean)',
+    labelNames: ['job'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const r of jobRows()) if (r.outcome) this.inc({ job: r.job }, r.ms / 1000)
+    },
+  })
+  new Gauge({
+    name: 'perpsim_jobs_running',
+    help: 'scheduled job runs started and not finished',
+    labelNames: ['job'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const r of jobRows()) if (!r.outcome) this.set({ job: r.job }, r.n)
     },
   })
   return {
