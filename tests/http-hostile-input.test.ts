@@ -116,6 +116,8 @@ describe('422 messages name the field, the rule and the input', () => {
     ['/simulate', 'fee_pct', 0.5, ['body', 'fee_pct'], /number from 0 to 0.01, or null/],
     ['/backtest', 'name', 'x'.repeat(101), ['body', 'name'], /at most 100 characters/],
     ['/backtest', 'avoid_hours', [25], ['body', 'avoid_hours', 0], /integer from 0 to 23/],
+    // a nullable array: the failing element is named, not the whole field
+    ['/backtest', 'avoid_months', [13], ['body', 'avoid_months', 0], /^Input should be an integer from 1 to 12$/],
   ]
   for (const [path, field, value, loc, rule] of cases) {
     test(`${path} ${field}=${JSON.stringify(value).slice(0, 20)}`, async () => {

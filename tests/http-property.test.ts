@@ -116,6 +116,8 @@ function expectContractShape(status: number, text: string, contentType: string |
       expect(typeof d.msg).toBe('string')
       expect(typeof d.type).toBe('string')
       expect('input' in d).toBe(true)
+      // the rule in words, never the validator's raw phrasing ("Expected …", "should be one of: 'undefined', 'null'")
+      expect(d.msg).not.toMatch(/^Expected |should be one of: '(undefined|null|string|number|boolean|integer)'|^Invalid input$/)
     }
   }
 }

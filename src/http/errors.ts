@@ -5,6 +5,7 @@
  * (src/runs/errors.ts) to statuses. Registered first in buildApp: Elysia hooks apply
  * only to routes registered after them.
  */
+import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
 import { InvalidRequest, Overloaded, OverLimit, UnknownResult, UnknownStrategy, UnknownSymbols } from '../runs/errors'
 
@@ -197,6 +198,27 @@ function propertyLoc(request: Request, input: unknown): (string | number)[] {
   return ['query']
 }
 
+/**
+ * A union that failed as a whole (`[13]` against "array of 1..12, or null") is reported at
+ * the failing element when the value is an array and the union has an array branch: the
+ * entry then names `avoid_months[0]` and the element's rule, not the whole field's.
+ */
+function refined(e: any): { path: string; schema: any; value: unknown } {
+  const alts = (e?.schema?.anyOf ?? []) as any[]
+  const arr = alts.find(a => a?.type === 'array' && a.items)
+  if (!Array.isArray(e?.value) || !arr) return e
+  const v = e.value as unknown[]
+  if ((arr.maxItems !== undefined && v.length > arr.maxItems) || (arr.minItems !== undefined && v.length < arr.minItems)) return { ...e, schema: arr }
+  for (let i = 0; i < v.length; i++) {
+    let ok = true
+    try {
+      ok = Value.Check(arr.items, v[i])
+    } catch {}
+    if (!ok) return { path: `${e.path ?? ''}/${i}`, schema: arr.items, value: v[i] }
+  }
+  return e
+}
+
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
   if (code === 'VALIDATION') {
     set.status = 422
@@ -204,6 +226,7 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
     const on = (error as any).type as string
     const all = ((error as any).all ?? []) as any[]
     const detail: ValidationDetail[] = all
+      .map(refined)
       .map(e => ({
         type: typeOf(e),
         loc: on === 'property' ? propertyLoc(request, e.value) : locOf(on, e.path),
