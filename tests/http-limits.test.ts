@@ -187,6 +187,10 @@ describe('GET /metrics', () => {
       await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'bb-squeeze-long' }) })
       await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'bb-squeeze-long' }) })
       await fetch(`${base}/nowhere?email=a@b.c`)
+      // refused on arrival (413, 431) and by the parser (422): each leaves the in-flight gauge
+      await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-big': 'x'.repeat(9000) }, body: '{}' })
+      await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"strategy":"${'x'.repeat(2 << 20)}"}` })
+      await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' })
       const r = await fetch(`${base}/metrics`)
       expect(r.status).toBe(200)
       expect(r.headers.get('content-type')).toContain('text/plain')
@@ -194,7 +198,7 @@ describe('GET /metrics', () => {
       expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/ohlcv\/:symbol",status_class="2xx"\} 2/)
       expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/simulate",status_class="2xx"\} 2/)
       expect(text).toMatch(/route="unmatched",status_class="4xx"/)
-      expect(text).toContain('http_requests_in_flight')
+      expect(text).toMatch(/^http_requests_in_flight 1$/m) // the scrape itself
       expect(text).toContain('perpsim_runs_in_flight')
       expect(text).toContain('perpsim_worker_queue_depth')
       expect(text).toContain('perpsim_worker_busy_seconds_total')
