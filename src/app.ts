@@ -41,7 +41,7 @@ export function buildApp(deps: AppDeps) {
     .use(requestContext(deps.log, metrics))
     .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
     .use(bodyLimit(deps.config.bodyLimitBytes, deps.config.headerLimitBytes))
-    .use(jsonBody(deps.config.bodyLimitBytes))
+    .use(jsonBody(deps.config.bodyLimitBytes, () => routeTable()))
     .use(fieldRules)
     .use(
       rateLimit(

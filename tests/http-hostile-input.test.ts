@@ -264,3 +264,22 @@ describe('result-request index', () => {
     }
   })
 })
+
+describe('routes without a body schema', () => {
+  test('keep their own parser: the JSON rules apply only where a JSON body is declared', async () => {
+    const { Elysia } = await import('elysia')
+    const { jsonBody } = await import('../src/http/json-body')
+    const { errorHandler } = await import('../src/http/errors')
+    const app = new Elysia().use(errorHandler)
+    const routes: { method: string; path: string; hooks: { body?: unknown } }[] = []
+    app
+      .use(jsonBody(1 << 20, () => routes))
+      .post('/one-click', ({ body }) => `got ${String(body)}`, { parse: ({ request }) => request.text() })
+      .post('/json', ({ body }) => body as object, { body: (await import('elysia')).t.Object({ a: (await import('elysia')).t.Number() }) })
+    routes.push(...(app.routes as unknown as typeof routes))
+    const oneClick = await app.handle(new Request('http://localhost/one-click', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '' }))
+    expect(oneClick.status).toBe(200)
+    const json = await app.handle(new Request('http://localhost/json', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"a":1}' }))
+    expect(json.status).toBe(422)
+  })
+})

@@ -116,12 +116,16 @@ export async function parseJsonBody(request: Request, maxBytes: number): Promise
 }
 
 /**
- * Global parser: JSON and text bodies go through parseJsonBody; form encodings are left to
- * Elysia (no route takes them today).
+ * Global parser for every route that declares a body schema: JSON and text bodies go
+ * through parseJsonBody. Form encodings, and routes without a body schema (they read the
+ * body their own way, e.g. RFC 8058's one-click unsubscribe), are left to their parsers.
  */
-export function jsonBody(maxBytes: number) {
-  return new Elysia({ name: 'json-body', seed: maxBytes }).onParse({ as: 'global' }, ({ request, contentType }) => {
+export function jsonBody(maxBytes: number, routes: () => readonly RouteSchema[] = () => []) {
+  let withBody: Set<string> | null = null
+  return new Elysia({ name: 'json-body', seed: maxBytes }).onParse({ as: 'global' }, ({ request, contentType, route }) => {
     if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType ?? '')) return
+    withBody ??= new Set(routes().filter(r => r.hooks?.body).map(r => `${r.method} ${r.path}`))
+    if (withBody.size > 0 && !withBody.has(`${request.method} ${route}`)) return
     return parseJsonBody(request, maxBytes)
   })
 }
