@@ -298,3 +298,31 @@ describe('every answer', () => {
     }
   })
 })
+
+describe('the client is the socket address', () => {
+  /** One raw HTTP/1.1 GET from a chosen loopback source address; resolves with the status. */
+  async function getFrom(localAddress: string, port: number, path: string): Promise<number> {
+    const net = await import('node:net')
+    return new Promise((resolve, reject) => {
+      const sock = net.connect({ host: '127.0.0.1', port, localAddress }, () => sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`))
+      let text = ''
+      sock.on('data', d => (text += d.toString()))
+      sock.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)))
+      sock.on('error', reject)
+    })
+  }
+
+  test('two loopback addresses have separate budgets on a listening server', async () => {
+    const h = makeHarness({ nowMs: NOW, fill, env: { RATE_LIMIT_PER_MIN: '2' } })
+    const server = h.app.listen({ port: 0, hostname: '127.0.0.1' })
+    const port = server.server!.port!
+    try {
+      const a = [await getFrom('127.0.0.1', port, '/ohlcv/BTCUSDT?limit=5'), await getFrom('127.0.0.1', port, '/ohlcv/BTCUSDT?limit=5'), await getFrom('127.0.0.1', port, '/ohlcv/BTCUSDT?limit=5')]
+      expect(a).toEqual([200, 200, 429])
+      expect(await getFrom('127.0.0.2', port, '/ohlcv/BTCUSDT?limit=5')).toBe(200)
+    } finally {
+      await server.stop(true)
+      h.cleanup()
+    }
+  })
+})
