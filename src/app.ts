@@ -35,8 +35,10 @@ export function buildApp(deps: AppDeps) {
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
   const metrics = createHttpMetrics(deps)
-  let routeTable: () => readonly RouteBody[] = () => []
+  // every route of the finished app, read by hooks at request time (the same instance: use() adds to it)
   const app = new Elysia({ encodeSchema: false })
+  const routeTable = (): readonly RouteBody[] => app.routes
+  return app
     .use(errorHandler)
     .use(requestContext(deps.log, metrics))
     .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
@@ -73,8 +75,6 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
-  routeTable = () => app.routes
-  return app
 }
 
 export type App = ReturnType<typeof buildApp>
