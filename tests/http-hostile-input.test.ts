@@ -112,7 +112,7 @@ describe('422 messages name the field, the rule and the input', () => {
     ['/backtest', 'start_date', '2020-1-1', ['body', 'start_date'], /matching \^\\d\{4\}/],
     ['/simulate', 'leverage', 1000, ['body', 'leverage'], /integer from 1 to 125/],
     ['/simulate', 'leverage', 2.5, ['body', 'leverage'], /integer from 1 to 125/],
-    ['/simulate', 'market_type', 'margin', ['body', 'market_type'], /one of: 'futures', 'spot'/],
+    ['/simulate', 'market_type', 'margin', ['body', 'market_type'], /one of: futures, spot/],
     ['/simulate', 'fee_pct', 0.5, ['body', 'fee_pct'], /number from 0 to 0.01, or null/],
     ['/backtest', 'name', 'x'.repeat(101), ['body', 'name'], /at most 100 characters/],
     ['/backtest', 'avoid_hours', [25], ['body', 'avoid_hours', 0], /integer from 0 to 23/],

@@ -66,7 +66,8 @@ function kindOf(s: any): string | undefined {
   return typeof s?.type === 'string' ? s.type : undefined
 }
 
-const fmt = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v))
+/** a value as a rule lists it: enum members bare (one of: 7d, 30d, 365d), as Elysia's own messages did */
+const fmt = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
 function range(s: any): string {
   const lo = s.minimum ?? s.exclusiveMinimum
