@@ -124,13 +124,13 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
      * `graceMs` (then close what is left), stop the jobs, the workers, the database.
      */
     async stop(graceMs = SHUTDOWN_GRACE_MS) {
-      scheduler.stop()
+      // refuse new connections first, then stop the jobs while in-flight requests finish
+      const drained = app.stop(false).then(() => false)
+      const jobsStopped = Promise.resolve(scheduler.stop())
       let timer: ReturnType<typeof setTimeout> | undefined
-      const late = await Promise.race([
-        app.stop(false).then(() => false),
-        new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs))),
-      ])
+      const late = await Promise.race([drained, new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs)))])
       clearTimeout(timer)
+      await jobsStopped
       if (late) {
         log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
         await app.stop(true)
