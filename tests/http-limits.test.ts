@@ -326,3 +326,16 @@ describe('the client is the socket address', () => {
     }
   })
 })
+
+describe('event-loop lag measure', () => {
+  test('one long block is a single late tick and decays; a loop that stays late converges to its lateness', async () => {
+    const { smoothLag } = await import('../src/http/load-shedding')
+    let lag = 0
+    lag = smoothLag(lag, 1500) // a background job held the loop for 1.5 s once
+    expect(lag).toBeLessThan(1000) // not shed for it
+    for (let i = 0; i < 5; i++) lag = smoothLag(lag, 0)
+    expect(lag).toBeLessThan(100)
+    for (let i = 0; i < 20; i++) lag = smoothLag(lag, 1200) // overloaded: every tick 1.2 s late
+    expect(lag).toBeGreaterThan(1000)
+  })
+})

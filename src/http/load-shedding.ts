@@ -1,49 +1,43 @@
 /**
- * Load shedding on event-loop lag: while the loop has recently been late by more than
+ * Load shedding on event-loop lag: while the loop is persistently late by more than
  * SHED_LAG_MS, compute requests (the rate-limit "compute" class) are answered 503 with
  * Retry-After before any work starts, so /health and cheap reads keep answering. (A full
- * run queue sheds through the simulation service: Overloaded, also 503.)
- * The lag is sampled by a timer every 100 ms on the real clock: it measures this process,
- * not simulated time. The figure kept is the worst lag of the last second.
+ * run queue sheds through the run service: Overloaded, also 503.)
+ * The lag is sampled by a timer every 100 ms on the real clock (it measures this process,
+ * not simulated time) and smoothed: lag = 0.7·lag + 0.3·(this tick's lateness). A loop that
+ * stays late converges to its lateness; one long synchronous task (a background job's
+ * second of work) is a single late tick, counted at 30 % and decaying after, so it does not
+ * shed the requests that waited for it.
  */
 import { Elysia } from 'elysia'
 import { HttpError } from './errors'
 import { limitClassOf } from './rate-limit'
 
 const TICK_MS = 100
-const KEEP_MS = 1000
+const WEIGHT = 0.3
 
 export interface LagMonitor {
-  /** worst event-loop lag (ms) seen in the last second */
+  /** smoothed event-loop lag (ms) */
   lagMs(): number
 }
 
 let shared: LagMonitor | null = null
 
+/** The smoothing of one sample (exported for its test). */
+export const smoothLag = (lag: number, late: number): number => lag * (1 - WEIGHT) + late * WEIGHT
+
 /** One sampling timer per process (unref'd: it never keeps the process alive). */
 export function eventLoopLag(): LagMonitor {
   if (shared) return shared
-  let worst = 0
-  let worstAt = 0
+  let lag = 0
   let expected = performance.now() + TICK_MS
   const timer = setInterval(() => {
     const now = performance.now()
-    const late = Math.max(0, now - expected)
+    lag = smoothLag(lag, Math.max(0, now - expected))
     expected = now + TICK_MS
-    if (late >= worst || now - worstAt > KEEP_MS) {
-      worst = late
-      worstAt = now
-    }
   }, TICK_MS)
   timer.unref?.()
-  shared = {
-    lagMs() {
-      const now = performance.now()
-      // a loop blocked right now has not run the timer: count the wait so far
-      const pending = Math.max(0, now - expected)
-      return Math.max(pending, now - worstAt > KEEP_MS ? 0 : worst)
-    },
-  }
+  shared = { lagMs: () => lag }
   return shared
 }
 
