@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * `npm run build`: the single binary dist/perpsim (or the path given as --outfile).
+ * `npm run build`: the single binary dist/perpsim (or the path given, plain or as --outfile).
  * Everything the service reads at run time goes inside it, found rather than listed so a
  * new one cannot be forgotten:
  * - every worker entry (`*.worker.ts` under workers/ and src/): a Worker started from a
@@ -12,7 +12,7 @@
  * headers get the service's JSON 431 rather than Bun's empty one (docs/operations.md).
  */
 import { existsSync, readdirSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
 const BUN = process.execPath
@@ -36,8 +36,10 @@ function run(cmd: string[]): void {
   }
 }
 
-const i = process.argv.indexOf('--outfile')
-const outfile = i > 0 ? process.argv[i + 1] : join(ROOT, 'dist', 'perpsim')
+// the output path: `--outfile PATH` or the first plain argument (package.json passes dist/perpsim)
+const args = process.argv.slice(2)
+const i = args.indexOf('--outfile')
+const outfile = resolve(ROOT, i >= 0 ? args[i + 1] : (args.find(a => !a.startsWith('-')) ?? join('dist', 'perpsim')))
 
 if (existsSync(join(ROOT, 'src', 'web', 'build.ts'))) run([BUN, 'src/web/build.ts', 'dist/page'])
 const workers = [...workerEntries(join(ROOT, 'workers')), ...workerEntries(join(ROOT, 'src'))]
