@@ -283,3 +283,18 @@ describe('routes without a body schema', () => {
     expect(json.status).toBe(422)
   })
 })
+
+describe('the depth scan', () => {
+  test('counts arrays and objects, not brackets inside strings or escaped quotes', async () => {
+    const { jsonDepth } = await import('../src/http/json-body')
+    expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4)
+    expect(jsonDepth(`{"name":"${'['.repeat(1000)}"}`)).toBe(1)
+    expect(jsonDepth('{"a":"x\\"[[[[","b":[[1]]}')).toBe(3)
+    expect(jsonDepth('[[[[[[', 3)).toBe(4) // stops once past the limit
+  })
+
+  test('a name made of brackets is plain data', async () => {
+    const r = await raw('/backtest', JSON.stringify({ name: '['.repeat(99), entry: ENTRY }))
+    expect(r.status).toBe(200)
+  })
+})
