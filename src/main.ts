@@ -10,6 +10,8 @@ import type { Config } from './config'
 import { openDb } from './db'
 import type { AppDeps } from './deps'
 import { Scheduler } from './jobs/scheduler'
+import { demoCandlesJob } from './jobs/demo-candles'
+import { registerJobs } from './jobs/registry'
 import { createLogger, type Logger } from './log'
 import { MarketContext, REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
@@ -21,7 +23,6 @@ import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
-import { HOUR_MS } from './market/types'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
@@ -31,6 +32,7 @@ export const SHUTDOWN_GRACE_MS = 10_000
 export interface RunningServer {
   port: number
   deps: AppDeps
+  scheduler: Scheduler
   stop(graceMs?: number): Promise<void>
 }
 
@@ -86,7 +88,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     startedAtMs: clock.now(),
     log,
   }
-  const scheduler = new Scheduler(clock, log)
+  const scheduler = new Scheduler({ clock, db, log })
   if (!config.offline) {
     // warm the upstream caches now, then refresh each when its interval has passed on the clock
     void scheduler.runOnce('market-context', () => deps.marketContext.refreshDue())
@@ -100,7 +102,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       if (added > 0) log.info(`demo: appended ${added} candles`)
     }
     tick() // catch up on the hours the store missed while the service was down
-    scheduler.everyAligned('demo-candles', HOUR_MS, 5_000, tick)
+    scheduler.register(demoCandlesJob({ store, clock, log, seed: SYNTHETIC_DEFAULTS.seed }))
   }
 
   // Bun's own cap answers 413 with an empty body: it sits above ours, which answers in JSON
@@ -116,9 +118,12 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const port = app.server!.port!
   const shown = config.host.includes(':') ? `[${config.host}]` : config.host
   log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
+  registerJobs(scheduler, deps, log)
+  scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,
     deps,
+    scheduler,
     /**
      * Graceful stop (SIGTERM): stop accepting, let in-flight requests finish for up to
      * `graceMs` (then close what is left), stop the jobs, the workers, the database.

@@ -29,6 +29,7 @@ function expectOneLine(r: { code: number | null; err: string }, pattern: RegExp)
 describe('one line and a non-zero exit', () => {
   test('--coins -5 names the flag and its range', () => expectOneLine(cli(['data', 'generate', '--coins', '-5']), /--coins -5: expected an integer from 1 to/))
   test('an unknown flag', () => expectOneLine(cli(['data', 'generate', '--bogus']), /Unknown option '--bogus'/))
+  test("an unknown flag of a command that parses its own (jobs)", () => expectOneLine(cli(['jobs', 'list', '--bogus']), /^Unknown option '--bogus'/))
   test('an unknown command', () => expectOneLine(cli(['data', 'frobnicate']), /unknown command: data frobnicate/))
   test('a bad HOST', () => expectOneLine(cli(['serve'], { HOST: 'not a host!' }), /HOST="not a host!"/))
   test('a DATA_DIR that is a file', () => {
