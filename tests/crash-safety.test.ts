@@ -216,3 +216,54 @@ describe('the server', () => {
     expect(await proc.exited).toBe(0)
   }, 60_000)
 })
+
+describe('SIGKILL mid ranking writes', () => {
+  test('every published day file is whole (its sha256 matches its bytes) and unchanged after a restart, which publishes the rest', async () => {
+    const { createHash } = await import('node:crypto')
+    const data = join(dir, 'rank-data')
+    const gen = spawnCli(['data', 'generate', '--coins', '8', '--days', '60'], env(data))
+    expect(await gen.exited).toBe(0)
+    const port = await freePort()
+    const e = env(data, { PORT: String(port), DEMO: '0', WORKERS: '1' })
+    const files = () => {
+      const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+      try {
+        return db.query('SELECT date, sha256, body FROM ranking_day_files ORDER BY date').all() as { date: string; sha256: string; body: string }[]
+      } catch {
+        return []
+      } finally {
+        db.close()
+      }
+    }
+    const proc = spawnCli(['serve'], e)
+    await waitUp(`http://127.0.0.1:${port}`)
+    // killed while the start-up backfill is publishing day files
+    for (let i = 0; i < 1200 && files().length < 2; i++) await Bun.sleep(50)
+    proc.kill('SIGKILL')
+    await proc.exited
+    const before = files()
+    expect(before.length).toBeGreaterThanOrEqual(2)
+    expect(before.length).toBeLessThan(30) // the kill landed mid-backfill
+    const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    db.close()
+    for (const f of before) expect(createHash('sha256').update(f.body).digest('hex')).toBe(f.sha256)
+
+    const again = spawnCli(['serve'], e)
+    try {
+      await waitUp(`http://127.0.0.1:${port}`)
+      for (let i = 0; i < 2400 && files().length <= before.length; i++) await Bun.sleep(50)
+      const after = files()
+      expect(after.length).toBeGreaterThan(before.length)
+      const byDate = new Map(after.map(f => [f.date, f]))
+      expect(byDate.size).toBe(after.length)
+      for (const f of before) expect(byDate.get(f.date)).toEqual(f) // published bytes never change
+      const served = await fetch(`http://127.0.0.1:${port}/rankings/files/${before[0].date.replace(/-/g, '')}`)
+      expect(served.status).toBe(200)
+      expect(await served.text()).toBe(before[0].body)
+    } finally {
+      again.kill('SIGTERM')
+      expect(await again.exited).toBe(0)
+    }
+  }, 180_000)
+})
