@@ -7,7 +7,7 @@ import { parseMail } from './helpers/mime'
 import { startSmtpSink } from './helpers/smtp-sink'
 
 const smtp = await startSmtpSink()
-const h = makeHarness({ env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://perpsim.example.org', MAIL_FROM: 'perpsim <alerts@perpsim.example.org>' } })
+const h = makeHarness({ env: { RATE_LIMIT_SUBSCRIBE_PER_MIN: '5', SMTP_URL: smtp.url, PUBLIC_URL: 'https://perpsim.example.org', MAIL_FROM: 'perpsim <alerts@perpsim.example.org>' } })
 afterAll(async () => {
   h.deps.mailer!.close()
   h.cleanup()
@@ -32,6 +32,7 @@ const local = (u: URL) => `${u.pathname}${u.search}`
 describe('POST /api/subscribe', () => {
   test('a syntactically invalid address is a 422 naming the field', async () => {
     for (const bad of ['not-an-address', 'a@b', 'two@@example.org', 'a b@example.org', '<x>@example.org', '']) {
+      h.clock.advance(61_000) // every request counts towards the per-client limit
       const r = await subscribe(bad)
       expect(r.status).toBe(422)
       expect(r.body.detail[0].loc).toEqual(['body', 'email'])

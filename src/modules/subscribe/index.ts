@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { Mailer } from '../../mail/mailer'
 import { SignedLinkQuery, SubscribeAccepted, SubscribeRequest } from './model'
 import { linkAnswerPage, linkAnswerText } from './pages'
-import { SubscriptionService, TooManySubscribeRequests, type LinkOutcome } from './service'
+import { SubscriptionService, type LinkOutcome } from './service'
 
 const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }
 const statusOf = (o: LinkOutcome) => (o === 'forbidden' ? 403 : 200)
@@ -14,13 +14,8 @@ export function subscribeModule(deps: AppDeps, mailer: Mailer) {
   return new Elysia({ name: 'subscribe' })
     .post(
       '/api/subscribe',
-      ({ body, request, server, set }) => {
-        try {
-          subs.subscribe(body.email, body.lang, server?.requestIP(request)?.address ?? 'local')
-        } catch (e) {
-          if (!(e instanceof TooManySubscribeRequests)) throw e
-          return new Response(JSON.stringify({ detail: e.message }), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(e.retryAfterSec) } })
-        }
+      ({ body, set }) => {
+        subs.subscribe(body.email, body.lang)
         set.status = 202
         return {
           status: 'pending_confirmation' as const,

@@ -11,38 +11,16 @@ import type { Clock } from '../../clock'
 import { schema, type Db } from '../../db'
 import type { Mailer } from '../../mail/mailer'
 
-/** subscribe requests per client per minute */
-export const SUBSCRIBE_PER_MINUTE = 5
-
-export class TooManySubscribeRequests extends Error {
-  constructor(readonly retryAfterSec: number) {
-    super(`at most ${SUBSCRIBE_PER_MINUTE} subscribe requests per minute per client; retry after ${retryAfterSec} s`)
-  }
-}
-
 export type LinkOutcome = 'done' | 'already' | 'forbidden'
 
 /** One address, one spelling: trimmed and in lower case (links are signed over this form). */
 export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
 export class SubscriptionService {
-  private readonly windows = new Map<string, { startMs: number; count: number }>()
-
   constructor(private readonly deps: { db: Db; clock: Clock; mailer: Mailer }) {}
 
-  private limit(client: string): void {
-    const now = this.deps.clock.now()
-    let w = this.windows.get(client)
-    if (!w || now - w.startMs >= 60_000) {
-      if (this.windows.size > 10_000) this.windows.clear()
-      w = { startMs: now, count: 0 }
-      this.windows.set(client, w)
-    }
-    if (++w.count > SUBSCRIBE_PER_MINUTE) throw new TooManySubscribeRequests(Math.max(1, Math.ceil((w.startMs + 60_000 - now) / 1000)))
-  }
-
-  subscribe(rawEmail: string, lang: Lang, client: string): void {
-    this.limit(client)
+  /** (requests per client are limited by the HTTP layer's `subscribe` class, RATE_LIMIT_SUBSCRIBE_PER_MIN) */
+  subscribe(rawEmail: string, lang: Lang): void {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
     const t = schema.subscribers
