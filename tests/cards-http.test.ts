@@ -25,6 +25,7 @@ describe('GET /og', () => {
     expect(r.headers.get('content-type')).toBe('image/png')
     expect(r.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/)
     expect(r.headers.get('cache-control')).toMatch(/max-age=\d+/)
+    expect(r.headers.get('vary')).toBeNull() // not the CORS plugin's `Vary: *`, which would make it uncacheable
     const png = await bytes(r)
     expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
     expect(pngSize(png)).toEqual({ w: 1200, h: 630 })

@@ -112,6 +112,7 @@ describe('GET /share caching', () => {
     const etag = r.headers.get('etag')!
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
     expect(r.headers.get('cache-control')).toMatch(/max-age=\d+/)
+    expect(r.headers.get('vary')).toBeNull() // links on PUBLIC_URL: the page is the same for every request
     const again = await h.req('/share?preset=bb-squeeze-short&topN=3', { headers: { 'if-none-match': `W/${etag}` } })
     expect(again.status).toBe(304)
     expect((await h.req('/share?preset=bb-squeeze-short&topN=3&lang=ko')).headers.get('etag')).not.toBe(etag)

@@ -7,6 +7,16 @@ import { CARD_MAX_AGE_S, CardService } from './service'
 
 const cacheHeaders = (etag: string) => ({ etag, 'cache-control': `public, max-age=${CARD_MAX_AGE_S}` })
 
+/**
+ * The CORS plugin marks every answer `Vary: *` (its any-origin mode), which tells caches the
+ * answer can never be reused; a card is the same for every origin (`Access-Control-Allow-Origin: *`),
+ * so it varies on nothing but its URL (and, for /share without PUBLIC_URL, the Host its links are built on).
+ */
+function cacheable(set: { headers: Record<string, unknown> }, vary: string | null): void {
+  if (vary) set.headers.vary = vary
+  else delete set.headers.vary
+}
+
 /** Where links point: PUBLIC_URL when set, else the origin the request came to. */
 const baseUrlOf = (deps: AppDeps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin
 
@@ -16,7 +26,8 @@ export function cardsModule(deps: AppDeps) {
   return new Elysia({ name: 'cards' })
     .get(
       '/og',
-      async ({ query, headers }) => {
+      async ({ query, headers, set }) => {
+        cacheable(set, null)
         const { etag, png } = await cards.card(query, headers['if-none-match'] ?? null)
         if (png === null) return new Response(null, { status: 304, headers: cacheHeaders(etag) })
         return new Response(png, { headers: { 'content-type': 'image/png', ...cacheHeaders(etag) } })
@@ -25,7 +36,8 @@ export function cardsModule(deps: AppDeps) {
     )
     .get(
       '/share',
-      async ({ query, request, headers }) => {
+      async ({ query, request, headers, set }) => {
+        cacheable(set, deps.config.publicUrl ? null : 'Host')
         const html = { 'content-type': 'text/html; charset=utf-8', 'x-robots-tag': 'noindex, nofollow' }
         try {
           const { etag, html: page } = await cards.share(query, baseUrlOf(deps, request), headers['if-none-match'] ?? null)
