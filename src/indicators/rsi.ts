@@ -33,9 +33,14 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
   // two bars (it bounded the kernel); the first bar of a step is avg · keep + x₁ as before.
   // Steps start at row period + 1 whatever the length, so a row's value never depends on
   // where the series ends; rounding differs from the one-bar form by a few ulps.
+  // A bar whose close equals the previous one keeps the previous row's value: both averages
+  // shrink by the same factor, so in real numbers the RSI is unchanged, while the two rounded
+  // products would move it by an ulp or two (which a stochastic of the RSI would then read as
+  // a new high or low: docs/strategies.md, stochastic-rsi). TA-Lib's zero rule still wins.
   const keep = (period - 1) / period
   const keep2 = keep * keep
   const share = 0.5 / period
+  let last = out[period]
   let i = period + 1
   for (; i + 1 < rows; i += 2) {
     const d1 = src[i] - src[i - 1]
@@ -51,9 +56,12 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
     gain = gain * keep2 + (g1 * keep + g2)
     loss = loss * keep2 + (l1 * keep + l2)
     const t1 = gainAt1 + lossAt1
-    out[i] = (t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0) + offset // TA_IS_ZERO, the total being >= 0
+    // TA_IS_ZERO, the total being >= 0
+    const v1 = t1 >= 1e-8 ? (d1 === 0 ? last : (100 * gainAt1) / t1 + offset) : offset
+    out[i] = v1
     const t2 = gain + loss
-    out[i + 1] = (t2 >= 1e-8 ? (100 * gain) / t2 : 0) + offset
+    last = t2 >= 1e-8 ? (d2 === 0 ? v1 : (100 * gain) / t2 + offset) : offset
+    out[i + 1] = last
   }
   if (i < rows) {
     const d1 = src[i] - src[i - 1]
@@ -61,7 +69,7 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
     const gainAt1 = gain * keep + (s1 + d1) * share
     const lossAt1 = loss * keep + (s1 - d1) * share
     const t1 = gainAt1 + lossAt1
-    out[i] = (t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0) + offset
+    out[i] = t1 >= 1e-8 ? (d1 === 0 ? last : (100 * gainAt1) / t1 + offset) : offset
   }
 }
 

@@ -83,11 +83,15 @@ const THIRD = 1 / 3
  * The two smoothings of a stochastic: outK = SMA(kSmooth) of raw, outD = SMA(dPeriod) of outK.
  * raw may be outD itself: each row of raw is read before that row of outD is written.
  *
- * The usual 3 and 3 take one pass that sums each window afresh, (a + b + c) · ⅓, with the last
- * two values of each series in registers: the same values as sma's to a few ulps, in half the
- * time of its two passes (0.62 against 1.27 ns per bar), and a window of three 0s or 100s is
- * exactly 0 or 100. Other periods take sma. A NaN in raw makes NaN every K and D whose window
- * holds it, as sma does.
+ * The usual 3 and 3 take one pass that averages each window afresh by mean3, with the last two
+ * values of each series in registers: the same values as sma's to a few ulps. mean3 sorts the
+ * three values first, so a window's mean depends on its values only, not on their order, and the
+ * mean of three equal values is that value: wherever exact arithmetic gives two equal means
+ * (windows holding the same values: a raw %K of 0, 100 or a repeated value moving through them)
+ * the floats are equal too, and D = K where the last three K are equal. A strict K > D is then
+ * false at those ties as it is in real numbers (the sum-times-⅓ it replaced put D an ulp off K
+ * there, see docs/strategies.md on stochastic-rsi). Other periods take sma. A NaN in raw makes
+ * NaN every K and D whose window holds it, as sma does.
  */
 export function smoothStochastic(
   raw: Float64Array,
@@ -112,14 +116,33 @@ export function smoothStochastic(
   let k2 = NaN
   for (let i = first; i < rows; i++) {
     const x = raw[i]
-    const k = (r2 + r1 + x) * THIRD
+    const k = mean3(r2, r1, x)
     outK[i] = k
-    outD[i] = (k2 + k1 + k) * THIRD
+    outD[i] = mean3(k2, k1, k)
     r2 = r1
     r1 = x
     k2 = k1
     k1 = k
   }
+}
+
+/**
+ * The mean of a, b and c as lo + ((mid − lo) + (hi − lo)) · ⅓ over the sorted values: symmetric
+ * in its arguments, exactly v for (v, v, v), and within [lo, hi]. Each compare-exchange takes both
+ * outputs from one comparison, so the three are always a permutation of the inputs and a NaN
+ * among them reaches the result.
+ */
+export function mean3(a: number, b: number, c: number): number {
+  const ab = a < b
+  const x = ab ? a : b
+  const y = ab ? b : a
+  const yc = y < c
+  const hi = yc ? c : y
+  const z = yc ? y : c
+  const xz = x < z
+  const lo = xz ? x : z
+  const mid = xz ? z : x
+  return lo + (mid - lo + (hi - lo)) * THIRD
 }
 
 /**
