@@ -597,17 +597,20 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
     expect(hundreds).toBeGreaterThan(0)
   })
 
-  test('smoothStochastic: 3 and 3 average each window afresh over its sorted values (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
+  test('smoothStochastic: 3 and 3 average each window afresh on a 2⁻⁴⁴ grid (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
     const raw = new Float64Array(N)
     for (let i = 0; i < N; i++) raw[i] = i < 5 ? NaN : i === 700 ? NaN : (Math.sin(i / 7) + 1) * 50
     const k = new Float64Array(N)
     const d = new Float64Array(N)
     smoothStochastic(raw, 3, 3, k, d, N)
-    // lo + ((mid − lo) + (hi − lo)) · ⅓ over the window's values in ascending order
-    const mean = (...w: number[]) => {
-      const [lo, mid, hi] = w.slice().sort((a, b) => a - b)
-      return lo + (mid - lo + (hi - lo)) * (1 / 3)
+    // round to the nearest multiple of 2⁻⁴⁴, ties to even (exact: a value in 0..512 has at most 53 bits there)
+    const grid = (x: number) => {
+      const y = x * 2 ** 44
+      let r = Math.round(y)
+      if (r - y === 0.5 && r % 2 !== 0) r -= 1
+      return r / 2 ** 44
     }
+    const mean = (a: number, b: number, c: number) => grid((grid(a) + grid(b) + grid(c)) * (1 / 3))
     for (let i = 0; i < N; i++) {
       const kw = mean(raw[i - 2], raw[i - 1], raw[i])
       const dw = mean(mean(raw[i - 4], raw[i - 3], raw[i - 2]), mean(raw[i - 3], raw[i - 2], raw[i - 1]), kw)
@@ -644,7 +647,8 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
           smoothStochastic(raw, 3, 3, k, d, 12)
           for (let i = 3; i < 12; i++) expect(k[i]).toBe(k[2])
           for (let i = 4; i < 12; i++) expect(d[i]).toBe(k[i])
-          if (k[2] >= Math.min(a, b, c) && k[2] <= Math.max(a, b, c)) equalK++
+          // within the window's values, to the grid's half step
+          if (k[2] >= Math.min(a, b, c) - 2 ** -45 && k[2] <= Math.max(a, b, c) + 2 ** -45) equalK++
         }
     expect(equalK).toBe(vals.length ** 3)
     // the sum-times-a-third it replaced misses both on these values

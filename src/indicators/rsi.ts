@@ -55,12 +55,15 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
     const lossAt1 = loss * keep + l1
     gain = gain * keep2 + (g1 * keep + g2)
     loss = loss * keep2 + (l1 * keep + l2)
+    // both quotients computed before the choices, so each choice is a select of two values
     const t1 = gainAt1 + lossAt1
-    // TA_IS_ZERO, the total being >= 0
-    const v1 = t1 >= 1e-8 ? (d1 === 0 ? last : (100 * gainAt1) / t1 + offset) : offset
-    out[i] = v1
+    const q1 = (100 * gainAt1) / t1 + offset
     const t2 = gain + loss
-    last = t2 >= 1e-8 ? (d2 === 0 ? v1 : (100 * gain) / t2 + offset) : offset
+    const q2 = (100 * gain) / t2 + offset
+    // TA_IS_ZERO, the total being >= 0
+    const v1 = t1 >= 1e-8 ? (d1 === 0 ? last : q1) : offset
+    out[i] = v1
+    last = t2 >= 1e-8 ? (d2 === 0 ? v1 : q2) : offset
     out[i + 1] = last
   }
   if (i < rows) {

@@ -78,20 +78,24 @@ export function stoch(
 }
 
 const THIRD = 1 / 3
+/** x + GRID − GRID rounds x ∈ [−128, 128] to a multiple of 2⁻⁴⁴: x + 384 lies in [256, 512), whose ulp is 2⁻⁴⁴ */
+const GRID = 384
 
 /**
  * The two smoothings of a stochastic: outK = SMA(kSmooth) of raw, outD = SMA(dPeriod) of outK.
  * raw may be outD itself: each row of raw is read before that row of outD is written.
  *
- * The usual 3 and 3 take one pass that averages each window afresh by mean3, with the last two
- * values of each series in registers: the same values as sma's to a few ulps. mean3 sorts the
- * three values first, so a window's mean depends on its values only, not on their order, and the
- * mean of three equal values is that value: wherever exact arithmetic gives two equal means
- * (windows holding the same values: a raw %K of 0, 100 or a repeated value moving through them)
- * the floats are equal too, and D = K where the last three K are equal. A strict K > D is then
- * false at those ties as it is in real numbers (the sum-times-⅓ it replaced put D an ulp off K
- * there, see docs/strategies.md on stochastic-rsi). Other periods take sma. A NaN in raw makes
- * NaN every K and D whose window holds it, as sma does.
+ * The usual 3 and 3 (raw a stochastic, in 0..100) take one pass, with the last two values of
+ * each series in registers. Each raw value and each K is first rounded to a multiple of 2⁻⁴⁴
+ * (≈ 5.7e-14), so the sum of three is exact (below 512: 53 bits): a window's mean depends on
+ * its values only, not on their order, and K = round(sum · ⅓) gives back v for three equal v
+ * (3v · ⅓ is within 1e-14 of v, under half a grid step). So wherever exact arithmetic gives
+ * equal means (windows holding the same values: a raw %K of 0, 100 or a repeated value moving
+ * through them) the floats are equal too, and D = K where the last three K are equal: a strict
+ * K > D is false at those ties as in real numbers (the plain (a + b + c) · ⅓ it replaced put D
+ * an ulp off K there; docs/strategies.md, stochastic-rsi). K and D are the means to 3e-14 and
+ * stay in 0..100; 0 and 100 are on the grid. Other periods take sma. A NaN in raw makes NaN
+ * every K and D whose window holds it, as sma does.
  */
 export function smoothStochastic(
   raw: Float64Array,
@@ -115,34 +119,15 @@ export function smoothStochastic(
   let k1 = NaN
   let k2 = NaN
   for (let i = first; i < rows; i++) {
-    const x = raw[i]
-    const k = mean3(r2, r1, x)
+    const x = raw[i] + GRID - GRID
+    const k = (r2 + r1 + x) * THIRD + GRID - GRID
     outK[i] = k
-    outD[i] = mean3(k2, k1, k)
+    outD[i] = (k2 + k1 + k) * THIRD + GRID - GRID
     r2 = r1
     r1 = x
     k2 = k1
     k1 = k
   }
-}
-
-/**
- * The mean of a, b and c as lo + ((mid − lo) + (hi − lo)) · ⅓ over the sorted values: symmetric
- * in its arguments, exactly v for (v, v, v), and within [lo, hi]. Each compare-exchange takes both
- * outputs from one comparison, so the three are always a permutation of the inputs and a NaN
- * among them reaches the result.
- */
-export function mean3(a: number, b: number, c: number): number {
-  const ab = a < b
-  const x = ab ? a : b
-  const y = ab ? b : a
-  const yc = y < c
-  const hi = yc ? c : y
-  const z = yc ? y : c
-  const xz = x < z
-  const lo = xz ? x : z
-  const mid = xz ? z : x
-  return lo + (mid - lo + (hi - lo)) * THIRD
 }
 
 /**
