@@ -597,7 +597,7 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
     expect(hundreds).toBeGreaterThan(0)
   })
 
-  test('smoothStochastic: 3 and 3 average each window afresh on a 2⁻⁴⁴ grid (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
+  test('smoothStochastic: 3 and 3 average each window afresh, raw and K on a 2⁻⁴⁴ grid (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
     const raw = new Float64Array(N)
     for (let i = 0; i < N; i++) raw[i] = i < 5 ? NaN : i === 700 ? NaN : (Math.sin(i / 7) + 1) * 50
     const k = new Float64Array(N)
@@ -610,10 +610,11 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
       if (r - y === 0.5 && r % 2 !== 0) r -= 1
       return r / 2 ** 44
     }
-    const mean = (a: number, b: number, c: number) => grid((grid(a) + grid(b) + grid(c)) * (1 / 3))
+    // K: the mean of three raw values on the grid, put on the grid; D: the mean of three K
+    const kOf = (a: number, b: number, c: number) => grid((grid(a) + grid(b) + grid(c)) * (1 / 3))
     for (let i = 0; i < N; i++) {
-      const kw = mean(raw[i - 2], raw[i - 1], raw[i])
-      const dw = mean(mean(raw[i - 4], raw[i - 3], raw[i - 2]), mean(raw[i - 3], raw[i - 2], raw[i - 1]), kw)
+      const kw = kOf(raw[i - 2], raw[i - 1], raw[i])
+      const dw = (kOf(raw[i - 4], raw[i - 3], raw[i - 2]) + kOf(raw[i - 3], raw[i - 2], raw[i - 1]) + kw) * (1 / 3)
       if (i < 7 || (i >= 700 && i <= 702)) expect(Number.isNaN(k[i])).toBe(true)
       else expect(k[i]).toBe(kw)
       if (i < 9 || (i >= 700 && i <= 704)) expect(Number.isNaN(d[i])).toBe(true)

@@ -86,16 +86,16 @@ const GRID = 384
  * raw may be outD itself: each row of raw is read before that row of outD is written.
  *
  * The usual 3 and 3 (raw a stochastic, in 0..100) take one pass, with the last two values of
- * each series in registers. Each raw value and each K is first rounded to a multiple of 2⁻⁴⁴
- * (≈ 5.7e-14), so the sum of three is exact (below 512: 53 bits): a window's mean depends on
- * its values only, not on their order, and K = round(sum · ⅓) gives back v for three equal v
- * (3v · ⅓ is within 1e-14 of v, under half a grid step). So wherever exact arithmetic gives
- * equal means (windows holding the same values: a raw %K of 0, 100 or a repeated value moving
- * through them) the floats are equal too, and D = K where the last three K are equal: a strict
- * K > D is false at those ties as in real numbers (the plain (a + b + c) · ⅓ it replaced put D
- * an ulp off K there; docs/strategies.md, stochastic-rsi). K and D are the means to 3e-14 and
- * stay in 0..100; 0 and 100 are on the grid. Other periods take sma. A NaN in raw makes NaN
- * every K and D whose window holds it, as sma does.
+ * each series in registers. Raw values and K are rounded to multiples of 2⁻⁴⁴ (≈ 5.7e-14)
+ * before three are summed, so the sums are exact (below 512: 53 bits): a window's mean depends
+ * on its values only, not on their order. And three equal values v on that grid give v back:
+ * 3v is exact, and 3v · ⅓ = v · (1 − 2⁻⁵⁴) is within half an ulp of v, so it rounds to v. So
+ * wherever exact arithmetic gives equal means (windows holding the same values: a raw %K of 0,
+ * 100 or a repeated value moving through them) the floats are equal too, and D = K where the
+ * last three K are equal: a strict K > D is false at those ties as in real numbers (the plain
+ * (a + b + c) · ⅓ it replaced put D an ulp off K there; docs/strategies.md, stochastic-rsi).
+ * K and D are the means to 3e-14 and stay in 0..100; 0 and 100 are on the grid. Other periods
+ * take sma. A NaN in raw makes NaN every K and D whose window holds it, as sma does.
  */
 export function smoothStochastic(
   raw: Float64Array,
@@ -122,7 +122,7 @@ export function smoothStochastic(
     const x = raw[i] + GRID - GRID
     const k = (r2 + r1 + x) * THIRD + GRID - GRID
     outK[i] = k
-    outD[i] = (k2 + k1 + k) * THIRD + GRID - GRID
+    outD[i] = (k2 + k1 + k) * THIRD
     r2 = r1
     r1 = x
     k2 = k1
