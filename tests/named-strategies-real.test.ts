@@ -8,9 +8,9 @@
  * Wilder/EMA recursions, Heikin-Ashi, Ichimoku, Supertrend and the volume profile are
  * written out again as the page states them, keeping the ties of exact arithmetic: window
  * sums in ascending order (equal windows give equal values), a window of equal values has
- * that value as its mean, and a flat close keeps the previous RSI (EMAs in pandas' forms: adjust=False seeded
- * with the first close, and for ma-cross adjust=True; Wilder-style means as
- * ewm(alpha = 1/period, adjust=True); standard deviations sample). The warm-up lets the
+ * that value as its mean, and a flat close keeps the previous RSI. EMAs in pandas' forms
+ * (adjust=False seeded with the first close, and for ma-cross adjust=True); Wilder-style
+ * means as ewm(alpha = 1/period, adjust=True); standard deviations sample. The warm-up lets the
  * different seeds of the exponential means agree (the page allows ours to seed
  * differently as long as the values agree after warm-up). The sets must be identical: no
  * bar may differ, near-ties included.
