@@ -139,6 +139,23 @@ describe('volume_profile fast pass: the plain form’s values to the bit', () =>
     expect(Number.isNaN(fast[period - 1]) && !Number.isNaN(fast[period])).toBe(true)
   })
 
+  test('prices so small that 1 / step overflows, and a price scale where every bin edge is a power of two', () => {
+    const r = rng(41)
+    for (const scale of [1e-310, 2 ** -1060, 1024, 1]) {
+      const rows = 600
+      const c = Float64Array.from({ length: rows }, () => Math.round(r() * 64) * scale)
+      const v = Float64Array.from({ length: rows }, () => Math.floor(r() * 3))
+      for (const [period, bins] of [
+        [40, 16],
+        [100, 20],
+      ]) {
+        const fast = new Float64Array(rows)
+        volumeProfilePoc(c, v, period, bins, fast)
+        expect({ scale, period, bad: differingRows(fast, plainVolumeProfile(c, v, period, bins), rows).slice(0, 5) }).toEqual({ scale, period, bad: [] })
+      }
+    }
+  })
+
   test.skipIf(!hasRealData())('the 28 real coins (168 / 20 and 48 / 10): the same values on every row', () => {
     let rows = 0
     for (const symbol of realSymbols()) {

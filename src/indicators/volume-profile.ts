@@ -78,7 +78,7 @@ export function volumeProfilePoc(
         const q = (c[j] - lo) * inv
         let b = q | 0
         const f = q - b
-        if ((f < edge ? q !== 0 : f > 1 - edge) && q < bins - 0.5) b = Math.floor((c[j] - lo) / step)
+        if (!(f >= edge && f <= 1 - edge) && q !== 0 && !(q > bins - 0.5 && q < bins + 0.5)) b = Math.floor((c[j] - lo) / step)
         hist[b < bins ? b : bins - 1] += v[j]
       }
       best = heaviest(hist, bins)
@@ -100,14 +100,15 @@ function heaviest(hist: Float64Array, bins: number): number {
 /**
  * floor((c − lo) / step), the top close into the last bin, for c in [lo, hi]. (c − lo) · inv
  * with inv = 1 / step rounded is within 3 ulps of bins of the rounded quotient, so its integer
- * part is the quotient's unless it lies within a few ulps of an integer: there (about two bars
- * a window: the lowest close gives exactly 0, the highest about `bins`, which the last bin
- * takes either way) the quotient is computed as written.
+ * part is the quotient's unless it lies within a few ulps of an integer: there the quotient is
+ * computed as written, except at 0 (the lowest close, exactly 0 both ways) and near `bins`
+ * (the highest close, which the last bin takes either way). A product that is not finite (a
+ * step so small that 1 / step overflows) is divided as written too.
  */
 function binOf(c: number, lo: number, step: number, inv: number, bins: number, edge: number): number {
   const q = (c - lo) * inv
   let b = q | 0
   const f = q - b
-  if ((f < edge ? q !== 0 : f > 1 - edge) && q < bins - 0.5) b = Math.floor((c - lo) / step)
+  if (!(f >= edge && f <= 1 - edge) && q !== 0 && !(q > bins - 0.5 && q < bins + 0.5)) b = Math.floor((c - lo) / step)
   return b < bins ? b : bins - 1
 }
