@@ -1,8 +1,9 @@
 /**
  * The indicators the named strategies' rules added (docs/indicators.md): the volume-profile
  * POC and its deviation, Heikin-Ashi body and wicks, atr-breakout's shifted-mean ATR, the
- * bias-corrected EMA, and Bollinger with the sample σ. Hand-computed values, and for the
- * sample σ the golden population σ of ../shared/golden.
+ * bias-corrected EMA, and Bollinger with the sample σ. Hand-computed values, for the
+ * sample σ the golden population σ of ../shared/golden, and for the volume profile's fast
+ * pass its plain form, to the bit.
  */
 import { describe, expect, test } from 'bun:test'
 import type { Bars } from '../src/market/types'
