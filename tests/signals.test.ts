@@ -187,3 +187,24 @@ describe('the scorer', () => {
     expect(n).toBe(signalsSince(h.deps.db, 0).length)
   })
 })
+
+describe('the scan on the worker pool', () => {
+  test('records exactly what the scan on this thread records', async () => {
+    const fill = (store: any) => fillWalkUniverse(store, COINS, T0, DAYS, 21)
+    const pool = makeHarness({ fill, nowMs: WEEK_START + 10_000, workers: 2 })
+    const here = makeHarness({ fill, nowMs: WEEK_START + 10_000 })
+    try {
+      const a = await scanSignals(pool.deps)
+      // the same scan without the run service: coin by coin on this thread
+      const { runs: _runs, ...noPool } = here.deps
+      const b = await scanSignals(noPool)
+      expect(a.added).toBeGreaterThan(0)
+      expect(a.added).toBe(b.added)
+      const rows = (x: typeof pool) => signalsSince(x.deps.db, 0).map(s => `${s.id}|${s.entryPrice}|${s.backfill}`).sort()
+      expect(rows(pool)).toEqual(rows(here))
+    } finally {
+      pool.cleanup()
+      here.cleanup()
+    }
+  }, 60_000)
+})
