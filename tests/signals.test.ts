@@ -4,9 +4,10 @@ import { scoredSignals, signals } from '../db/schema'
 import { compiledStrategy, entryMask, exitMask, scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { HOUR_MS, DAY_MS } from '../src/market/types'
-import { signalsSince, type SignalRow } from '../src/modules/signals/records'
+import { latestScan, signalsSince, type SignalRow } from '../src/modules/signals/records'
 import { listStrategies } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { walkCandles } from './helpers/fixtures'
 
 const T0 = Date.UTC(2025, 0, 1)
 const DAYS = 40
@@ -205,6 +206,36 @@ describe('the scan on the worker pool', () => {
     } finally {
       pool.cleanup()
       here.cleanup()
+    }
+  }, 60_000)
+})
+
+describe('the scan on the worker pool, as candles arrive', () => {
+  test('a scan right after an append sees the appended candle', async () => {
+    const cols = COINS.map((_, k) => walkCandles(24 * DAYS, T0, 61 + k))
+    const upTo = (store: any, n: number) =>
+      COINS.forEach((s, k) => {
+        const have = store.bars(s)?.n ?? 0
+        if (n > have) store.appendCandles(s, cols[k]!.map(c => c.slice(have, n)), n - have)
+      })
+    const n0 = 24 * 30
+    const pool = makeHarness({
+      fill: store => {
+        upTo(store, n0)
+        store.upsertMeta(COINS.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: T0 })), 'binance-csv')
+      },
+      nowMs: T0 + n0 * HOUR_MS + 10_000,
+      workers: 2,
+    })
+    try {
+      await scanSignals(pool.deps)
+      const before = latestScan(pool.deps.db, '1H')!.signalBarMs
+      upTo(pool.deps.store, n0 + 1)
+      pool.clock.advance(HOUR_MS)
+      await scanSignals(pool.deps)
+      expect(latestScan(pool.deps.db, '1H')!.signalBarMs).toBe(before + HOUR_MS)
+    } finally {
+      pool.cleanup()
     }
   }, 60_000)
 })

@@ -24,6 +24,7 @@ import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../modules/signals/records'
 import { runScanSignals, scanCoins, type CoinScan, type ScanPayload } from '../runs/compute/signal-tasks'
 import type { RunService } from '../runs/service'
+import { yieldToLoop } from '../runs/yield'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
 
 export { compiledStrategy, entryMask, exitMask, lowerBound, newestSignalBar } from '../runs/compute/signal-tasks'
@@ -133,6 +134,9 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
  */
 async function computeScans(deps: ScanDeps, coins: string[], payload: (symbols: string[]) => ScanPayload, pause: Pause): Promise<CoinScan[]> {
   if (deps.runs) {
+    // the pool gets the store's new snapshot in a microtask queued by the append: let it go
+    // out before the tasks, so the workers scan the candle that was just appended
+    await yieldToLoop()
     return deps.runs.admitted(async executor => {
       const n = Math.max(1, executor.parallelism)
       const chunks = Array.from({ length: n }, (_, k) => coins.filter((_, i) => i % n === k)).filter(c => c.length > 0)
