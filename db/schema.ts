@@ -32,7 +32,7 @@ export const jobRuns = sqliteTable('job_runs', {
   job: text('job').notNull(),
   slot: text('slot').notNull(),
   attempt: integer('attempt').notNull(),
-  /** 'schedule' | 'catch-up' | 'manual' */
+  /** 'schedule' | 'catch-up' | 'retry' | 'manual' */
   trigger: text('trigger').notNull(),
   /** the cron instant the run stands for (epoch ms) */
   slotMs: integer('slot_ms').notNull(),

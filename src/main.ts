@@ -23,7 +23,6 @@ import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
-import { HOUR_MS } from './market/types'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 

@@ -4,7 +4,7 @@
  * the background, a failed run recorded and retried when the next slot comes due.
  */
 import { describe, expect, test } from 'bun:test'
-import { ManualClock } from '../src/clock'
+import { ManualClock, systemClock } from '../src/clock'
 import { openDb } from '../src/db'
 import { JobRuns } from '../src/jobs/job-runs'
 import { Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
@@ -157,6 +157,41 @@ describe('scheduler', () => {
     expect(ran.length).toBe(3)
   })
 
+  test('retryAfterMs: a failed slot is tried again that long after, before the next slot', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    let dataArrived = false
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, {
+      retryAfterMs: 3_600_000,
+      run: async ctx => {
+        ran.push(`${ctx.slot}#${ctx.attempt}:${ctx.trigger}`)
+        if (!dataArrived) throw new Error('candles not there yet')
+      },
+    }))
+    s.start()
+    clock.set(at('2026-11-20T00:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T01:29:59Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule']) // not before the hour
+    clock.set(at('2026-11-20T01:30:00Z'))
+    s.tick()
+    await s.idle()
+    dataArrived = true
+    clock.set(at('2026-11-20T02:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T05:00:00Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule', 'daily:2026-11-20#2:retry', 'daily:2026-11-20#3:retry'])
+    expect(new JobRuns(db).bySlot('daily:2026-11-20').map(r => r.outcome)).toEqual(['failed', 'failed', 'ok'])
+  })
+
   test('skipped runs are recorded with their reason; a manual run takes the next attempt', async () => {
     const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
     const db = openDb(':memory:')
@@ -207,6 +242,19 @@ describe('scheduler', () => {
     const row = new JobRuns(db).bySlot('daily:2026-11-20')[0]
     expect(row.outcome).toBe('failed')
     expect(row.error).toContain('shut down')
+  })
+
+  test('with timers on, the scheduler wakes itself for each slot (real clock, a job every second)', async () => {
+    const db = openDb(':memory:')
+    const s = new Scheduler({ clock: systemClock, db, log })
+    const ran: string[] = []
+    s.register({ name: 'tick', cron: '* * * * * *', description: 'every second', run: async ctx => void ran.push(ctx.slot) })
+    s.start()
+    await new Promise(r => setTimeout(r, 2600))
+    await s.stop()
+    expect(ran.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(ran).size).toBe(ran.length)
+    expect(ran.every(x => /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(x) || /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(x))).toBe(true)
   })
 
   test('an unknown job name is an error naming the known ones', () => {

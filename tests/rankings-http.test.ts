@@ -11,7 +11,8 @@ import { rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 import { DAY_MS } from '../src/market/types'
-import { GROUPS, PERIODS } from '../src/modules/rankings/configurations'
+import { configurations, GROUPS, PERIODS } from '../src/modules/rankings/configurations'
+import { listStrategies } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 
 const SYMBOLS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT', 'ADAUSDT']
@@ -23,7 +24,7 @@ let scheduler: Scheduler
 beforeAll(() => {
   h = makeHarness({ nowMs: Date.UTC(2026, 10, 22, 0, 30), fill: store => fillWalkUniverse(store, SYMBOLS, START, DATA_DAYS, 40) })
   scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
-  scheduler.register({ ...rankingsJob(h.deps), catchUpMs: DAY_MS }) // a short window keeps the test quick
+  scheduler.register({ ...rankingsJob(h.deps), catchUpMs: 3 * DAY_MS }) // a short window keeps the test quick
 })
 afterAll(async () => {
   await scheduler.stop()
@@ -39,7 +40,7 @@ describe('rankings: job and endpoints', () => {
   })
 
   test('simulated days: catch-up at start, one slot per day, a day without data fails and is retried', async () => {
-    scheduler.start() // 2026-11-21 and 2026-11-22 are in the catch-up window
+    scheduler.start() // 2026-11-19 to 2026-11-22 are in the catch-up window
     await scheduler.idle()
     h.clock.set(Date.UTC(2026, 10, 23, 0, 30))
     scheduler.tick()
@@ -58,7 +59,10 @@ describe('rankings: job and endpoints', () => {
       ['rankings:2026-11-23', 1, 'ok'],
       ['rankings:2026-11-22', 1, 'ok'],
       ['rankings:2026-11-21', 1, 'ok'],
+      ['rankings:2026-11-20', 1, 'ok'],
+      ['rankings:2026-11-19', 1, 'ok'],
     ])
+    expect(runs.filter(r => r.slot <= 'rankings:2026-11-22').every(r => r.trigger === 'catch-up')).toBe(true)
     expect(runs[0].error).toContain('cannot rank 2026-11-25 yet')
     expect(runs[1].counts!.configurations).toBeGreaterThan(100)
     // the next slot retries the failed day first (still no data: failed again, attempt 2)
@@ -76,7 +80,7 @@ describe('rankings: job and endpoints', () => {
     for (const k of ['generated_at', 'top3', 'worst3', 'weekly_best3', 'citation', 'how_to_reverify', 'research_status_definitions', 'rc_scope', 'headline_has_verified', 'verified_in_ranking', 'headline_note', 'headline_note_kind', 'held_back_count'])
       expect(b).toHaveProperty(k)
     expect(b.research_status_definitions.verified.label).toBe('Verified')
-    expect(b.rc_scope).toContain('configurations')
+    expect(b.rc_scope).toContain(`${configurations().length} configurations: the ${listStrategies().length} registry strategies`)
     expect(b.top3.length).toBe(3)
     for (const row of [...b.top3, ...b.worst3])
       for (const k of ['rank', 'name_en', 'name_ko', 'strategy', 'direction', 'win_rate', 'profit_factor', 'total_return', 'total_trades', 'sharpe', 'max_drawdown', 'rank_change', 'streak', 'configuration_id', 'timeframe', 'sl_pct', 'tp_pct', 'max_bars', 'status', 'pf_capped'])
@@ -98,13 +102,49 @@ describe('rankings: job and endpoints', () => {
     expect(rows.every((x: any) => x.total_trades > 0)).toBe(true)
     expect(today.held_back_count).toBe(rows.filter((x: any) => x.total_trades < 10).length)
     const prev = new Map(yesterday.selection.rows.map((x: any) => [x.configuration_id, x]))
+    const topTen = new Set(rows.filter((x: any) => x.total_trades >= 10).slice(0, 10).map((x: any) => x.configuration_id))
     for (const x of rows) {
       const p: any = prev.get(x.configuration_id)
       expect(x.rank_change).toBe(p ? p.rank - x.rank : null)
-      expect(x.streak).toBe(x.rank <= 10 ? (p ? p.streak : 0) + 1 : 0)
+      expect(x.streak).toBe(topTen.has(x.configuration_id) ? (p ? p.streak : 0) + 1 : 0)
     }
+    expect(today.top3.every((x: any) => x.streak >= 1)).toBe(true)
     expect(today.selection.previous_day.date).toBe('2026-11-23')
+    // verified_in_ranking: every configuration of a verified strategy in the population, and the headline kind that follows
+    const verified = new Set(listStrategies().filter(s => s.status === 'verified').map(s => s.id))
+    const vrows = rows.filter((x: any) => verified.has(x.configuration_id.split(':')[1]))
+    expect(today.verified_in_ranking).toEqual(vrows.map((x: any) => ({ configuration_id: x.configuration_id, rank: x.rank, profit_factor: x.profit_factor, pf_capped: x.profit_factor_capped })))
+    const inTop = today.top3.some((x: any) => verified.has(x.strategy))
+    const kind = inTop || today.top3.length === 0 ? null : vrows.length === 0 ? 'no_verified_in_group' : vrows.every((x: any) => x.profit_factor < 1) ? 'verified_below' : 'verified_ranked_lower'
+    expect([today.headline_has_verified, today.headline_note_kind]).toEqual([inTop, kind])
+    expect(today.headline_note === null).toBe(kind === null)
     expect(today.selection.day_file_sha256).toBe(today.citation.day_file_sha256)
+  })
+
+  test('weekly_best3 agrees with the last seven days recomputed from their selections', async () => {
+    for (const [period, group] of [['30d', 'top50'], ['365d', 'btc']] as const) {
+      const today = (await h.req(`/rankings/daily?date=20261124&period=${period}&group=${group}&selection=true`)).body
+      const acc = new Map<string, { n: number; pf: number; wr: number }>()
+      for (let k = 0; k < 7; k++) {
+        const d = new Date(Date.UTC(2026, 10, 24) - k * DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')
+        const r = await h.req(`/rankings/daily?date=${d}&period=${period}&group=${group}&selection=true&strict_date=true`)
+        if (r.status === 404) continue // 2026-11-18 has no file
+        for (const x of r.body.selection.rows) {
+          if (x.total_trades < 10) continue
+          const a = acc.get(x.configuration_id) ?? { n: 0, pf: 0, wr: 0 }
+          acc.set(x.configuration_id, { n: a.n + 1, pf: a.pf + x.profit_factor, wr: a.wr + x.win_rate })
+        }
+      }
+      const expected = [...acc]
+        .filter(([, a]) => a.n >= 5)
+        .sort(([ia, a], [ib, b]) => b.pf / b.n - a.pf / a.n || b.wr / b.n - a.wr / a.n || (ia < ib ? -1 : 1))
+        .slice(0, 3)
+        .map(([id, a]) => [id, a.n])
+      expect(expected.length).toBeGreaterThan(0)
+      expect(today.weekly_best3.map((w: any) => [w.configuration_id, w.days_ranked])).toEqual(expected)
+      const rows = new Map(today.selection.rows.map((x: any) => [x.configuration_id, x]))
+      for (const w of today.weekly_best3) expect(w.rank).toBe((rows.get(w.configuration_id) as any)?.rank ?? null)
+    }
   })
 
   test('the day file, byte for byte, matches the sha256 the citation states', async () => {
@@ -141,6 +181,8 @@ describe('rankings: job and endpoints', () => {
           max_drawdown_pct: sim.body.max_drawdown_pct,
         }).toEqual(c.expected)
         if (group === 'btc') expect(sim.body.coins_used).toBe(1)
+        const pinned = await h.req('/simulate', { method: 'POST', json: c.request_with_symbols.body })
+        expect([pinned.body.total_trades, pinned.body.profit_factor, pinned.body.win_rate, pinned.body.sharpe_ratio, pinned.body.max_drawdown_pct]).toEqual([c.expected.total_trades, c.expected.profit_factor, c.expected.win_rate, c.expected.sharpe_ratio, c.expected.max_drawdown_pct])
       }
     }
     // /simulate's symbols (the btc group's form) refuses symbols the store does not hold
@@ -181,7 +223,7 @@ describe('rankings: job and endpoints', () => {
     expect(() => sqlite.run("DELETE FROM ranking_day_files WHERE date = '2026-11-23'")).toThrow('append-only')
     expect(() => sqlite.run("UPDATE ranking_day_files SET sha256 = 'x'")).toThrow('append-only')
     const n = sqlite.query('SELECT count(*) AS n FROM ranking_day_files').get() as { n: number }
-    expect(n.n).toBe(4)
+    expect(n.n).toBe(6)
   })
 
   test('the criteria page states the rules', async () => {

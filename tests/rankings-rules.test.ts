@@ -121,6 +121,10 @@ describe('ranking a population', () => {
     const day4 = rankPopulation(many('c'), day3)
     expect(day4[0]).toMatchObject({ configuration_id: 'c', rank: 1, streak: 1, rank_change: 11, previous_streak: 0 })
     expect(day4.find(r => r.configuration_id === 'f00')!.streak).toBe(2)
+    // rows held back by the minimum are not counted in the top 10: the 10 best eligible rows are
+    const withThin = rankPopulation([row('thin', 999, 100, 2, { pf_capped: true }), ...many('c')], null)
+    expect(withThin[0]).toMatchObject({ configuration_id: 'thin', rank: 1, streak: 0 })
+    expect(withThin.filter(r => r.streak === 1).map(r => r.rank)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
   })
 
   test('weekly_best3: eligible on at least 5 of the last 7 days, by mean PF then mean win rate', () => {

@@ -6,7 +6,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { schema, type Db } from '../db'
 
-export type JobTrigger = 'schedule' | 'catch-up' | 'manual'
+export type JobTrigger = 'schedule' | 'catch-up' | 'retry' | 'manual'
 export type JobOutcome = 'ok' | 'failed' | 'skipped'
 
 export interface JobRunRow {

@@ -12,6 +12,7 @@
  *     description: 'daily strategy rankings',
  *     slotOf: ms => `rankings:${isoDate(ms)}`,  // optional; default `<name>:<ISO minute>`
  *     catchUpMs: 30 * DAY_MS,                   // optional; missed slots this far back run at start
+ *     retryAfterMs: HOUR_MS,                    // optional; a failed slot is tried again this much later
  *     run: async ctx => ({ counts: { rows: 123 } }), // or { skipped: 'why' }; throw = failed
  *   })
  * A run claims its slot by inserting its job_runs row (unique key (slot, attempt)), so a
@@ -61,13 +62,20 @@ export interface JobDefinition {
   /** croner pattern, evaluated in UTC (5 fields, or 6 with seconds first) */
   cron: string
   description: string
-  /** the slot name of a cron instant; default `<name>:<YYYY-MM-DDTHH:MM>` */
+  /** the slot name of a cron instant; default `<name>:<YYYY-MM-DDTHH:MM>` (`:SS` added when not 0) */
   slotOf?(slotMs: number): string
   /**
    * Missed slots up to this far back are run at start-up (oldest first, in the
-   * background), and after a clock jump. 0 (default): only the newest due slot runs.
+   * background), and after a clock jump. 0 (default): nothing is caught up at start-up,
+   * and after a clock jump only the newest due slot runs.
    */
   catchUpMs?: number
+  /**
+   * A slot whose scheduled or catch-up run failed is tried again this long after the failure
+   * (as its next attempt), until it succeeds or the next slot comes due. Default: no early
+   * retry (the failed slot waits for the next slot, within the catch-up window).
+   */
+  retryAfterMs?: number
   run(ctx: JobContext): Promise<JobResult>
 }
 
@@ -84,6 +92,8 @@ interface Registered {
   cron: Cron
   /** next cron instant not yet enqueued */
   nextMs: number | null
+  /** failed slots to try again, by slot instant -> clock time of the retry */
+  retries: Map<number, number>
   queue: Promise<unknown>
   pending: number
   /** slots enqueued and not yet run (a slot is never queued twice) */
@@ -119,8 +129,11 @@ export class Scheduler {
   register(def: JobDefinition): void {
     if (this.jobs.has(def.name)) throw new Error(`job '${def.name}' is registered twice`)
     const cron = new Cron(def.cron, { timezone: 'UTC', paused: true })
-    this.jobs.set(def.name, { def, cron, nextMs: null, queue: Promise.resolve(), pending: 0, queued: new Set() })
-    if (this.started) this.startJob(this.jobs.get(def.name)!)
+    this.jobs.set(def.name, { def, cron, nextMs: null, retries: new Map(), queue: Promise.resolve(), pending: 0, queued: new Set() })
+    if (this.started) {
+      this.startJob(this.jobs.get(def.name)!)
+      this.arm()
+    }
   }
 
   names(): string[] {
@@ -129,7 +142,7 @@ export class Scheduler {
 
   slotOf(name: string, slotMs: number): string {
     const j = this.get(name)
-    return j.def.slotOf ? j.def.slotOf(slotMs) : `${name}:${iso(slotMs).slice(0, 16)}`
+    return j.def.slotOf ? j.def.slotOf(slotMs) : `${name}:${iso(slotMs).slice(0, slotMs % 60_000 === 0 ? 16 : 19)}`
   }
 
   /** The next cron instant strictly after `afterMs`. */
@@ -181,16 +194,23 @@ export class Scheduler {
     if (this.stopped) return
     const now = this.deps.clock.now()
     for (const j of this.jobs.values()) {
-      if (j.nextMs === null || j.nextMs > now) continue
-      const window = j.def.catchUpMs ?? 0
-      const due = this.slotsBetween(j.def.name, j.nextMs - 1, now)
-      const retry = this.unfinished(j, now).filter(ms => ms < due[0])
-      const kept = due.filter(ms => ms >= now - window)
-      const run = kept.length > 0 ? kept : due.slice(-1)
-      if (run.length < due.length) this.deps.log.warn(`job ${j.def.name}: ${due.length - run.length} slot(s) older than its catch-up window dropped (clock jump)`)
-      for (const ms of retry) this.enqueue(j, ms, 'catch-up')
-      for (const ms of run) this.enqueue(j, ms, 'schedule')
-      j.nextMs = this.nextSlot(j.def.name, now)
+      if (j.nextMs !== null && j.nextMs <= now) {
+        const window = j.def.catchUpMs ?? 0
+        const due = this.slotsBetween(j.def.name, j.nextMs - 1, now)
+        j.retries.clear() // the catch-up below retries every unfinished slot of the window
+        const retry = this.unfinished(j, now).filter(ms => ms < due[0])
+        const kept = due.filter(ms => ms >= now - window)
+        const run = kept.length > 0 ? kept : due.slice(-1)
+        if (run.length < due.length) this.deps.log.warn(`job ${j.def.name}: ${due.length - run.length} slot(s) older than its catch-up window dropped (clock jump)`)
+        for (const ms of retry) this.enqueue(j, ms, 'catch-up')
+        for (const ms of run) this.enqueue(j, ms, 'schedule')
+        j.nextMs = this.nextSlot(j.def.name, now)
+      }
+      for (const [slotMs, atMs] of [...j.retries]) {
+        if (atMs > now) continue
+        j.retries.delete(slotMs)
+        this.enqueue(j, slotMs, 'retry')
+      }
     }
     this.arm()
   }
@@ -200,7 +220,10 @@ export class Scheduler {
     if (this.timer) clearTimeout(this.timer)
     const now = this.deps.clock.now()
     let next = Infinity
-    for (const j of this.jobs.values()) if (j.nextMs !== null) next = Math.min(next, j.nextMs)
+    for (const j of this.jobs.values()) {
+      if (j.nextMs !== null) next = Math.min(next, j.nextMs)
+      for (const atMs of j.retries.values()) next = Math.min(next, atMs)
+    }
     const wait = Math.max(0, Math.min(next - now, MAX_SLEEP_MS))
     this.timer = setTimeout(() => {
       this.timer = null
@@ -262,7 +285,12 @@ export class Scheduler {
       error = (e as Error)?.stack ?? String(e)
       this.deps.log.error(`job ${slot} failed: ${error}`)
     }
-    this.runs.finish(id, { finishedAtMs: this.deps.clock.now(), outcome, error, counts })
+    const finishedAtMs = this.deps.clock.now()
+    this.runs.finish(id, { finishedAtMs, outcome, error, counts })
+    if (outcome === 'failed' && trigger !== 'manual' && j.def.retryAfterMs !== undefined && !this.stopped) {
+      j.retries.set(slotMs, finishedAtMs + j.def.retryAfterMs)
+      this.arm()
+    }
     return this.runs.bySlot(slot).find(r => r.id === id)!
   }
 

@@ -26,7 +26,7 @@ export interface DayFile {
   date: string
   generated_at: string
   /** what wrote it: the 00:30 schedule, a catch-up/backfill at start-up, or `cli jobs run` */
-  written_by: 'schedule' | 'catch-up' | 'manual'
+  written_by: 'schedule' | 'catch-up' | 'retry' | 'manual'
   engine_version: string
   data_version: string
   /** the day whose file supplied rank_change and streak (the previous calendar day), or null */
@@ -41,6 +41,9 @@ export interface StoredDayFile {
   body: string
   file: DayFile
 }
+
+/** parsed day files kept in memory per reader (least recently used dropped first) */
+const PARSED_FILES_KEPT = 10
 
 export const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex')
 
@@ -67,12 +70,17 @@ export class DayFiles {
 
   get(date: string): StoredDayFile | null {
     const hit = this.parsed.get(date)
-    if (hit) return hit
+    if (hit) {
+      this.parsed.delete(date)
+      this.parsed.set(date, hit)
+      return hit
+    }
     const row = this.db.select({ date: schema.rankingDayFiles.date, sha256: schema.rankingDayFiles.sha256, body: schema.rankingDayFiles.body }).from(schema.rankingDayFiles).where(eq(schema.rankingDayFiles.date, date)).get()
     if (!row) return null
     const stored = { ...row, file: JSON.parse(row.body) as DayFile }
-    if (this.parsed.size > 64) this.parsed.clear()
     this.parsed.set(date, stored)
+    // a parsed file weighs a few MB: keep the week the job and the readers use most
+    while (this.parsed.size > PARSED_FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!)
     return stored
   }
 

@@ -17,8 +17,12 @@ const FAMILY_KO: Readonly<Record<string, string>> = {
   'keltner-squeeze': '켈트너 채널 스퀴즈',
   'ma-cross': '이동평균 교차',
   ichimoku: '일목균형표',
-  'heikin-ashi': '하이킨아시 반전',
-  'stoch-rsi': '스토캐스틱 RSI',
+  'heikin-ashi': '하이킨아시',
+  'stochastic-rsi': '스토캐스틱 RSI',
+  momentum: '모멘텀',
+  'hv-squeeze': '역사적 변동성 스퀴즈',
+  'rsi-divergence': 'RSI 다이버전스',
+  'volume-profile': '볼륨 프로파일',
 }
 
 const DIRECTION_KO: Readonly<Record<Direction, string>> = { long: '롱', short: '숏' }

@@ -39,7 +39,10 @@ export interface RankedRow extends RowFigures {
   previous_streak: number | null
   /** previous_rank − rank; null when previous_rank is null */
   rank_change: number | null
-  /** consecutive ranking days ending today with rank <= STREAK_TOP (0 when not today) */
+  /**
+   * consecutive ranking days ending today on which the row was among the STREAK_TOP best
+   * eligible rows (those top3 is drawn from); 0 when it is not today
+   */
   streak: number
 }
 
@@ -68,21 +71,25 @@ export function compareRows(a: RowFigures, b: RowFigures): number {
  */
 export function rankPopulation(rows: readonly RowFigures[], previous: readonly RankedRow[] | null): RankedRow[] {
   const prev = new Map((previous ?? []).map(r => [r.configuration_id, r]))
+  let eligibleSeen = 0
   return rows
     .filter(r => r.total_trades > 0)
     .sort(compareRows)
     .map((r, i) => {
       const rank = i + 1
+      const eligible = r.total_trades >= MIN_TRADES
+      // held-back rows (too few trades) rank on, but are never in the top 10 a streak counts
+      const inTop = eligible && ++eligibleSeen <= STREAK_TOP
       const p = prev.get(r.configuration_id)
       const previous_rank = p ? p.rank : null
       return {
         ...r,
         rank,
-        eligible: r.total_trades >= MIN_TRADES,
+        eligible,
         previous_rank,
         previous_streak: p ? p.streak : null,
         rank_change: previous_rank === null ? null : previous_rank - rank,
-        streak: rank <= STREAK_TOP ? (p ? p.streak : 0) + 1 : 0,
+        streak: inTop ? (p ? p.streak : 0) + 1 : 0,
       }
     })
 }

@@ -6,7 +6,6 @@
 import type { Db } from '../../db'
 import { InvalidRequest } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { listStrategies } from '../../strategies/registry'
 import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from './configurations'
 import { DayFiles, type StoredDayFile } from './day-files'
 import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from './rank'
@@ -131,6 +130,8 @@ export class RankingsService {
       configuration_id: r.configuration_id,
       rank: r.rank,
       request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
+      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
+      request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
       expected: rawFigures(r),
     })
     return {
@@ -173,7 +174,7 @@ export class RankingsService {
       },
       research_status_definitions: STATUS_DEFINITIONS,
       criteria_url: CRITERIA_URL,
-      rc_scope: rcScope(Number(file.rules.configurations), listStrategies().length),
+      rc_scope: rcScope(Number(file.rules.configurations), Number(file.rules.strategies)),
       ...headline,
       ...(q.selection
         ? {
@@ -188,6 +189,17 @@ export class RankingsService {
           }
         : {}),
     }
+  }
+
+  /**
+   * For other services (signals, mail): the ranked rows of one period × group of the newest
+   * day file on or before `date` (default: the newest), or null before the first ranking.
+   */
+  rowsOf(period: Period, group: Group, date?: string): { date: string; sha256: string; rows: readonly RankedRow[] } | null {
+    const served = date === undefined ? this.files.latest() : this.files.latestOnOrBefore(date)
+    if (served === null) return null
+    const stored = this.files.get(served)!
+    return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
   }
 
   private weeklyRow(w: WeeklyRow, today: RankedRow | null) {

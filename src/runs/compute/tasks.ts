@@ -5,12 +5,14 @@
  */
 import type { Task } from './context'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
+import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 import { runScanSignals } from './signal-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
   wholeRuns: runWholeRuns,
+  nestedRuns: runNestedRuns,
   randomEntry: runRandomEntry,
   gridTrades: runGridTrades,
   bootstrap: runBootstrap,
