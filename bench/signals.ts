@@ -27,7 +27,7 @@ import { SeriesCache } from '../src/market/series'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { Universe } from '../src/market/universe'
 import { insertSignals, signalId, type SignalRow } from '../src/modules/signals/records'
-import { InProcessExecutor } from '../src/runs/compute/executor'
+import { PoolExecutor } from '../src/runs/compute/executor'
 import { RunService } from '../src/runs/service'
 import { listStrategies } from '../src/strategies/registry'
 
@@ -46,7 +46,9 @@ const db = openDb(':memory:')
 const universe = new Universe(store)
 const series = new SeriesCache(store)
 const log = createLogger('silent')
-const runs = new RunService({ store, universe, executor: new InProcessExecutor(store), db, clock, cacheSize: 8, maxRuns: 8 })
+const workers = Number(process.env.WORKERS ?? 2)
+const executor = new PoolExecutor(store, workers, 64 * 256)
+const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 8, maxRuns: 8 })
 const deps: AppDeps = {
   config, clock, store, universe, series, db, runs,
   marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
@@ -65,7 +67,7 @@ const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
 }
 const cpu = () => `, CPU ${(lastCpuMs / 1000).toFixed(2)} s`
 const last = store.bars('BTCUSDT')!
-console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars per coin at most; ${listStrategies().length} strategies; scan top 100`)
+console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars per coin at most; ${listStrategies().length} strategies; scan top 100 on ${workers} workers`)
 
 const [first, firstMs] = await time(() => scanSignals(deps))
 console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s${cpu()}, ${first.added} signals`)
@@ -130,5 +132,6 @@ for (const p of paths) {
   xs.sort((a, b) => a - b)
   console.log(`| ${p} | ${xs[30]!.toFixed(2)} | ${xs[54]!.toFixed(2)} | ${bytes} |`)
 }
+await executor.close()
 db.$client.close()
 rmSync(dir, { recursive: true, force: true })

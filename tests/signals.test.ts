@@ -4,9 +4,10 @@ import { scoredSignals, signals } from '../db/schema'
 import { compiledStrategy, entryMask, exitMask, scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { HOUR_MS, DAY_MS } from '../src/market/types'
-import { signalsSince, type SignalRow } from '../src/modules/signals/records'
+import { latestScan, signalsSince, type SignalRow } from '../src/modules/signals/records'
 import { listStrategies } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { walkCandles } from './helpers/fixtures'
 
 const T0 = Date.UTC(2025, 0, 1)
 const DAYS = 40
@@ -186,4 +187,55 @@ describe('the scorer', () => {
     const n = h.deps.db.select().from(scoredSignals).all().length
     expect(n).toBe(signalsSince(h.deps.db, 0).length)
   })
+})
+
+describe('the scan on the worker pool', () => {
+  test('records exactly what the scan on this thread records', async () => {
+    const fill = (store: any) => fillWalkUniverse(store, COINS, T0, DAYS, 21)
+    const pool = makeHarness({ fill, nowMs: WEEK_START + 10_000, workers: 2 })
+    const here = makeHarness({ fill, nowMs: WEEK_START + 10_000 })
+    try {
+      const a = await scanSignals(pool.deps)
+      // the same scan without the run service: coin by coin on this thread
+      const { runs: _runs, ...noPool } = here.deps
+      const b = await scanSignals(noPool)
+      expect(a.added).toBeGreaterThan(0)
+      expect(a.added).toBe(b.added)
+      const rows = (x: typeof pool) => signalsSince(x.deps.db, 0).map(s => `${s.id}|${s.entryPrice}|${s.backfill}`).sort()
+      expect(rows(pool)).toEqual(rows(here))
+    } finally {
+      pool.cleanup()
+      here.cleanup()
+    }
+  }, 60_000)
+})
+
+describe('the scan on the worker pool, as candles arrive', () => {
+  test('a scan right after an append sees the appended candle', async () => {
+    const cols = COINS.map((_, k) => walkCandles(24 * DAYS, T0, 61 + k))
+    const upTo = (store: any, n: number) =>
+      COINS.forEach((s, k) => {
+        const have = store.bars(s)?.n ?? 0
+        if (n > have) store.appendCandles(s, cols[k]!.map(c => c.slice(have, n)), n - have)
+      })
+    const n0 = 24 * 30
+    const pool = makeHarness({
+      fill: store => {
+        upTo(store, n0)
+        store.upsertMeta(COINS.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: T0 })), 'binance-csv')
+      },
+      nowMs: T0 + n0 * HOUR_MS + 10_000,
+      workers: 2,
+    })
+    try {
+      await scanSignals(pool.deps)
+      const before = latestScan(pool.deps.db, '1H')!.signalBarMs
+      upTo(pool.deps.store, n0 + 1)
+      pool.clock.advance(HOUR_MS)
+      await scanSignals(pool.deps)
+      expect(latestScan(pool.deps.db, '1H')!.signalBarMs).toBe(before + HOUR_MS)
+    } finally {
+      pool.cleanup()
+    }
+  }, 60_000)
 })

@@ -14,6 +14,7 @@ import type { CandleStore } from '../market/candle-store'
 import { HOUR_MS } from '../market/types'
 import type { SeriesCache } from '../market/series'
 import type { Universe } from '../market/universe'
+import type { RunService } from '../runs/service'
 import { paperLeafSource } from '../modules/paper/records'
 import { sealDays } from './day-roots'
 import { runPaper } from './paper-trader'
@@ -29,6 +30,8 @@ export interface LiveRecordsDeps {
   store: CandleStore
   series: SeriesCache
   universe: Universe
+  /** the run pipeline: the scan runs on its worker pool (absent: on this thread) */
+  runs?: RunService
   /** the regime's recommended registry ids, the paper trader's fallback picks */
   regimeStrategies?: () => Promise<string[]>
 }

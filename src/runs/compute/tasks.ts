@@ -7,6 +7,7 @@ import type { Task } from './context'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
+import { runScanSignals } from './signal-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
@@ -17,6 +18,7 @@ export const TASKS = {
   bootstrap: runBootstrap,
   tradeBootstrap: runTradeBootstrap,
   regimes: runRegimes,
+  scanSignals: runScanSignals,
 } as const
 
 export type TaskName = keyof typeof TASKS

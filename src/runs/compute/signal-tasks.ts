@@ -1,0 +1,176 @@
+/**
+ * The signal scan's compute (docs/signals.md): entry masks of the registry strategies over
+ * coins' series, as a task the worker pool runs (the scanner job spreads the top 100 over
+ * it) and as plain functions for the scorer and the paper trader. The masks are those of a
+ * backtest: the same compiled trees over the same series (resampled as a run resamples).
+ */
+import type { Bars } from '../../market/types'
+import type { Timeframe } from '../../market/timeframe'
+import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
+import { getStrategy, type StrategyDef } from '../../strategies/registry'
+import { canonicalJson } from '../spec'
+import type { TaskContext } from './context'
+
+const compiled = new Map<string, CompiledStrategy>()
+
+/** A tree pair compiled once: the registry's entry/exit compiler, two trees on one set of indicators. */
+function compiledPair(key: string, spec: Parameters<typeof prepareStrategy>[0]): CompiledStrategy {
+  let c = compiled.get(key)
+  if (!c) compiled.set(key, (c = prepareStrategy(spec)))
+  return c
+}
+
+/** The registry strategy compiled as a backtest compiles it (its entry and exit trees). */
+export function compiledStrategy(s: StrategyDef): CompiledStrategy {
+  return compiledPair(`own:${s.id}`, { indicators: s.indicators, entry: s.entry, exit_conditions: s.exit_conditions ?? null })
+}
+
+/**
+ * The long and short variants of a registry strategy read the same indicators with the
+ * same settings; their two trees are compiled together (one as the entry tree, one as the
+ * exit tree of one compiled strategy), so the indicators are computed once for both. The
+ * trees, the indicator code and the evaluator are the ones a backtest uses: the masks are
+ * the same bytes (tests/signals.test.ts checks them against /simulate/coin).
+ */
+function sibling(s: StrategyDef): { long: StrategyDef; short: StrategyDef } | null {
+  const base = s.id.replace(/-(long|short)$/, '')
+  const long = getStrategy(`${base}-long`)
+  const short = getStrategy(`${base}-short`)
+  if (!long || !short || long.direction !== 'long' || short.direction !== 'short') return null
+  return canonicalJson(long.indicators) === canonicalJson(short.indicators) ? { long, short } : null
+}
+
+/**
+ * Masks by series view (a new candle makes a new view): a pair's second entry mask until
+ * it is read, and exit masks for the scorer and the paper trader of the same hour.
+ */
+const masksOfView = new WeakMap<Bars, Map<string, Uint8Array | null>>()
+
+function cachedMask(bars: Bars, key: string, make: () => void): Uint8Array | null {
+  let m = masksOfView.get(bars)
+  if (!m) masksOfView.set(bars, (m = new Map()))
+  if (!m.has(key)) make()
+  return m.get(key)!
+}
+
+function putMask(bars: Bars, key: string, mask: Uint8Array | null): void {
+  masksOfView.get(bars)!.set(key, mask)
+}
+
+/**
+ * Entry mask of a registry strategy over one series view. Taken, not kept: the scan reads
+ * each once per view, and a hundred coins' masks would otherwise stay in memory for the
+ * hour (a pair's second mask waits in the cache until its strategy's turn).
+ */
+export function entryMask(s: StrategyDef, bars: Bars): Uint8Array {
+  const key = `entry:${s.id}`
+  const mask = cachedMask(bars, key, () => {
+    const pair = sibling(s)
+    if (!pair) {
+      const m = compiledStrategy(s).signals(bars)
+      putMask(bars, `entry:${s.id}`, m.entry)
+      putMask(bars, `exit:${s.id}`, m.exit)
+      return
+    }
+    const { long, short } = pair
+    const m = compiledPair(`entries:${long.id}`, { indicators: long.indicators, entry: long.entry, exit_conditions: short.entry }).signals(bars)
+    putMask(bars, `entry:${long.id}`, m.entry)
+    putMask(bars, `entry:${short.id}`, m.exit)
+  })!
+  masksOfView.get(bars)!.delete(key)
+  return mask
+}
+
+/** Exit mask of a registry strategy over one series view, or null when it has no exit tree. */
+export function exitMask(s: StrategyDef, bars: Bars): Uint8Array | null {
+  if (!s.exit_conditions) return null
+  return cachedMask(bars, `exit:${s.id}`, () => {
+    const pair = sibling(s)
+    if (!pair) {
+      putMask(bars, `exit:${s.id}`, compiledStrategy(s).signals(bars).exit)
+      return
+    }
+    const { long, short } = pair
+    if (long.exit_conditions && short.exit_conditions) {
+      const m = compiledPair(`exits:${long.id}`, { indicators: long.indicators, entry: long.exit_conditions, exit_conditions: short.exit_conditions }).signals(bars)
+      putMask(bars, `exit:${long.id}`, m.entry)
+      putMask(bars, `exit:${short.id}`, m.exit)
+    } else putMask(bars, `exit:${s.id}`, compiledStrategy(s).signals(bars).exit)
+  })
+}
+
+/**
+ * The newest bar whose signal can be recorded at `nowMs`: it has closed, and the bar after
+ * it has opened and is in the store. −1 when there is none.
+ */
+export function newestSignalBar(bars: Bars, nowMs: number): number {
+  let i = bars.n - 2
+  while (i >= 0 && !(bars.t[i + 1] <= nowMs && bars.t[i] + bars.stepMs <= nowMs)) i--
+  return i
+}
+
+/** First index with t ≥ tMs (bars.n when none). */
+export function lowerBound(bars: Bars, tMs: number): number {
+  let lo = 0
+  let hi = bars.n
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (bars.t[mid] < tMs) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export interface ScanPayload {
+  timeframe: Timeframe
+  symbols: string[]
+  /** registry ids, in the order hits refer to */
+  strategies: string[]
+  nowMs: number
+  /** signals with a signal time before this are out of reach */
+  earliestMs: number
+  /** the newest bar scanned before on this timeframe (a coin with nothing newer is skipped) */
+  watermark: number | null
+}
+
+export interface CoinScan {
+  symbol: string
+  /** open time of the coin's newest recordable signal bar, or null */
+  newestBarMs: number | null
+  /** bars looked at */
+  bars: number
+  /** per signal: strategy index, signal bar open time, entry price (the next bar's open); flat */
+  hits: number[]
+}
+
+/** The scan of some coins: every signal of the reachable bars, with the entry price. */
+export function scanCoins(barsOf: (symbol: string) => Bars | undefined, p: ScanPayload): CoinScan[] {
+  const strategies = p.strategies.map(id => getStrategy(id)!)
+  const out: CoinScan[] = []
+  for (const symbol of p.symbols) {
+    const bars = barsOf(symbol)
+    if (!bars || bars.n < 2) continue
+    const last = newestSignalBar(bars, p.nowMs)
+    if (last < 0) continue
+    const scan: CoinScan = { symbol, newestBarMs: bars.t[last], bars: 0, hits: [] }
+    out.push(scan)
+    if (p.watermark !== null && bars.t[last] <= p.watermark) continue
+    let from = lowerBound(bars, p.earliestMs - bars.stepMs)
+    while (from <= last && bars.t[from] + bars.stepMs < p.earliestMs) from++
+    if (from > last) continue
+    scan.bars = last - from + 1
+    strategies.forEach((s, k) => {
+      const entry = entryMask(s, bars)
+      for (let i = from; i <= last; i++) {
+        // the trade model enters only at a positive open (engine/trade-model.ts)
+        if (entry[i] !== 0 && bars.o[i + 1] > 0) scan.hits.push(k, bars.t[i], bars.o[i + 1])
+      }
+    })
+  }
+  return out
+}
+
+/** The worker task: scanCoins over the task context's series. */
+export function runScanSignals(ctx: TaskContext, p: ScanPayload): CoinScan[] {
+  return scanCoins(s => ctx.bars(s, p.timeframe), p)
+}
