@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { HttpError, unprocessable } from '../../http/errors'
-import { DcaSimRequest, DcaSimResponse, GridSimRequest, GridSimResponse } from './model'
+import { generateBot, loadBotRuntime } from './generate'
+import { DcaSimRequest, DcaSimResponse, GenerateBotRequest, GridSimRequest, GridSimResponse } from './model'
 import { InvalidBotRequest, simulateDcaRequest, simulateGridRequest, UnknownBotSymbol } from './service'
 
 /** The bot service's domain errors as HTTP answers. */
@@ -19,7 +20,18 @@ function answer<T>(f: () => T): T {
   }
 }
 
-/** POST /simulate/dca and /simulate/grid: bot backtests on one coin (outside the public OpenAPI description). */
+async function answerAsync<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f()
+  } catch (e) {
+    throw httpError(e)
+  }
+}
+
+/**
+ * POST /simulate/dca and /simulate/grid: bot backtests on one coin; POST /generate-bot: a
+ * trading-bot zip. Outside the public OpenAPI description (the contract's bot API).
+ */
 export function botsModule(deps: AppDeps) {
   return new Elysia({ name: 'bots' })
     .post('/simulate/dca', ({ body }) => answer(() => simulateDcaRequest(deps.store, body)), {
@@ -32,4 +44,12 @@ export function botsModule(deps: AppDeps) {
       response: GridSimResponse,
       detail: { hide: true, tags: ['bots'], summary: 'Grid bot backtest' },
     })
+    .post(
+      '/generate-bot',
+      async ({ body }) => {
+        const bot = await answerAsync(() => generateBot({ store: deps.store, simulation: deps.simulation, clock: deps.clock, runtime: loadBotRuntime }, body))
+        return new Response(bot.zip, { headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${bot.fileName}"` } })
+      },
+      { body: GenerateBotRequest, detail: { hide: true, tags: ['bots'], summary: 'Download a trading-bot zip' } },
+    )
 }

@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { TIMEFRAMES } from '../../market/timeframe'
 
 const IsoInstant = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$'
 const WindowBound = (which: string) =>
@@ -148,3 +149,25 @@ export const GridSimResponse = t.Object({
   exit_price: t.Number(),
   final_position_qty: t.Number({ description: 'signed: + long, − short' }),
 })
+
+const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree, as in /backtest: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+
+export const GenerateBotRequest = t.Object({
+  strategy: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'a registry strategy id (GET /strategies); or give indicators, entry and direction instead' })),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "the bot's name in its README and logs" })),
+  direction: t.Optional(t.Union([t.Literal('long'), t.Literal('short')], { description: 'custom strategy: required; registry strategy: must match its own if given' })),
+  indicators: t.Optional(t.Record(t.String(), t.Record(t.String(), t.Number()), { description: 'custom strategy: indicator id -> params' })),
+  entry: t.Optional(Tree),
+  exit_conditions: t.Optional(t.Union([Tree, t.Null()])),
+  timeframe: t.UnionEnum([...TIMEFRAMES], { default: '1H' }),
+  sl_pct: t.Union([t.Number({ minimum: 0.5, maximum: 50 }), t.Null()], { default: null, description: "null = the registry strategy's own, 10 for a custom one" }),
+  tp_pct: t.Union([t.Number({ minimum: 0.5, maximum: 100 }), t.Null()], { default: null, description: "null = the registry strategy's own, 8 for a custom one" }),
+  max_bars: t.Union([t.Integer({ minimum: 1, maximum: 168 }), t.Null()], { default: null, description: "null = the registry strategy's own, 48 for a custom one" }),
+  leverage: t.Integer({ minimum: 1, maximum: 125, default: 1 }),
+  position_size_usd: t.Number({ minimum: 1, maximum: 1_000_000, default: 100, description: 'margin per position, USDT' }),
+  coins: t.Array(t.String({ pattern: '^[A-Z0-9]{1,24}USDT$' }), { minItems: 1, maxItems: 50, default: ['BTCUSDT'] }),
+  avoid_hours: t.Array(t.Integer({ minimum: 0, maximum: 23 }), { maxItems: 24, default: [] }),
+  exchange: t.String({ pattern: '^[a-z][a-z0-9]*$', maxLength: 40, default: 'binanceusdm', description: 'a ccxt exchange id' }),
+  selftest_candles: t.Integer({ minimum: 100, maximum: 5000, default: 1000, description: 'latest candles per coin shipped in selftest/' }),
+})
+export type GenerateBotRequest = typeof GenerateBotRequest.static

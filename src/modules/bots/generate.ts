@@ -1,0 +1,197 @@
+/**
+ * POST /generate-bot as a service (docs/bots.md §5): resolves the strategy (a registry id
+ * or a custom tree), checks the coins and the exchange, recomputes the backtest of these
+ * settings through the run pipeline, replays the shipped candles for the self-test's
+ * expected signals, and zips the bot. No Elysia.
+ */
+import { strToU8, zipSync, type Zippable } from 'fflate'
+import type { Clock } from '../../clock'
+import { barsOfColumns, replaySignals, type BotSignal, type CandleColumns } from '../../bot-generator/replay'
+import type { BotConfig } from '../../bot-generator/bot-config'
+import { envExample, packageJson, readme, sanitizeId, type BacktestFigures } from '../../bot-generator/bot-files'
+import type { CandleStore } from '../../market/candle-store'
+import { resample } from '../../market/resample'
+import type { Bars } from '../../market/types'
+import { backtestSpec, type BacktestBody } from '../../services/backtest'
+import type { SimulationService } from '../../services/simulation'
+import { prepareStrategy } from '../../strategies/compile'
+import { validateStrategy, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
+import { getStrategy } from '../../strategies/registry'
+import { VERSION } from '../../version'
+import type { GenerateBotRequest } from './model'
+import { InvalidBotRequest, type BotProblem } from './service'
+
+export interface GeneratedBot {
+  fileName: string
+  zip: Uint8Array
+}
+
+/** The defaults of a custom strategy's trade settings (those of /backtest). */
+const CUSTOM_DEFAULTS = { sl_pct: 10, tp_pct: 8, max_bars: 48 }
+
+/** The strategy and its trade settings, or the 422 that says why not. */
+function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'strategy_id' | 'direction' | 'strategy' | 'sl_pct' | 'tp_pct' | 'max_bars'> {
+  const custom = req.entry !== undefined || req.indicators !== undefined || req.exit_conditions !== undefined
+  if (req.strategy !== undefined) {
+    if (custom) throw new InvalidBotRequest([{ loc: ['body', 'strategy'], msg: 'give either a registry strategy id or a custom strategy (indicators, entry, exit_conditions), not both', input: req.strategy }])
+    const def = getStrategy(req.strategy)
+    if (!def) throw new InvalidBotRequest([{ loc: ['body', 'strategy'], msg: `unknown strategy '${req.strategy}' (see GET /strategies)`, input: req.strategy }])
+    if (req.direction !== undefined && req.direction !== def.direction)
+      throw new InvalidBotRequest([{ loc: ['body', 'direction'], msg: `the registry strategy '${def.id}' trades ${def.direction}`, input: req.direction }])
+    return {
+      name: req.name ?? def.name,
+      strategy_id: def.id,
+      direction: def.direction,
+      strategy: { indicators: def.indicators, entry: def.entry, exit_conditions: def.exit_conditions ?? null },
+      sl_pct: req.sl_pct ?? def.sl_pct,
+      tp_pct: req.tp_pct ?? def.tp_pct,
+      max_bars: req.max_bars ?? def.max_bars,
+    }
+  }
+  const problems: BotProblem[] = []
+  if (req.entry === undefined) problems.push({ loc: ['body', 'entry'], msg: 'give a registry strategy id (strategy) or a custom entry condition tree', input: null })
+  if (req.direction === undefined) problems.push({ loc: ['body', 'direction'], msg: 'a custom strategy needs its direction (long or short)', input: null })
+  if (problems.length) throw new InvalidBotRequest(problems)
+  const strategy: StrategySpec = { indicators: req.indicators ?? {}, entry: req.entry as unknown as ConditionNode, exit_conditions: (req.exit_conditions ?? null) as ConditionNode | null }
+  const errors = validateStrategy(strategy)
+  if (errors.length) throw new InvalidBotRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
+  return {
+    name: req.name ?? 'Custom strategy bot',
+    strategy_id: null,
+    direction: req.direction!,
+    strategy,
+    sl_pct: req.sl_pct ?? CUSTOM_DEFAULTS.sl_pct,
+    tp_pct: req.tp_pct ?? CUSTOM_DEFAULTS.tp_pct,
+    max_bars: req.max_bars ?? CUSTOM_DEFAULTS.max_bars,
+  }
+}
+
+/** The last `count` candles of `bars` as shipped columns. */
+function lastCandles(bars: Bars, count: number): CandleColumns {
+  const from = Math.max(0, bars.n - count)
+  const col = (c: Float64Array) => Array.from(c.subarray(from, bars.n))
+  return { t: col(bars.t), o: col(bars.o), h: col(bars.h), l: col(bars.l), c: col(bars.c), v: col(bars.v) }
+}
+
+function backtestBody(cfg: BotConfig): BacktestBody {
+  return {
+    name: cfg.name,
+    direction: cfg.direction,
+    indicators: cfg.strategy.indicators,
+    entry: cfg.strategy.entry as unknown as Record<string, unknown>,
+    exit_conditions: (cfg.strategy.exit_conditions ?? null) as Record<string, unknown> | null,
+    avoid_hours: cfg.avoid_hours,
+    avoid_months: null,
+    min_vol_regime: null,
+    sl_pct: cfg.sl_pct,
+    tp_pct: cfg.tp_pct,
+    tp_source: 'custom_pct',
+    trailing_pct: null,
+    max_bars: cfg.max_bars,
+    top_n: null,
+    symbols: cfg.coins,
+    include_stablecoins: false,
+    symbol: null,
+    start_date: null,
+    end_date: null,
+    timeframe: cfg.timeframe,
+    per_coin_usd: cfg.position_size_usd,
+    leverage: cfg.leverage,
+    max_concurrent_positions: cfg.coins.length,
+    compounding: false,
+  }
+}
+
+export interface GenerateDeps {
+  store: CandleStore
+  simulation: SimulationService
+  clock: Clock
+  /** ccxt exchange ids the bot may name, the ccxt version it pins, and the bundled bot (loaded on first use) */
+  runtime: () => Promise<BotRuntime>
+}
+
+export interface BotRuntime {
+  exchanges: readonly string[]
+  ccxtVersion: string
+  botMjs: string
+}
+
+/** The bundle, from runtime-source.ts: a dynamic import, so a server that never generates a bot never bundles one from source. */
+export async function loadBotRuntime(): Promise<BotRuntime> {
+  const m = await import('../../bot-generator/runtime-source')
+  return { exchanges: m.CCXT_EXCHANGES, ccxtVersion: m.CCXT_VERSION, botMjs: m.BOT_MJS }
+}
+
+export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest): Promise<GeneratedBot> {
+  const resolved = resolveStrategy(req)
+  const runtime = await deps.runtime()
+  const problems: BotProblem[] = []
+  if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
+  const coins = [...new Set(req.coins)]
+  const barsOf = new Map<string, Bars>()
+  coins.forEach((coin, i) => {
+    const base = deps.store.bars(coin)
+    if (!base) return problems.push({ loc: ['body', 'coins', req.coins.indexOf(coin)], msg: `unknown symbol '${coin}' (see GET /coins)`, input: coin })
+    const bars = req.timeframe === '1H' ? base : resample(base, req.timeframe)
+    if (bars.n < 2) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
+    barsOf.set(coin, bars)
+  })
+  if (problems.length) throw new InvalidBotRequest(problems)
+
+  const cfg: BotConfig = {
+    ...resolved,
+    timeframe: req.timeframe,
+    leverage: req.leverage,
+    position_size_usd: req.position_size_usd,
+    coins,
+    avoid_hours: [...new Set(req.avoid_hours)].sort((a, b) => a - b),
+    exchange: req.exchange,
+    live: false,
+    state_file: 'state.json',
+    history_candles: 1000,
+  }
+
+  const run = await deps.simulation.run(backtestSpec(backtestBody(cfg)), { statistics: false })
+  const m = run.assembled.metrics
+  const body = run.assembled.body
+  const figures: BacktestFigures = {
+    data_range: typeof body.data_range === 'string' ? body.data_range : '',
+    coins_used: typeof body.coins_used === 'number' ? body.coins_used : coins.length,
+    total_trades: m.total_trades,
+    win_rate: m.win_rate,
+    profit_factor: m.profit_factor,
+    total_return_pct: m.total_return_pct,
+    max_drawdown_pct: m.max_drawdown_pct,
+    total_fees_pct: m.total_fees_pct,
+    total_funding_pct: m.total_funding_pct,
+    tp_count: m.tp_count,
+    sl_count: m.sl_count,
+    timeout_count: m.timeout_count,
+  }
+
+  const root = `perpsim-bot-${sanitizeId(cfg.strategy_id ?? cfg.name)}`
+  const compiled = prepareStrategy(cfg.strategy)
+  const candles: Zippable = {}
+  const signals: Record<string, BotSignal[]> = {}
+  let signalCount = 0
+  for (const coin of coins) {
+    const cols = lastCandles(barsOf.get(coin)!, req.selftest_candles)
+    candles[`${coin}.json`] = strToU8(JSON.stringify(cols))
+    // the bot replays exactly these numbers: the expected signals come from them too
+    signals[coin] = replaySignals(barsOfColumns(cols, barsOf.get(coin)!.stepMs), cfg, compiled)
+    signalCount += signals[coin].length
+  }
+  const generatedAt = new Date(deps.clock.now()).toISOString()
+  const files: Zippable = {
+    [root]: {
+      'README.md': strToU8(readme(cfg, figures, signalCount, generatedAt, VERSION)),
+      'package.json': strToU8(packageJson(cfg, runtime.ccxtVersion)),
+      'config.json': strToU8(JSON.stringify(cfg, null, 2) + '\n'),
+      '.env.example': strToU8(envExample(cfg)),
+      'bot.mjs': strToU8(runtime.botMjs),
+      selftest: { candles, 'signals.json': strToU8(JSON.stringify(signals, null, 1) + '\n') },
+    },
+  }
+  const mtime = new Date(deps.clock.now())
+  return { fileName: `${root}.zip`, zip: zipSync(files, { level: 6, mtime }) }
+}
