@@ -122,7 +122,8 @@ export async function loadBotRuntime(): Promise<BotRuntime> {
   return { exchanges: m.CCXT_EXCHANGES, ccxtVersion: m.CCXT_VERSION, botMjs: m.BOT_MJS }
 }
 
-export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest): Promise<GeneratedBot> {
+/** `noCache`: recompute the backtest even when an identical run is cached (the request's Cache-Control: no-cache). */
+export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, noCache = false): Promise<GeneratedBot> {
   const resolved = resolveStrategy(req)
   const runtime = await deps.runtime()
   const problems: BotProblem[] = []
@@ -151,7 +152,7 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest): 
     history_candles: 1000,
   }
 
-  const run = await deps.simulation.run(backtestSpec(backtestBody(cfg)), { statistics: false })
+  const run = await deps.simulation.run(backtestSpec(backtestBody(cfg)), { statistics: false, noCache })
   const m = run.assembled.metrics
   const body = run.assembled.body
   const figures: BacktestFigures = {

@@ -46,8 +46,9 @@ export function botsModule(deps: AppDeps) {
     })
     .post(
       '/generate-bot',
-      async ({ body }) => {
-        const bot = await answerAsync(() => generateBot({ store: deps.store, simulation: deps.simulation, clock: deps.clock, runtime: loadBotRuntime }, body))
+      async ({ body, headers }) => {
+        const noCache = /no-cache|no-store/i.test(headers['cache-control'] ?? '')
+        const bot = await answerAsync(() => generateBot({ store: deps.store, simulation: deps.simulation, clock: deps.clock, runtime: loadBotRuntime }, body, noCache))
         return new Response(bot.zip, { headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${bot.fileName}"` } })
       },
       { body: GenerateBotRequest, detail: { hide: true, tags: ['bots'], summary: 'Download a trading-bot zip' } },
