@@ -1,13 +1,13 @@
 /**
  * The entries a generated bot takes on a series of candles, computed by the service's own
  * modules: the condition tree compiled by strategies/compile.ts, the entry filters of
- * engine/filters.ts (avoid_hours) and one position at a time by engine/simulate-coin.ts
+ * engine/filters.ts (avoid_hours) and one position at a time by engine/trade-model.ts's simulateCoin
  * with the bot's stop loss, take profit, max bars and leverage. The service runs it to
  * write the self-test's expected signals; the bot (a bundle of the same files) runs it in
  * `--self-test` and on every closed candle. Pure: no I/O.
  */
 import { applyEntryFilters } from '../engine/filters'
-import { simulateCoin } from '../engine/simulate-coin'
+import { simulateCoin } from '../engine/trade-model'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, type TradeParams } from '../engine/types'
 import type { Bars } from '../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../strategies/compile'

@@ -12,14 +12,14 @@ import { envExample, packageJson, readme, sanitizeId, type BacktestFigures } fro
 import type { CandleStore } from '../../market/candle-store'
 import { resample } from '../../market/resample'
 import type { Bars } from '../../market/types'
-import { backtestSpec, type BacktestBody } from '../../services/backtest'
-import type { SimulationService } from '../../services/simulation'
+import { InvalidRequest, type Problem } from '../../runs/errors'
+import type { RunService } from '../../runs/service'
+import { backtestSpec, type BacktestBody } from '../backtest/service'
 import { prepareStrategy } from '../../strategies/compile'
 import { validateStrategy, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
 import { getStrategy } from '../../strategies/registry'
 import { VERSION } from '../../version'
 import type { GenerateBotRequest } from './model'
-import { InvalidBotRequest, type BotProblem } from './service'
 
 export interface GeneratedBot {
   fileName: string
@@ -33,11 +33,11 @@ const CUSTOM_DEFAULTS = { sl_pct: 10, tp_pct: 8, max_bars: 48 }
 function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'strategy_id' | 'direction' | 'strategy' | 'sl_pct' | 'tp_pct' | 'max_bars'> {
   const custom = req.entry !== undefined || req.indicators !== undefined || req.exit_conditions !== undefined
   if (req.strategy !== undefined) {
-    if (custom) throw new InvalidBotRequest([{ loc: ['body', 'strategy'], msg: 'give either a registry strategy id or a custom strategy (indicators, entry, exit_conditions), not both', input: req.strategy }])
+    if (custom) throw new InvalidRequest([{ loc: ['body', 'strategy'], msg: 'give either a registry strategy id or a custom strategy (indicators, entry, exit_conditions), not both', input: req.strategy }])
     const def = getStrategy(req.strategy)
-    if (!def) throw new InvalidBotRequest([{ loc: ['body', 'strategy'], msg: `unknown strategy '${req.strategy}' (see GET /strategies)`, input: req.strategy }])
+    if (!def) throw new InvalidRequest([{ loc: ['body', 'strategy'], msg: `unknown strategy '${req.strategy}' (see GET /strategies)`, input: req.strategy }])
     if (req.direction !== undefined && req.direction !== def.direction)
-      throw new InvalidBotRequest([{ loc: ['body', 'direction'], msg: `the registry strategy '${def.id}' trades ${def.direction}`, input: req.direction }])
+      throw new InvalidRequest([{ loc: ['body', 'direction'], msg: `the registry strategy '${def.id}' trades ${def.direction}`, input: req.direction }])
     return {
       name: req.name ?? def.name,
       strategy_id: def.id,
@@ -48,13 +48,13 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
       max_bars: req.max_bars ?? def.max_bars,
     }
   }
-  const problems: BotProblem[] = []
+  const problems: Problem[] = []
   if (req.entry === undefined) problems.push({ loc: ['body', 'entry'], msg: 'give a registry strategy id (strategy) or a custom entry condition tree', input: null })
   if (req.direction === undefined) problems.push({ loc: ['body', 'direction'], msg: 'a custom strategy needs its direction (long or short)', input: null })
-  if (problems.length) throw new InvalidBotRequest(problems)
+  if (problems.length) throw new InvalidRequest(problems)
   const strategy: StrategySpec = { indicators: req.indicators ?? {}, entry: req.entry as unknown as ConditionNode, exit_conditions: (req.exit_conditions ?? null) as ConditionNode | null }
   const errors = validateStrategy(strategy)
-  if (errors.length) throw new InvalidBotRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
+  if (errors.length) throw new InvalidRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
   return {
     name: req.name ?? 'Custom strategy bot',
     strategy_id: null,
@@ -104,7 +104,7 @@ function backtestBody(cfg: BotConfig): BacktestBody {
 
 export interface GenerateDeps {
   store: CandleStore
-  simulation: SimulationService
+  runs: RunService
   clock: Clock
   /** ccxt exchange ids the bot may name, the ccxt version it pins, and the bundled bot (loaded on first use) */
   runtime: () => Promise<BotRuntime>
@@ -126,7 +126,7 @@ export async function loadBotRuntime(): Promise<BotRuntime> {
 export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, noCache = false): Promise<GeneratedBot> {
   const resolved = resolveStrategy(req)
   const runtime = await deps.runtime()
-  const problems: BotProblem[] = []
+  const problems: Problem[] = []
   if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
   const coins = [...new Set(req.coins)]
   const barsOf = new Map<string, Bars>()
@@ -137,7 +137,7 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     if (bars.n < 2) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
     barsOf.set(coin, bars)
   })
-  if (problems.length) throw new InvalidBotRequest(problems)
+  if (problems.length) throw new InvalidRequest(problems)
 
   const cfg: BotConfig = {
     ...resolved,
@@ -152,7 +152,7 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     history_candles: 1000,
   }
 
-  const run = await deps.simulation.run(backtestSpec(backtestBody(cfg)), { statistics: false, noCache })
+  const run = await deps.runs.run(backtestSpec(backtestBody(cfg)), { statistics: false, noCache })
   const m = run.assembled.metrics
   const body = run.assembled.body
   const figures: BacktestFigures = {

@@ -5,6 +5,7 @@
  * than a worker round trip, so it does not go through the pool.
  */
 import type { CandleStore } from '../../market/candle-store'
+import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
 import { DAY_MS } from '../../market/types'
 import { dailyEquity } from '../../engine/bots/bot-equity'
 import { simulateDca, type DcaDeal } from '../../engine/bots/dca'
@@ -15,26 +16,6 @@ import { lowerBound, upperBound } from '../../engine/search'
 import { Value } from '@sinclair/typebox/value'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { DcaParams, GridParams, type DcaSimRequest, type DcaSimResponse, type GridSimRequest, type GridSimResponse } from './model'
-
-export interface BotProblem {
-  loc: (string | number)[]
-  msg: string
-  input: unknown
-}
-
-/** Input that passed the schema and is still wrong (422). */
-export class InvalidBotRequest extends Error {
-  constructor(readonly problems: BotProblem[]) {
-    super(problems.map(p => `${p.loc.join('.')}: ${p.msg}`).join('; '))
-  }
-}
-
-/** A symbol the store does not hold (404). */
-export class UnknownBotSymbol extends Error {
-  constructor(readonly symbol: string) {
-    super(`unknown symbol '${symbol}' (see GET /coins)`)
-  }
-}
 
 export const GRID_ACCURACY_NOTE =
   'Approximation from 1H candles: inside each hour the price is assumed to go open → nearer extreme → other extreme → close. ' +
@@ -72,7 +53,7 @@ function ruleOf(schema: TSchema): string {
  */
 export function resolveParams<S extends TObject>(schema: S, raw: Record<string, unknown> | undefined): S['static'] {
   const value = Value.Default(schema, structuredClone(raw ?? {}))
-  const problems: BotProblem[] = []
+  const problems: Problem[] = []
   const seen = new Set<string>()
   for (const e of Value.Errors(schema, value)) {
     const key = e.path.split('/')[1] ?? ''
@@ -86,7 +67,7 @@ export function resolveParams<S extends TObject>(schema: S, raw: Record<string, 
       problems.push({ loc: ['body', 'params', key], msg: missing ? `required: ${ruleOf(property)}` : `must be ${ruleOf(property)}`, input: e.value ?? null })
     }
   }
-  if (problems.length) throw new InvalidBotRequest(problems)
+  if (problems.length) throw new InvalidRequest(problems)
   return value as S['static']
 }
 
@@ -96,20 +77,20 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 /** The coin's bars inside [start, end] (bar open times), or the 404/422 that says why not. */
 function windowOf(store: CandleStore, req: { symbol: string; start: string | null; end: string | null }): BotInput {
   const bars = store.bars(req.symbol)
-  if (!bars) throw new UnknownBotSymbol(req.symbol)
-  const problems: BotProblem[] = []
+  if (!bars) throw new UnknownSymbols([req.symbol])
+  const problems: Problem[] = []
   const startMs = req.start === null ? null : parseInstant(req.start, false)
   const endMs = req.end === null ? null : parseInstant(req.end, true)
   if (req.start !== null && startMs === null) problems.push({ loc: ['body', 'start'], msg: 'not a valid ISO 8601 date or date-time', input: req.start })
   if (req.end !== null && endMs === null) problems.push({ loc: ['body', 'end'], msg: 'not a valid ISO 8601 date or date-time', input: req.end })
   if (startMs !== null && endMs !== null && endMs < startMs) problems.push({ loc: ['body', 'end'], msg: 'end is before start', input: req.end })
-  if (problems.length) throw new InvalidBotRequest(problems)
+  if (problems.length) throw new InvalidRequest(problems)
   const fromIdx = startMs === null ? 0 : lowerBound(bars.t, bars.n, startMs)
   const lastIdx = (endMs === null ? bars.n : upperBound(bars.t, bars.n, endMs)) - 1
   const candles = Math.max(0, lastIdx - fromIdx + 1)
   if (candles < 2) {
     const window = `${req.start ?? 'first candle'} … ${req.end ?? 'last candle'}`
-    throw new InvalidBotRequest([{ loc: ['body', 'start'], msg: `the window ${window} holds ${candles} 1H candle${candles === 1 ? '' : 's'} of ${req.symbol}; at least 2 are needed`, input: { start: req.start, end: req.end } }])
+    throw new InvalidRequest([{ loc: ['body', 'start'], msg: `the window ${window} holds ${candles} 1H candle${candles === 1 ? '' : 's'} of ${req.symbol}; at least 2 are needed`, input: { start: req.start, end: req.end } }])
   }
   return { bars, funding: store.funding(req.symbol) ?? null, fromIdx, lastIdx }
 }
@@ -207,7 +188,7 @@ export function simulateDcaRequest(store: CandleStore, req: DcaSimRequest): DcaR
 
 export function simulateGridRequest(store: CandleStore, req: GridSimRequest): GridResponse {
   const p = resolveParams(GridParams, req.params)
-  if (!(p.upper_price > p.lower_price)) throw new InvalidBotRequest([{ loc: ['body', 'params', 'upper_price'], msg: 'upper_price must be above lower_price', input: p.upper_price }])
+  if (!(p.upper_price > p.lower_price)) throw new InvalidRequest([{ loc: ['body', 'params', 'upper_price'], msg: 'upper_price must be above lower_price', input: p.upper_price }])
   const input = windowOf(store, req)
   const feeFrac = feeFracOf(req.taker_fee_pct)
   const r = simulateGrid(input, {
