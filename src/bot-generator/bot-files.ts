@@ -64,11 +64,13 @@ Node 18 or newer.
 \`\`\`sh
 node bot.mjs --self-test        # no install, no network: replays selftest/ (must print "self-test passed")
 npm install                     # ccxt, pinned in package.json
-node bot.mjs                    # dry run: fetches public candles, logs decisions
+node bot.mjs                    # dry run: fetches public candles, logs decisions (--once: one pass, e.g. from cron)
 cp .env.example .env            # then fill in API_KEY / API_SECRET (trade permission only, no withdrawals)
 # live: set "live": true in config.json, then
 set -a; . ./.env; set +a; BOT_LIVE=yes node bot.mjs
 \`\`\`
+
+\`EXCHANGE_API_URL\` sends every API call to another origin (the exchange's testnet, a local test server).
 
 ## The self-test
 

@@ -4,7 +4,10 @@
  * (bundle.macro.ts), so the bot evaluates exactly the service's condition tree.
  *
  *   node bot.mjs --self-test [--print-signals]   replay selftest/ (no install, no network)
- *   node bot.mjs                                  run: dry-run unless config.live AND BOT_LIVE=yes
+ *   node bot.mjs [--once]                         run (--once: one pass, then exit; for cron);
+ *                                                 dry-run unless config.live AND BOT_LIVE=yes
+ * EXCHANGE_API_URL in the environment sends every API call to that origin instead of the
+ * exchange's (a testnet, a local test server).
  *
  * Running: after each candle of the configured timeframe closes, for every coin: fetch the
  * closed candles (ccxt), evaluate the entry tree on them; with a signal at the last closed
@@ -110,8 +113,8 @@ const CCXT_TIMEFRAME: Record<string, string> = { '1H': '1h', '2H': '2h', '4H': '
 interface Exchange {
   fetchOHLCV(symbol: string, timeframe: string, since?: number, limit?: number): Promise<number[][]>
   createOrder(symbol: string, type: string, side: string, amount: number, price?: number, params?: Record<string, unknown>): Promise<{ id: string; average?: number; price?: number }>
-  cancelOrder(id: string, symbol: string): Promise<unknown>
-  fetchOrder(id: string, symbol: string): Promise<{ status?: string }>
+  cancelOrder(id: string, symbol: string, params?: Record<string, unknown>): Promise<unknown>
+  fetchOrder(id: string, symbol: string, params?: Record<string, unknown>): Promise<{ status?: string }>
   setLeverage?(leverage: number, symbol: string): Promise<unknown>
   amountToPrecision(symbol: string, amount: number): string
   loadMarkets(): Promise<unknown>
@@ -122,14 +125,26 @@ async function connect(cfg: BotConfig, live: boolean): Promise<Exchange> {
   const lib = (ccxt.default ?? ccxt) as Record<string, new (o: Record<string, unknown>) => Exchange>
   const Ctor = lib[cfg.exchange]
   if (typeof Ctor !== 'function') throw new Error(`ccxt has no exchange '${cfg.exchange}'`)
-  const opts: Record<string, unknown> = { enableRateLimit: true, options: { defaultType: 'future' } }
+  // fetchCurrencies off: the wallet's coin list (Binance: a spot endpoint) is not needed to trade perpetuals
+  const opts: Record<string, unknown> = { enableRateLimit: true, options: { defaultType: 'future', fetchCurrencies: false } }
   if (live) {
     opts.apiKey = process.env.API_KEY
     opts.secret = process.env.API_SECRET
   }
   const ex = new Ctor(opts)
+  const origin = process.env.EXCHANGE_API_URL
+  if (origin) retarget((ex as unknown as { urls: { api: Record<string, unknown> } }).urls.api, origin)
   await ex.loadMarkets()
   return ex
+}
+
+/** Every API URL of a ccxt exchange moved to `origin`, paths kept. */
+function retarget(api: Record<string, unknown>, origin: string): void {
+  const prefix = origin.replace(/\/$/, '')
+  for (const [key, value] of Object.entries(api)) {
+    if (typeof value === 'string' && /^https?:/.test(value)) api[key] = prefix + new URL(value).pathname
+    else if (value && typeof value === 'object') retarget(value as Record<string, unknown>, origin)
+  }
 }
 
 /** The coin's closed candles (the candle still forming is dropped). */
@@ -149,13 +164,16 @@ async function closedCandles(ex: Exchange, cfg: BotConfig, coin: string, nowMs: 
   return cols
 }
 
+/** ccxt's flag for the stop-loss / take-profit (conditional) orders, which some exchanges keep apart (Binance: algo orders) */
+const TRIGGER = { trigger: true }
+
 async function closePosition(ex: Exchange, pos: Position, why: string, price: number): Promise<void> {
   const sym = marketSymbol(pos.coin)
   if (pos.dry_run) {
     log(`[dry-run] ${pos.coin}: would close the ${pos.side} (${why}) at market, about ${price}, and cancel its stop-loss and take-profit orders`)
     return
   }
-  for (const id of [pos.sl_order_id, pos.tp_order_id]) if (id) await ex.cancelOrder(id, sym).catch(() => undefined)
+  for (const id of [pos.sl_order_id, pos.tp_order_id]) if (id) await ex.cancelOrder(id, sym, TRIGGER).catch(() => undefined)
   await ex.createOrder(sym, 'market', pos.side === 'long' ? 'sell' : 'buy', pos.qty, undefined, { reduceOnly: true })
   log(`${pos.coin}: closed the ${pos.side} (${why})`)
 }
@@ -172,10 +190,10 @@ async function exitedOnExchange(ex: Exchange, pos: Position, cols: CandleColumns
   const sym = marketSymbol(pos.coin)
   for (const [id, what] of [[pos.sl_order_id, 'stop loss'], [pos.tp_order_id, 'take profit']] as const) {
     if (!id) continue
-    const o = await ex.fetchOrder(id, sym)
+    const o = await ex.fetchOrder(id, sym, TRIGGER)
     if (o.status === 'closed') {
       const other = id === pos.sl_order_id ? pos.tp_order_id : pos.sl_order_id
-      if (other) await ex.cancelOrder(other, sym).catch(() => undefined)
+      if (other) await ex.cancelOrder(other, sym, TRIGGER).catch(() => undefined)
       return what
     }
   }
@@ -247,7 +265,7 @@ async function cycle(ex: Exchange, cfg: BotConfig, state: BotState, statePath: s
   }
 }
 
-async function run(cfg: BotConfig): Promise<void> {
+async function run(cfg: BotConfig, once: boolean): Promise<void> {
   const live = cfg.live === true && process.env.BOT_LIVE === 'yes'
   if (cfg.live === true && !live) log('config.live is true but BOT_LIVE=yes is not set: running dry')
   if (live && !(process.env.API_KEY && process.env.API_SECRET)) throw new Error('live trading needs API_KEY and API_SECRET in the environment')
@@ -258,6 +276,7 @@ async function run(cfg: BotConfig): Promise<void> {
   const stepMs = TIMEFRAME_MS[cfg.timeframe]
   for (;;) {
     await cycle(ex, cfg, state, statePath, live)
+    if (once) return
     // a few seconds after the next candle closes, so the exchange has it
     const now = Date.now()
     const wait = bucketStart(now, cfg.timeframe) + stepMs - now + 5_000
@@ -269,7 +288,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2)
   const cfg = readJson<BotConfig>(join(HERE, 'config.json'))
   if (args.includes('--self-test')) process.exit(selfTest(HERE, cfg, args.includes('--print-signals')))
-  await run(cfg)
+  await run(cfg, args.includes('--once'))
 }
 
 main().catch(e => {
