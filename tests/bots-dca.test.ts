@@ -104,6 +104,18 @@ describe('DCA path rules', () => {
     expect(d.netPnlPct).toBe(-100)
   })
 
+  test('the liquidation price follows the average: after a safety order it is avg·(1 − 1/lev + mmr) of the new average, and the deal loses both margins', () => {
+    // lev 10: base 1000 notional at 100, safety 1000 notional at 98; avg = 2000 / (10 + 1000/98)
+    const r = run([[100, 100.2, 99.5, 99], [99, 99.5, 89, 90]], { leverage: 10 })
+    const d = r.deals[0]
+    const avg = 2000 / (10 + 1000 / 98)
+    expect(d.safetyOrdersFilled).toBe(1)
+    expect(d.avgEntry).toBeCloseTo(avg, 10)
+    expect(d.exitReason).toBe('liquidation')
+    expect(d.exitPrice).toBeCloseTo(avg * 0.905, 10)
+    expect(d.netPnlUsdt).toBe(-200)
+  })
+
   test('a short deal mirrors the long: safety order above, take profit below the average', () => {
     // base 100 short; safety at 102; bar 1: open 101, high 102.5 first (1.5) then low 99 (2)
     const r = run([[100, 100.5, 99.5, 101], [101, 102.5, 99, 100]], { direction: 'short' })

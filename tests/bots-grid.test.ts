@@ -53,6 +53,21 @@ describe('grid direction', () => {
 })
 
 describe('grid path rules', () => {
+  test('a short grid sells on the way up and buys back one line down: one round trip, counted once, net of both fees', () => {
+    // short, start 100.4: [98, 99] and [99, 100] are sold at the open; [100, 101] waits to sell at 101.
+    // the path: high 101.3 first (0.9 vs 1.0), then low 99.4, close 99.6
+    const r = run([[100.4, 101.3, 99.4, 99.6]], { direction: 'short' })
+    // sells: two initial lots, then 101; buys: 100 (closing the lot sold at 101); 99's buy back is not reached
+    expect(r.sells).toBe(3)
+    expect(r.buys).toBe(1)
+    expect(r.roundTrips).toBe(1)
+    expect(r.gridProfitUsdt).toBeCloseTo(2.5 * (101 - 100) - 0.0005 * 2.5 * (101 + 100), 12)
+    // the initial lots of [98, 99] and [99, 100], sold at 100.4, marked at 99.6
+    expect(r.floatingPnlUsdt).toBeCloseTo(2 * 2.5 * (100.4 - 99.6) - 2 * 0.0005 * 2.5 * 100.4, 12)
+    expect(r.finalPositionQty).toBeCloseTo(-5, 12)
+  })
+
+
   test('a line crossed twice in one bar’s path fills twice: buy at 100, sell at 101 (one round trip), buy at 100 again', () => {
     // open 100.4: low 99.8 (0.6 away) first, then high 101.2, then close 99.9
     const r = run([[100.4, 101.2, 99.8, 99.9]])
