@@ -116,6 +116,13 @@ describe('POST /generate-bot', () => {
     expect(runBot(g.files, 'tf4h', ['--self-test']).code).toBe(0)
   }, 60_000)
 
+  test('the file name and the folder inside the zip come from a sanitised id only', async () => {
+    const g = await generate({ direction: 'long', indicators: { rsi: {} }, entry: { field: 'rsi', op: '<', value: 30 }, name: '../../Évil "bot"; rm -rf /', coins: ['BTCUSDT'] })
+    expect(g.status).toBe(200)
+    expect(g.headers.get('content-disposition')).toBe('attachment; filename="perpsim-bot-vil-bot-rm-rf.zip"')
+    expect(Object.keys(g.files).every(f => f.startsWith('perpsim-bot-vil-bot-rm-rf/'))).toBe(true)
+  })
+
   test('bad input is 422 naming the field', async () => {
     const cases: [unknown, string][] = [
       [{ strategy: 'no-such-strategy' }, 'body.strategy'],
