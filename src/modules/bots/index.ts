@@ -6,7 +6,8 @@ import { simulateDcaRequest, simulateGridRequest } from './service'
 
 /**
  * POST /simulate/dca and /simulate/grid: bot backtests on one coin; POST /generate-bot: a
- * trading-bot zip. Outside the public OpenAPI description (the contract's bot API).
+ * trading-bot zip. Outside the public OpenAPI description: the contract keeps the bot
+ * execution API out, and the description covers simulation and data endpoints only.
  */
 export function botsModule(deps: AppDeps) {
   return new Elysia({ name: 'bots' })
