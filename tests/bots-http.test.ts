@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { simulateDca } from '../src/engine/bots/dca'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
@@ -112,6 +113,9 @@ describe('POST /simulate/grid', () => {
     expect(locs(r.body).sort()).toEqual(['body.params.lower_price', 'body.params.upper_price'])
     const x = await post('/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 100, upper_price: 100 } })
     expect(locs(x.body)).toEqual(['body.params.upper_price'])
+    const zero = await post('/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 0, upper_price: 100 } })
+    expect(locs(zero.body)).toEqual(['body.params.lower_price'])
+    expect(zero.body.detail[0].msg).toBe('must be a number from 1e-9 to 1000000000')
   })
 
   test('grid_count outside 2–200, leverage above 20 and unknown keys are 422 naming each', async () => {
@@ -125,4 +129,61 @@ describe('POST /simulate/grid', () => {
     expect(paths.length).toBeGreaterThan(5)
     expect(paths.filter(p => p.startsWith('/simulate/dca') || p.startsWith('/simulate/grid'))).toEqual([])
   })
+})
+
+describe('any settings inside the ranges', () => {
+  const rangeEnds = <T>(lo: T, hi: T, mid: fc.Arbitrary<T>) => fc.oneof(fc.constant(lo), fc.constant(hi), mid)
+
+  test('DCA: 200, never a 500, whatever the values within the documented ranges', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          direction: fc.constantFrom('long', 'short'),
+          base_order_usdt: rangeEnds(1, 1_000_000, fc.double({ min: 1, max: 1_000_000, noNaN: true })),
+          safety_order_usdt: rangeEnds(1, 1_000_000, fc.double({ min: 1, max: 1_000_000, noNaN: true })),
+          max_safety_orders: fc.integer({ min: 0, max: 50 }),
+          price_deviation_pct: rangeEnds(0.1, 50, fc.double({ min: 0.1, max: 50, noNaN: true })),
+          safety_step_scale: rangeEnds(0.1, 10, fc.double({ min: 0.1, max: 10, noNaN: true })),
+          safety_volume_scale: rangeEnds(0.1, 10, fc.double({ min: 0.1, max: 10, noNaN: true })),
+          take_profit_pct: rangeEnds(0.1, 100, fc.double({ min: 0.1, max: 100, noNaN: true })),
+          stop_loss_pct: fc.oneof(fc.constant(null), rangeEnds(0.1, 99, fc.double({ min: 0.1, max: 99, noNaN: true }))),
+          leverage: fc.integer({ min: 1, max: 125 }),
+          cooldown_bars: fc.integer({ min: 0, max: 720 }),
+        }),
+        fc.constantFrom(0, 1, null),
+        async (params, fee) => {
+          const r = await post('/simulate/dca', { symbol: 'ETHUSDT', params, taker_fee_pct: fee, start: '2024-01-20' })
+          expect(r.status).toBe(200)
+          expect(Number.isFinite(r.body.total_pnl_usdt)).toBe(true)
+        },
+      ),
+      { numRuns: 40 },
+    )
+  }, 60_000)
+
+  test('grid: 200, never a 500, whatever the values within the documented ranges', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 1e-9, max: 1e9, noNaN: true }),
+        fc.double({ min: 1.0001, max: 1e6, noNaN: true }),
+        fc.record({
+          grid_count: fc.integer({ min: 2, max: 200 }),
+          spacing: fc.constantFrom('arithmetic', 'geometric'),
+          investment_usdt: rangeEnds(10, 10_000_000, fc.double({ min: 10, max: 10_000_000, noNaN: true })),
+          leverage: fc.integer({ min: 1, max: 20 }),
+          direction: fc.constantFrom('long', 'short', 'neutral'),
+          stop_loss_price: fc.oneof(fc.constant(null), fc.double({ min: 1e-9, max: 1e9, noNaN: true })),
+          take_profit_price: fc.oneof(fc.constant(null), fc.double({ min: 1e-9, max: 1e9, noNaN: true })),
+        }),
+        async (lower, ratio, rest) => {
+          const upper = Math.min(1e9, lower * ratio)
+          if (!(upper > lower)) return
+          const r = await post('/simulate/grid', { symbol: 'ETHUSDT', params: { lower_price: lower, upper_price: upper, ...rest }, start: '2024-01-20' })
+          expect(r.status).toBe(200)
+          expect(Number.isFinite(r.body.total_pnl_usdt)).toBe(true)
+        },
+      ),
+      { numRuns: 40 },
+    )
+  }, 60_000)
 })

@@ -25,7 +25,8 @@ const common = {
 const Num = (minimum: number, maximum: number, def: number | undefined, description?: string) =>
   Type.Number({ minimum, maximum, ...(def === undefined ? {} : { default: def }), ...(description ? { description } : {}) })
 const Int = (minimum: number, maximum: number, def: number, description?: string) => Type.Integer({ minimum, maximum, default: def, ...(description ? { description } : {}) })
-const Positive = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1e9, description })
+// 1e-9: below any traded price, and it keeps a geometric grid's upper/lower ratio finite
+const Positive = (description: string) => Type.Number({ minimum: 1e-9, maximum: 1e9, description })
 const OrNull = <T extends TSchema>(s: T, description: string) => Type.Union([s, Type.Null()], { default: null, description })
 
 export const DcaParams = Type.Object(
