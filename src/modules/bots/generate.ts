@@ -30,7 +30,7 @@ export interface GeneratedBot {
 const CUSTOM_DEFAULTS = { sl_pct: 10, tp_pct: 8, max_bars: 48 }
 
 /** The strategy and its trade settings, or the 422 that says why not. */
-function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'strategy_id' | 'direction' | 'strategy' | 'sl_pct' | 'tp_pct' | 'max_bars'> {
+function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'strategy_id' | 'direction' | 'strategy' | 'sl_pct' | 'tp_pct' | 'max_bars'> & { description: string | null } {
   const custom = req.entry !== undefined || req.indicators !== undefined || req.exit_conditions !== undefined
   if (req.strategy !== undefined) {
     if (custom) throw new InvalidRequest([{ loc: ['body', 'strategy'], msg: 'give either a registry strategy id or a custom strategy (indicators, entry, exit_conditions), not both', input: req.strategy }])
@@ -40,6 +40,7 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
       throw new InvalidRequest([{ loc: ['body', 'direction'], msg: `the registry strategy '${def.id}' trades ${def.direction}`, input: req.direction }])
     return {
       name: req.name ?? def.name,
+      description: def.description,
       strategy_id: def.id,
       direction: def.direction,
       strategy: { indicators: def.indicators, entry: def.entry, exit_conditions: def.exit_conditions ?? null },
@@ -57,6 +58,7 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
   if (errors.length) throw new InvalidRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
   return {
     name: req.name ?? 'Custom strategy bot',
+    description: null,
     strategy_id: null,
     direction: req.direction!,
     strategy,
@@ -124,7 +126,7 @@ export async function loadBotRuntime(): Promise<BotRuntime> {
 
 /** `noCache`: recompute the backtest even when an identical run is cached (the request's Cache-Control: no-cache). */
 export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, noCache = false): Promise<GeneratedBot> {
-  const resolved = resolveStrategy(req)
+  const { description, ...resolved } = resolveStrategy(req)
   const runtime = await deps.runtime()
   const problems: Problem[] = []
   if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
@@ -185,7 +187,7 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   const generatedAt = new Date(deps.clock.now()).toISOString()
   const files: Zippable = {
     [root]: {
-      'README.md': strToU8(readme(cfg, figures, signalCount, generatedAt, VERSION)),
+      'README.md': strToU8(readme(cfg, description, figures, signalCount, generatedAt, VERSION)),
       'package.json': strToU8(packageJson(cfg, runtime.ccxtVersion)),
       'config.json': strToU8(JSON.stringify(cfg, null, 2) + '\n'),
       '.env.example': strToU8(envExample(cfg)),
