@@ -134,6 +134,17 @@ describe('grid path rules', () => {
     // the event at bar 1's open: the long grid holds the initial lot of [101, 102] (2.5)
     const r = run([flat(100.4), flat(100.4), flat(100.4)], {}, fundingOf([[T0 + HOUR, rate], [T0 + 2 * HOUR, -rate]]))
     expect(r.fundingUsdt).toBeCloseTo(2.5 * rate * 100.4 - 2.5 * rate * 100.4, 12)
+    // an event at a bar's midpoint, the instant of its path fills: the lot bought and sold (and bought again)
+    // inside the bar was not held across it; the initial lot, entered at the open, was
+    const mid = run([[100.4, 101.2, 99.8, 99.9]], {}, fundingOf([[T0 + HOUR / 2, rate]]))
+    expect(mid.roundTrips).toBe(1)
+    expect(mid.fundingUsdt).toBeCloseTo(2.5 * rate * 100.4, 12)
+    // an event at the open of a bar that gaps through three buy lines and the stop: every lot is closed at
+    // that instant (the three bought at it were never held across it): nothing is charged there
+    const gap = run([flat(100.4), flat(97), flat(97)], { stopLossPrice: 97.5 }, fundingOf([[T0 + HOUR, rate]]))
+    expect(gap.exitReason).toBe('stop_loss')
+    expect(gap.exitPrice).toBe(97)
+    expect(gap.fundingUsdt).toBe(0)
     const s = run([flat(100.4), flat(100.4)], { direction: 'short' }, fundingOf([[T0 + HOUR, rate]]))
     expect(s.fundingUsdt).toBeCloseTo(-5 * rate * 100.4, 12)
     expect(s.totalPnlUsdt).toBeCloseTo(s.floatingPnlUsdt - s.fundingUsdt, 12)

@@ -94,6 +94,8 @@ class GridRun {
   readonly holding: Uint8Array
   readonly entryPrice: Float64Array
   readonly entryFee: Float64Array
+  /** the instant (ms) each held lot was entered */
+  readonly entryMs: Float64Array
   /** signed net quantity and signed cost (Σ dir · qty · entry) of the lots held */
   netQty = 0
   netCost = 0
@@ -107,7 +109,9 @@ class GridRun {
   roundTrips = 0
   buys = 0
   sells = 0
-  /** signed quantity of lots closed at the current instant (for the funding at that instant) */
+  /** the instant of the fills being processed: a bar's open or its midpoint */
+  instantMs = 0
+  /** signed quantity of lots held before the current instant and closed at it (for the funding at that instant) */
   closedAtInstant = 0
   stopped: { reason: BotExit; price: number } | null = null
   /** oriented crossing triggers: fire when the price falls to ≤ lo… or rises to ≥ hi… */
@@ -122,6 +126,7 @@ class GridRun {
     this.holding = new Uint8Array(this.n + 1)
     this.entryPrice = new Float64Array(this.n + 1)
     this.entryFee = new Float64Array(this.n + 1)
+    this.entryMs = new Float64Array(this.n + 1)
     this.balance = p.investmentUsdt
     const sl = p.stopLossPrice
     const tp = p.takeProfitPrice
@@ -145,6 +150,7 @@ class GridRun {
     this.holding[j] = 1
     this.entryPrice[j] = price
     this.entryFee[j] = fee
+    this.entryMs[j] = this.instantMs
     this.netQty += d * this.qty
     this.netCost += d * this.qty * price
     this.openEntryFees += fee
@@ -165,7 +171,8 @@ class GridRun {
     this.openEntryFees -= this.entryFee[j]
     this.fees += fee
     this.balance += gross - fee
-    this.closedAtInstant += d * this.qty
+    // a lot opened and closed at the same instant was never held across it
+    if (this.entryMs[j] < this.instantMs) this.closedAtInstant += d * this.qty
     if (d > 0) this.sells++
     else this.buys++
     return gross - this.entryFee[j] - fee
@@ -267,6 +274,7 @@ export function simulateGrid(input: BotInput, p: GridParams): GridResult {
   const equity = new Float64Array(lastIdx - fromIdx + 1)
 
   // the intervals' kinds and the initial position, filled at the first bar's open
+  run.instantMs = t[fromIdx]
   for (let j = 1; j <= n; j++) {
     const lower = levels[j - 1]
     const upper = levels[j]
@@ -287,6 +295,7 @@ export function simulateGrid(input: BotInput, p: GridParams): GridResult {
       run.funding += meter.chargeBefore(t[k], k === fromIdx ? 0 : run.netQty)
       const qBefore = k === fromIdx ? 0 : run.netQty
       run.closedAtInstant = 0
+      run.instantMs = t[k]
       if (k > fromIdx) run.move(c[k - 1], o[k], true)
       run.funding += meter.chargeAt(t[k], qBefore - run.closedAtInstant)
       if (run.stopped !== null) {
@@ -297,6 +306,7 @@ export function simulateGrid(input: BotInput, p: GridParams): GridResult {
         run.funding += meter.chargeBefore(mid, run.netQty)
         const qInside = run.netQty
         run.closedAtInstant = 0
+        run.instantMs = mid
         barPath(o[k], h[k], l[k], c[k], path)
         for (let s = 0; s < 3 && run.stopped === null; s++) run.move(path[s], path[s + 1], false)
         run.funding += meter.chargeAt(mid, qInside - run.closedAtInstant)
