@@ -87,7 +87,7 @@ set -a; . ./.env; set +a; BOT_LIVE=yes node bot.mjs
 \`selftest/signals.json\` the ${signalCount} entries the service found on them (signal candle, entry,
 exit and exit reason, one position per coin at a time, as \`/backtest\` books them).
 \`node bot.mjs --self-test\` replays the candles and exits 0 only when it finds exactly those
-entries; \`--print-signals\` prints what it found.
+entries; \`--print-signals\` prints what it found.${signalCount === 0 ? '\n\n**The strategy found no entry on these candles**, so the self-test can only check that the bot finds none either.' : ''}
 
 ## Backtest of these settings (recomputed by the service)
 

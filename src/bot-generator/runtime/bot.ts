@@ -125,8 +125,9 @@ async function connect(cfg: BotConfig, live: boolean): Promise<Exchange> {
   const lib = (ccxt.default ?? ccxt) as Record<string, new (o: Record<string, unknown>) => Exchange>
   const Ctor = lib[cfg.exchange]
   if (typeof Ctor !== 'function') throw new Error(`ccxt has no exchange '${cfg.exchange}'`)
-  // fetchCurrencies off: the wallet's coin list (Binance: a spot endpoint) is not needed to trade perpetuals
-  const opts: Record<string, unknown> = { enableRateLimit: true, options: { defaultType: 'future', fetchCurrencies: false } }
+  // fetchCurrencies off: the wallet's coin list (Binance: a spot endpoint) is not needed to trade perpetuals.
+  // No defaultType: the unified symbol BASE/USDT:USDT names the linear perpetual on every exchange.
+  const opts: Record<string, unknown> = { enableRateLimit: true, options: { fetchCurrencies: false } }
   if (live) {
     opts.apiKey = process.env.API_KEY
     opts.secret = process.env.API_SECRET
