@@ -1,6 +1,6 @@
 /** The bot generator inside `npm run build`'s single binary, run away from the checkout. */
 import { afterAll, expect, test } from 'bun:test'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { unzipSync } from 'fflate'
 import { tempDir } from './helpers/fixtures'
@@ -11,10 +11,13 @@ afterAll(() => rmSync(out, { recursive: true, force: true }))
 
 test('the compiled binary generates a bot whose self-test passes under node (the bundle is inlined at compile time)', async () => {
   const exe = join(out, 'perpsim')
-  const build = Bun.spawnSync(
-    [join(ROOT, 'node_modules/.bin/bun'), 'build', '--compile', '--minify', 'src/cli.ts', 'workers/sim.worker.ts', '--asset', './db', '--asset', './assets', '--outfile', exe],
-    { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' },
-  )
+  // `npm run build`'s own command, with the binary written here
+  const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.build
+  const argv = script.split(/\s+/)
+  expect(argv[0]).toBe('bun')
+  argv[0] = join(ROOT, 'node_modules/.bin/bun')
+  argv[argv.indexOf('--outfile') + 1] = exe
+  const build = Bun.spawnSync(argv, { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' })
   expect(build.exitCode).toBe(0)
   const env = { PATH: process.env.PATH ?? '', HOME: out, TMPDIR: out, DATA_DIR: join(out, 'data') }
   expect(Bun.spawnSync([exe, 'data', 'generate', '--coins', '2', '--days', '20'], { cwd: out, env, stdout: 'pipe', stderr: 'pipe' }).exitCode).toBe(0)
