@@ -260,6 +260,23 @@ function gridWarnings(p: GridParams, levels: Float64Array, startPrice: number): 
   return out
 }
 
+/** The intervals' kinds (by direction) and the initial position, filled at the first bar's open. */
+function setUp(run: GridRun, p: GridParams, levels: Float64Array, startPrice: number, startMs: number): void {
+  const n = p.gridCount
+  run.instantMs = startMs
+  for (let j = 1; j <= n; j++) {
+    const lower = levels[j - 1]
+    const upper = levels[j]
+    if (p.direction === 'long') run.kind[j] = 1
+    else if (p.direction === 'short') run.kind[j] = -1
+    else run.kind[j] = upper <= startPrice ? 1 : lower >= startPrice ? -1 : startPrice >= (lower + upper) / 2 ? 1 : -1
+  }
+  for (let j = 1; j <= n; j++) {
+    if (p.direction === 'long' && levels[j - 1] >= startPrice) run.openLot(j, startPrice)
+    if (p.direction === 'short' && levels[j] <= startPrice) run.openLot(j, startPrice)
+  }
+}
+
 export function simulateGrid(input: BotInput, p: GridParams): GridResult {
   const { bars, fromIdx, lastIdx } = input
   const { t, o, h, l, c } = bars
@@ -273,19 +290,7 @@ export function simulateGrid(input: BotInput, p: GridParams): GridResult {
   const meter = new FundingMeter(fundingEventsInWindow(bars, input.funding, fromIdx, lastIdx))
   const equity = new Float64Array(lastIdx - fromIdx + 1)
 
-  // the intervals' kinds and the initial position, filled at the first bar's open
-  run.instantMs = t[fromIdx]
-  for (let j = 1; j <= n; j++) {
-    const lower = levels[j - 1]
-    const upper = levels[j]
-    if (p.direction === 'long') run.kind[j] = 1
-    else if (p.direction === 'short') run.kind[j] = -1
-    else run.kind[j] = upper <= startPrice ? 1 : lower >= startPrice ? -1 : startPrice >= (lower + upper) / 2 ? 1 : -1
-  }
-  for (let j = 1; j <= n; j++) {
-    if (p.direction === 'long' && levels[j - 1] >= startPrice) run.openLot(j, startPrice)
-    if (p.direction === 'short' && levels[j] <= startPrice) run.openLot(j, startPrice)
-  }
+  setUp(run, p, levels, startPrice, t[fromIdx])
 
   const path = new Float64Array(4)
   let exitIdx = lastIdx
