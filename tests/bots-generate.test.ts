@@ -132,6 +132,7 @@ describe('POST /generate-bot', () => {
       [{ direction: 'long', entry: { field: 'nope', op: '<', value: 30 } }, 'body.entry'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: ['NOPEUSDT'] }, 'body.coins.0'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: ['btcusdt'] }, 'body.coins.0'],
+      [{ strategy: RSI_REVERSAL_LONG.id, coins: ['BTCUSDT', 'ETHUSDT', 'BTCUSDT'] }, 'body.coins.2'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: Array.from({ length: 51 }, (_, i) => `C${i}USDT`) }, 'body.coins'],
       [{ strategy: RSI_REVERSAL_LONG.id, exchange: 'mtgox' }, 'body.exchange'],
       [{ strategy: RSI_REVERSAL_LONG.id, leverage: 126 }, 'body.leverage'],

@@ -130,11 +130,12 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   const runtime = await deps.runtime()
   const problems: Problem[] = []
   if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
-  const coins = [...new Set(req.coins)]
+  const coins = req.coins
   const barsOf = new Map<string, Bars>()
   coins.forEach((coin, i) => {
+    if (coins.indexOf(coin) !== i) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} is listed twice`, input: coin })
     const base = deps.store.bars(coin)
-    if (!base) return problems.push({ loc: ['body', 'coins', req.coins.indexOf(coin)], msg: `unknown symbol '${coin}' (see GET /coins)`, input: coin })
+    if (!base) return problems.push({ loc: ['body', 'coins', i], msg: `unknown symbol '${coin}' (see GET /coins)`, input: coin })
     const bars = req.timeframe === '1H' ? base : resample(base, req.timeframe)
     if (bars.n < 2) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
     barsOf.set(coin, bars)
