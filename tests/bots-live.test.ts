@@ -134,6 +134,17 @@ describe('the generated bot at run time', () => {
     expect(s.positions.BTCUSDT).toMatchObject({ side: 'long', dry_run: true, entry_price: lastClose })
     expect(s.positions.BTCUSDT.sl_price).toBeCloseTo(lastClose * 0.98, 6)
     expect(s.last_candle_ms.BTCUSDT).toBe(lastOpen)
+
+    // one candle later in its state, with a stop the last candle's low went through: the dry position closes there, and the signal enters again
+    s.last_candle_ms.BTCUSDT = lastOpen - HOUR_MS
+    s.positions.BTCUSDT.entry_time_ms = lastOpen
+    s.positions.BTCUSDT.sl_price = candles[candles.length - 1][3] + 1
+    writeFileSync(join(dir, 'state.json'), JSON.stringify(s))
+    const stopped = await runOnce(dir, {})
+    expect(stopped.out).toContain('BTCUSDT: the stop loss closed the long')
+    expect(stopped.out).toContain('[dry-run] BTCUSDT: would buy')
+    expect(state(dir).positions.BTCUSDT.sl_price).toBeCloseTo(lastClose * 0.98, 6)
+    expect(calls.length).toBe(before)
   }, 90_000)
 
   test('config.live without BOT_LIVE=yes stays dry', async () => {
