@@ -131,6 +131,25 @@ describe('POST /simulate/grid', () => {
   })
 })
 
+describe('on the worker pool', () => {
+  test('the bots run as worker tasks and answer exactly as in-process', async () => {
+    const pooled = makeHarness({ fill: s => fillWalkUniverse(s, ['BTCUSDT', 'ETHUSDT'], START, 30, 7), workers: 1 })
+    try {
+      for (const [path, body] of [
+        ['/simulate/dca', { symbol: 'ETHUSDT', params: { max_safety_orders: 4, leverage: 3 } }],
+        ['/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 80, upper_price: 120, grid_count: 50 } }],
+      ] as const) {
+        const a = await pooled.req(path, { method: 'POST', json: body })
+        const b = await post(path, body)
+        expect(a.status).toBe(200)
+        expect(a.body).toEqual(b.body)
+      }
+    } finally {
+      pooled.cleanup()
+    }
+  }, 60_000)
+})
+
 describe('any settings inside the ranges', () => {
   const rangeEnds = <T>(lo: T, hi: T, mid: fc.Arbitrary<T>) => fc.oneof(fc.constant(lo), fc.constant(hi), mid)
 

@@ -11,12 +11,12 @@ import { simulateDcaRequest, simulateGridRequest } from './service'
  */
 export function botsModule(deps: AppDeps) {
   return new Elysia({ name: 'bots' })
-    .post('/simulate/dca', ({ body }) => simulateDcaRequest(deps.store, body), {
+    .post('/simulate/dca', ({ body }) => simulateDcaRequest(deps.store, deps.runs, body), {
       body: DcaSimRequest,
       response: DcaSimResponse,
       detail: { hide: true, tags: ['bots'], summary: 'DCA bot backtest' },
     })
-    .post('/simulate/grid', ({ body }) => simulateGridRequest(deps.store, body), {
+    .post('/simulate/grid', ({ body }) => simulateGridRequest(deps.store, deps.runs, body), {
       body: GridSimRequest,
       response: GridSimResponse,
       detail: { hide: true, tags: ['bots'], summary: 'Grid bot backtest' },

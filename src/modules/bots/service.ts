@@ -1,15 +1,16 @@
 /**
- * The bot simulations' service (docs/bots.md): resolves the symbol and the window,
- * checks what the schema cannot, runs the pure engine and shapes the response. A run is
- * one coin and at most a few years of 1H bars, a few milliseconds on the loop: cheaper
- * than a worker round trip, so it does not go through the pool.
+ * The bot simulations' service (docs/bots.md): resolves the symbol and the window, checks
+ * what the schema cannot, runs the bot on a worker through the run pipeline
+ * (RunService.admitted: off the request loop, shed with 503 when the queue is full) and
+ * shapes the response.
  */
 import type { CandleStore } from '../../market/candle-store'
+import { runDcaBot, runGridBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
+import type { RunService } from '../../runs/service'
 import { DAY_MS } from '../../market/types'
 import { dailyEquity } from '../../engine/bots/bot-equity'
-import { simulateDca, type DcaDeal } from '../../engine/bots/dca'
-import { simulateGrid } from '../../engine/bots/grid'
+import type { DcaDeal } from '../../engine/bots/dca'
 import type { BotInput } from '../../engine/bots/types'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC } from '../../engine/types'
 import { lowerBound, upperBound } from '../../engine/search'
@@ -121,11 +122,11 @@ function windowFields(input: BotInput, symbol: string, feeFrac: number, r: { equ
 type DcaResponse = typeof DcaSimResponse.static
 type GridResponse = typeof GridSimResponse.static
 
-export function simulateDcaRequest(store: CandleStore, req: DcaSimRequest): DcaResponse {
+export async function simulateDcaRequest(store: CandleStore, runs: RunService, req: DcaSimRequest): Promise<DcaResponse> {
   const p = resolveParams(DcaParams, req.params)
   const input = windowOf(store, req)
   const feeFrac = feeFracOf(req.taker_fee_pct)
-  const r = simulateDca(input, {
+  const params = {
     direction: p.direction,
     baseOrderUsdt: p.base_order_usdt,
     safetyOrderUsdt: p.safety_order_usdt,
@@ -139,7 +140,8 @@ export function simulateDcaRequest(store: CandleStore, req: DcaSimRequest): DcaR
     cooldownBars: p.cooldown_bars,
     feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
-  })
+  }
+  const r = await runs.admitted(ex => ex.run(runDcaBot, { symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params }))
   const closed = r.deals.filter(d => d.exitReason !== 'end')
   const open = r.deals.filter(d => d.exitReason === 'end')
   const sum = (ds: DcaDeal[], f: (d: DcaDeal) => number) => ds.reduce((s, d) => s + f(d), 0)
@@ -186,12 +188,12 @@ export function simulateDcaRequest(store: CandleStore, req: DcaSimRequest): DcaR
   }
 }
 
-export function simulateGridRequest(store: CandleStore, req: GridSimRequest): GridResponse {
+export async function simulateGridRequest(store: CandleStore, runs: RunService, req: GridSimRequest): Promise<GridResponse> {
   const p = resolveParams(GridParams, req.params)
   if (!(p.upper_price > p.lower_price)) throw new InvalidRequest([{ loc: ['body', 'params', 'upper_price'], msg: 'upper_price must be above lower_price', input: p.upper_price }])
   const input = windowOf(store, req)
   const feeFrac = feeFracOf(req.taker_fee_pct)
-  const r = simulateGrid(input, {
+  const params = {
     lowerPrice: p.lower_price,
     upperPrice: p.upper_price,
     gridCount: p.grid_count,
@@ -203,7 +205,8 @@ export function simulateGridRequest(store: CandleStore, req: GridSimRequest): Gr
     takeProfitPrice: p.take_profit_price,
     feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
-  })
+  }
+  const r = await runs.admitted(ex => ex.run(runGridBot, { symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params }))
   const totalReturnPct = (r.totalPnlUsdt / p.investment_usdt) * 100
   const days = (r.exitTimeMs - input.bars.t[input.fromIdx]) / DAY_MS
   return {

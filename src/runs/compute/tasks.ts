@@ -4,6 +4,7 @@
  * to definition" lands on it); the pool sends its name, the worker looks it up here.
  */
 import type { Task } from './context'
+import { runDcaBot, runGridBot } from './bot-tasks'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 
@@ -15,6 +16,8 @@ export const TASKS = {
   bootstrap: runBootstrap,
   tradeBootstrap: runTradeBootstrap,
   regimes: runRegimes,
+  dcaBot: runDcaBot,
+  gridBot: runGridBot,
 } as const
 
 export type TaskName = keyof typeof TASKS
