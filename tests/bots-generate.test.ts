@@ -116,6 +116,18 @@ describe('POST /generate-bot', () => {
     expect(runBot(g.files, 'tf4h', ['--self-test']).code).toBe(0)
   }, 60_000)
 
+  test('the zip is packed on a worker: the pool gives the same bytes as in-process', async () => {
+    const pooled = makeHarness({ fill: s => fillWalkUniverse(s, COINS, Date.UTC(2024, 0, 1), 60, 11), workers: 1 })
+    try {
+      const body = JSON.stringify({ strategy: RSI_REVERSAL_LONG.id, coins: COINS, timeframe: '2H' })
+      const ask = (app: typeof h.app) => app.handle(new Request('http://localhost/generate-bot', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).then(r => r.arrayBuffer())
+      const [a, b] = await Promise.all([ask(pooled.app), ask(h.app)])
+      expect(new Uint8Array(a)).toEqual(new Uint8Array(b))
+    } finally {
+      pooled.cleanup()
+    }
+  }, 60_000)
+
   test('the file name and the folder inside the zip come from a sanitised id only', async () => {
     const g = await generate({ direction: 'long', indicators: { rsi: {} }, entry: { field: 'rsi', op: '<', value: 30 }, name: '../../Évil "bot"; rm -rf /', coins: ['BTCUSDT'] })
     expect(g.status).toBe(200)

@@ -1,21 +1,19 @@
 /**
  * POST /generate-bot as a service (docs/bots.md §5): resolves the strategy (a registry id
  * or a custom tree), checks the coins and the exchange, recomputes the backtest of these
- * settings through the run pipeline, replays the shipped candles for the self-test's
- * expected signals, and zips the bot. No Elysia.
+ * settings through the run pipeline, and has a worker replay the shipped candles for the
+ * self-test's expected signals and zip the bot (bot-generator/pack.ts). No Elysia.
  */
-import { strToU8, zipSync, type Zippable } from 'fflate'
 import type { Clock } from '../../clock'
-import { barsOfColumns, replaySignals, type BotSignal, type CandleColumns } from '../../bot-generator/replay'
+import type { PackInput } from '../../bot-generator/pack'
 import type { BotConfig } from '../../bot-generator/bot-config'
-import { envExample, packageJson, readme, sanitizeId, type BacktestFigures } from '../../bot-generator/bot-files'
+import { sanitizeId, type BacktestFigures } from '../../bot-generator/bot-files'
 import type { CandleStore } from '../../market/candle-store'
 import { resample } from '../../market/resample'
-import type { Bars } from '../../market/types'
+import { runPackBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { backtestSpec, type BacktestBody } from '../backtest/service'
-import { prepareStrategy } from '../../strategies/compile'
 import { validateStrategy, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
 import { getStrategy } from '../../strategies/registry'
 import { VERSION } from '../../version'
@@ -66,13 +64,6 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
     tp_pct: req.tp_pct ?? CUSTOM_DEFAULTS.tp_pct,
     max_bars: req.max_bars ?? CUSTOM_DEFAULTS.max_bars,
   }
-}
-
-/** The last `count` candles of `bars` as shipped columns. */
-function lastCandles(bars: Bars, count: number): CandleColumns {
-  const from = Math.max(0, bars.n - count)
-  const col = (c: Float64Array) => Array.from(c.subarray(from, bars.n))
-  return { t: col(bars.t), o: col(bars.o), h: col(bars.h), l: col(bars.l), c: col(bars.c), v: col(bars.v) }
 }
 
 function backtestBody(cfg: BotConfig): BacktestBody {
@@ -131,14 +122,12 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   const problems: Problem[] = []
   if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
   const coins = req.coins
-  const barsOf = new Map<string, Bars>()
   coins.forEach((coin, i) => {
     if (coins.indexOf(coin) !== i) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} is listed twice`, input: coin })
     const base = deps.store.bars(coin)
     if (!base) return problems.push({ loc: ['body', 'coins', i], msg: `unknown symbol '${coin}' (see GET /coins)`, input: coin })
     const bars = req.timeframe === '1H' ? base : resample(base, req.timeframe)
-    if (bars.n < 2) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
-    barsOf.set(coin, bars)
+    if (bars.n < 2) problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
   })
   if (problems.length) throw new InvalidRequest(problems)
 
@@ -174,28 +163,17 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   }
 
   const root = `perpsim-bot-${sanitizeId(cfg.strategy_id ?? cfg.name)}`
-  const compiled = prepareStrategy(cfg.strategy)
-  const candles: Zippable = {}
-  const signals: Record<string, BotSignal[]> = {}
-  let signalCount = 0
-  for (const coin of coins) {
-    const cols = lastCandles(barsOf.get(coin)!, req.selftest_candles)
-    candles[`${coin}.json`] = strToU8(JSON.stringify(cols))
-    // the bot replays exactly these numbers: the expected signals come from them too
-    signals[coin] = replaySignals(barsOfColumns(cols, barsOf.get(coin)!.stepMs), cfg, compiled)
-    signalCount += signals[coin].length
+  const pack: PackInput = {
+    root,
+    cfg,
+    description,
+    figures,
+    selftestCandles: req.selftest_candles,
+    generatedAtMs: deps.clock.now(),
+    serviceVersion: VERSION,
+    ccxtVersion: runtime.ccxtVersion,
+    botMjs: runtime.botMjs,
   }
-  const generatedAt = new Date(deps.clock.now()).toISOString()
-  const files: Zippable = {
-    [root]: {
-      'README.md': strToU8(readme(cfg, description, figures, signalCount, generatedAt, VERSION)),
-      'package.json': strToU8(packageJson(cfg, runtime.ccxtVersion)),
-      'config.json': strToU8(JSON.stringify(cfg, null, 2) + '\n'),
-      '.env.example': strToU8(envExample(cfg)),
-      'bot.mjs': strToU8(runtime.botMjs),
-      selftest: { candles, 'signals.json': strToU8(JSON.stringify(signals, null, 1) + '\n') },
-    },
-  }
-  const mtime = new Date(deps.clock.now())
-  return { fileName: `${root}.zip`, zip: zipSync(files, { level: 6, mtime }) }
+  const zip = await deps.runs.admitted(ex => ex.run(runPackBot, pack))
+  return { fileName: `${root}.zip`, zip }
 }

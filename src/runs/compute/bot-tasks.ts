@@ -1,8 +1,10 @@
 /**
- * The DCA and grid bots on one coin's stored 1H bars, as worker tasks (docs/bots.md): the
- * bot routes' services send them through RunService.admitted like any run, so they run off
- * the request loop and are shed with the rest when the queue is full.
+ * The bots' worker tasks (docs/bots.md): the DCA and grid bots on one coin's stored 1H
+ * bars, and a generated bot's zip. The bot routes' services send them through
+ * RunService.admitted like any run, so they run off the request loop and are shed with the
+ * rest when the queue is full.
  */
+import { packBot, type PackInput } from '../../bot-generator/pack'
 import { simulateDca, type DcaParams, type DcaResult } from '../../engine/bots/dca'
 import { simulateGrid, type GridParams, type GridResult } from '../../engine/bots/grid'
 import type { BotInput } from '../../engine/bots/types'
@@ -27,4 +29,13 @@ export function runDcaBot(ctx: TaskContext, p: BotWindow & { params: DcaParams }
 
 export function runGridBot(ctx: TaskContext, p: BotWindow & { params: GridParams }): GridResult {
   return simulateGrid(inputOf(ctx, p), p.params)
+}
+
+/** A generated bot's zip: its self-test candles and signals from the store view, and every file. */
+export function runPackBot(ctx: TaskContext, p: PackInput): Uint8Array {
+  return packBot(p, coin => {
+    const bars = ctx.bars(coin, p.cfg.timeframe)
+    if (!bars) throw new Error(`bot task: no bars of ${coin}`)
+    return bars
+  })
 }

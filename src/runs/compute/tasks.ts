@@ -4,7 +4,7 @@
  * to definition" lands on it); the pool sends its name, the worker looks it up here.
  */
 import type { Task } from './context'
-import { runDcaBot, runGridBot } from './bot-tasks'
+import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 
@@ -18,6 +18,7 @@ export const TASKS = {
   regimes: runRegimes,
   dcaBot: runDcaBot,
   gridBot: runGridBot,
+  packBot: runPackBot,
 } as const
 
 export type TaskName = keyof typeof TASKS
