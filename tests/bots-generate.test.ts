@@ -142,6 +142,7 @@ describe('POST /generate-bot', () => {
       [{}, 'body.entry'],
       [{ entry: { field: 'rsi', op: '<', value: 30 }, indicators: { rsi: {} } }, 'body.direction'],
       [{ direction: 'long', entry: { field: 'nope', op: '<', value: 30 } }, 'body.entry'],
+      [{ direction: 'long', indicators: { rsi: {} }, entry: { field: 'rsi', op: '<', value: 30, shift: -1 } }, 'body.entry.shift'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: ['NOPEUSDT'] }, 'body.coins.0'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: ['btcusdt'] }, 'body.coins.0'],
       [{ strategy: RSI_REVERSAL_LONG.id, coins: ['BTCUSDT', 'ETHUSDT', 'BTCUSDT'] }, 'body.coins.2'],

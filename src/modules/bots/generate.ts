@@ -14,7 +14,8 @@ import { runPackBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { backtestSpec, type BacktestBody } from '../backtest/service'
-import { validateStrategy, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
+import type { ConditionNode, StrategySpec } from '../../strategies/conditions'
+import { lookAheadProblems, validateStrategy } from '../../strategies/validate'
 import { getStrategy } from '../../strategies/registry'
 import { VERSION } from '../../version'
 import type { GenerateBotRequest } from './model'
@@ -51,6 +52,9 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
   if (req.entry === undefined) problems.push({ loc: ['body', 'entry'], msg: 'give a registry strategy id (strategy) or a custom entry condition tree', input: null })
   if (req.direction === undefined) problems.push({ loc: ['body', 'direction'], msg: 'a custom strategy needs its direction (long or short)', input: null })
   if (problems.length) throw new InvalidRequest(problems)
+  // a tree that would read later bars is refused, as /backtest refuses it (docs/conditions.md)
+  const lookAhead = [...lookAheadProblems(req.entry, ['body', 'entry']), ...lookAheadProblems(req.exit_conditions, ['body', 'exit_conditions'])]
+  if (lookAhead.length) throw new InvalidRequest(lookAhead)
   const strategy: StrategySpec = { indicators: req.indicators ?? {}, entry: req.entry as unknown as ConditionNode, exit_conditions: (req.exit_conditions ?? null) as ConditionNode | null }
   const errors = validateStrategy(strategy)
   if (errors.length) throw new InvalidRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
