@@ -29,6 +29,7 @@ import { marketModule } from './modules/market'
 import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
+import { botsModule } from './modules/bots'
 import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
@@ -84,6 +85,7 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
+    .use(botsModule(deps))
     .use(rankingsModule(deps))
     .use(signalsModule(deps))
     .use(trustModule(deps))

@@ -159,3 +159,51 @@ export class CoinFunding {
     this.real = real
   }
 }
+
+/**
+ * Every funding event strictly inside the span from bar fromIdx's open to bar lastIdx's
+ * close, in time order, by the rule above (real events; stand-ins outside the real
+ * span), each with its rate × P(T). For positions whose size changes between fills (the
+ * DCA and grid bots), which charge event by event on the quantity held at T.
+ */
+export interface FundingEvents {
+  n: number
+  tMs: Float64Array
+  /** rate × P(T): the payment per unit of quantity held long (a short receives it) */
+  ratePrice: Float64Array
+  /** 1 for an event of the store's real series, 0 for a stand-in */
+  real: Uint8Array
+}
+
+export function fundingEventsInWindow(bars: Bars, funding: FundingSeries | null, fromIdx: number, lastIdx: number): FundingEvents {
+  const empty: FundingEvents = { n: 0, tMs: new Float64Array(0), ratePrice: new Float64Array(0), real: new Uint8Array(0) }
+  if (bars.n === 0 || fromIdx > lastIdx) return empty
+  const startMs = bars.t[fromIdx]
+  const endMs = bars.t[lastIdx] + bars.stepMs
+  const nEv = funding === null ? 0 : funding.n
+  const ft = funding === null ? new Float64Array(0) : funding.t
+  const firstRealMs = nEv > 0 ? ft[0] : Infinity
+  const lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
+  const times: number[] = []
+  const amounts: number[] = []
+  const real: number[] = []
+  let b = fromIdx
+  const push = (tMs: number, rate: number, isReal: number) => {
+    b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, tMs)
+    times.push(tMs)
+    amounts.push(rate * bars.o[b])
+    real.push(isReal)
+  }
+  const grid = (fromMs: number, toMs: number) => {
+    // stand-ins strictly inside (fromMs, toMs), never inside the real span
+    for (let g = Math.floor(fromMs / GRID_MS) + 1; g * GRID_MS < toMs; g++) {
+      const gMs = g * GRID_MS
+      if (gMs >= firstRealMs && gMs <= lastRealMs) continue
+      push(gMs, FALLBACK_FUNDING_RATE, 0)
+    }
+  }
+  grid(startMs, Math.min(endMs, firstRealMs))
+  for (let j = upperBound(ft, nEv, startMs); j < nEv && ft[j] < endMs; j++) push(ft[j], funding!.rate[j], 1)
+  if (nEv > 0) grid(Math.max(startMs, lastRealMs), endMs)
+  return { n: times.length, tMs: Float64Array.from(times), ratePrice: Float64Array.from(amounts), real: Uint8Array.from(real) }
+}

@@ -4,6 +4,7 @@
  * to definition" lands on it); the pool sends its name, the worker looks it up here.
  */
 import type { Task } from './context'
+import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
@@ -19,6 +20,9 @@ export const TASKS = {
   tradeBootstrap: runTradeBootstrap,
   regimes: runRegimes,
   scanSignals: runScanSignals,
+  dcaBot: runDcaBot,
+  gridBot: runGridBot,
+  packBot: runPackBot,
 } as const
 
 export type TaskName = keyof typeof TASKS

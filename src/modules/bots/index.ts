@@ -1,0 +1,33 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { generateBot, loadBotRuntime } from './generate'
+import { DcaSimRequest, DcaSimResponse, GenerateBotRequest, GridSimRequest, GridSimResponse } from './model'
+import { simulateDcaRequest, simulateGridRequest } from './service'
+
+/**
+ * POST /simulate/dca and /simulate/grid: bot backtests on one coin; POST /generate-bot: a
+ * trading-bot zip. Outside the public OpenAPI description: the contract keeps the bot
+ * execution API out, and the description covers simulation and data endpoints only.
+ */
+export function botsModule(deps: AppDeps) {
+  return new Elysia({ name: 'bots' })
+    .post('/simulate/dca', ({ body }) => simulateDcaRequest(deps.store, deps.runs, body), {
+      body: DcaSimRequest,
+      response: DcaSimResponse,
+      detail: { hide: true, tags: ['bots'], summary: 'DCA bot backtest' },
+    })
+    .post('/simulate/grid', ({ body }) => simulateGridRequest(deps.store, deps.runs, body), {
+      body: GridSimRequest,
+      response: GridSimResponse,
+      detail: { hide: true, tags: ['bots'], summary: 'Grid bot backtest' },
+    })
+    .post(
+      '/generate-bot',
+      async ({ body, headers }) => {
+        const noCache = /no-cache|no-store/i.test(headers['cache-control'] ?? '')
+        const bot = await generateBot({ store: deps.store, runs: deps.runs, clock: deps.clock, runtime: loadBotRuntime }, body, noCache)
+        return new Response(bot.zip, { headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${bot.fileName}"` } })
+      },
+      { body: GenerateBotRequest, detail: { hide: true, tags: ['bots'], summary: 'Download a trading-bot zip' } },
+    )
+}
