@@ -23,6 +23,7 @@ import { marketModule } from './modules/market'
 import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
+import { webModule } from './modules/web'
 
 export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
@@ -48,6 +49,7 @@ export function buildApp(deps: AppDeps) {
     .use(simulateModule(deps))
     .use(researchModule(deps))
     .use(exportModule(deps))
+    .use(webModule())
 }
 
 export type App = ReturnType<typeof buildApp>

@@ -22,6 +22,7 @@ import { SimulationService } from './services/simulation'
 import { coinStrategyFigures } from './services/simulate'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { HOUR_MS } from './market/types'
+import { pageAssets } from './web/assets'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
@@ -99,6 +100,11 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     scheduler.everyAligned('demo-candles', HOUR_MS, 5_000, tick)
   }
 
+  // the page is built (or found built) before listening, so the first visitor does not wait for the bundler
+  await pageAssets().then(
+    page => log.info(`page: ${page.dir}`),
+    err => log.error(`page not available (the API still is): ${err instanceof Error ? err.message : err}`),
+  )
   const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
   const port = app.server!.port!
   log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)

@@ -1,0 +1,103 @@
+/**
+ * Browser tests' harness: the real server (`bun src/cli.ts serve`, PORT=0, read back from
+ * its log line) on a small synthetic store, and Debian's chromium driven by playwright-core.
+ * Screenshots go to tests/browser/output/ (gitignored) for review.
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { tempDir } from '../helpers/fixtures'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
+export const OUTPUT_DIR = join(import.meta.dir, 'output')
+
+/** the real chromium binary (the /usr/bin/chromium wrapper prints shell noise) */
+export const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(p => existsSync(p)) ?? null
+export const SKIP_REASON = CHROMIUM ? '' : 'no chromium at /usr/lib/chromium/chromium or /usr/bin/chromium (apt-get install chromium; .ci/run does)'
+if (!CHROMIUM) console.warn(`browser tests skipped: ${SKIP_REASON}`)
+
+export interface Served {
+  base: string
+  dataDir: string
+  stop(): Promise<void>
+}
+
+/** Generate a synthetic store and start the real server on a free port. */
+export async function startServed(opts: { coins?: number; days?: number; env?: Record<string, string> } = {}): Promise<Served> {
+  const dataDir = tempDir('perpsim-web-')
+  const env = { ...process.env, DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', WORKERS: '2', ...opts.env }
+  const gen = Bun.spawnSync([BUN, 'src/cli.ts', 'data', 'generate', '--coins', String(opts.coins ?? 12), '--days', String(opts.days ?? 240)], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+  if (gen.exitCode !== 0) throw new Error(`data generate failed: ${gen.stderr.toString()}`)
+  const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+  let log = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s: ${log}`)), 60_000)
+    const read = async (stream: ReadableStream<Uint8Array>) => {
+      const dec = new TextDecoder()
+      for await (const chunk of stream) {
+        log += dec.decode(chunk)
+        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(log)
+        if (m) {
+          clearTimeout(timer)
+          resolve(Number(m[1]))
+        }
+      }
+    }
+    void read(proc.stdout)
+    void read(proc.stderr)
+    void proc.exited.then(code => reject(new Error(`server exited with ${code}: ${log}`)))
+  })
+  return {
+    base: `http://127.0.0.1:${port}`,
+    dataDir,
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM!,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** every console error and uncaught page error, to assert none happened */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = []
+  page.on('console', m => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`)
+  })
+  page.on('pageerror', e => errors.push(`pageerror: ${e.message}`))
+  return errors
+}
+
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
+  mkdirSync(OUTPUT_DIR, { recursive: true })
+  const path = join(OUTPUT_DIR, `${name}.png`)
+  await page.screenshot({ path, fullPage })
+  return path
+}
+
+/** Pixels of one colour (within a small tolerance) on the canvases inside a selector: a series drawn in that colour. */
+export async function pixelsOfColour(page: Page, selector: string, rgb: [number, number, number]): Promise<number> {
+  return page.$eval(
+    selector,
+    (root, [r, g, b]) => {
+      let n = 0
+      for (const c of Array.from(root.querySelectorAll('canvas'))) {
+        const ctx = (c as HTMLCanvasElement).getContext('2d')
+        if (!ctx || c.width === 0 || c.height === 0) continue
+        const d = ctx.getImageData(0, 0, c.width, c.height).data
+        for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200 && Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
+      }
+      return n
+    },
+    rgb,
+  )
+}

@@ -1,0 +1,242 @@
+/**
+ * The simulator page in a real browser (Debian's chromium through playwright-core) against
+ * the real started server on a small synthetic store. Screenshots of every view are saved
+ * under tests/browser/output/ for review.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { CHROMIUM, collectErrors, launch, pixelsOfColour, screenshot, SKIP_REASON, startServed, type Served } from './harness'
+
+const STRATEGY_BLUE: [number, number, number] = [0x1d, 0x4e, 0xd8]
+
+describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
+  let served: Served
+  let browser: Browser
+
+  beforeAll(async () => {
+    served = await startServed()
+    browser = await launch()
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await served?.stop()
+  })
+
+  async function open(path: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport })
+    const errors = collectErrors(page)
+    await page.goto(`${served.base}${path}`)
+    return { page, errors }
+  }
+
+  test('a simulation run from the form draws the equity chart and fills the trades table', async () => {
+    const { page, errors } = await open('/')
+    await page.selectOption('#f-strategy', 'ma-cross-long')
+    await page.fill('#f-topN', '10')
+    await page.click('#run')
+    await page.waitForSelector('#trades tbody tr', { timeout: 30_000 })
+    // the chart is drawn: the strategy's line colour is on the canvas
+    await page.waitForFunction(() => document.querySelectorAll('#equity-chart canvas').length > 0)
+    await page.waitForTimeout(300)
+    expect(await pixelsOfColour(page, '#equity-chart', STRATEGY_BLUE)).toBeGreaterThan(200)
+    expect(await page.locator('#trades tbody tr').count()).toBe(25)
+    expect(await page.textContent('#m-trades dd')).toMatch(/\d/)
+    // verdict badges carry words, not only colour
+    expect(await page.locator('#reliability li').count()).toBe(5)
+    expect(await page.textContent('#reliability')).toMatch(/pass|fail|not evaluated/)
+    // the settings went into the address
+    const url = new URL(page.url())
+    expect(url.searchParams.get('strategy')).toBe('ma-cross-long')
+    expect(url.searchParams.get('dir')).toBe('long')
+    expect(url.searchParams.get('topN')).toBe('10')
+    // sorting the trades table by P&L puts the largest first
+    await page.click('#trades th:nth-child(9) button')
+    const first = await page.locator('#trades tbody tr:first-child td:nth-child(9)').textContent()
+    const second = await page.locator('#trades tbody tr:nth-child(2) td:nth-child(9)').textContent()
+    const pct = (s: string | null) => Number((s ?? '').replace(/[^\d.+-]/g, ''))
+    expect(pct(first)).toBeGreaterThanOrEqual(pct(second))
+    await screenshot(page, 'simulate')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('a link with the /share settings lands on the page with those settings and runs them; back and forward restore runs', async () => {
+    const { page, errors } = await open('/?strategy=rsi-reversal&dir=short&sl=7&tp=9&topN=6&lev=2&fee=0.04&lang=en')
+    await page.waitForSelector('#trades tbody tr, #zero-trades', { timeout: 30_000 })
+    expect(await page.inputValue('#f-strategy')).toBe('rsi-reversal-short')
+    expect(await page.inputValue('#f-sl')).toBe('7')
+    expect(await page.inputValue('#f-tp')).toBe('9')
+    expect(await page.inputValue('#f-topN')).toBe('6')
+    expect(await page.inputValue('#f-lev')).toBe('2')
+    expect(await page.inputValue('#f-fee')).toBe('0.04')
+    expect(await page.textContent('#results h2')).toContain('RSI')
+    // a second run, then back: the first run's settings again
+    await page.fill('#f-sl', '5')
+    await page.click('#run')
+    await page.waitForURL(/sl=5/)
+    await page.goBack()
+    await page.waitForURL(/sl=7/)
+    await page.waitForFunction(() => (document.querySelector('#f-sl') as HTMLInputElement).value === '7')
+    await page.goForward()
+    await page.waitForFunction(() => (document.querySelector('#f-sl') as HTMLInputElement).value === '5')
+    await screenshot(page, 'share-link')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('a value out of range is shown next to its field with the server’s reason', async () => {
+    const { page, errors } = await open('/')
+    await page.fill('#f-sl', '99')
+    await page.fill('#f-topN', '5')
+    await page.click('#run')
+    await page.waitForSelector('#f-sl-err', { timeout: 30_000 })
+    expect(await page.textContent('#f-sl-err')).toContain('50')
+    expect(await page.getAttribute('#f-sl', 'aria-invalid')).toBe('true')
+    expect(await page.getAttribute('#f-sl', 'aria-describedby')).toContain('f-sl-err')
+    await screenshot(page, 'error-422')
+    // the 422 is an expected answer, not a page error; the browser logs the failed fetch itself
+    expect(errors.filter(e => !e.includes('422'))).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('editing a condition row runs a custom backtest', async () => {
+    const { page, errors } = await open('/?mode=builder')
+    await page.waitForSelector('#builder')
+    await page.selectOption('#c0-field', 'rsi')
+    await page.selectOption('#c0-op', '>')
+    await page.fill('#c0-value', '65')
+    await page.locator('#c0-value').blur()
+    await page.click('#add-row')
+    await page.selectOption('#c1-field', 'is_bullish')
+    await page.selectOption('#b-dir', 'short')
+    await page.fill('#f-topN', '8')
+    await page.click('#run')
+    await page.waitForSelector('#trades tbody tr, #zero-trades', { timeout: 30_000 })
+    const url = new URL(page.url())
+    const spec = JSON.parse(url.searchParams.get('b')!)
+    expect(spec.dir).toBe('short')
+    expect(spec.entry.conditions[0]).toEqual({ field: 'rsi', op: '>', value: 65 })
+    expect(spec.entry.conditions[1]).toMatchObject({ field: 'is_bullish', op: '==', value: true })
+    expect(Object.keys(spec.indicators).sort()).toEqual(['candle', 'rsi'])
+    expect(await page.textContent('#results h2')).toContain('Custom Strategy')
+    // a misspelt field comes back as a validation error on its row
+    await page.goto(`${served.base}/?mode=builder&b=${encodeURIComponent(JSON.stringify({ name: 'x', dir: 'long', indicators: {}, entry: { type: 'AND', conditions: [{ field: 'close', op: '>', value: 1 }, { field: 'rsix', op: '>', value: 1 }] } }))}`)
+    await page.waitForSelector('#c1-err', { timeout: 30_000 })
+    expect(await page.textContent('#c1-err')).toContain('rsix')
+    await screenshot(page, 'builder')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('switching the language to Korean relabels the page and keeps it in the address', async () => {
+    const { page, errors } = await open('/')
+    await page.waitForSelector('#f-strategy')
+    await page.selectOption('#lang', 'ko')
+    await page.waitForFunction(() => document.documentElement.lang === 'ko')
+    expect(await page.textContent('#run')).toBe('시뮬레이션 실행')
+    expect(await page.textContent('label[for="f-sl"]')).toBe('손절 %')
+    expect(new URL(page.url()).searchParams.get('lang')).toBe('ko')
+    await page.fill('#f-topN', '5')
+    await page.click('#run')
+    await page.waitForSelector('#reliability li', { timeout: 30_000 })
+    expect(await page.textContent('#reliability')).toMatch(/통과|실패|평가 안 됨/)
+    await screenshot(page, 'korean')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('a run without trades says so and breaks nothing', async () => {
+    const { page, errors } = await open('/?mode=builder')
+    await page.waitForSelector('#builder')
+    await page.selectOption('#c0-field', 'close')
+    await page.selectOption('#c0-op', '<')
+    await page.fill('#c0-value', '0')
+    await page.locator('#c0-value').blur()
+    await page.fill('#f-topN', '3')
+    await page.click('#run')
+    await page.waitForSelector('#zero-trades', { timeout: 30_000 })
+    expect(await page.textContent('#m-trades dd')).toBe('0')
+    expect(await page.locator('#reliability [data-verdict="not_evaluated"]').count()).toBeGreaterThan(0)
+    expect(await page.textContent('#reliability')).toContain('not evaluated')
+    await screenshot(page, 'zero-trades')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('coin view: candles with overlays and trade markers', async () => {
+    const { page, errors } = await open('/?view=coin&symbol=BTCUSDT&strategy=ma-cross-long')
+    await page.waitForSelector('#coin-chart canvas', { timeout: 30_000 })
+    await page.waitForTimeout(300)
+    expect(await pixelsOfColour(page, '#coin-chart', [0x15, 0x80, 0x3d])).toBeGreaterThan(100)
+    await screenshot(page, 'coin')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('compare view: a table and a bar per strategy', async () => {
+    const { page, errors } = await open('/?view=compare&topN=3')
+    await page.waitForSelector('#compare-table tbody tr', { timeout: 60_000 })
+    const rows = await page.locator('#compare-table tbody tr').count()
+    expect(rows).toBeGreaterThan(10)
+    expect(await page.locator('#compare-chart li').count()).toBe(rows)
+    await screenshot(page, 'compare')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 90_000)
+
+  test('validate view: in-sample vs out-of-sample and the Monte Carlo distribution with this run marked', async () => {
+    const { page, errors } = await open('/?view=validate&strategy=ma-cross-long&topN=5&sims=200')
+    await page.waitForSelector('#isoos', { timeout: 60_000 })
+    expect(await page.locator('#isoos tbody tr').count()).toBe(8)
+    expect(await page.locator('#mc-strip svg path').count()).toBeGreaterThan(0)
+    await screenshot(page, 'validate')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 90_000)
+
+  test('optimize view: the SL × TP heat map of profit factor with the deflated Sharpe of the best cell', async () => {
+    const { page, errors } = await open('/?view=optimize&strategy=ma-cross-long&topN=4&slGrid=3,6&tpGrid=4,8,12')
+    await page.waitForSelector('#heatmap', { timeout: 60_000 })
+    expect(await page.locator('#heatmap tbody tr').count()).toBe(2)
+    expect(await page.locator('#heatmap tbody tr:first-child td').count()).toBe(3)
+    expect(await page.locator('#heatmap td.best').count()).toBe(1)
+    expect(await page.textContent('#opt-dsr')).toContain('6')
+    await screenshot(page, 'optimize')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 90_000)
+
+  test('on a phone’s width the form and results fit without sideways scrolling of the page', async () => {
+    const { page, errors } = await open('/?strategy=ma-cross-long&topN=5', { width: 390, height: 844 })
+    await page.waitForSelector('#trades tbody tr', { timeout: 30_000 })
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    await screenshot(page, 'phone')
+    await screenshot(page, 'phone-top', false)
+    await page.locator('#results').scrollIntoViewIfNeeded()
+    await screenshot(page, 'phone-results', false)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('the form is keyboard reachable: Tab reaches the run button and Enter runs', async () => {
+    const { page, errors } = await open('/')
+    await page.waitForSelector('#f-strategy')
+    await page.fill('#f-topN', '4')
+    let reached = false
+    for (let i = 0; i < 60 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await page.evaluate(() => document.activeElement?.id === 'run')
+    }
+    expect(reached).toBe(true)
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#results', { timeout: 30_000 })
+    // every form control has a label
+    const unlabelled = await page.$$eval('input, select, textarea', els =>
+      els.filter(e => !(e as HTMLInputElement).labels?.length && !e.getAttribute('aria-label')).map(e => e.id || e.outerHTML.slice(0, 60)),
+    )
+    expect(unlabelled).toEqual([])
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+})

@@ -1,0 +1,150 @@
+/** The page shell: header, view tabs, language, and the settings held in the address bar. */
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { api } from './api'
+import type { Meta } from './form'
+import { numberFormat, translator } from './i18n'
+import { emptyBuilder, indicatorsFor } from './builder'
+import { DEFAULTS, fromQuery, toQuery, VIEWS, type Lang, type Settings, type View } from './settings'
+import { ErrorBox, I18nContext } from './ui'
+import { CoinView, CompareView, OptimizeView, SimulateView, ValidateView, type ViewProps } from './views'
+
+const VIEW_COMPONENTS: Record<View, (p: ViewProps) => preact.JSX.Element> = {
+  simulate: SimulateView,
+  coin: CoinView,
+  compare: CompareView,
+  validate: ValidateView,
+  optimize: OptimizeView,
+}
+
+/** a query with anything beyond the view and the language describes a run to reproduce */
+function describesRun(search: string): boolean {
+  return [...new URLSearchParams(search).keys()].some(k => k !== 'view' && k !== 'lang')
+}
+
+export function App() {
+  const [meta, setMeta] = useState<Meta | null>(null)
+  const [metaError, setMetaError] = useState<unknown>(null)
+  const [s, setS] = useState<Settings>(() => fromQuery(location.search))
+  const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0 })
+  const i18n = useMemo(() => ({ t: translator(s.lang), lang: s.lang, n: (v: number | null | undefined, d?: number) => numberFormat(s.lang, v, d) }), [s.lang])
+  const { t } = i18n
+
+  const runView = (v: View) => setSignals(x => ({ ...x, [v]: x[v] + 1 }))
+
+  /** settings from the address, with a builder preset loaded when the link names one */
+  const load = async (m: Meta, search: string) => {
+    const next = fromQuery(
+      search,
+      m.strategies.map(x => x.id),
+      m.presets.map(x => x.id),
+    )
+    if (next.mode === 'builder' && !next.builder) {
+      next.builder = next.preset ? await presetSpec(next.preset, m) : emptyBuilder()
+    }
+    setS(next)
+    if (describesRun(search)) runView(next.view)
+  }
+
+  useEffect(() => {
+    Promise.all([api.strategies(), api.presets(), api.builderIndicators(), api.coins()])
+      .then(async ([strategies, presets, indicators, coins]) => {
+        const m: Meta = { strategies, presets, indicators, symbols: coins.map(c => c.symbol) }
+        setMeta(m)
+        await load(m, location.search)
+      })
+      .catch(setMetaError)
+  }, [])
+
+  useEffect(() => {
+    if (!meta) return
+    const onPop = () => void load(meta, location.search)
+    addEventListener('popstate', onPop)
+    return () => removeEventListener('popstate', onPop)
+  }, [meta])
+
+  useEffect(() => {
+    document.documentElement.lang = s.lang
+    document.title = t('title')
+  }, [s.lang])
+
+  const set = (p: Partial<Settings>) => setS(x => ({ ...x, ...p, builder: p.mode === 'builder' && !x.builder && !p.builder ? emptyBuilder() : (p.builder ?? x.builder) }))
+  const commit = () => {
+    const q = toQuery(s, { run: true })
+    if (`?${q}` !== location.search) history.pushState(null, '', `/?${q}`)
+    runView(s.view)
+  }
+  const go = (view: View) => {
+    const next = { ...s, view }
+    setS(next)
+    const q = new URLSearchParams()
+    if (view !== 'simulate') q.set('view', view)
+    if (s.lang !== 'en') q.set('lang', s.lang)
+    history.pushState(null, '', `/${q.size ? `?${q}` : ''}`)
+  }
+  const setLang = (lang: Lang) => {
+    setS(x => ({ ...x, lang }))
+    const q = new URLSearchParams(location.search)
+    if (lang === 'en') q.delete('lang')
+    else q.set('lang', lang)
+    history.replaceState(null, '', `/${q.size ? `?${q}` : ''}`)
+  }
+  const onPreset = async (id: string) => {
+    if (!meta || !id) return setS(x => ({ ...x, preset: id }))
+    const spec = await presetSpec(id, meta)
+    setS(x => ({ ...x, preset: id, builder: spec, sl: String(presetCache.get(id)?.sl_pct ?? x.sl), tp: String(presetCache.get(id)?.tp_pct ?? x.tp), bars: String(presetCache.get(id)?.max_bars ?? x.bars) }))
+  }
+
+  const Active = VIEW_COMPONENTS[s.view]
+  return (
+    <I18nContext.Provider value={i18n}>
+      <a class="skip" href="#main">
+        {t('view.simulate')} ↓
+      </a>
+      <header class="top">
+        <div class="brand">
+          <h1>{t('title')}</h1>
+          <p class="tagline">{t('tagline')}</p>
+        </div>
+        <div class="lang">
+          <label for="lang">{t('language')}</label>
+          <select id="lang" value={s.lang} onChange={e => setLang((e.target as HTMLSelectElement).value === 'ko' ? 'ko' : 'en')}>
+            <option value="en">English</option>
+            <option value="ko">한국어</option>
+          </select>
+        </div>
+      </header>
+      <nav class="tabs" aria-label={t('nav')}>
+        {VIEWS.map(v => (
+          <a
+            href={`/?view=${v}${s.lang !== 'en' ? `&lang=${s.lang}` : ''}`}
+            aria-current={v === s.view ? 'page' : undefined}
+            id={`tab-${v}`}
+            onClick={e => {
+              e.preventDefault()
+              go(v)
+            }}
+          >
+            {t(`view.${v}`)}
+          </a>
+        ))}
+      </nav>
+      <main id="main">
+        {metaError ? <ErrorBox error={metaError} /> : !meta ? <p role="status">{t('loading.meta')}</p> : <Active key={s.view} s={s} set={set} meta={meta} commit={commit} runSignal={signals[s.view]} onPreset={onPreset} />}
+      </main>
+    </I18nContext.Provider>
+  )
+}
+
+const presetCache = new Map<string, { sl_pct: number; tp_pct: number; max_bars: number }>()
+
+async function presetSpec(id: string, m: Meta) {
+  try {
+    const p = await api.preset(id)
+    presetCache.set(id, p)
+    return { name: p.name, dir: p.direction === 'long' ? ('long' as const) : ('short' as const), indicators: indicatorsFor(p.entry, m.indicators, p.indicators), entry: p.entry }
+  } catch {
+    return emptyBuilder()
+  }
+}
+
+export { DEFAULTS }
