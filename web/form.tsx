@@ -3,7 +3,7 @@
  * the run fields (exits, costs, universe, dates, timeframe). Inputs are free text sent as
  * typed: the ranges are the server's, and its 422 is shown next to the field it names.
  */
-import { TIMEFRAMES } from '../src/market/timeframe'
+import type { Timeframe } from '../src/market/timeframe'
 import type { BuilderIndicator, PresetItem, Strategy } from './api'
 import { Builder } from './builder'
 import { directionOf, type Settings } from './settings'
@@ -36,6 +36,10 @@ export const FIELD_OF: Record<string, keyof Settings> = {
   tp_values: 'tpGrid',
 }
 export const SHOWN_FIELDS = Object.keys(FIELD_OF)
+
+/** the server's timeframes (a type-only import keeps the bundle free of server code; a new timeframe fails the type check here) */
+const TIMEFRAME_SET: Record<Timeframe, true> = { '1H': true, '2H': true, '4H': true, '6H': true, '12H': true, '1D': true, '1W': true }
+const TIMEFRAMES = Object.keys(TIMEFRAME_SET) as Timeframe[]
 
 
 export function err(error: unknown, key: keyof Settings) {

@@ -18,8 +18,11 @@ import { PROJECT_ROOT } from '../paths'
 export const WEB_SOURCE_DIR = join(PROJECT_ROOT, 'web')
 /** where a checkout keeps its built pages, one folder per source digest (gitignored) */
 export const WEB_BUILD_ROOT = join(PROJECT_ROOT, 'dist', 'web')
-/** the prebuilt page inside the single binary (see package.json's build script) */
-export const EMBEDDED_PAGE_DIR = join(PROJECT_ROOT, 'dist', 'page')
+/**
+ * the prebuilt page of the single binary: package.json's build script writes dist/page and
+ * embeds it with `--asset ./dist/page`, which keeps only the folder's own name (/$bunfs/root/page)
+ */
+export const EMBEDDED_PAGE_DIR = Bun.isStandaloneExecutable ? join(PROJECT_ROOT, 'page') : join(PROJECT_ROOT, 'dist', 'page')
 /** URL prefix of the hashed assets */
 export const STATIC_PREFIX = '/static/'
 
@@ -33,10 +36,15 @@ function listFiles(dir: string): string[] {
   return out
 }
 
-/** sha256 of what shapes the bundle: web/'s files, the lockfile and the bundler's version */
+/**
+ * sha256 of what shapes the bundle: web/'s files, the lockfile (the libraries' versions),
+ * the bundler's version and this file (the build options). web/ imports nothing of src/
+ * but types (tested), so no server file changes the bundle.
+ */
 export function sourceDigest(sourceDir = WEB_SOURCE_DIR): string {
   const h = createHash('sha256')
   h.update(`bun ${Bun.version}\n`)
+  h.update(readFileSync(import.meta.path))
   for (const f of listFiles(sourceDir)) {
     h.update(`${relative(sourceDir, f)}\n`)
     h.update(readFileSync(f))
@@ -48,18 +56,27 @@ export function sourceDigest(sourceDir = WEB_SOURCE_DIR): string {
 
 /** Bun.build of web/index.html into outDir (minified, production builds of the libraries). */
 export async function bundlePage(outDir: string, sourceDir = WEB_SOURCE_DIR): Promise<void> {
-  const res = await Bun.build({
-    entrypoints: [join(sourceDir, 'index.html')],
-    outdir: outDir,
-    target: 'browser',
-    minify: true,
-    // lightweight-charts' package exports a development build under the default conditions
-    conditions: ['production'],
-    define: { 'process.env.NODE_ENV': '"production"' },
-    naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
-    publicPath: STATIC_PREFIX,
-  })
-  if (!res.success) throw new Error(`building the page failed: ${res.logs.map(l => String(l)).join('; ')}`)
+  const fail = (msgs: string[]) => new Error(`building the page failed: ${msgs.join('; ')}`)
+  let res: Awaited<ReturnType<typeof Bun.build>>
+  try {
+    res = await Bun.build({
+      entrypoints: [join(sourceDir, 'index.html')],
+      outdir: outDir,
+      target: 'browser',
+      minify: true,
+      // lightweight-charts' package exports a development build under the default conditions
+      conditions: ['production'],
+      define: { 'process.env.NODE_ENV': '"production"' },
+      naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
+      publicPath: STATIC_PREFIX,
+      // the page's JSX is Preact's (also set in tsconfig.json, repeated so the build does not depend on which tsconfig is found)
+      jsx: { runtime: 'automatic', importSource: 'preact' },
+    })
+  } catch (err) {
+    // Bun.build throws an AggregateError of its build messages
+    throw fail(err instanceof AggregateError ? err.errors.map(e => String(e instanceof Error ? e.message : e)) : [String(err)])
+  }
+  if (!res.success) throw fail(res.logs.map(l => String(l.message)))
 }
 
 /**

@@ -4,7 +4,7 @@
  * content, so they are cached for a year as immutable. Gzipped when the client accepts it.
  */
 import { Elysia, t } from 'elysia'
-import { pageAssets, type PageFile } from '../../web/assets'
+import { pageAssets, type PageAssets, type PageFile } from '../../web/assets'
 
 const NO_CACHE = 'no-cache'
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -24,13 +24,14 @@ function unavailable(err: unknown): Response {
   return new Response(JSON.stringify({ detail: `the page is not available: ${why}` }), { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } })
 }
 
-export const webModule = () =>
+/** `load` is the page's loader (the build or the embedded copy); tests pass a failing one */
+export const webModule = (load: () => Promise<PageAssets> = pageAssets) =>
   new Elysia({ name: 'web' })
     .get(
       '/',
       async ({ request }) => {
         try {
-          return send((await pageAssets()).index, NO_CACHE, request)
+          return send((await load()).index, NO_CACHE, request)
         } catch (err) {
           return unavailable(err)
         }
@@ -42,7 +43,7 @@ export const webModule = () =>
       async ({ request, params }) => {
         let file: PageFile | undefined
         try {
-          file = (await pageAssets()).files.get(params.file)
+          file = (await load()).files.get(params.file)
         } catch (err) {
           return unavailable(err)
         }
