@@ -98,7 +98,7 @@ export function App() {
   return (
     <I18nContext.Provider value={i18n}>
       <a class="skip" href="#main">
-        {t('view.simulate')} ↓
+        {t('skip')}
       </a>
       <header class="top">
         <div class="brand">

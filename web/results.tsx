@@ -20,7 +20,7 @@ function Metric(props: { label: string; children: preact.ComponentChildren; id?:
 function Headline(props: { r: RunResult }) {
   const { t, n } = useI18n()
   const r = props.r
-  const rec = r as RunResult & { annualized_return_pct?: number; funding_coverage_pct?: number }
+  const rec = r as RunResult & { annualized_return_pct?: number; funding_coverage_pct?: number | null }
   return (
     <dl class="metrics" id="headline">
       <Metric label={t('res.return')} id="m-return">
@@ -51,7 +51,7 @@ function Headline(props: { r: RunResult }) {
       <Metric label={t('res.fees')}>{n(r.total_fees_pct)} %</Metric>
       <Metric label={t('res.funding')}>
         {n(r.total_funding_pct)} %
-        {rec.funding_coverage_pct !== undefined && <small class="sub">{t('res.fundingCoverage', { p: n(rec.funding_coverage_pct, 0) })}</small>}
+        {typeof rec.funding_coverage_pct === 'number' && <small class="sub">{t('res.fundingCoverage', { p: n(rec.funding_coverage_pct, 0) })}</small>}
       </Metric>
       <Metric label={t('res.btc')}>
         <Pct v={r.btc_hold_return_pct} />
@@ -60,7 +60,7 @@ function Headline(props: { r: RunResult }) {
         <Pct v={r.eth_hold_return_pct} />
       </Metric>
       <Metric label={t('res.grade')}>
-        <strong class="grade">{r.strategy_grade}</strong>
+        <strong class="grade">{r.strategy_grade || '—'}</strong>
       </Metric>
       <Metric label={t('res.coins')}>{r.coins_used}</Metric>
       <Metric label={t('res.range')}>{r.data_range || '—'}</Metric>
@@ -106,7 +106,7 @@ function Statistics(props: { r: RunResult }) {
     { label: 'stat.pfci', x: t('stat.pfci.x'), v: r.profit_factor_ci === null ? na : `${n(r.profit_factor_ci.low)} – ${n(r.profit_factor_ci.high)}` },
     { label: 'stat.shci', x: t('stat.shci.x'), v: r.sharpe_ci === null ? na : `${n(r.sharpe_ci.low)} – ${n(r.sharpe_ci.high)}` },
     { label: 'stat.alpha', x: t('stat.alpha.x'), v: r.jensens_alpha === null ? na : n(r.jensens_alpha, 3) },
-    { label: 'stat.grade', x: t('stat.grade.x'), more: r.grade_details, v: <strong>{r.strategy_grade}</strong> },
+    { label: 'stat.grade', x: t('stat.grade.x'), more: r.grade_details, v: <strong>{r.strategy_grade || '—'}</strong> },
   ]
   type Regime = { trades: number; win_rate: number; profit_factor: number; total_return_pct: number }
   const rp = (r.regime_performance ?? {}) as Record<string, unknown>

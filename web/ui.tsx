@@ -100,8 +100,9 @@ export function Verdict(props: { verdict: 'pass' | 'fail' | 'not_evaluated' }) {
 /** a signed percent with its sign spelled out, so colour is never the only cue */
 export function Pct(props: { v: number | null | undefined; digits?: number; signed?: boolean }) {
   const { n } = useI18n()
-  const v = props.v
-  if (v === null || v === undefined || !Number.isFinite(v)) return <span>—</span>
+  if (props.v === null || props.v === undefined || !Number.isFinite(props.v)) return <span>—</span>
+  // -0 (a zero drawdown negated) prints as 0
+  const v = props.v === 0 ? 0 : props.v
   const cls = props.signed === false ? '' : v > 0 ? 'pos' : v < 0 ? 'neg' : ''
   return <span class={cls}>{`${props.signed !== false && v > 0 ? '+' : ''}${n(v, props.digits ?? 2)} %`}</span>
 }

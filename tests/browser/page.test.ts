@@ -55,6 +55,20 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const second = await page.locator('#trades tbody tr:nth-child(2) td:nth-child(9)').textContent()
     const pct = (s: string | null) => Number((s ?? '').replace(/[^\d.+-]/g, ''))
     expect(pct(first)).toBeGreaterThanOrEqual(pct(second))
+    // CSV export: every trade of the run, from the result's hash
+    const csvHref = await page.getAttribute('#csv', 'href')
+    expect(csvHref).toMatch(/^\/export\/csv\?hash=[0-9a-f]{64}$/)
+    const csv = await (await page.request.get(`${served.base}${csvHref}`)).text()
+    const trades = Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))
+    expect(csv.split('\n')[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar')
+    expect(csv.trim().split('\n').length).toBe(trades + 1)
+    // share: the /share link with the contract's query names
+    await page.click('#share')
+    await page.waitForSelector('#share-msg')
+    const shared = /(http\S+)/.exec((await page.textContent('#share-msg'))!)![1]
+    const q = new URL(shared)
+    expect(q.pathname).toBe('/share')
+    expect(Object.fromEntries(q.searchParams)).toEqual({ preset: 'ma-cross-long', dir: 'long', sl: '6', tp: '12', topN: '10', lev: '1', fee: '0.05' })
     await screenshot(page, 'simulate')
     expect(errors).toEqual([])
     await page.close()
@@ -119,6 +133,12 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     expect(spec.entry.conditions[1]).toMatchObject({ field: 'is_bullish', op: '==', value: true })
     expect(Object.keys(spec.indicators).sort()).toEqual(['candle', 'rsi'])
     expect(await page.textContent('#results h2')).toContain('Custom Strategy')
+    // a preset replaces the rows with its own tree and exits
+    const preset = await page.$eval('#b-preset option:nth-child(2)', o => (o as HTMLOptionElement).value)
+    await page.selectOption('#b-preset', preset)
+    await page.waitForFunction(() => (document.querySelector('#b-name') as HTMLInputElement).value !== 'Custom Strategy')
+    expect(await page.locator('.cond-row').count()).toBeGreaterThan(1)
+    expect(await page.inputValue('#f-sl')).not.toBe('')
     // a misspelt field comes back as a validation error on its row
     await page.goto(`${served.base}/?mode=builder&b=${encodeURIComponent(JSON.stringify({ name: 'x', dir: 'long', indicators: {}, entry: { type: 'AND', conditions: [{ field: 'close', op: '>', value: 1 }, { field: 'rsix', op: '>', value: 1 }] } }))}`)
     await page.waitForSelector('#c1-err', { timeout: 30_000 })
@@ -237,6 +257,49 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     )
     expect(unlabelled).toEqual([])
     expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+})
+
+describe.skipIf(!CHROMIUM)('busy and rate-limited answers', () => {
+  let served: Served
+  let browser: Browser
+  beforeAll(async () => {
+    served = await startServed({ coins: 6, days: 120, env: { RATE_LIMIT_PER_MIN: '1' } })
+    browser = await launch()
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await served?.stop()
+  })
+
+  test('a 429 from the real server says when to retry', async () => {
+    const page = await browser.newPage()
+    const errors = collectErrors(page)
+    await page.goto(`${served.base}/?strategy=ma-cross-long&topN=3`)
+    await page.waitForSelector('#results', { timeout: 30_000 })
+    await page.click('#run')
+    await page.waitForSelector('.error-box', { timeout: 30_000 })
+    expect(await page.textContent('.error-box')).toMatch(/Too many requests from this address\. Retry in \d+ s\./)
+    await screenshot(page, 'error-429', false)
+    // the browser itself logs the failed request; nothing else may
+    expect(errors.filter(e => !e.includes('429'))).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('a 503 (queue full) says when to retry', async () => {
+    const page = await browser.newPage()
+    const errors = collectErrors(page)
+    // a full queue cannot be provoked on demand, so this answer is the contract's 503 body, given by the browser
+    await page.route('**/simulate', route =>
+      route.fulfill({ status: 503, headers: { 'retry-after': '7', 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'simulation queue is full', retry_after_seconds: 7 }) }),
+    )
+    await page.goto(`${served.base}/`)
+    await page.waitForSelector('#f-strategy')
+    await page.click('#run')
+    await page.waitForSelector('.error-box', { timeout: 30_000 })
+    expect(await page.textContent('.error-box')).toContain('The simulator is busy. Retry in 7 s.')
+    expect(errors.filter(e => !e.includes('503'))).toEqual([])
     await page.close()
   }, 60_000)
 })
