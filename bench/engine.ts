@@ -1,5 +1,5 @@
 /**
- * Engine benchmark: ns per bar of simulateCoin (and of the whole runBacktest: simulate,
+ * Engine benchmark: ns per bar of simulateCoin (and of the whole simulateAndBook: simulate,
  * portfolio, daily marking, metrics, reliability) on a synthetic random-walk universe,
  * beside a single read pass over the same columns (o, h, l, c and the entry mask) in
  * the same run. Prints a markdown table.
@@ -7,10 +7,10 @@
  *   ./node_modules/.bin/bun bench/engine.ts [coins=535] [bars=17520]
  */
 import { tradeTableOf } from '../src/engine/trade-table'
-import { runBacktest } from '../src/engine/backtest'
+import { simulateAndBook } from '../src/engine/run'
 import { computeMetrics } from '../src/engine/metrics'
 import { runPortfolio } from '../src/engine/portfolio'
-import { simulateCoin, type CoinSimInput } from '../src/engine/simulate-coin'
+import { simulateCoin, type CoinSimInput } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
@@ -125,7 +125,7 @@ const allTable = tradeTableOf(allTrades, coins.map((c) => c.symbol), p.direction
 const portfolio = best(() => runPortfolio(allTable, portfolioOpts, mark).trades.n)
 const taken = runPortfolio(allTable, portfolioOpts, mark)
 const metrics = best(() => computeMetrics({ trades: taken.trades, equityCurve: taken.equityCurve, initialCapitalUsd: taken.initialCapitalUsd }).total_trades)
-const whole = best(() => runBacktest({ coins, params: p, perCoinUsd: 60, maxConcurrent: 100, compounding: false, mark }).metrics.total_trades)
+const whole = best(() => simulateAndBook({ coins, params: p, perCoinUsd: 60, maxConcurrent: 100, compounding: false, mark }).metrics.total_trades)
 
 const row = (name: string, ms: number, trades: string) => `| ${name} | ${ms.toFixed(1)} | ${((ms * 1e6) / totalBars).toFixed(2)} | ${trades} |`
 console.log(`Engine: ${COINS} coins × ${BARS} 1H bars (${(totalBars / 1e6).toFixed(2)} M bars), ~${SIGNAL_SHARE * 100} % signal bars, best of ${REPEATS} after ${WARMUP} warm-up runs; universe generated in ${genMs.toFixed(0)} ms; bun ${Bun.version}`)
@@ -137,4 +137,4 @@ console.log(row('simulateCoin, fixed SL/TP (short 10/8, 48 bars, 5x, funding)', 
 console.log(row('simulateCoin, trailing 3 %', trailing.ms, trailing.out.toLocaleString('en-US')))
 console.log(row(`runPortfolio alone (${allTrades.length.toLocaleString('en-US')} trades in, cap 100, ${taken.equityCurve.length} daily marks)`, portfolio.ms, `${portfolio.out.toLocaleString('en-US')} accepted`))
 console.log(row('computeMetrics alone (accepted trades + curve)', metrics.ms, metrics.out.toLocaleString('en-US')))
-console.log(row('runBacktest (simulate + portfolio cap 100 + daily marks + metrics)', whole.ms, `${whole.out.toLocaleString('en-US')} accepted`))
+console.log(row('simulateAndBook (simulate + portfolio cap 100 + daily marks + metrics)', whole.ms, `${whole.out.toLocaleString('en-US')} accepted`))

@@ -11,11 +11,12 @@ import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { generateStore } from '../src/market/generate-store'
 import { Universe } from '../src/market/universe'
-import { backtestSpec } from '../src/services/backtest'
-import { assembleRun } from '../src/services/run-result'
-import type { RunSpec } from '../src/services/run-spec'
-import { simulateSpec } from '../src/services/simulate'
-import { runCoinTrades, TaskContext } from '../src/services/tasks'
+import { backtestSpec } from '../src/modules/backtest/service'
+import { simulateSpec } from '../src/modules/simulate/service'
+import { runCoinTrades } from '../src/runs/compute/coin-tasks'
+import { TaskContext } from '../src/runs/compute/context'
+import { assembleRun } from '../src/runs/present'
+import type { RunSpec } from '../src/runs/spec'
 
 const own = !process.env.BENCH_DATA_DIR
 const dir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'perpsim-pipeline-'))

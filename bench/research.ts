@@ -1,6 +1,6 @@
 /**
  * `bun bench/research.ts`: the research statistics on the synthetic 535-coin × 2-year
- * universe, through the simulation service on a worker pool (as the server runs it):
+ * universe, through the run service on a worker pool (as the server runs it):
  *   - what the statistics add to a /simulate run (the same run without and with them,
  *     alternating), on 535 coins and on the default top 50;
  *   - /simulate/validate with 1000 simulations on the top 50 (target p50 ≤ 1 s);
@@ -15,11 +15,11 @@ import { join } from 'node:path'
 import { openDb } from '../src/db'
 import { CandleStore } from '../src/market/candle-store'
 import { Universe } from '../src/market/universe'
-import { PoolExecutor } from '../src/services/executor'
-import { runOptimize } from '../src/services/optimize'
-import { simulateSpec } from '../src/services/simulate'
-import { SimulationService } from '../src/services/simulation'
-import { runValidate } from '../src/services/validate'
+import { runOptimize } from '../src/modules/research/optimize-service'
+import { runValidate } from '../src/modules/research/validate-service'
+import { simulateSpec } from '../src/modules/simulate/service'
+import { PoolExecutor } from '../src/runs/compute/executor'
+import { RunService } from '../src/runs/service'
 import { BUN, pct, ROOT } from './_server'
 
 const REPS = Number(process.env.BENCH_REPS ?? 15)
@@ -44,8 +44,8 @@ if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${di
 const store = CandleStore.open(dir)
 const universe = new Universe(store)
 const executor = new PoolExecutor(store, WORKERS, 1024)
-const simulation = new SimulationService({ store, universe, executor, db: openDb(':memory:'), clock: { now: () => Date.now() }, cacheSize: 0 })
-const deps = { simulation, universe, store }
+const runs = new RunService({ store, universe, executor, db: openDb(':memory:'), clock: { now: () => Date.now() }, cacheSize: 0 })
+const deps = { runs, universe, store }
 
 const p50 = (xs: number[]) => pct(xs, 50)
 const fmt = (x: number) => x.toFixed(0)
@@ -77,10 +77,10 @@ async function overhead(topN: number) {
   let trades = 0
   for (let i = 0; i <= REPS; i++) {
     let t0 = performance.now()
-    const r = await simulation.run(spec, { noCache: true, statistics: false })
+    const r = await runs.run(spec, { noCache: true, statistics: false })
     const b = performance.now() - t0
     t0 = performance.now()
-    await simulation.run(spec, { noCache: true })
+    await runs.run(spec, { noCache: true })
     const s = performance.now() - t0
     trades = r.assembled.portfolio.trades.n
     // the first repetition warms the JIT and the workers' caches

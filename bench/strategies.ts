@@ -8,12 +8,12 @@
  *
  *   ./node_modules/.bin/bun bench/strategies.ts --oos
  *     the status measurement of src/strategies/status.ts (STATUS_MEASUREMENT): every
- *     strategy at its default settings through engine/simulate-coin, in-sample (first
+ *     strategy at its default settings through engine/trade-model's simulateCoin, in-sample (first
  *     70 % of each coin's bars) and out-of-sample (last 30 %), and the status its
  *     figures earn. Results go into docs/strategies.md.
  */
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, type Trade, type TradeParams } from '../src/engine/types'
-import { simulateCoin } from '../src/engine/simulate-coin'
+import { simulateCoin } from '../src/engine/trade-model'
 import { INDICATORS } from '../src/indicators/registry'
 import { type CompiledStrategy, prepareStrategy } from '../src/strategies/compile'
 import { conditionsCount } from '../src/strategies/conditions'

@@ -9,7 +9,7 @@ import type { MarketContext } from './market-context/service'
 import type { CandleStore } from './market/candle-store'
 import type { SeriesCache } from './market/series'
 import type { Universe } from './market/universe'
-import type { SimulationService } from './services/simulation'
+import type { RunService } from './runs/service'
 
 export interface AppDeps {
   config: Config
@@ -18,7 +18,8 @@ export interface AppDeps {
   universe: Universe
   series: SeriesCache
   db: Db
-  simulation: SimulationService
+  /** the run pipeline every compute path goes through */
+  runs: RunService
   /** market overview, live prices, news, macro, regime, coin stats (upstreams + fallbacks) */
   marketContext: MarketContext
   /** clock time when the service started (for uptime) */

@@ -17,9 +17,9 @@ import { SeriesCache } from './market/series'
 import { generateStore } from './market/generate-store'
 import { appendDemoCandles } from './market/synthetic'
 import { Universe } from './market/universe'
-import { PoolExecutor } from './services/executor'
-import { SimulationService } from './services/simulation'
-import { coinStrategyFigures } from './services/simulate'
+import { coinStrategyFigures } from './modules/simulate/service'
+import { PoolExecutor } from './runs/compute/executor'
+import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { HOUR_MS } from './market/types'
 import { pageAssets } from './web/assets'
@@ -63,7 +63,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const universe = new Universe(store)
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const simulation = new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
+  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
   const deps: AppDeps = {
     config,
     clock,
@@ -71,7 +71,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     universe,
     series: new SeriesCache(store),
     db,
-    simulation,
+    runs,
     marketContext: new MarketContext({
       config,
       clock,
@@ -79,7 +79,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       store,
       universe,
       log,
-      strategyStats: symbols => coinStrategyFigures(simulation, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
+      strategyStats: symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
     }),
     startedAtMs: clock.now(),
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { HOUR_MS } from '../src/market/types'
-import { simulateCoin } from '../src/engine/simulate-coin'
+import { simulateCoin } from '../src/engine/trade-model'
 import { barsOf, flat, only, params, sim, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS

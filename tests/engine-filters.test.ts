@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { dayOfCivil, monthOfDay, yearMonthOfDay } from '../src/engine/calendar'
 import { applyEntryFilters, type EntryFilters } from '../src/engine/filters'
-import { windowIndices } from '../src/engine/window'
+import { windowIndices } from '../src/engine/date-window'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { barsOf, flat, maskOf } from './engine-fixtures'
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Bars, FundingSeries } from '../src/market/types'
 import { HOUR_MS } from '../src/market/types'
-import { simulateCoin } from '../src/engine/simulate-coin'
+import { simulateCoin } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 
 /** 2024-01-01 00:00 UTC */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { runBacktest } from '../src/engine/backtest'
-import { simulateCoin, type CoinSimInput } from '../src/engine/simulate-coin'
+import { simulateAndBook as runBacktest } from '../src/engine/run'
+import { simulateCoin, type CoinSimInput } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
 import { DAY_MS } from '../src/market/types'

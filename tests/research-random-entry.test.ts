@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { entryCandidates, randomEntrySums, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
-import { simulateCoin } from '../src/engine/simulate-coin'
+import { simulateCoin } from '../src/engine/trade-model'
 import type { TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
 import { HOUR_MS } from '../src/market/types'

@@ -2,7 +2,7 @@ import { tradesInEntryOrder } from '../src/engine/portfolio'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { dailyReturns } from '../src/engine/metrics'
 import { deflatedSharpe, edgePValue, walkForward } from '../src/engine/statistics'
-import { bootstrapResamples, mcCoins, MC_SIMULATIONS } from '../src/services/run-statistics'
+import { bootstrapResamples, mcCoins, MC_SIMULATIONS } from '../src/runs/statistics-inputs'
 import { getStrategy, listStrategies } from '../src/strategies/registry'
 import { makeHarness, walkCandles } from './helpers/harness'
 import { addCoins, BULLISH, DAY, drift, pumps, T0 } from './research-fixtures'
@@ -97,7 +97,7 @@ describe('statistics of a result, on hand-built candles', () => {
 
   test('each statistic is computed from the run’s own trades and daily equity', async () => {
     const r = await up()
-    const run = (await h.deps.simulation.byHash(r.body.result_hash))!
+    const run = (await h.deps.runs.byHash(r.body.result_hash))!
     const p = run.assembled.portfolio
     const pnl = tradesInEntryOrder(p).map(t => t.pnlPct)
     const daily = dailyReturns(p.equityCurve, p.initialCapitalUsd)

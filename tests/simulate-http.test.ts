@@ -113,9 +113,9 @@ describe('GET /export/csv', () => {
     expect(lines[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar')
     expect(lines.length - 1).toBe(r.body.total_trades)
     // a new service over the same DB (a restart) recomputes from the stored request
-    const { SimulationService } = await import('../src/services/simulation')
-    const { InProcessExecutor } = await import('../src/services/executor')
-    const fresh = new SimulationService({ ...h.deps, executor: new InProcessExecutor(h.deps.store), cacheSize: 0 })
+    const { RunService } = await import('../src/runs/service')
+    const { InProcessExecutor } = await import('../src/runs/compute/executor')
+    const fresh = new RunService({ ...h.deps, executor: new InProcessExecutor(h.deps.store), cacheSize: 0 })
     const again = await fresh.byHash(r.body.result_hash)
     expect(again!.assembled.portfolio.trades.n).toBe(r.body.total_trades)
   })
@@ -129,13 +129,13 @@ describe('GET /export/csv', () => {
 describe('daily marks computed with the trades in the workers', () => {
   test('give the curve the portfolio computes from the candles itself, on 1H and 4H, long and leveraged', async () => {
     const { runPortfolio } = await import('../src/engine/portfolio')
-    const { daySpan } = await import('../src/services/run-result')
+    const { daySpan } = await import('../src/engine/run')
     for (const json of [
       { strategy: 'bb-squeeze-short', top_n: 535, max_bars: 96 },
       { strategy: 'donchian-breakout-long', top_n: 535, timeframe: '4H', leverage: 3, max_bars: 40, max_concurrent_positions: 3 },
     ]) {
       const r = await h.req('/simulate', { method: 'POST', json })
-      const run = (await h.deps.simulation.byHash(r.body.result_hash))!
+      const run = (await h.deps.runs.byHash(r.body.result_hash))!
       const p = run.assembled.portfolio
       expect(p.trades.marks!.move.length).toBeGreaterThan(0)
       const span = daySpan(run.assembled.portfolio.trades.n ? [{ fromMs: p.equityCurve[0].tMs, toMs: p.equityCurve.at(-1)!.tMs }] : [])!

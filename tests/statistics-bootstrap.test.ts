@@ -3,7 +3,7 @@ import { bootstrapCI } from '../src/engine/statistics-bootstrap'
 import { mulberry32 } from '../src/engine/random'
 import { percentileOfSorted } from '../src/engine/statistics-monte-carlo'
 import { annualizedSharpe } from '../src/engine/statistics-moments'
-import { profitFactor } from '../src/engine/statistics-trade-summary'
+import { uncappedProfitFactor as profitFactor } from '../src/engine/metrics-breakdown'
 
 // 40 trade returns (%) with 14 losers, built without randomness
 const trades = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -1.5 - (i % 7) * 0.3 : 0.8 + (i % 5) * 0.45))
@@ -119,7 +119,7 @@ describe('profit factor interval from the normal approximation of the resampled 
   })
 
   test('a run uses it above 20,000 trades, the resampling bootstrap below', async () => {
-    const { profitFactorCiPayload, NORMAL_SUMS_ABOVE } = await import('../src/services/run-statistics')
+    const { profitFactorCiPayload, NORMAL_SUMS_ABOVE } = await import('../src/runs/statistics-inputs')
     expect(NORMAL_SUMS_ABOVE).toBe(20_000)
     expect(profitFactorCiPayload(new Float64Array(20_000), 1)).toMatchObject({ method: 'percentile', resamples: 100 })
     expect(profitFactorCiPayload(new Float64Array(20_001), 1)).toMatchObject({ method: 'normal-sums', resamples: 1000 })

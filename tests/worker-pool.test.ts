@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
-import { Overloaded } from '../src/services/worker-pool'
+import { Overloaded } from '../src/runs/errors'
 
 const T0 = Date.UTC(2024, 0, 1)
 const COINS = Array.from({ length: 12 }, (_, k) => `C${String.fromCharCode(65 + k)}XUSDT`)
@@ -62,8 +62,8 @@ describe('worker pool', () => {
   })
 
   test('identical requests in flight share one computation', async () => {
-    const sim = pooled.deps.simulation
-    const spec = (await import('../src/services/simulate')).simulateSpec({ strategy: 'atr-breakout-long', market_type: 'futures', top_n: 12, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })
+    const sim = pooled.deps.runs
+    const spec = (await import('../src/modules/simulate/service')).simulateSpec({ strategy: 'atr-breakout-long', market_type: 'futures', top_n: 12, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })
     const [x, y] = await Promise.all([sim.run(spec), sim.run(spec)])
     expect(x).toBe(y)
   })
@@ -77,7 +77,7 @@ describe('worker pool', () => {
     const health = await pooled.req('/health')
     const ms = performance.now() - started
     expect(health.status).toBe(200)
-    expect(pooled.deps.simulation).toBeDefined()
+    expect(pooled.deps.runs).toBeDefined()
     await Promise.all(runs)
     expect(ms).toBeLessThan(1000) // generous: this is a property check, the latency target is in bench/
   })

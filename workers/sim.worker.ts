@@ -1,10 +1,11 @@
 /**
  * The simulation worker: holds the store snapshot (SharedArrayBuffer views, no copies)
- * and runs tasks from src/services/tasks.ts on request.
+ * and runs the tasks registered in src/runs/compute/tasks.ts on request.
  */
 import { setPriority } from 'node:os'
-import { TaskContext, TASKS, type TaskName } from '../src/services/tasks'
-import { viewOf, type StoreSnapshot } from '../src/services/store-view'
+import { TaskContext } from '../src/runs/compute/context'
+import { viewOf, type StoreSnapshot } from '../src/runs/compute/store-view'
+import { taskNamed } from '../src/runs/compute/tasks'
 
 declare const self: Worker
 
@@ -27,13 +28,15 @@ if (process.platform === 'linux') {
 const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {} }))
 
 self.onmessage = (ev: MessageEvent) => {
-  const msg = ev.data as { type: 'store'; snapshot: StoreSnapshot } | { type: 'task'; id: number; task: TaskName; payload: any }
+  const msg = ev.data as { type: 'store'; snapshot: StoreSnapshot } | { type: 'task'; id: number; task: string; payload: unknown }
   if (msg.type === 'store') {
     ctx.setView(viewOf(msg.snapshot))
     return
   }
   try {
-    const result = TASKS[msg.task](ctx, msg.payload)
+    const task = taskNamed(msg.task)
+    if (!task) throw new Error(`unknown task '${msg.task}'`)
+    const result = task(ctx, msg.payload)
     self.postMessage({ type: 'result', id: msg.id, ok: true, result })
   } catch (e) {
     self.postMessage({ type: 'result', id: msg.id, ok: false, error: (e as Error)?.message ?? String(e) })

@@ -1,6 +1,9 @@
 /** UTC calendar arithmetic without Date objects (hot loops over bars and trades). */
 import { DAY_MS } from '../market/types'
 
+/** Days per year for annualising daily figures: crypto trades every calendar day (docs/metrics.md). */
+export const DAYS_PER_YEAR = 365
+
 /** Day number (days since 1970-01-01) of a proleptic Gregorian date (Hinnant's days_from_civil). */
 export function dayOfCivil(year: number, month: number, dayOfMonth: number): number {
   const y = month <= 2 ? year - 1 : year

@@ -1,5 +1,5 @@
 /**
- * Funding of positions on one coin (DESIGN.md §3, "Costs"); the only place the rule is
+ * Funding of positions on one coin (docs/metrics.md §1, "Costs"); the only place the rule is
  * written, for simulateCoin and the random-entry null alike.
  *
  * A position pays or receives at every funding event T with entry instant < T < exit

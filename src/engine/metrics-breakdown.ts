@@ -4,8 +4,8 @@
  */
 import { DAY_MS } from '../market/types'
 import { yearMonthOfDay } from './calendar'
-import { EXIT_REASONS, type TradeTable } from './trade-table'
-import type { ExitReason, ResultBucket } from './types'
+import type { TradeTable } from './trade-table'
+import { EXIT_REASONS, type ExitReason, type ResultBucket } from './types'
 
 /** Profit factor reported when there is no losing trade (or the ratio exceeds it). */
 export const PROFIT_FACTOR_CAP = 999
@@ -68,10 +68,20 @@ export function grossSums(pnlPct: ArrayLike<number>): { grossWin: number; grossL
   return { grossWin, grossLoss }
 }
 
-/** Profit factor of net P&L values (see profitFactorOf). */
+/** Profit factor of net P&L values (see profitFactorOf): the one every response reports. */
 export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
   const { grossWin, grossLoss } = grossSums(pnlPct)
   return profitFactorOf(grossWin, grossLoss)
+}
+
+/**
+ * The same ratio without the cap: +Infinity with wins and no losses, 0 with no wins. The
+ * bootstrap needs it to tell an unbounded interval from a wide one; nothing reports it.
+ */
+export function uncappedProfitFactor(pnlPct: ArrayLike<number>): number {
+  const { grossWin, grossLoss } = grossSums(pnlPct)
+  if (grossLoss > 0) return grossWin / grossLoss
+  return grossWin > 0 ? Infinity : 0
 }
 
 /** Bucket code (bucketCode) of every trade of a table. */

@@ -18,8 +18,7 @@ import {
   type PeriodStat,
 } from './metrics-breakdown'
 import type { SizedTradeTable } from './trade-table'
-
-export const DAYS_PER_YEAR = 365
+import { DAYS_PER_YEAR } from './calendar'
 
 export interface MetricsInput {
   /**

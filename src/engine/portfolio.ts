@@ -1,5 +1,5 @@
 /**
- * The portfolio: every coin's trades on one timeline (DESIGN.md §3, "Portfolio").
+ * The portfolio: every coin's trades on one timeline (docs/metrics.md §2, "Portfolio").
  *
  * - Trades are taken in entry-time order; ties keep the order of the input (pass the
  *   coins' trade lists concatenated in universe order, so ties go by that order).

@@ -3,7 +3,7 @@
  * Period 1945–1964", Journal of Finance 23(2)), with BTC as the market and a zero
  * risk-free rate (crypto perpetuals have no agreed risk-free leg; funding is in the P&L).
  */
-import { DAYS_PER_YEAR } from './statistics-moments'
+import { DAYS_PER_YEAR } from './calendar'
 
 export interface JensensAlpha {
   /** daily alpha × 365, in the unit of the inputs (fractions in, fractions out) */

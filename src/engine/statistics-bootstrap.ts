@@ -4,9 +4,10 @@
  * Resampling is i.i.d. with replacement and seeded, so a request always gets the same CI.
  */
 import { Mulberry32 } from './random'
-import { isFlat, moments, DAYS_PER_YEAR } from './statistics-moments'
+import { DAYS_PER_YEAR } from './calendar'
+import { isFlat, moments } from './statistics-moments'
 import { percentileOfSorted } from './statistics-monte-carlo'
-import { profitFactor } from './statistics-trade-summary'
+import { uncappedProfitFactor } from './metrics-breakdown'
 
 export type BootstrapStatistic = 'profit_factor' | 'sharpe'
 
@@ -115,7 +116,7 @@ export function bootstrapCI(
 
   const m = moments(values)
   if (!m) return null
-  if (statistic === 'profit_factor' ? !Number.isFinite(profitFactor(values)) : isFlat(m)) return null
+  if (statistic === 'profit_factor' ? !Number.isFinite(uncappedProfitFactor(values)) : isFlat(m)) return null
 
   const n = m.n
   const ab = new Float64Array(2 * n)
@@ -158,7 +159,7 @@ export function profitFactorNormalCI(values: ArrayLike<number>, opts: BootstrapO
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`)
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`)
   const n = values.length
-  if (n < 2 || !Number.isFinite(profitFactor(values))) return null
+  if (n < 2 || !Number.isFinite(uncappedProfitFactor(values))) return null
   let sa = 0
   let sb = 0
   for (let i = 0; i < n; i++) {

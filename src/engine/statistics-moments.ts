@@ -3,8 +3,7 @@
  * Returns may be fractions or percent: every figure here except mean and variance is
  * scale-free. Non-finite inputs are a caller bug and give null, never a number.
  */
-
-export const DAYS_PER_YEAR = 365
+import { DAYS_PER_YEAR } from './calendar'
 
 export interface Moments {
   n: number

@@ -8,7 +8,8 @@
  * formulas are in docs/statistics.md.
  */
 import { normalCdf, normalInv } from './statistics-distributions'
-import { DAYS_PER_YEAR, isFlat, moments } from './statistics-moments'
+import { DAYS_PER_YEAR } from './calendar'
+import { isFlat, moments } from './statistics-moments'
 
 export const EULER_MASCHERONI = 0.5772156649015329
 

@@ -6,24 +6,9 @@
  * a reported profit factor is capped at the engine's PROFIT_FACTOR_CAP (999), which
  * stands for "no losing trade" because JSON has no Infinity.
  */
-import { grossSums, PROFIT_FACTOR_CAP } from './metrics-breakdown'
+import { PROFIT_FACTOR_CAP, profitFactor } from './metrics-breakdown'
 
 export { PROFIT_FACTOR_CAP }
-
-/**
- * Gross profit / gross loss without the cap: +Infinity with wins and no losses, 0 with no
- * wins. The bootstrap needs the uncapped value to tell an unbounded interval from a wide one.
- */
-export function profitFactor(pnlPct: ArrayLike<number>): number {
-  const { grossWin, grossLoss } = grossSums(pnlPct)
-  if (grossLoss > 0) return grossWin / grossLoss
-  return grossWin > 0 ? Infinity : 0
-}
-
-/** A profit factor fit for JSON: capped at PROFIT_FACTOR_CAP, as metrics-breakdown's profitFactor. */
-export function reportedProfitFactor(pf: number): number {
-  return Math.min(pf, PROFIT_FACTOR_CAP)
-}
 
 export interface TradeSummary {
   trades: number
@@ -63,7 +48,7 @@ export function summarizeTrades(pnlPct: ArrayLike<number>): TradeSummary {
     wins,
     losses,
     win_rate: n > 0 ? (100 * wins) / n : 0,
-    profit_factor: reportedProfitFactor(profitFactor(pnlPct)),
+    profit_factor: profitFactor(pnlPct).value,
     total_return_pct: gain + loss,
     avg_win_pct: wins > 0 ? gain / wins : 0,
     avg_loss_pct: losses > 0 ? loss / losses : 0,

@@ -3,7 +3,8 @@
  * statistics-*.ts. Formulas and references: docs/statistics.md.
  */
 export { normalCdf, normalInv, studentTCdf, studentTSurvival, regularizedIncompleteBeta, logGamma, logBeta } from './statistics-distributions'
-export { DAYS_PER_YEAR, moments, mean, stdev, skewness, kurtosisRaw, sharpe, annualizedSharpe } from './statistics-moments'
+export { DAYS_PER_YEAR } from './calendar'
+export { moments, mean, stdev, skewness, kurtosisRaw, sharpe, annualizedSharpe } from './statistics-moments'
 export type { Moments } from './statistics-moments'
 export { edgePValue } from './statistics-edge'
 export {
@@ -23,5 +24,5 @@ export { GRADE_CRITERIA, GRADE_BANDS, GRADE_MIN_TRADES_ABOVE_D, strategyGrade } 
 export type { Grade, GradeInputs } from './statistics-grade'
 export { DEFAULT_PERCENTILES, percentiles, percentileOfSorted, mcPValue, equityBands } from './statistics-monte-carlo'
 export type { McPValue, EquityBands } from './statistics-monte-carlo'
-export { PROFIT_FACTOR_CAP, profitFactor, reportedProfitFactor, summarizeTrades } from './statistics-trade-summary'
+export { PROFIT_FACTOR_CAP, summarizeTrades } from './statistics-trade-summary'
 export type { TradeSummary } from './statistics-trade-summary'

@@ -1,6 +1,6 @@
 /**
  * Long engine computations written as generators that pause (yield) between their steps:
- * the service's main thread gives the event loop a turn at each pause (run-result.ts,
+ * the service's main thread gives the event loop a turn at each pause (runs/yield.ts,
  * `stepped`), while workers, tests and tools run them straight through with `finish`.
  */
 export type Steps<T> = Generator<void, T, void>

@@ -1,7 +1,15 @@
 /**
- * One trade of the trade model (DESIGN.md §3): its exit and its costs, the only place
- * both are written. simulateCoin (signals → trades) and the random-entry null (random
- * bars → net P&L) call it for every trade.
+ * The trade model: one trade's exit and costs (TradeModel, the only place both are
+ * written; docs/metrics.md §1), and a coin's signals → its trades (simulateCoin). The
+ * random-entry null (random bars → net P&L) calls TradeModel for every trade too.
+ *
+ * - simulateCoin: a signal at bar i's close (entry[i] = 1) enters at bar i+1's open. Only
+ *   signal bars in [fromIdx, toIdx − 1] can open a trade (a signal at toIdx would enter
+ *   after the window's last bar). One position at a time: a signal bar must be at or
+ *   after the previous trade's exit bar. An exit inside bar k or at its close lets a
+ *   signal at k's close enter at k+1's open; an exit at bar k's open (gap, exit signal)
+ *   lets a signal at k's close enter at k+1's open too, never at the same instant as the
+ *   exit.
  *
  * - Entry at bar e's open. Exits, on every bar k from e on (rules in `exitLong` /
  *   `exitShort`):
@@ -11,7 +19,7 @@
  *      nearer the entry is hit first (a tie goes to liquidation); if the take profit was
  *      touched too the adverse exit stands and `slTpSameBar` is set;
  *   4. the favourable extreme touches the take profit: exit at the TP level, also when
- *      the bar opened beyond it (a conservative fill; DESIGN.md "fills at its level");
+ *      the bar opened beyond it (a conservative fill; docs/metrics.md §1);
  *   5. k is the maxBars-th bar held: timeout at its close;
  *   6. k is the window's last bar: end_of_data at its close;
  *   7. the exit signal is true at k's close: exit at k+1's open.
@@ -27,8 +35,10 @@
  */
 import type { Bars, FundingSeries } from '../market/types'
 import { CoinFunding } from './funding'
-import type { ExitReason, TradeParams } from './types'
+import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
+import { EXIT_REASONS, type Trade, type TradeParams } from './types'
 
+// exit reason codes: indices into EXIT_REASONS (types.ts)
 const R_TP = 0
 const R_SL = 1
 const R_TRAILING = 2
@@ -36,8 +46,6 @@ const R_SIGNAL = 3
 const R_TIMEOUT = 4
 const R_LIQUIDATION = 5
 const R_END = 6
-/** ExitReason of each R_ code */
-export const REASONS: readonly ExitReason[] = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']
 
 /** where in its bar the exit filled */
 const FILL_OPEN = 0
@@ -66,69 +74,6 @@ interface Levels {
   timeoutIdx: number
   /** the window's last bar */
   lastIdx: number
-}
-
-/**
- * Per block of 8 bars: the lowest low, the highest high and whether an exit signal fires.
- * A block whose range touches neither the stop side nor the take profit, holds no exit
- * signal and does not contain the trade's last bar cannot end the trade: the exit loops
- * step over it at once (a fixed-level trade only; a trailing stop moves bar by bar).
- * Worth its pass over the bars only when many trades of a coin are priced (the
- * random-entry null).
- */
-interface QuietBlocks {
-  low: Float64Array
-  high: Float64Array
-  exit: Uint8Array
-}
-
-const BLOCK_SHIFT = 3
-const BLOCK = 1 << BLOCK_SHIFT
-
-function quietBlocks(bars: Bars, exitMask: Uint8Array | null): QuietBlocks {
-  const { l, h } = bars
-  const n = bars.n
-  const nBlocks = (n + BLOCK - 1) >> BLOCK_SHIFT
-  const low = new Float64Array(nBlocks)
-  const high = new Float64Array(nBlocks)
-  const exit = new Uint8Array(nBlocks)
-  for (let b = 0; b < nBlocks; b++) {
-    let lo = Infinity
-    let hi = -Infinity
-    const start = b << BLOCK_SHIFT
-    const end = start + BLOCK < n ? start + BLOCK : n
-    for (let k = start; k < end; k++) {
-      // a NaN makes the block not quiet (NaN compares false), which is always safe
-      const lk = l[k]
-      const hk = h[k]
-      if (!(lk >= lo)) lo = lk
-      if (!(hk <= hi)) hi = hk
-    }
-    low[b] = lo
-    high[b] = hi
-  }
-  if (exitMask !== null) for (let k = 0; k < n; k++) if (exitMask[k] !== 0) exit[k >> BLOCK_SHIFT] = 1
-  return { low, high, exit }
-}
-
-/**
- * The first bar from k (a block's first bar) that is not inside a quiet block: one whose
- * lows stay above `above` and highs below `below`, without an exit signal, ending before
- * the trade's last bar `end`.
- */
-function stepQuiet(qb: QuietBlocks, k: number, end: number, above: number, below: number): number {
-  let b = k >> BLOCK_SHIFT
-  while (k + BLOCK - 1 < end && qb.low[b] > above && qb.high[b] < below && qb.exit[b] === 0) {
-    k += BLOCK
-    b++
-  }
-  return k
-}
-
-/** The last bar of k's block, or `end` if that comes first. */
-function lastOfBlock(k: number, end: number): number {
-  const last = k | (BLOCK - 1)
-  return last < end ? last : end
 }
 
 // The common bar touches nothing: one test against the nearest adverse level (the stop
@@ -278,7 +223,7 @@ export class TradeModel implements ExitScratch {
   /** bar in which the exit filled (at its open, inside it or at its close) */
   exitIdx = 0
   exitPrice = 0
-  /** R_ code (REASONS[reason] is the ExitReason) */
+  /** R_ code (EXIT_REASONS[reason] is the ExitReason) */
   reason = 0
   /** FILL_ code */
   fill = 0
@@ -376,4 +321,81 @@ export class TradeModel implements ExitScratch {
     this.feePct = feePct
     this.pnlPct = this.reason === R_LIQUIDATION ? -100 : grossPct - feePct - this.fundingPct
   }
+}
+
+export interface CoinSimInput extends TradeModelInput {
+  symbol: string
+  /** entry[i] = 1: the entry condition (after filters) is true at bar i's close */
+  entry: Uint8Array
+}
+
+/**
+ * First i in [from, end) with mask[i] ≠ 0, else end. Signals are rare (a few % of bars),
+ * so the scan tests four bytes at a time through `words` (a Uint32Array view of the same
+ * memory, null when the mask is not 4-byte aligned).
+ */
+function nextSignal(mask: Uint8Array, words: Uint32Array | null, from: number, end: number): number {
+  let i = from
+  if (words !== null) {
+    while ((i & 3) !== 0) {
+      if (i >= end) return end
+      if (mask[i] !== 0) return i
+      i++
+    }
+    let w = i >>> 2
+    const wEnd = end >>> 2
+    while (w < wEnd && words[w] === 0) w++
+    i = w << 2
+  }
+  for (; i < end; i++) if (mask[i] !== 0) return i
+  return end
+}
+
+function wordView(mask: Uint8Array): Uint32Array | null {
+  return mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >>> 2) : null
+}
+
+/** Simulate every trade of one coin; trades come out in time order. */
+export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
+  const { bars, entry, symbol } = input
+  const model = new TradeModel(input, p)
+  const trades: Trade[] = []
+  const lastIdx = model.lastIdx
+  const o = bars.o
+  const t = bars.t
+  const words = wordView(entry)
+  let i = Math.max(input.fromIdx, 0)
+  for (;;) {
+    i = nextSignal(entry, words, i, lastIdx)
+    if (i >= lastIdx) break
+    const e = i + 1
+    const entryPrice = o[e]
+    if (!(entryPrice > 0)) {
+      i++
+      continue
+    }
+    model.tradeFrom(e)
+    const k = model.exitIdx
+    trades.push({
+      symbol,
+      direction: p.direction,
+      entryIdx: e,
+      exitIdx: k,
+      entryTimeMs: t[e],
+      exitTimeMs: model.exitTimeMs,
+      entryPrice,
+      exitPrice: model.exitPrice,
+      barsHeld: model.barsHeld,
+      exitReason: EXIT_REASONS[model.reason],
+      pnlPct: model.pnlPct,
+      grossPct: model.grossPct,
+      feePct: model.feePct,
+      fundingPct: model.fundingPct,
+      slTpSameBar: model.sameBar,
+      fundingEvents: model.fundingEvents,
+      fundingEventsReal: model.fundingEventsReal,
+    })
+    i = k > i + 1 ? k : i + 1
+  }
+  return trades
 }

@@ -4,11 +4,7 @@
  * one typed array per field is read several times faster than one object per trade
  * (bench/pipeline.ts). Trade objects are made only for the few a response lists.
  */
-import type { Direction, ExitReason, Trade } from './types'
-
-/** exit reasons by code (the `exitReason` column) */
-export const EXIT_REASONS: readonly ExitReason[] = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']
-export const EXIT_REASON_CODE: ReadonlyMap<ExitReason, number> = new Map(EXIT_REASONS.map((r, i) => [r, i]))
+import { EXIT_REASON_CODE, EXIT_REASONS, type Direction, type Trade } from './types'
 
 export interface TradeTable {
   n: number

@@ -1,13 +1,19 @@
 /**
- * The nouns of the trade model (DESIGN.md §3). One representation per concept:
+ * The nouns of the trade model (docs/metrics.md). One representation per concept:
  * times are epoch ms UTC; `…Pct` fields are percent numbers (10 = 10 %); `…Frac` fields
  * are fractions (0.0005 = 0.05 %); every P&L and cost of a trade is in % of its margin.
  */
 
 export type Direction = 'long' | 'short'
 
+/** The precise reasons a trade closes; a reason's code (trade table, trade model, trade codec) is its index here. */
+export const EXIT_REASONS = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data'] as const
+
 /** The precise reason a trade closed. */
-export type ExitReason = 'tp' | 'sl' | 'trailing' | 'signal' | 'timeout' | 'liquidation' | 'end_of_data'
+export type ExitReason = (typeof EXIT_REASONS)[number]
+
+/** The code of each exit reason (its index in EXIT_REASONS). */
+export const EXIT_REASON_CODE: ReadonlyMap<ExitReason, number> = new Map(EXIT_REASONS.map((r, i) => [r, i]))
 
 /** The contract's three result buckets (see `resultBucket` in metrics.ts). */
 export type ResultBucket = 'tp' | 'sl' | 'timeout'

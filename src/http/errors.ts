@@ -1,11 +1,12 @@
 /**
  * FastAPI-style error bodies for every validation failure: 422 with
  * {"detail":[{"type","loc","msg","input"}]}; JSON 404 for unknown routes; 413 for
- * oversized bodies. Registered first in buildApp: Elysia hooks apply only to routes
- * registered after them.
+ * oversized bodies; and the one mapping of the domain errors services throw
+ * (src/runs/errors.ts) to statuses. Registered first in buildApp: Elysia hooks apply
+ * only to routes registered after them.
  */
 import { Elysia } from 'elysia'
-import { Overloaded } from '../services/worker-pool'
+import { InvalidRequest, Overloaded, OverLimit, UnknownResult, UnknownStrategy, UnknownSymbols } from '../runs/errors'
 
 export interface ValidationDetail {
   type: string
@@ -14,16 +15,21 @@ export interface ValidationDetail {
   input: unknown
 }
 
-/** Thrown by services for input that passed the schema but is still wrong (cross-field rules). */
-export class HttpError extends Error {
-  constructor(readonly status: number, readonly body: unknown) {
-    super(typeof body === 'string' ? body : JSON.stringify(body))
+/** A domain error's status and body, or null for an error that is not one. */
+export function domainErrorResponse(error: unknown): { status: number; body: unknown; retryAfterSec?: number } | null {
+  if (error instanceof InvalidRequest) {
+    const detail: ValidationDetail[] = error.problems.map(p => ({ type: 'value_error', loc: p.loc, msg: p.msg, input: p.input }))
+    return { status: 422, body: { detail } }
   }
-}
-
-/** A 422 with one or more detail entries, for checks a schema cannot express. */
-export function unprocessable(details: ValidationDetail[]): HttpError {
-  return new HttpError(422, { detail: details })
+  if (error instanceof UnknownStrategy || error instanceof UnknownSymbols || error instanceof UnknownResult) return { status: 404, body: { detail: error.message } }
+  if (error instanceof OverLimit) return { status: 400, body: { detail: { error: error.message, ...error.figures } } }
+  if (error instanceof Overloaded)
+    return {
+      status: 503,
+      body: { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec },
+      retryAfterSec: error.retryAfterSec,
+    }
+  return null
 }
 
 const locOf = (on: string, path?: string): (string | number)[] => [
@@ -90,14 +96,11 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
     set.status = 404
     return { detail: 'Not Found' }
   }
-  if (error instanceof Overloaded) {
-    set.status = 503
-    set.headers['retry-after'] = String(error.retryAfterSec)
-    return { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec }
-  }
-  if (error instanceof HttpError) {
-    set.status = error.status
-    return error.body
+  const domain = domainErrorResponse(error)
+  if (domain) {
+    set.status = domain.status
+    if (domain.retryAfterSec !== undefined) set.headers['retry-after'] = String(domain.retryAfterSec)
+    return domain.body
   }
   if ((error as any)?.status === 413 || String((error as any)?.message ?? '').includes('too large')) {
     set.status = 413

@@ -19,15 +19,22 @@ import {
   RANGE_SCALE,
   STABLE_PHI,
   behaviourOf,
+  coinListEntry,
+  coinParams,
+  jumpProbOf,
+  tierOfRank,
+  type Behaviour,
+  type CoinParams,
+  type Seasonality,
+  type Tier,
+} from './synthetic-model'
+import {
   bridgeHigh,
   bridgeLow,
   ceilPrice,
-  coinListEntry,
-  coinParams,
   crashWick,
   floorPrice,
   innovation,
-  jumpProbOf,
   jumpSize,
   lastCompletedOpenMs,
   marketJump,
@@ -36,13 +43,8 @@ import {
   roundPrice,
   roundQty,
   seasonal,
-  tierOfRank,
   volumeWeight,
-  type Behaviour,
-  type CoinParams,
-  type Seasonality,
-  type Tier,
-} from './synthetic-model'
+} from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
 import { HOUR_MS } from './types'
 

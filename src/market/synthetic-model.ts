@@ -1,14 +1,13 @@
 /**
- * The synthetic market's model: the shipped coin list, per-coin parameters by tier,
- * intraday seasonality, the intrabar range, price/quantity ticks and the funding rule.
- * Shared by the generator (synthetic.ts) and the demo continuation (synthetic-demo.ts),
- * so both write candles and funding of the same shape. The formulas are written down
- * in docs/data.md, "Synthetic universe"; the figures here are the model's parameters.
+ * The synthetic market's parameters: the shipped coin list, per-coin parameters by tier,
+ * and the constants of the volatility, jump, gap and range model. The rules that turn
+ * them into each hour's bar are synthetic-ticks.ts; both are shared by the generator
+ * (synthetic.ts) and the demo continuation (synthetic-demo.ts), so both write candles of
+ * the same shape. The formulas are written down in docs/data.md, "Synthetic universe".
  */
 import coinList from '../../assets/coins.json'
 import { Rng } from './synthetic-rng'
 import type { AssetClass, CoinMeta } from './types'
-import { HOUR_MS } from './types'
 
 export type Tier = 'major' | 'large' | 'mid' | 'small' | 'micro'
 
@@ -75,33 +74,10 @@ export const JUMP_EXP = 6
 /** Student-t innovations are clipped here: t(4) draws beyond ±12 sd are jumps' business */
 export const INNOVATION_CAP = 12
 
-export function jumpSize(rng: Rng, volHourly: number): number {
-  const size = volHourly * (JUMP_MIN - JUMP_EXP * Math.log(rng.uniform()))
-  return rng.uniform() < JUMP_DOWN_SHARE ? -size : size
-}
-
-/** a Student-t(ν) innovation of unit variance, clipped at ±INNOVATION_CAP */
-export function innovation(rng: Rng, nu: 4 | 6 | 8): number {
-  const z = rng.studentT(nu)
-  return z > INNOVATION_CAP ? INNOVATION_CAP : z < -INNOVATION_CAP ? -INNOVATION_CAP : z
-}
-
 /** hourly probability of a market-wide crash (BTC −4 %·e^{0.35·N}) and squeeze (+3 %·e^{0.3·N}) */
 export const CRASH_PROB = 2 / 8760
 export const SQUEEZE_PROB = 1 / 8760
 
-/** this hour's market-wide crash or squeeze (a log return), or 0 */
-export function marketJump(rng: Rng): number {
-  const u = rng.uniform()
-  if (u < CRASH_PROB) return -0.04 * Math.exp(0.35 * rng.normal())
-  if (u < CRASH_PROB + SQUEEZE_PROB) return 0.03 * Math.exp(0.3 * rng.normal())
-  return 0
-}
-
-/** how far a crash or squeeze overshoots the close inside the hour (log), for a coin with this beta */
-export function crashWick(rng: Rng, jump: number, beta: number, amp: number): number {
-  return Math.abs(jump) * beta * amp * (0.3 + 0.9 * rng.uniform())
-}
 /** stationary AR(1) coefficient of a stablecoin's log deviation from its peg */
 export const STABLE_PHI = 0.97
 /** share of bars whose open differs from the previous close by a tiny gap, its size (× the bar's sd), its cap */
@@ -109,11 +85,6 @@ export const GAP_SHARE = 0.4
 export const GAP_SCALE = 0.03
 export const GAP_MAX = 0.001
 
-/** the open's log distance from the previous close: usually 0, else a tiny gap */
-export function openGap(rng: Rng, barSd: number): number {
-  if (rng.uniform() >= GAP_SHARE) return 0
-  return Math.max(-GAP_MAX, Math.min(GAP_MAX, GAP_SCALE * barSd * rng.normal()))
-}
 /** intrabar scale relative to the bar's volatility (hourly bars are not continuous paths) */
 export const RANGE_SCALE = 0.95
 
@@ -289,109 +260,8 @@ export function coinParams(
 
 export const BTC_HOURLY_VOL = BTC_VOL
 
-// ---------- seasonality ----------
-
+/** which intraday and weekly pattern a coin's volatility follows */
 export type Seasonality = 'crypto' | 'stock' | 'commodity'
-
-/** crypto: busier around the Asian open, the funding hours and the US open; quieter weekends */
-const CRYPTO_HOUR = [
-  1.15, 1.05, 1.0, 0.95, 0.88, 0.84, 0.84, 0.9, 1.02, 1.0, 0.96, 0.95, 0.98, 1.12, 1.28, 1.32, 1.22, 1.08, 1.0, 0.97,
-  0.94, 0.92, 0.9, 0.98,
-]
-
-function rawSeason(kind: Seasonality, dow: number, hour: number): number {
-  const weekend = dow === 0 || dow === 6
-  if (kind === 'crypto') return CRYPTO_HOUR[hour] * (weekend ? 0.75 : 1)
-  if (kind === 'stock') {
-    // the underlying trades 13:30–20:00 UTC on weekdays; the perp drifts in between
-    if (weekend) return 0.3
-    return hour >= 13 && hour <= 19 ? 1.9 : hour >= 20 ? 0.7 : 0.45
-  }
-  if (weekend) return 0.25
-  return hour < 7 ? 0.7 : hour < 13 ? 1.0 : hour < 17 ? 1.5 : hour < 21 ? 1.0 : 0.6
-}
-
-/** 168 hour-of-week multipliers per kind, normalised so their mean square is 1 */
-const SEASON_TABLES: Record<Seasonality, Float64Array> = (() => {
-  const out = {} as Record<Seasonality, Float64Array>
-  for (const kind of ['crypto', 'stock', 'commodity'] as const) {
-    const t = new Float64Array(168)
-    let ss = 0
-    for (let k = 0; k < 168; k++) {
-      t[k] = rawSeason(kind, Math.floor(k / 24), k % 24)
-      ss += t[k] * t[k]
-    }
-    const norm = Math.sqrt(ss / 168)
-    for (let k = 0; k < 168; k++) t[k] /= norm
-    out[kind] = t
-  }
-  return out
-})()
-
-/** volatility multiplier of the hour starting at tMs */
-export function seasonal(kind: Seasonality, tMs: number): number {
-  // hours since Sunday 00:00 UTC; 1970-01-01 was a Thursday (4 days = 96 hours in)
-  return SEASON_TABLES[kind][(Math.floor(tMs / HOUR_MS) + 96) % 168]
-}
-
-/** the multipliers of nBars consecutive hours from firstOpenMs */
-export function seasonalSeries(kind: Seasonality, firstOpenMs: number, nBars: number): Float64Array {
-  const out = new Float64Array(nBars)
-  for (let k = 0; k < nBars; k++) out[k] = seasonal(kind, firstOpenMs + k * HOUR_MS)
-  return out
-}
-
-/**
- * Weight of an hour's quote volume: the seasonal level × √(σ/σ̄) × e^{0.35·min(8, |r|/σ)}
- * (volume follows volatility and the size of the move); the generator and the demo
- * continuation both scale it to the coin's volume level.
- */
-export function volumeWeight(g: number, volRatio: number, absMoveSd: number): number {
-  return g * Math.sqrt(volRatio) * Math.exp(0.35 * Math.min(8, absMoveSd))
-}
-
-// ---------- bars ----------
-
-/** open time of the newest hour that has closed at or before nowMs ("last completed candle") */
-export function lastCompletedOpenMs(nowMs: number): number {
-  return Math.floor(nowMs / HOUR_MS) * HOUR_MS - HOUR_MS
-}
-
-/** decimals of a price tick giving six significant digits (at least one decimal) */
-export function priceDecimals(price: number): number {
-  const d = 5 - Math.floor(Math.log10(price))
-  return Math.min(12, Math.max(1, d))
-}
-
-const POW10 = Array.from({ length: 13 }, (_, i) => 10 ** i)
-
-export function roundPrice(x: number, dec: number): number {
-  return Math.round(x * POW10[dec]) / POW10[dec]
-}
-export function ceilPrice(x: number, dec: number): number {
-  return Math.ceil(x * POW10[dec]) / POW10[dec]
-}
-export function floorPrice(x: number, dec: number): number {
-  return Math.floor(x * POW10[dec]) / POW10[dec]
-}
-
-/** base-quantity step by price level (Binance-like: 0.001 for dear coins, 1 for cheap ones) */
-export function roundQty(qty: number, price: number): number {
-  const step = price >= 100 ? 1000 : price >= 1 ? 10 : 1
-  return Math.round(qty * step) / step
-}
-
-/**
- * Highest and lowest log price of the intrabar path: a Brownian bridge from 0 to `d`
- * with variance `s2`, whose maximum is (d + √(d² − 2·s2·ln U))/2 (and the minimum the
- * mirror image); returned relative to the bar's open.
- */
-export function bridgeHigh(d: number, s2: number, u: number): number {
-  return (d + Math.sqrt(d * d - 2 * s2 * Math.log(u))) / 2
-}
-export function bridgeLow(d: number, s2: number, u: number): number {
-  return (d - Math.sqrt(d * d - 2 * s2 * Math.log(u))) / 2
-}
 
 export function metaOf(entry: CoinListEntry, listingMs: number): CoinMeta {
   return {

@@ -20,33 +20,36 @@ import {
   REGIME_PHI,
   STABLE_PHI,
   behaviourOf,
+  coinParams,
+  metaOf,
+  type CoinListEntry,
+  type CoinParams,
+  type Seasonality,
+} from './synthetic-model'
+import {
   bridgeHigh,
   bridgeLow,
   ceilPrice,
-  coinParams,
   crashWick,
   floorPrice,
   innovation,
   jumpSize,
   lastCompletedOpenMs,
   marketJump,
-  metaOf,
   openGap,
   priceDecimals,
   roundPrice,
   roundQty,
   seasonalSeries,
   volumeWeight,
-  type CoinListEntry,
-  type CoinParams,
-  type Seasonality,
-} from './synthetic-model'
+} from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
 import type { CoinMeta } from './types'
 import { DAY_MS, HOUR_MS } from './types'
 
 export { appendDemoCandles } from './synthetic-demo'
-export { COIN_LIST, lastCompletedOpenMs } from './synthetic-model'
+export { COIN_LIST } from './synthetic-model'
+export { lastCompletedOpenMs } from './synthetic-ticks'
 
 export interface GenerateOptions {
   /** how many coins of the shipped list, in its order (1 to COIN_LIST.length) */

@@ -12,8 +12,8 @@ import { CandleStore } from '../../src/market/candle-store'
 import { SeriesCache } from '../../src/market/series'
 import { Universe } from '../../src/market/universe'
 import { MarketContext } from '../../src/market-context/service'
-import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/services/executor'
-import { SimulationService } from '../../src/services/simulation'
+import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/runs/compute/executor'
+import { RunService } from '../../src/runs/service'
 
 import { tempDir } from './fixtures'
 
@@ -45,7 +45,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     universe,
     series: new SeriesCache(store),
     db,
-    simulation: new SimulationService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
+    runs: new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
     marketContext: new MarketContext({ config, clock, db, store, universe }),
     startedAtMs: clock.now(),
   }

@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { runBacktest } from '../../services/backtest'
 import { BacktestRequest, BacktestResponse } from './model'
+import { runBacktest } from './service'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /backtest: a custom condition-tree strategy over a universe. */
 export function backtestModule(deps: AppDeps) {
-  return new Elysia({ name: 'backtest' }).post('/backtest', async ({ body, headers }) => (await runBacktest(deps.simulation, body, noCache(headers))) as any, {
+  return new Elysia({ name: 'backtest' }).post('/backtest', ({ body, headers }) => runBacktest(deps.runs, body, noCache(headers)), {
     body: BacktestRequest,
     response: BacktestResponse,
     detail: {

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { EXIT_REASONS } from '../../engine/types'
 import { TIMEFRAMES } from '../../market/timeframe'
 
 const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
@@ -48,7 +49,7 @@ export const TradeItem = t.Object({
   entry_price: t.Number(),
   exit_price: t.Number(),
   bars_held: t.Integer(),
-  exit_reason: t.UnionEnum(['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']),
+  exit_reason: t.UnionEnum([...EXIT_REASONS]),
   pnl_pct: t.Number({ description: 'net, % of margin' }),
   pnl_usd: t.Number(),
   fee_pct: t.Number({ description: 'entry + exit fee, % of margin' }),

@@ -1,18 +1,18 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { runOptimize } from '../../services/optimize'
-import { runScoreSession } from '../../services/research-session'
-import { runValidate } from '../../services/validate'
 import { Detail } from '../simulate/model'
 import { OptimizeRequest, OptimizeResponse, ScoreSessionRequest, ScoreSessionResponse, ValidateRequest, ValidateResponse } from './model'
+import { runOptimize } from './optimize-service'
+import { runScoreSession } from './score-session-service'
+import { runValidate, type ResearchDeps } from './validate-service'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /simulate/validate, /simulate/optimize, /simulate/score-session: how much of a result is luck. */
 export function researchModule(deps: AppDeps) {
-  const services = { simulation: deps.simulation, universe: deps.universe, store: deps.store }
+  const services: ResearchDeps = { runs: deps.runs, universe: deps.universe, store: deps.store }
   return new Elysia({ name: 'research' })
-    .post('/simulate/validate', async ({ body, headers }) => (await runValidate(services, body, noCache(headers))) as any, {
+    .post('/simulate/validate', ({ body, headers }) => runValidate(services, body, noCache(headers)), {
       body: ValidateRequest,
       response: { 200: ValidateResponse, 404: Detail },
       detail: {
@@ -22,7 +22,7 @@ export function researchModule(deps: AppDeps) {
           'A registry `strategy` or a custom `entry` tree over at most 50 coins: in-sample vs out-of-sample figures with a verdict, a bootstrap of its trades and a random-entry null. docs/api-research.md.',
       },
     })
-    .post('/simulate/optimize', async ({ body }) => (await runOptimize(services, body)) as any, {
+    .post('/simulate/optimize', ({ body }) => runOptimize(services, body), {
       body: OptimizeRequest,
       response: { 200: OptimizeResponse, 404: Detail },
       detail: {
@@ -31,7 +31,7 @@ export function researchModule(deps: AppDeps) {
         description: 'Every cell’s metrics as a matrix (rows SL, columns TP), the best cell by `objective`, and a warning when it is not significant after deflation for the grid size.',
       },
     })
-    .post('/simulate/score-session', ({ body }) => runScoreSession(body) as any, {
+    .post('/simulate/score-session', ({ body }) => runScoreSession(body), {
       body: ScoreSessionRequest,
       response: { 200: ScoreSessionResponse },
       detail: {

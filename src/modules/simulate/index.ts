@@ -1,24 +1,24 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { runCoinSim, runCompare, runSimulate } from '../../services/simulate'
 import { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, CompareTooMany, Detail, SimulateRequest, SimulateResponse } from './model'
+import { runCoinSim, runCompare, runSimulate } from './service'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /simulate, /simulate/coin, /simulate/compare: registry strategies through the one engine. */
 export function simulateModule(deps: AppDeps) {
   return new Elysia({ name: 'simulate' })
-    .post('/simulate', async ({ body, headers }) => (await runSimulate(deps.simulation, body, noCache(headers))) as any, {
+    .post('/simulate', ({ body, headers }) => runSimulate(deps.runs, body, noCache(headers)), {
       body: SimulateRequest,
       response: { 200: SimulateResponse, 404: Detail },
       detail: { tags: ['simulation'], summary: 'Simulate a registry strategy over the top-N universe' },
     })
-    .post('/simulate/coin', async ({ body, headers }) => (await runCoinSim(deps.simulation, body, noCache(headers))) as any, {
+    .post('/simulate/coin', ({ body, headers }) => runCoinSim(deps.runs, body, noCache(headers)), {
       body: CoinSimRequest,
       response: { 200: CoinSimResponse, 404: Detail },
       detail: { tags: ['simulation'], summary: 'Simulate one coin' },
     })
-    .post('/simulate/compare', async ({ body, headers }) => (await runCompare(deps.simulation, body, noCache(headers))) as any, {
+    .post('/simulate/compare', ({ body, headers }) => runCompare(deps.runs, body, noCache(headers)), {
       body: CompareRequest,
       response: { 200: CompareResponse, 400: CompareTooMany },
       detail: { tags: ['simulation'], summary: 'Every registry strategy under the same SL/TP on the top coins (at most 5)' },

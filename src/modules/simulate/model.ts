@@ -48,6 +48,11 @@ export const CoinSimRequest = t.Object({
 export const CoinSimResponse = t.Object(
   {
     symbol: t.String(),
+    strategy: t.String(),
+    direction: t.UnionEnum(['short', 'long']),
+    market_type: t.UnionEnum(['futures', 'spot']),
+    fee_pct: t.Number({ description: 'taker fee per side, fraction' }),
+    leverage: t.Number(),
     total_trades: t.Integer(),
     win_rate: t.Number(),
     profit_factor: t.Number(),
@@ -59,7 +64,13 @@ export const CoinSimResponse = t.Object(
     sharpe_ratio: t.Number({ default: 0 }),
     sortino_ratio: t.Number({ default: 0 }),
     calmar_ratio: t.Number({ default: 0 }),
+    total_fees_pct: t.Number(),
+    total_funding_pct: t.Number(),
+    funding_coverage_pct: t.Union([t.Number(), t.Null()]),
+    data_range: t.String(),
     trades: t.Array(t.Composite([TradeItem, t.Object({ result: t.UnionEnum(['tp', 'sl', 'timeout']) })])),
+    result_hash: t.String(),
+    compute_time_ms: t.Integer(),
   },
   { additionalProperties: true },
 )

@@ -2,7 +2,7 @@
  * What a simulation task reads: candles and funding by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
-import type { Bars, FundingSeries } from '../market/types'
+import type { Bars, FundingSeries } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined

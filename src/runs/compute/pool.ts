@@ -6,18 +6,14 @@
  * with Retry-After).
  */
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../paths'
+import { PROJECT_ROOT } from '../../paths'
+import { Overloaded } from '../errors'
+import type { Task } from './context'
 import type { StoreSnapshot } from './store-view'
+import { taskName, type TaskName } from './tasks'
 
 /** the worker entry, beside the sources or inside the single binary (`npm run build` lists it) */
 const WORKER_ENTRY = join(PROJECT_ROOT, 'workers', 'sim.worker.ts')
-import type { TaskName, TaskPayload, TaskResult } from './tasks'
-
-export class Overloaded extends Error {
-  constructor(readonly retryAfterSec: number) {
-    super('simulation queue is full')
-  }
-}
 
 interface Pending {
   id: number
@@ -82,7 +78,8 @@ export class WorkerPool {
     for (const s of this.slots) s.worker.postMessage({ type: 'store', snapshot })
   }
 
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>> {
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
+    const name = taskName(task)
     if (this.closed) return Promise.reject(new Error('worker pool is closed'))
     if (this.queue.length >= this.queueMax) {
       const perWorker = Math.ceil((this.queue.length + this.slots.length) / this.slots.length)
@@ -90,7 +87,7 @@ export class WorkerPool {
     }
     return new Promise((resolve, reject) => {
       const slot = affinity === undefined ? null : affinity % this.slots.length
-      this.queue.push({ id: this.nextId++, task, payload, slot, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
+      this.queue.push({ id: this.nextId++, task: name, payload, slot, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
       this.pump()
     })
   }

@@ -4,45 +4,17 @@
  * the indicator-cache size (the contract's "cached paths compute at most the
  * indicator-cache size of coins per request"), with run_cap reported as compare does.
  */
-import type { MarketType } from '../engine/types'
-import { DEFAULT_FEE_FRAC } from '../engine/types'
-import { unprocessable } from '../http/errors'
-import type { Timeframe } from '../market/timeframe'
-import type { Universe } from '../market/universe'
-import { validateStrategy, type StrategySpec } from '../strategies/conditions'
-import { backtestSpec, requestProblems } from './backtest'
-import type { RunSpec } from './run-spec'
-import { INDICATOR_CACHE_COINS, simulateSpec } from './simulate'
-import { DEFAULT_TOP_N } from './simulation'
+import { DEFAULT_FEE_FRAC } from '../../engine/types'
+import type { Universe } from '../../market/universe'
+import { InvalidRequest } from '../../runs/errors'
+import { checkDates, DEFAULT_TOP_N, type RunSpec } from '../../runs/spec'
+import { validateStrategy, type StrategySpec } from '../../strategies/conditions'
+import { backtestSpec } from '../backtest/service'
+import { INDICATOR_CACHE_COINS, simulateSpec } from '../simulate/service'
+import type { ValidateRequest } from './model'
 
 /** Fields shared by the validate and optimize requests. */
-export interface ResearchBody {
-  strategy?: string
-  name?: string
-  direction?: 'short' | 'long'
-  indicators?: Record<string, Record<string, number>>
-  entry?: Record<string, unknown>
-  exit_conditions?: Record<string, unknown> | null
-  avoid_hours?: number[]
-  avoid_months?: number[] | null
-  min_vol_regime?: number | null
-  sl_pct?: number
-  tp_pct?: number
-  tp_source?: 'custom_pct' | 'trailing'
-  trailing_pct?: number | null
-  max_bars?: number
-  market_type: MarketType
-  fee_pct: number | null
-  top_n: number | null
-  include_stablecoins: boolean
-  timeframe: Timeframe
-  start_date: string | null
-  end_date: string | null
-  leverage: number
-  per_coin_usd: number
-  max_concurrent_positions: number
-  compounding: boolean
-}
+export type ResearchBody = Omit<typeof ValidateRequest.static, 'oos_pct' | 'n_simulations' | 'seed'>
 
 export interface ResearchRun {
   spec: RunSpec
@@ -91,18 +63,17 @@ function customSpec(body: ResearchBody): RunSpec {
 }
 
 /**
- * The request as a RunSpec over at most INDICATOR_CACHE_COINS coins. 422 for bad dates,
- * for neither or both of strategy and entry, and for an invalid tree (with the
- * validation messages); 404 for an unknown registry id (as /simulate).
+ * The request as a RunSpec over at most INDICATOR_CACHE_COINS coins. InvalidRequest for bad
+ * dates, for neither or both of strategy and entry, and for an invalid tree (with the
+ * validation messages); UnknownStrategy for an unknown registry id (as /simulate).
  */
 export function researchRun(body: ResearchBody, universe: Universe): ResearchRun {
-  const problems = requestProblems(body.start_date, body.end_date)
-  if (problems.length) throw unprocessable(problems)
+  checkDates(body.start_date, body.end_date)
   const hasStrategy = body.strategy !== undefined
   const hasTree = body.entry !== undefined
   if (hasStrategy === hasTree)
-    throw unprocessable([
-      { type: 'value_error', loc: ['body'], msg: hasStrategy ? 'give either strategy or entry, not both' : 'give strategy (a registry id, GET /strategies) or a custom entry tree', input: null },
+    throw new InvalidRequest([
+      { loc: ['body'], msg: hasStrategy ? 'give either strategy or entry, not both' : 'give strategy (a registry id, GET /strategies) or a custom entry tree', input: null },
     ])
   let spec: RunSpec
   if (hasStrategy) {
@@ -126,7 +97,7 @@ export function researchRun(body: ResearchBody, universe: Universe): ResearchRun
   } else {
     spec = customSpec(body)
     const errors = validateStrategy(spec.strategy as StrategySpec)
-    if (errors.length) throw unprocessable(errors.map(msg => ({ type: 'value_error', loc: ['body', 'entry'], msg, input: null })))
+    if (errors.length) throw new InvalidRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
   }
   const topN = body.top_n ?? DEFAULT_TOP_N
   const eligible = universe.eligible({ includeStablecoins: body.include_stablecoins }).length

@@ -1,7 +1,8 @@
 /**
- * Date windows (DESIGN.md §3): start_date and end_date are inclusive UTC days. A bar is
- * inside the window when its open time is; indicators still warm up on every bar before
- * fromIdx, and a trade open at toIdx closes at toIdx's close (`end_of_data`).
+ * Date windows (docs/metrics.md §1, "Date windows"): start_date and end_date are
+ * inclusive UTC days. A bar is inside the window when its open time is; indicators still
+ * warm up on every bar before fromIdx, and a trade open at toIdx closes at toIdx's close
+ * (`end_of_data`).
  */
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'

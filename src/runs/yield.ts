@@ -25,3 +25,12 @@ function resumeOne(): void {
   else scheduled = false
   next?.()
 }
+
+/** Run a generator of steps to its end, giving the event loop a turn at each pause. */
+export async function stepped<T>(steps: Generator<void, T, void>): Promise<T> {
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+    await yieldToLoop()
+  }
+}

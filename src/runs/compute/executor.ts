@@ -1,17 +1,18 @@
 /**
- * Where simulation tasks run: the worker pool in the service, or the calling thread
- * (tests, tools). Both run the same task functions, so results are identical.
+ * Where tasks run: the worker pool in the service, or the calling thread (tests, tools).
+ * Both run the same task functions, so results are identical. A task is passed as its
+ * function (`run(runCoinTrades, payload)`), typed by it end to end.
  */
-import type { CandleStore } from '../market/candle-store'
-import { TaskContext, TASKS, type TaskName, type TaskPayload, type TaskResult } from './tasks'
+import type { CandleStore } from '../../market/candle-store'
+import { TaskContext, type Task } from './context'
+import { WorkerPool } from './pool'
 import { snapshotOf } from './store-view'
-import { WorkerPool } from './worker-pool'
 
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
   readonly parallelism: number
   /** `affinity`: tasks with the same number run on the same worker (its caches stay warm) */
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>>
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R>
   close(): Promise<void>
 }
 
@@ -23,10 +24,10 @@ export class InProcessExecutor implements Executor {
     this.ctx = new TaskContext(store)
   }
 
-  async run<N extends TaskName>(task: N, payload: TaskPayload<N>): Promise<TaskResult<N>> {
+  async run<P, R>(task: Task<P, R>, payload: P): Promise<R> {
     this.ctx.setView(this.store)
     // a structured clone, as a worker's answer would be: callers may not share memory with it
-    return structuredClone(TASKS[task](this.ctx, payload))
+    return structuredClone(task(this.ctx, payload))
   }
 
   async close(): Promise<void> {}
@@ -55,7 +56,7 @@ export class PoolExecutor implements Executor {
     return this.pool.size
   }
 
-  run<N extends TaskName>(task: N, payload: TaskPayload<N>, affinity?: number): Promise<TaskResult<N>> {
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
     return this.pool.run(task, payload, affinity)
   }
 

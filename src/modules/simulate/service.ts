@@ -1,67 +1,31 @@
 /**
- * /simulate, /simulate/coin, /simulate/compare and /export/csv as services over the
- * SimulationService: registry strategies turned into RunSpecs.
+ * /simulate, /simulate/coin and /simulate/compare: registry strategies turned into RunSpecs
+ * and run by the run service; also the per-coin figures /coins/stats shows.
  */
-import type { Direction, MarketType } from '../engine/types'
-import { DEFAULT_FEE_FRAC } from '../engine/types'
-import { HttpError, unprocessable } from '../http/errors'
-import type { Timeframe } from '../market/timeframe'
-import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
-import { runBody, requestProblems } from './backtest'
-import { dataRange, tradeItem } from './run-result'
-import type { RunSpec } from './run-spec'
-import { UnknownSymbols, type SimulationService } from './simulation'
-import { resultBucket } from '../engine/metrics-breakdown'
-import { tradesInEntryOrder } from '../engine/portfolio'
+import { resultBucket } from '../../engine/metrics-breakdown'
+import { tradesInEntryOrder } from '../../engine/portfolio'
+import { DEFAULT_FEE_FRAC, type MarketType } from '../../engine/types'
+import type { Timeframe } from '../../market/timeframe'
+import { OverLimit, UnknownStrategy, UnknownSymbols } from '../../runs/errors'
+import { dataRange, responseBody, tradeItem } from '../../runs/present'
+import type { RunService } from '../../runs/service'
+import { checkDates, type RunSpec } from '../../runs/spec'
+import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
+import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, SimulateRequest, SimulateResponse } from './model'
 
-export interface SimulateBody {
-  strategy: string
-  sl_pct?: number
-  tp_pct?: number
-  max_bars?: number
-  market_type: MarketType
-  top_n: number | null
-  timeframe: Timeframe
-  start_date: string | null
-  end_date: string | null
-  leverage: number
-  fee_pct: number | null
-  per_coin_usd: number
-  max_concurrent_positions: number
-  compounding: boolean
-  include_stablecoins: boolean
-}
-
-export interface CoinSimBody {
-  symbol: string
-  fee_pct: number | null
-  sl_pct: number
-  tp_pct: number
-  max_bars: number
-  direction?: Direction
-  market_type: MarketType
-  start_date: string | null
-  end_date: string | null
-  timeframe: Timeframe
-  strategy: string | null
-  leverage: number
-}
-
-export interface CompareBody {
-  sl_pct: number
-  tp_pct: number
-  max_bars: number
-  top_n: number | null
-}
+export type SimulateBody = typeof SimulateRequest.static
+export type CoinSimBody = typeof CoinSimRequest.static
+export type CompareBody = typeof CompareRequest.static
 
 /** most coins /simulate/compare runs (null top_n means this too) */
 export const COMPARE_MAX_TOP_N = 5
 /** coins whose indicators the cached paths (compare, validate, optimize) compute per request */
 export const INDICATOR_CACHE_COINS = 50
 
-function strategyOr404(id: string): StrategyDef {
+/** The registry strategy `id` (UnknownStrategy when there is none). */
+export function registryStrategy(id: string): StrategyDef {
   const s = getStrategy(id)
-  if (!s) throw new HttpError(404, { detail: `Unknown strategy '${id}'. Valid ids: ${listStrategies().map(x => x.id).join(', ')}` })
+  if (!s) throw new UnknownStrategy(id, listStrategies().map(x => x.id))
   return s
 }
 
@@ -97,11 +61,6 @@ function registrySpec(s: StrategyDef, over: Partial<RunSpec>): RunSpec {
   }
 }
 
-function checkDates(start: string | null, end: string | null): void {
-  const problems = requestProblems(start, end)
-  if (problems.length) throw unprocessable(problems)
-}
-
 /** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
 function marketOf(body: { market_type: MarketType; leverage: number; fee_pct: number | null; timeframe: Timeframe; start_date: string | null; end_date: string | null }): Partial<RunSpec> {
   return {
@@ -115,7 +74,7 @@ function marketOf(body: { market_type: MarketType; leverage: number; fee_pct: nu
 }
 
 export function simulateSpec(body: SimulateBody): RunSpec {
-  const s = strategyOr404(body.strategy)
+  const s = registryStrategy(body.strategy)
   return registrySpec(s, {
     slPct: body.sl_pct ?? s.sl_pct,
     tpPct: body.tp_pct ?? s.tp_pct,
@@ -129,18 +88,19 @@ export function simulateSpec(body: SimulateBody): RunSpec {
   })
 }
 
-export async function runSimulate(sim: SimulationService, body: SimulateBody, noCache: boolean) {
+export async function runSimulate(runs: RunService, body: SimulateBody, noCache: boolean): Promise<typeof SimulateResponse.static> {
   checkDates(body.start_date, body.end_date)
   const spec = simulateSpec(body)
-  const s = getStrategy(body.strategy)!
-  return runBody(await sim.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status })
+  const s = registryStrategy(body.strategy)
+  // the body is built by runs/present.ts; the response schema checks it on the way out
+  return responseBody(await runs.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
 }
 
-export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCache: boolean) {
+export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: boolean): Promise<typeof CoinSimResponse.static> {
   checkDates(body.start_date, body.end_date)
-  const requested = body.strategy ? strategyOr404(body.strategy) : null
+  const requested = body.strategy ? registryStrategy(body.strategy) : null
   const direction = body.direction ?? requested?.direction ?? 'short'
-  const s = requested ?? strategyOr404(`bb-squeeze-${direction}`)
+  const s = requested ?? registryStrategy(`bb-squeeze-${direction}`)
   const spec = registrySpec(s, {
     direction,
     slPct: body.sl_pct,
@@ -152,9 +112,9 @@ export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCa
   })
   let r
   try {
-    r = await sim.run(spec, { noCache, statistics: false })
+    r = await runs.run(spec, { noCache, statistics: false })
   } catch (e) {
-    if (e instanceof UnknownSymbols) throw new HttpError(404, { detail: `Unknown symbol '${body.symbol}': see GET /coins` })
+    if (e instanceof UnknownSymbols) throw new UnknownSymbols([body.symbol]) // named as the request spelled it
     throw e
   }
   const m = r.assembled.metrics
@@ -179,29 +139,25 @@ export async function runCoinSim(sim: SimulationService, body: CoinSimBody, noCa
     total_fees_pct: m.total_fees_pct,
     total_funding_pct: m.total_funding_pct,
     funding_coverage_pct: m.funding_coverage_pct,
-    data_range: r.assembled.body.data_range,
+    data_range: r.assembled.body.data_range as string,
     trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,
   }
 }
 
-export async function runCompare(sim: SimulationService, body: CompareBody, noCache: boolean) {
+export async function runCompare(runService: RunService, body: CompareBody, noCache: boolean): Promise<typeof CompareResponse.static> {
   const topN = body.top_n ?? COMPARE_MAX_TOP_N
   if (topN > COMPARE_MAX_TOP_N)
-    throw new HttpError(400, {
-      detail: {
-        error: `compare runs every strategy and is limited to ${COMPARE_MAX_TOP_N} coins; run one strategy over more coins with POST /simulate`,
-        max_top_n: COMPARE_MAX_TOP_N,
-        requested: topN,
-        alternative: '/simulate',
-      },
+    throw new OverLimit(`compare runs every strategy and is limited to ${COMPARE_MAX_TOP_N} coins; run one strategy over more coins with POST /simulate`, {
+      max_top_n: COMPARE_MAX_TOP_N,
+      requested: topN,
+      alternative: '/simulate',
     })
   const strategies = listStrategies()
-  sim.admit(1) // one request: its strategies run as one batch
   const specs = strategies.map(s => registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }))
-  const { symbols, accounting } = sim.resolveUniverse(specs[0])
-  const runs = await sim.batchMetrics(specs, symbols, { noCache })
+  // one request: its strategies run as one batch
+  const { symbols, accounting, runs } = await runService.batch(specs, { noCache })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds
   const target = Math.min(topN, accounting.eligible_universe ?? topN)
   const runCap = target > INDICATOR_CACHE_COINS ? INDICATOR_CACHE_COINS : null
@@ -236,26 +192,13 @@ export async function runCompare(sim: SimulationService, body: CompareBody, noCa
   }
 }
 
-const CSV_COLUMNS = ['symbol', 'direction', 'entry_time', 'exit_time', 'entry_price', 'exit_price', 'bars_held', 'exit_reason', 'pnl_pct', 'pnl_usd', 'fee_pct', 'funding_pct', 'sl_tp_same_bar'] as const
-
-export async function exportCsv(sim: SimulationService, hash: string): Promise<string> {
-  const r = await sim.byHash(hash)
-  if (!r) throw new HttpError(404, { detail: `Unknown result hash '${hash}': run POST /backtest or /simulate first; their responses carry result_hash` })
-  const lines = [CSV_COLUMNS.join(',')]
-  for (const t of tradesInEntryOrder(r.assembled.portfolio)) {
-    const item = tradeItem(t) as Record<string, unknown>
-    lines.push(CSV_COLUMNS.map(c => String(item[c])).join(','))
-  }
-  return lines.join('\n') + '\n'
-}
-
 /**
  * Per-coin figures of one registry strategy with its default settings (for
  * /coins/stats): trades, win rate, profit factor and summed return per symbol.
  */
-export async function coinStrategyFigures(sim: SimulationService, strategyId: string, symbols: string[]) {
-  const s = strategyOr404(strategyId)
-  const r = await sim.run(registrySpec(s, { symbols, maxConcurrent: Math.max(1, symbols.length) }), { statistics: false })
+export async function coinStrategyFigures(runs: RunService, strategyId: string, symbols: string[]) {
+  const s = registryStrategy(strategyId)
+  const r = await runs.run(registrySpec(s, { symbols, maxConcurrent: Math.max(1, symbols.length) }), { statistics: false })
   const out = new Map<string, { trades: number; win_rate: number; profit_factor: number; total_return_pct: number }>()
   for (const c of r.assembled.metrics.coin_results)
     out.set(c.symbol, { trades: c.trades, win_rate: c.win_rate, profit_factor: c.profit_factor, total_return_pct: c.total_return_pct })

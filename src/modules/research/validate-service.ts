@@ -4,31 +4,29 @@
  * the run's trades for the spread of outcomes, and the random-entry null with the
  * request's simulation count. Formulas: docs/statistics.md, "Validation".
  */
-import { effectiveLeverage } from '../engine/types'
-import { computeMetrics } from '../engine/metrics'
-import { runPortfolio } from '../engine/portfolio'
-import { rowsWhereEntry, selectRows, type TradeTable } from '../engine/trade-table'
-import { deriveSeed } from '../engine/random'
-import { bookPath, pathSteps, percentileTable, type PathSizing } from '../engine/trade-bootstrap'
-import type { CandleStore } from '../market/candle-store'
-import { DAY_MS } from '../market/types'
-import type { Universe } from '../market/universe'
-import { seedOfHash } from './research-run'
-import { researchRun, type ResearchBody } from './research-spec'
-import { dataRange, portfolioOptionsOf } from './run-result'
-import type { RunSpec } from './run-spec'
-import { isoDate } from '../market/coin-summary'
-import { coinSums, startRandomEntryNull, tradeColumns } from './run-statistics'
-import type { SimulationService } from './simulation'
+import { deriveSeed } from '../../engine/random'
+import { book, markOver } from '../../engine/run'
+import { bookPath, percentileTable, type PathSizing } from '../../engine/trade-bootstrap'
+import { rowsWhereEntry, selectRows, type TradeTable } from '../../engine/trade-table'
+import { effectiveLeverage } from '../../engine/types'
+import type { CandleStore } from '../../market/candle-store'
+import { isoDate } from '../../market/coin-summary'
+import { DAY_MS } from '../../market/types'
+import type { Universe } from '../../market/universe'
+import { runTradeBootstrap } from '../../runs/compute/research-tasks'
+import { dataRange } from '../../runs/present'
+import type { Executor } from '../../runs/compute/executor'
+import type { RunService } from '../../runs/service'
+import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
+import { startRandomEntryNull } from '../../runs/statistics'
+import { coinSums, seedOfHash, tradeColumns } from '../../runs/statistics-inputs'
+import type { ValidateRequest, ValidateResponse } from './model'
+import { researchRun, type ResearchRun } from './research-spec'
 
-export interface ValidateBody extends ResearchBody {
-  oos_pct: number
-  n_simulations: number
-  seed: number | null
-}
+export type ValidateBody = typeof ValidateRequest.static
 
 export interface ResearchDeps {
-  simulation: SimulationService
+  runs: RunService
   universe: Universe
   store: CandleStore
 }
@@ -54,12 +52,7 @@ const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
 
 /** The figures of one part of the window: its trades booked as a portfolio of their own. */
 export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable, fromDayMs: number, toDayMs: number, store: CandleStore) {
-  const p = runPortfolio(
-    trades,
-    portfolioOptionsOf(spec, symbols.length),
-    { barsOf: s => store.bars(s), fromDayMs, toDayMs },
-  )
-  const m = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
+  const { metrics: m } = book(trades, portfolioOptionsOf(spec, symbols.length), markOver({ fromDayMs, toDayMs }, s => store.bars(s)))
   return {
     date_range: dataRange({ fromDayMs, toDayMs }),
     days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
@@ -108,12 +101,17 @@ export function verdictOf(is: { total_trades: number; avg_trade_pct: number }, o
   return { degradation_ratio: ratio, verdict, risk: RISK[verdict], message: messages[verdict], thresholds: { ...t } }
 }
 
-export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean) {
+/** The whole validation as one admitted run (its tasks count against QUEUE_MAX with it). */
+export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean): Promise<typeof ValidateResponse.static> {
   const started = performance.now()
   const run = researchRun(body, deps.universe)
+  return deps.runs.admitted(executor => validateRun(deps, executor, run, body, noCache, started))
+}
+
+async function validateRun(deps: ResearchDeps, executor: Executor, run: ResearchRun, body: ValidateBody, noCache: boolean, started: number) {
   const { spec } = run
   // the response has its own Monte Carlo: the run's per-result statistics are not needed
-  const r = await deps.simulation.run(spec, { noCache, statistics: false })
+  const r = await deps.runs.run(spec, { noCache, statistics: false, admitted: true })
   const { symbols } = r
   const portfolio = r.assembled.portfolio
   const tradeCount = portfolio.trades.n
@@ -138,8 +136,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
   const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
   const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
   const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
-  const executor = deps.simulation.executor
-  const bootstrap = executor.run('tradeBootstrap', { pnlPct: inExitOrder, sizing, simulations: body.n_simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
+  const bootstrap = executor.run(runTradeBootstrap, { pnlPct: inExitOrder, sizing, simulations: body.n_simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
   bootstrap.catch(() => {})
   const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
   const [boot, re] = await Promise.all([
@@ -170,7 +167,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
     oos_pct: body.oos_pct,
     oos,
     monte_carlo: {
-      method: 'trade_bootstrap',
+      method: 'trade_bootstrap' as const,
       description:
         "Paths of as many trades as the run took, drawn with replacement from the run's net trade returns and booked one after another with the run's sizing.",
       runs: body.n_simulations,
@@ -182,7 +179,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
       observed: { final_return_pct: observed.finalReturnPct, max_drawdown_pct: observed.maxDrawdownPct },
       equity_bands: { steps: boot.steps, ...boot.bands, observed: Array.from(observedPath) },
       random_entry: {
-        method: 'random_entry',
+        method: 'random_entry' as const,
         description: 'The same number of trades per coin entered at random bars of the window, with the same exits and costs; the p-value is the share of simulations whose summed return is at least the run’s, (k + 1)/(n + 1).',
         runs: body.n_simulations,
         p_value: re?.test?.p_value ?? null,

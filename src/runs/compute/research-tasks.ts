@@ -1,23 +1,23 @@
 /**
- * Worker tasks of the research statistics (registered in tasks.ts's TASKS): the
+ * Worker tasks of the research statistics (registered in tasks.ts): the
  * random-entry Monte Carlo null, the bootstrap intervals, the regime split, validate's
  * trade bootstrap and the SL/TP grid. Coin tasks compute one chunk of a run's coins, on the worker that ran
  * those coins (its signal cache is warm); the main thread merges chunks in universe
  * order, so a result does not depend on the chunking (in-process or any number of workers).
  */
-import { randomEntrySums, type RandomEntryCoin } from '../engine/random-entry'
-import { deriveSeed } from '../engine/random'
-import { profitFactorNormalCI } from '../engine/statistics-bootstrap'
-import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../engine/statistics'
-import { simulateCoin } from '../engine/simulate-coin'
-import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../engine/trade-bootstrap'
-import { windowIndices } from '../engine/window'
-import type { Bars } from '../market/types'
-import { entryMaskOf } from './entry-mask'
-import { BENCHMARK_SYMBOL, regimeSplit } from './research-regimes'
-import { canonicalJson, parseDay, type RunSpec } from './run-spec'
+import { entryMaskOf } from '../../engine/entry-mask'
+import { randomEntrySums, type RandomEntryCoin } from '../../engine/random-entry'
+import { deriveSeed } from '../../engine/random'
+import { BENCHMARK_SYMBOL, regimeSplit } from '../../engine/regime-split'
+import { profitFactorNormalCI } from '../../engine/statistics-bootstrap'
+import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../../engine/statistics'
+import { simulateCoin } from '../../engine/trade-model'
+import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
+import { windowIndices } from '../../engine/date-window'
+import type { Bars } from '../../market/types'
+import { canonicalJson, parseDay, tradeParamsOf, type RunSpec } from '../spec'
+import type { TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
-import { tradeParamsOf, type TaskContext } from './tasks'
 
 export interface RandomEntryPayload {
   spec: RunSpec

@@ -3,9 +3,9 @@
  * the labels of the statistics kernels applied to the trades' entry times. Runs in a
  * worker (task `regimes`), which reads BTC's candles from its store view.
  */
-import { lastCloseAt } from '../engine/equity-curve'
-import { btcRegimeLabels, TREND_SMA_DAYS, type RegimePerformance } from '../engine/statistics'
-import { regimePerformanceOf, TREND_CODE, VOL_CODE } from '../engine/statistics-regime'
+import { lastCloseAt } from './equity-curve'
+import { btcRegimeLabels, TREND_SMA_DAYS, type RegimePerformance } from './statistics'
+import { regimePerformanceOf, TREND_CODE, VOL_CODE } from './statistics-regime'
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 

@@ -3,16 +3,20 @@
  * filters (avoid_hours, avoid_months, min_vol_regime; engine/filters.ts). The one place
  * the volatility regime of min_vol_regime is defined, for every task that simulates.
  */
-import { applyEntryFilters } from '../engine/filters'
 import { atrRatio } from '../indicators/atr'
 import type { Bars } from '../market/types'
-import type { RunSpec } from './run-spec'
+import { applyEntryFilters } from './filters'
 
 /** ATR period and mean length of the min_vol_regime filter (docs/indicators.md, `atr_ratio`) */
 const VOL_REGIME_ATR = 14
 const VOL_REGIME_MEAN = 14
 
-export type EntryFilterSpec = Pick<RunSpec, 'avoidHours' | 'avoidMonths' | 'minVolRegime'>
+/** A run's entry filters (UTC hours and months to skip, minimum volatility regime). */
+export interface EntryFilterSpec {
+  avoidHours: number[]
+  avoidMonths: number[] | null
+  minVolRegime: number | null
+}
 
 /** A new mask: `entry` (the strategy's signals, not changed) with the filtered entries cleared. */
 export function entryMaskOf(entry: Uint8Array, bars: Bars, spec: EntryFilterSpec): Uint8Array {

@@ -4,26 +4,23 @@
  * cell is booked as a portfolio of its own. The best cell's Sharpe ratio is deflated for
  * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
  */
-import { effectiveLeverage } from '../engine/types'
-import { tradeTableOf } from '../engine/trade-table'
-import { computeMetrics, dailyReturns, type BacktestMetrics } from '../engine/metrics'
-import { runPortfolio } from '../engine/portfolio'
-import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../engine/statistics'
-import { unprocessable } from '../http/errors'
-import { gridOutcomes, type GridCoinTrades } from './research-run'
-import { researchRun, type ResearchBody } from './research-spec'
-import type { GridCell } from './research-tasks'
-import { dataRange, daySpan, portfolioOptionsOf } from './run-result'
-import type { RunSpec } from './run-spec'
-import type { ResearchDeps } from './validate'
+import { dailyReturns, type BacktestMetrics } from '../../engine/metrics'
+import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
+import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../../engine/statistics'
+import { tradeTableOf } from '../../engine/trade-table'
+import { effectiveLeverage } from '../../engine/types'
+import type { GridCell } from '../../runs/compute/research-tasks'
+import { InvalidRequest } from '../../runs/errors'
+import { gridOutcomes, type GridCoinTrades } from '../../runs/fan-out'
+import { dataRange } from '../../runs/present'
+import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
+import type { OptimizeRequest, OptimizeResponse } from './model'
+import { researchRun } from './research-spec'
+import type { ResearchDeps } from './validate-service'
 
 export type Objective = 'profit_factor' | 'sharpe' | 'total_return' | 'calmar'
 
-export interface OptimizeBody extends ResearchBody {
-  sl_values: number[]
-  tp_values: number[]
-  objective: Objective
-}
+export type OptimizeBody = typeof OptimizeRequest.static
 
 /** The contract's limit: at most 36 simulations per grid. */
 export const OPTIMIZE_MAX_CELLS = 36
@@ -39,15 +36,14 @@ const OBJECTIVE_METRIC: Record<Objective, keyof BacktestMetrics> = {
 
 const uniqueSorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
 
-/** Candidate lists made unique and ascending; more than OPTIMIZE_MAX_CELLS cells is a 422 naming the limit. */
+/** Candidate lists made unique and ascending; more than OPTIMIZE_MAX_CELLS cells is an InvalidRequest naming the limit. */
 export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; tp: number[]; cells: GridCell[] } {
   const sl = uniqueSorted(slValues)
   const tp = uniqueSorted(tpValues)
   const n = sl.length * tp.length
   if (n > OPTIMIZE_MAX_CELLS)
-    throw unprocessable([
+    throw new InvalidRequest([
       {
-        type: 'value_error',
         loc: ['body', 'tp_values'],
         msg: `sl_values × tp_values gives ${sl.length} × ${tp.length} = ${n} cells; the optimize grid runs at most ${OPTIMIZE_MAX_CELLS}`,
         input: tpValues,
@@ -56,13 +52,9 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
   return { sl, tp, cells: sl.flatMap(slPct => tp.map(tpPct => ({ slPct, tpPct }))) }
 }
 
-function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: { fromDayMs: number; toDayMs: number }, deps: ResearchDeps) {
-  const p = runPortfolio(
-    tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction),
-    portfolioOptionsOf(spec, symbols.length),
-    { barsOf: s => deps.store.bars(s), fromDayMs: span.fromDayMs, toDayMs: span.toDayMs },
-  )
-  const metrics = computeMetrics({ trades: p.trades, entryOrder: p.entryOrder, equityCurve: p.equityCurve, initialCapitalUsd: p.initialCapitalUsd })
+function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: DaySpan, deps: ResearchDeps) {
+  const table = tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction)
+  const { portfolio: p, metrics } = book(table, portfolioOptionsOf(spec, symbols.length), markOver(span, s => deps.store.bars(s)))
   return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
 }
 
@@ -73,13 +65,14 @@ function variance(xs: number[]): number | undefined {
   return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
 }
 
-export async function runOptimize(deps: ResearchDeps, body: OptimizeBody) {
+export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promise<typeof OptimizeResponse.static> {
   const started = performance.now()
   const grid = gridOf(body.sl_values, body.tp_values)
   const run = researchRun(body, deps.universe)
   const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
-  const { symbols } = deps.simulation.resolveUniverse(spec)
-  const coins = await gridOutcomes(deps.simulation.executor, spec, symbols, grid.cells)
+  const { symbols } = deps.runs.resolveUniverse(spec)
+  // the grid's tasks are one admitted run: a burst of optimize requests sheds with 503
+  const coins = await deps.runs.admitted(executor => gridOutcomes(executor, spec, symbols, grid.cells))
   const span = daySpan(coins)
   const metricKey = OBJECTIVE_METRIC[body.objective]
 

@@ -1,34 +1,25 @@
 /**
- * From the coins' trades (computed by workers) to the response of /backtest and
- * /simulate: portfolio, metrics, reliability, hold curves and universe accounting. The
- * steps (bookRun) run on the main thread for big runs, pausing between them, and straight
- * through in a worker for small ones (compare); their cost is linear in trades and days.
+ * A run as the contract shows it: from its booked trades (engine/run.ts) to the response
+ * body of /backtest and /simulate — trades and curves as items, hold curves, warnings,
+ * universe accounting — built when first read, in steps that pause on the main thread.
  */
-import { effectiveLeverage } from '../engine/types'
 import type { EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
-import { metricsSteps, type BacktestMetrics } from '../engine/metrics'
+import type { BacktestMetrics } from '../engine/metrics'
+import { tradesInEntryOrder, type Acceptance, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
+import { bookSteps, daySpan, markOver, type Booked, type DaySpan } from '../engine/run'
 import { finish, type Steps } from '../engine/steps'
-import { acceptSteps, markPortfolio, sizeSteps, tradesInEntryOrder, type Acceptance, type PortfolioOptions, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
-import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
-import type { CandleStore } from '../market/candle-store'
-import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
-import type { RunSpec } from './run-spec'
-import type { CoinOutcome } from './tasks'
 import type { TradeTable } from '../engine/trade-table'
-import { yieldToLoop } from './yield'
+import type { CandleStore } from '../market/candle-store'
 import { isoDate } from '../market/coin-summary'
+import type { CoinOutcome } from './compute/coin-tasks'
+import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
+import type { StatisticsFields } from './statistics'
+import { stepped } from './yield'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
 export const MAX_TRADES_IN_RESPONSE = 1000
-
-export interface UniverseAccounting {
-  top_n_requested: number | null
-  eligible_universe: number | null
-  universe_capped: boolean | null
-  coins_missing_data: number | null
-}
 
 export interface RunOutcome {
   spec: RunSpec
@@ -46,7 +37,7 @@ const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
 
 /** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */
-export function dataRange(span: { fromDayMs: number; toDayMs: number } | null): string {
+export function dataRange(span: DaySpan | null): string {
   return span ? `${isoDate(span.fromDayMs)} to ${isoDate(span.toDayMs)}` : 'no data in window'
 }
 
@@ -82,77 +73,15 @@ export interface AssembledRun {
   prepareBody(): Promise<void>
 }
 
-/** Day span of a run: from the first window bar of any coin to the last. */
-export function daySpan(coins: readonly { fromMs: number | null; toMs: number | null }[]): { fromDayMs: number; toDayMs: number } | null {
-  let from = Infinity, to = -Infinity
-  for (const c of coins) {
-    if (c.fromMs !== null && c.fromMs < from) from = c.fromMs
-    if (c.toMs !== null && c.toMs > to) to = c.toMs
-  }
-  if (!Number.isFinite(from)) return null
-  return { fromDayMs: Math.floor(from / DAY_MS) * DAY_MS, toDayMs: Math.floor(to / DAY_MS) * DAY_MS }
-}
-
-/** The portfolio's settings of a run. */
-export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
-  const leverage = effectiveLeverage(spec)
-  return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
-}
-
-/** A run's portfolio, metrics and reliability checks: everything but the response body. */
-export interface RunCore {
-  portfolio: PortfolioResult
-  metrics: BacktestMetrics
-  checks: ReliabilityCheck[]
-}
-
-/**
- * The steps from the coins' trades to the run's core, as a generator that pauses between
- * steps: the main thread serves other requests (/health) at each pause (assembleRun), a
- * worker runs it straight through (the wholeRun task). `acceptance` when the caller
- * already chose the trades (acceptTrades).
- */
-export function* bookRun(
-  spec: RunSpec,
-  coinCount: number,
-  trades: TradeTable,
-  span: { fromDayMs: number; toDayMs: number } | null,
-  barsOf: (symbol: string) => Bars | undefined,
-  acceptance?: Acceptance,
-): Steps<RunCore> {
-  const opts = portfolioOptionsOf(spec, coinCount)
-  const accepted = acceptance ?? (yield* acceptSteps(trades, opts))
-  const sized = yield* sizeSteps(trades, accepted)
-  yield
-  const portfolio = markPortfolio(sized, accepted, opts, { barsOf, fromDayMs: span?.fromDayMs ?? 0, toDayMs: span?.toDayMs ?? -DAY_MS })
-  yield
-  const metrics = yield* metricsSteps({
-    trades: portfolio.trades,
-    entryOrder: portfolio.entryOrder,
-    equityCurve: portfolio.equityCurve,
-    initialCapitalUsd: portfolio.initialCapitalUsd,
-  })
-  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, opts.leverage))
-  return { portfolio, metrics, checks }
-}
-
-/** Run a generator of steps to its end, giving the event loop a turn at each pause. */
-export async function stepped<T>(steps: Steps<T>): Promise<T> {
-  for (;;) {
-    const r = steps.next()
-    if (r.done) return r.value
-    await yieldToLoop()
-  }
-}
-
 /** From the coins' trades to the run's result, on this thread (pausing between steps). */
 export async function assembleRun(run: RunOutcome, store: CandleStore, acceptance?: Acceptance): Promise<AssembledRun> {
-  const core = await stepped(bookRun(run.spec, run.symbols.length, run.trades, daySpan(run.coins), s => store.bars(s), acceptance))
-  return assembledOf(run, core, store)
+  const opts = portfolioOptionsOf(run.spec, run.symbols.length)
+  const booked = await stepped(bookSteps(run.trades, opts, markOver(daySpan(run.coins), s => store.bars(s)), acceptance))
+  return assembledOf(run, booked, store)
 }
 
 /** The result of a run from its core; the response body is built when first read. */
-export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, store: CandleStore): AssembledRun {
+export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): AssembledRun {
   const { spec } = run
   const { portfolio, metrics, checks } = core
   const span = daySpan(run.coins)
@@ -237,4 +166,20 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: RunCore, stor
       }
     },
   }
+}
+
+/** A finished run: its spec and coins, its booked and presented result, its statistics once computed. */
+export interface RunResult {
+  hash: string
+  spec: RunSpec
+  symbols: string[]
+  assembled: AssembledRun
+  /** null until asked for: runs that only need metrics (compare, coin) skip them */
+  statistics: StatisticsFields | null
+  computeMs: number
+}
+
+/** The response body of a finished run (cached results get their own compute time). */
+export function responseBody(r: RunResult, extra: Record<string, unknown> = {}) {
+  return { ...r.assembled.body, ...r.statistics, ...extra, compute_time_ms: r.computeMs, result_hash: r.hash }
 }

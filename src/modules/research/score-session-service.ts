@@ -3,24 +3,11 @@
  * engine/score-session.ts. Stores nothing. Times arrive as ISO 8601 strings (UTC when
  * they carry no zone) or Unix seconds, as elsewhere in the API.
  */
-import { scoreSession, type SessionTrade } from '../engine/score-session'
-import { unprocessable } from '../http/errors'
+import { scoreSession, type SessionTrade } from '../../engine/score-session'
+import { InvalidRequest } from '../../runs/errors'
+import type { ScoreSessionRequest, ScoreSessionResponse } from './model'
 
-export interface SessionTradeBody {
-  direction: 'long' | 'short'
-  entry_price: number
-  exit_price: number
-  entry_time?: string | number | null
-  exit_time?: string | number | null
-  size_usd?: number | null
-  leverage?: number | null
-  /** percent of notional per side (0.05 = 0.05 %) */
-  fee_pct?: number | null
-}
-
-export interface ScoreSessionBody {
-  trades: SessionTradeBody[]
-}
+export type ScoreSessionBody = typeof ScoreSessionRequest.static
 
 const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/
 
@@ -32,7 +19,7 @@ function timeOf(v: string | number | null | undefined): number | string | null {
   return Number.isFinite(ms) ? ms : v
 }
 
-export function runScoreSession(body: ScoreSessionBody) {
+export function runScoreSession(body: ScoreSessionBody): typeof ScoreSessionResponse.static {
   const trades: SessionTrade[] = body.trades.map(t => ({ ...t, entry_time: timeOf(t.entry_time), exit_time: timeOf(t.exit_time) }))
   try {
     return { ...scoreSession(trades), stored: false }
@@ -42,6 +29,6 @@ export function runScoreSession(body: ScoreSessionBody) {
     const i = m ? Number(m[1]) : null
     const field = m ? m[2] : null
     const input = i !== null && field ? (body.trades[i] as unknown as Record<string, unknown>)[field] ?? null : null
-    throw unprocessable([{ type: 'value_error', loc: i !== null && field ? ['body', 'trades', i, field] : ['body', 'trades'], msg: e.message, input }])
+    throw new InvalidRequest([{ loc: i !== null && field ? ['body', 'trades', i, field] : ['body', 'trades'], msg: e.message, input }])
   }
 }

@@ -3,11 +3,8 @@
  * structured clone of tens of thousands of small objects costs far more than copying
  * one buffer and building the objects again on arrival.
  */
-import { EXIT_REASON_CODE, EXIT_REASONS } from '../engine/trade-table'
-import type { Trade } from '../engine/types'
+import { EXIT_REASON_CODE, EXIT_REASONS, type Trade } from '../../engine/types'
 
-const REASONS = EXIT_REASONS
-const REASON_CODE = EXIT_REASON_CODE
 const FIELDS = 15
 
 /** Every trade of one coin, in order; all trades of a coin share symbol and direction. */
@@ -29,7 +26,7 @@ export function packTrades(symbol: string, direction: Trade['direction'], trades
     data[o + 4] = t.entryPrice
     data[o + 5] = t.exitPrice
     data[o + 6] = t.barsHeld
-    data[o + 7] = REASON_CODE.get(t.exitReason)!
+    data[o + 7] = EXIT_REASON_CODE.get(t.exitReason)!
     data[o + 8] = t.pnlPct
     data[o + 9] = t.grossPct
     data[o + 10] = t.feePct
@@ -56,7 +53,7 @@ export function unpackTrades(p: PackedTrades): Trade[] {
       entryPrice: d[o + 4],
       exitPrice: d[o + 5],
       barsHeld: d[o + 6],
-      exitReason: REASONS[d[o + 7]],
+      exitReason: EXIT_REASONS[d[o + 7]],
       pnlPct: d[o + 8],
       grossPct: d[o + 9],
       feePct: d[o + 10],

@@ -1,22 +1,22 @@
 /**
- * Fan-out of the research tasks over the executor, chunked like coinOutcomes, and merged
- * in universe order so that the numbers do not depend on the chunking (in-process, or any
- * number of workers).
+ * How a run's coins are cut into chunks over the executor, and the fan-out of the
+ * research tasks by the same cut, merged in universe order so that the numbers do not
+ * depend on the chunking (in-process, or any number of workers).
  */
-import type { Executor } from './executor'
 import type { Trade } from '../engine/types'
-import type { GridCell } from './research-tasks'
-import { unpackTrades } from './trade-codec'
-import type { RunSpec } from './run-spec'
+import type { Executor } from './compute/executor'
+import { runGridTrades, runRandomEntry, type GridCell } from './compute/research-tasks'
+import { unpackTrades } from './compute/trade-codec'
+import type { RunSpec } from './spec'
 
-/** Chunks of a run's coins, as SimulationService.coinOutcomes cuts them. */
+/** Chunks of a run's coins (RunService cuts its coins so too). */
 export function chunkCount(nSymbols: number, parallelism: number): number {
   // two chunks per worker balance big runs; a small run is not worth more messages than coins / 4
   return Math.max(1, Math.min(parallelism * 2, Math.ceil(nSymbols / 4)))
 }
 
 /**
- * Items of a run's coins grouped by the chunk coinOutcomes put their coin in (universe
+ * Items of a run's coins grouped by the chunk RunService put their coin in (universe
  * index modulo the chunk count), with that chunk as the worker affinity, so each coin
  * runs where its signals are cached. Empty chunks are left out.
  */
@@ -25,11 +25,6 @@ export function chunksByIndex<T extends { index: number }>(items: readonly T[], 
   const parts: T[][] = Array.from({ length: chunks }, () => [])
   for (const x of items) parts[x.index % chunks].push(x)
   return parts.map((p, affinity) => ({ affinity, items: p })).filter(p => p.items.length > 0)
-}
-
-/** The request seed of a result: the first 32 bits of its hash (docs/statistics.md, "Seeds"). */
-export function seedOfHash(hash: string): number {
-  return Number.parseInt(hash.slice(0, 8), 16) >>> 0
 }
 
 /**
@@ -49,7 +44,7 @@ export async function randomEntryTotals(
   const withTrades = coins.filter(c => c.trades > 0)
   const parts = chunksByIndex(withTrades, nSymbols, executor.parallelism)
   const results = await Promise.all(
-    parts.map(p => executor.run('randomEntry', { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
+    parts.map(p => executor.run(runRandomEntry, { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
   )
   const bySymbol = new Map<string, Float64Array>()
   results.forEach((r, k) => parts[k].items.forEach((c, i) => bySymbol.set(c.symbol, r.sums[i])))
@@ -73,7 +68,7 @@ export interface GridCoinTrades {
 /** Every coin's trades under every cell, coins in the order given (the run's symbols). */
 export async function gridOutcomes(executor: Executor, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoinTrades[]> {
   const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, executor.parallelism)
-  const results = await Promise.all(parts.map(p => executor.run('gridTrades', { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
+  const results = await Promise.all(parts.map(p => executor.run(runGridTrades, { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
   const bySymbol = new Map<string, GridCoinTrades>()
   for (const r of results) for (const { cells: packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, cells: packed.map(unpackTrades) })
   return symbols.map(s => bySymbol.get(s)!)

@@ -1,0 +1,95 @@
+/**
+ * The tasks of a run's coins: their signals and trades, one chunk of coins per task
+ * (coinTrades; the main thread merges the chunks and books them), or small runs done
+ * whole in one thread (wholeRuns, for compare).
+ */
+import { markMovesOf } from '../../engine/equity-curve'
+import { entryMaskOf } from '../../engine/entry-mask'
+import type { BacktestMetrics } from '../../engine/metrics'
+import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
+import { simulateCoin } from '../../engine/trade-model'
+import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
+import { windowIndices } from '../../engine/date-window'
+import { canonicalJson, parseDay, portfolioOptionsOf, tradeParamsOf, type RunSpec } from '../spec'
+import type { TaskContext } from './context'
+
+export interface CoinTradesPayload {
+  spec: RunSpec
+  symbols: string[]
+}
+
+export interface CoinOutcome {
+  symbol: string
+  /** at least one bar inside the date window */
+  inWindow: boolean
+  /** first and last bar open time inside the window */
+  fromMs: number | null
+  toMs: number | null
+}
+
+export interface CoinTradesResult {
+  coins: CoinOutcome[]
+  /**
+   * The chunk's trades coin by coin (`coin` indexes the payload's symbols), with their
+   * midnight marks on the 1H base series: columns cross to the main thread in a few
+   * copies, and the portfolio's daily marks need no candle reads there.
+   */
+  trades: TradeTable
+}
+
+export interface WholeRunsPayload {
+  /** runs over the same coins (compare's strategies) */
+  specs: RunSpec[]
+  symbols: string[]
+}
+
+/** The metrics of a run done whole in one worker, and its day span (null: no bar in the window). */
+export interface RunMetricsResult {
+  metrics: BacktestMetrics
+  span: DaySpan | null
+}
+
+/** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
+export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
+  const { spec } = payload
+  const params = tradeParamsOf(spec)
+  const strategyKey = canonicalJson(spec.strategy)
+  const startDay = spec.startDate ? parseDay(spec.startDate) : null
+  const endDay = spec.endDate ? parseDay(spec.endDate) : null
+  const coins: CoinOutcome[] = []
+  const table = new TradeTableBuilder(params.direction, payload.symbols)
+  payload.symbols.forEach((symbol, coin) => {
+    const bars = ctx.bars(symbol, spec.timeframe)
+    const win = bars && bars.n > 0 ? windowIndices(bars, startDay, endDay) : null
+    if (!bars || !win) {
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      return
+    }
+    const masks = ctx.signals(spec, strategyKey, symbol, bars)
+    const entry = entryMaskOf(masks.entry, bars, spec)
+    const trades = simulateCoin(
+      { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
+      params,
+    )
+    const markBars = ctx.view.bars(symbol)
+    for (const tr of trades) {
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+      table.push(tr, coin)
+    }
+    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
+  })
+  return { coins, trades: table.finish() }
+}
+
+/**
+ * Several small runs done whole in this thread (compare): each run's trades booked by the
+ * same step the main thread takes for one big run (engine/run.ts); only the metrics go back.
+ */
+export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
+  return payload.specs.map(spec => {
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const span = daySpan(coins)
+    const { metrics } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+    return { metrics, span }
+  })
+}

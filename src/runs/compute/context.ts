@@ -1,0 +1,90 @@
+/**
+ * What a task sees on its thread: the store view, and the caches kept between tasks —
+ * resampled series, compiled strategies and signal masks (dropped when the data changes).
+ * A run that only changes exits, costs or sizing reuses the masks instead of recomputing
+ * every indicator.
+ */
+import { resample } from '../../market/resample'
+import type { Timeframe } from '../../market/timeframe'
+import type { Bars } from '../../market/types'
+import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
+import { canonicalJson, type RunSpec } from '../spec'
+import type { StoreView } from './store-view'
+
+/** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
+const SIGNAL_CACHE_BYTES = 160 * 1024 * 1024
+
+export interface CachedSignals {
+  entry: Uint8Array
+  exit: Uint8Array | null
+}
+
+export class TaskContext {
+  private readonly resampled = new Map<string, Bars>()
+  private readonly compiled = new Map<string, CompiledStrategy>()
+  private readonly signalCache = new Map<string, CachedSignals>()
+  private signalBytes = 0
+  private version = ''
+
+  constructor(public view: StoreView) {}
+
+  setView(view: StoreView): void {
+    this.view = view
+    if (view.dataVersion() !== this.version) {
+      this.resampled.clear()
+      this.signalCache.clear()
+      this.signalBytes = 0
+      this.version = view.dataVersion()
+    }
+  }
+
+  bars(symbol: string, tf: Timeframe): Bars | undefined {
+    const base = this.view.bars(symbol)
+    if (!base || tf === '1H') return base
+    const key = `${symbol}|${tf}`
+    let b = this.resampled.get(key)
+    if (!b) {
+      b = resample(base, tf)
+      if (this.resampled.size > 4096) this.resampled.clear()
+      this.resampled.set(key, b)
+    }
+    return b
+  }
+
+  /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */
+  signals(spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): CachedSignals {
+    const key = `${strategyKey}|${spec.timeframe}|${symbol}`
+    const hit = this.signalCache.get(key)
+    if (hit && hit.entry.length === bars.n) {
+      this.signalCache.delete(key)
+      this.signalCache.set(key, hit)
+      return hit
+    }
+    const masks = this.strategy(spec).signals(bars)
+    const bytes = masks.entry.length + (masks.exit?.length ?? 0)
+    if (bytes <= SIGNAL_CACHE_BYTES) {
+      this.signalCache.set(key, masks)
+      this.signalBytes += bytes
+      for (const [k, v] of this.signalCache) {
+        if (this.signalBytes <= SIGNAL_CACHE_BYTES) break
+        this.signalCache.delete(k)
+        this.signalBytes -= v.entry.length + (v.exit?.length ?? 0)
+      }
+    }
+    return masks
+  }
+
+  strategy(spec: RunSpec): CompiledStrategy {
+    const key = canonicalJson(spec.strategy)
+    let c = this.compiled.get(key)
+    if (!c) {
+      c = prepareStrategy(spec.strategy)
+      if (this.compiled.size > 256) this.compiled.clear()
+      this.compiled.set(key, c)
+    }
+    return c
+  }
+}
+
+/** A task: a plain function of the thread's context and a payload (both sides of a worker run it alike). */
+export type Task<P, R> = (ctx: TaskContext, payload: P) => R

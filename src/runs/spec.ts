@@ -1,0 +1,142 @@
+/**
+ * A simulation run in normalised form: every default filled, every alias resolved, keys
+ * in a fixed order. Its JSON plus the store's data version is what `result_hash` digests,
+ * what SQLite keeps for /export/csv, and what workers receive. Beside it: what the engine
+ * takes from it (trade parameters, portfolio options) and the one check of its dates and
+ * of its universe.
+ */
+import { createHash } from 'node:crypto'
+import type { PortfolioOptions } from '../engine/portfolio'
+import { DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
+import type { CandleStore } from '../market/candle-store'
+import type { Timeframe } from '../market/timeframe'
+import type { Universe } from '../market/universe'
+import type { StrategySpec } from '../strategies/conditions'
+import { InvalidRequest, UnknownSymbols, type Problem } from './errors'
+
+/** top_n when a request leaves it null */
+export const DEFAULT_TOP_N = 50
+
+export interface RunSpec {
+  kind: 'backtest' | 'simulate'
+  name: string
+  /** registry id for /simulate, null for a custom tree */
+  strategyId: string | null
+  direction: Direction
+  directionSource: 'request' | 'default_short'
+  strategy: StrategySpec
+  avoidHours: number[]
+  avoidMonths: number[] | null
+  minVolRegime: number | null
+  slPct: number
+  tpPct: number
+  tpSource: TpSource
+  trailingPct: number | null
+  maxBars: number
+  marketType: MarketType
+  leverage: number
+  /** taker fee per side, fraction */
+  feeFrac: number
+  timeframe: Timeframe
+  startDate: string | null
+  endDate: string | null
+  /** top-N universe (null when explicit symbols are given) */
+  topN: number | null
+  symbols: string[] | null
+  includeStablecoins: boolean
+  perCoinUsd: number
+  maxConcurrent: number
+  compounding: boolean
+}
+
+/** JSON with object keys sorted, so equal specs give equal text whatever the key order. */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val) =>
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(Object.keys(val).sort().map(k => [k, (val as Record<string, unknown>)[k]]))
+      : val,
+  )
+}
+
+export function resultHash(spec: RunSpec, dataVersion: string): string {
+  return createHash('sha256').update(canonicalJson(spec)).update('\n').update(dataVersion).digest('hex')
+}
+
+/** YYYY-MM-DD → UTC midnight ms, or null when not a real calendar date. */
+export function parseDay(s: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (!m) return null
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3])
+  return new Date(ms).toISOString().slice(0, 10) === s ? ms : null
+}
+
+/** The trade model's parameters of a run. */
+export function tradeParamsOf(spec: RunSpec): TradeParams {
+  return {
+    direction: spec.direction,
+    slPct: spec.slPct,
+    tpPct: spec.tpPct,
+    tpSource: spec.tpSource,
+    trailingPct: spec.trailingPct,
+    maxBars: spec.maxBars,
+    leverage: effectiveLeverage(spec),
+    feeFrac: spec.feeFrac,
+    mmrFrac: DEFAULT_MMR_FRAC,
+    marketType: spec.marketType,
+  }
+}
+
+/** The portfolio's settings of a run. */
+export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
+  const leverage = effectiveLeverage(spec)
+  return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
+}
+
+/** Problems of a request's dates that a schema cannot see: real calendar dates, start not after end. */
+export function dateProblems(start: string | null, end: string | null): Problem[] {
+  const out: Problem[] = []
+  const s = start ? parseDay(start) : null
+  const e = end ? parseDay(end) : null
+  if (start && s === null) out.push({ loc: ['body', 'start_date'], msg: 'not a calendar date (YYYY-MM-DD)', input: start })
+  if (end && e === null) out.push({ loc: ['body', 'end_date'], msg: 'not a calendar date (YYYY-MM-DD)', input: end })
+  if (s !== null && e !== null && s > e) out.push({ loc: ['body', 'end_date'], msg: 'end_date is before start_date', input: end! })
+  return out
+}
+
+/** The one date check of every run request: throws InvalidRequest naming each bad date. */
+export function checkDates(start: string | null, end: string | null): void {
+  const problems = dateProblems(start, end)
+  if (problems.length) throw new InvalidRequest(problems)
+}
+
+/** The contract's universe accounting of a run. */
+export interface UniverseAccounting {
+  top_n_requested: number | null
+  eligible_universe: number | null
+  universe_capped: boolean | null
+  coins_missing_data: number | null
+}
+
+/**
+ * The coins of a run and its universe accounting: the explicit symbols (every one must be
+ * in the store, else UnknownSymbols), or the top N of the eligible universe.
+ */
+export function resolveUniverse(spec: RunSpec, store: CandleStore, universe: Universe): { symbols: string[]; accounting: UniverseAccounting } {
+  if (spec.symbols) {
+    const unknown = spec.symbols.filter(s => !store.bars(s))
+    if (unknown.length) throw new UnknownSymbols(unknown)
+    return { symbols: spec.symbols, accounting: { top_n_requested: null, eligible_universe: null, universe_capped: null, coins_missing_data: null } }
+  }
+  const topN = spec.topN ?? DEFAULT_TOP_N
+  const eligible = universe.eligible({ includeStablecoins: spec.includeStablecoins })
+  const symbols = eligible.slice(0, topN).map(c => c.meta.symbol)
+  return {
+    symbols,
+    accounting: {
+      top_n_requested: topN,
+      eligible_universe: eligible.length,
+      universe_capped: eligible.length < topN,
+      coins_missing_data: null, // filled once the window is known per coin
+    },
+  }
+}
