@@ -240,7 +240,7 @@ export function Results(props: { r: RunResult; shareUrl: string | null }) {
     }
   }
   return (
-    <section class="results" aria-labelledby="res-h" id="results">
+    <section class="results" aria-labelledby="res-h" id="results" data-hash={r.result_hash ?? ''}>
       <div class="results-head">
         <h2 id="res-h">
           {t('res.title')}: {r.strategy_name ?? r.name}
