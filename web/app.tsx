@@ -40,6 +40,8 @@ export function App() {
     )
     if (next.mode === 'builder' && !next.builder) {
       next.builder = next.preset ? await presetSpec(next.preset, m) : emptyBuilder()
+      const dir = new URLSearchParams(search).get('dir')
+      if (dir === 'long' || dir === 'short') next.builder = { ...next.builder, dir }
     }
     setS(next)
     if (describesRun(search)) runView(next.view)

@@ -42,12 +42,13 @@ const TIMEFRAME_SET: Record<Timeframe, true> = { '1H': true, '2H': true, '4H': t
 const TIMEFRAMES = Object.keys(TIMEFRAME_SET) as Timeframe[]
 
 
-export function err(error: unknown, key: keyof Settings) {
-  return problemFor(error, ...Object.entries(FIELD_OF).filter(([, v]) => v === key).map(([k]) => k))
+/** the problem the last error has for a form field (`api`: the request fields it stands for, when not FIELD_OF's) */
+export function err(error: unknown, key: keyof Settings, api?: string[]) {
+  return problemFor(error, ...(api ?? Object.entries(FIELD_OF).filter(([, v]) => v === key).map(([k]) => k)))
 }
 
-export function TextField(props: { k: keyof Settings; label: string; s: Settings; set: (p: Partial<Settings>) => void; error: unknown; hint?: string; type?: 'text' | 'date'; inputMode?: 'decimal' | 'numeric' | 'text' }) {
-  const e = err(props.error, props.k)
+export function TextField(props: { k: keyof Settings; api?: string[]; label: string; s: Settings; set: (p: Partial<Settings>) => void; error: unknown; hint?: string; type?: 'text' | 'date'; inputMode?: 'decimal' | 'numeric' | 'text' }) {
+  const e = err(props.error, props.k, props.api)
   const id = `f-${props.k}`
   const onInput = (ev: Event) => props.set({ [props.k]: (ev.target as HTMLInputElement).value } as Partial<Settings>)
   return (

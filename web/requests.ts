@@ -73,7 +73,7 @@ export function optimizeBody(s: Settings): OptimizeBody {
 }
 
 export function compareBody(s: Settings): CompareBody {
-  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.topN)) }
+  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)) }
 }
 
 export function coinBody(s: Settings, meta: Meta): CoinSimBody {

@@ -46,6 +46,8 @@ export interface Settings {
   to: string
   tf: string
   comp: boolean
+  /** compare view's top N (the contract's compare takes at most 5) */
+  cmpN: string
   /** coin view */
   symbol: string
   /** validate view */
@@ -75,6 +77,7 @@ export const DEFAULTS: Settings = {
   to: '',
   tf: '1H',
   comp: false,
+  cmpN: '5',
   symbol: 'BTCUSDT',
   oos: '30',
   sims: '1000',
@@ -95,6 +98,7 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['from', 'from'],
   ['to', 'to'],
   ['tf', 'tf'],
+  ['cmpN', 'cmpN'],
   ['symbol', 'symbol'],
   ['oos', 'oos'],
   ['sims', 'sims'],

@@ -32,6 +32,17 @@ function RunButton(props: { label: string; busy: boolean; cancel: () => void }) 
   )
 }
 
+/** data window, coins used and the research paths' coin limit when it bound */
+function RunScope(props: { r: { data_range: string; coins_used: number; run_cap: number | null } }) {
+  const { t } = useI18n()
+  return (
+    <p class="hint">
+      {t('res.range')}: {props.r.data_range} · {t('res.coins')}: {props.r.coins_used}
+      {props.r.run_cap !== null && <> · ⚠ {t('res.runCap', { n: props.r.run_cap })}</>}
+    </p>
+  )
+}
+
 function useRunOnSignal(signal: number, go: () => void) {
   useEffect(() => {
     if (signal > 0) go()
@@ -189,16 +200,14 @@ export function CompareView(p: ViewProps) {
           <TextField k="sl" label={t('sl')} s={p.s} set={p.set} error={run.error} hint={t('default.plain', { v: 10 })} />
           <TextField k="tp" label={t('tp')} s={p.s} set={p.set} error={run.error} hint={t('default.plain', { v: 8 })} />
           <TextField k="bars" label={t('bars')} s={p.s} set={p.set} error={run.error} hint={t('default.plain', { v: 48 })} inputMode="numeric" />
-          <TextField k="topN" label={t('cmp.topN')} s={p.s} set={p.set} error={run.error} inputMode="numeric" />
+          <TextField k="cmpN" api={['top_n']} label={t('cmp.topN')} s={p.s} set={p.set} error={run.error} inputMode="numeric" />
         </div>
         <RunButton label={t('cmp.run')} busy={run.busy} cancel={run.cancel} />
         <ErrorBox error={run.error} shownFields={SHOWN_FIELDS} />
       </form>
       {r && (
         <section class="results" id="results" aria-label={t('view.compare')}>
-          <p class="hint">
-            {t('res.range')}: {r.data_range} · {t('res.coins')}: {r.coins_used}
-          </p>
+          <RunScope r={r} />
           <BarList
             id="compare-chart"
             title={t('cmp.chart')}
@@ -273,6 +282,7 @@ export function ValidateView(p: ViewProps) {
           <h2>
             {r.strategy_name} · {t('val.verdict')}: <span class={`badge badge-${r.oos.verdict === 'robust' ? 'pass' : r.oos.verdict === 'insufficient_data' || r.oos.verdict === 'no_in_sample_edge' ? 'not_evaluated' : 'fail'}`}>{r.oos.verdict}</span>
           </h2>
+          <RunScope r={r} />
           <p>{r.oos.message}</p>
           <div class="table-wrap">
             <table id="isoos">
@@ -356,6 +366,7 @@ export function OptimizeView(p: ViewProps) {
       </form>
       {r && (
         <section class="results" id="results" aria-label={t('view.optimize')}>
+          <RunScope r={r} />
           <div class="table-wrap">
             <table class="heat" id="heatmap">
               <caption>{t('opt.heat')}</caption>

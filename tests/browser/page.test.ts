@@ -194,7 +194,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
   }, 60_000)
 
   test('compare view: a table and a bar per strategy', async () => {
-    const { page, errors } = await open('/?view=compare&topN=3')
+    const { page, errors } = await open('/?view=compare&cmpN=3')
     await page.waitForSelector('#compare-table tbody tr', { timeout: 60_000 })
     const rows = await page.locator('#compare-table tbody tr').count()
     expect(rows).toBeGreaterThan(10)
