@@ -1,10 +1,10 @@
 /** The page shell: header, view tabs, language, and the settings held in the address bar. */
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api } from './api'
 import type { Meta } from './form'
 import { numberFormat, translator } from './i18n'
 import { emptyBuilder, indicatorsFor } from './builder'
-import { DEFAULTS, fromQuery, toQuery, VIEWS, type Lang, type Settings, type View } from './settings'
+import { DEFAULTS, fromQuery, toQuery, VIEWS, type Lang, type SetSettings, type Settings, type View } from './settings'
 import { ErrorBox, I18nContext } from './ui'
 import { CoinView, CompareView, OptimizeView, SimulateView, ValidateView, type ViewProps } from './views'
 
@@ -25,6 +25,9 @@ export function App() {
   const [meta, setMeta] = useState<Meta | null>(null)
   const [metaError, setMetaError] = useState<unknown>(null)
   const [s, setS] = useState<Settings>(() => fromQuery(location.search))
+  // the settings as last set, for a Run pressed before the render of the last edit
+  const latest = useRef(s)
+  latest.current = s
   const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0 })
   const i18n = useMemo(() => ({ t: translator(s.lang), lang: s.lang, n: (v: number | null | undefined, d?: number) => numberFormat(s.lang, v, d) }), [s.lang])
   const { t } = i18n
@@ -69,11 +72,18 @@ export function App() {
     document.title = t('title')
   }, [s.lang])
 
-  const set = (p: Partial<Settings>) => setS(x => ({ ...x, ...p, builder: p.mode === 'builder' && !x.builder && !p.builder ? emptyBuilder() : (p.builder ?? x.builder) }))
+  const set: SetSettings = patch =>
+    setS(x => {
+      const p = typeof patch === 'function' ? patch(x) : patch
+      const next = { ...x, ...p, builder: p.mode === 'builder' && !x.builder && !p.builder ? emptyBuilder() : (p.builder ?? x.builder) }
+      latest.current = next
+      return next
+    })
   const commit = () => {
-    const q = toQuery(s, { run: true })
+    const cur = latest.current
+    const q = toQuery(cur, { run: true })
     if (`?${q}` !== location.search) history.pushState(null, '', `/?${q}`)
-    runView(s.view)
+    runView(cur.view)
   }
   const go = (view: View) => {
     const next = { ...s, view }

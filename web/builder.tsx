@@ -3,7 +3,7 @@
  * of the indicators they use, or, for a tree with nested groups, its JSON. Fields and
  * params come from GET /builder/indicators; presets from GET /builder/presets.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { BaseField } from '../src/strategies/catalog'
 import type { BuilderIndicator, PresetItem } from './api'
 import type { Key } from './i18n'
@@ -70,7 +70,8 @@ const kindOf = (l: Leaf): Kind => (typeof l.value === 'boolean' || l.value_bool 
 
 export function Builder(props: {
   spec: BuilderSpec
-  onChange: (s: BuilderSpec) => void
+  /** changes are functions of the latest spec, so two edits before a render never lose one */
+  onUpdate: (fn: (s: BuilderSpec) => BuilderSpec) => void
   catalog: readonly BuilderIndicator[]
   presets: readonly PresetItem[]
   preset: string
@@ -90,8 +91,17 @@ export function Builder(props: {
     }
     return 'number'
   }
-  const setEntry = (entry: ConditionNode) => props.onChange({ ...spec, entry, indicators: indicatorsFor(entry, catalog, spec.indicators) })
-  const setRows = (logic: 'AND' | 'OR', rows: Leaf[]) => setEntry({ type: logic, conditions: rows })
+  const update = props.onUpdate
+  const withEntry = (x: BuilderSpec, entry: ConditionNode): BuilderSpec => ({ ...x, entry, indicators: indicatorsFor(entry, catalog, x.indicators) })
+  const setEntry = (entry: ConditionNode) => update(x => withEntry(x, entry))
+  const editRows = (fn: (rows: Leaf[], logic: 'AND' | 'OR') => { logic: 'AND' | 'OR'; rows: Leaf[] }) =>
+    update(x => {
+      const f = flatRows(x.entry)
+      if (!f) return x
+      const r = fn(f.rows, f.logic)
+      return withEntry(x, { type: r.logic, conditions: r.rows })
+    })
+  const editRow = (i: number, fn: (row: Leaf) => Leaf) => editRows((rows, logic) => ({ logic, rows: rows.map((r, j) => (j === i ? fn(r) : r)) }))
   const fieldOptions = (
     <>
       <optgroup label="candle">
@@ -125,11 +135,17 @@ export function Builder(props: {
         </div>
         <div class="field">
           <label for="b-name">{t('builder.name')}</label>
-          <input id="b-name" value={spec.name} maxLength={100} onInput={e => props.onChange({ ...spec, name: (e.target as HTMLInputElement).value })} />
+          <input id="b-name" value={spec.name} maxLength={100} onInput={e => {
+              const name = (e.target as HTMLInputElement).value
+              update(x => ({ ...x, name }))
+            }} />
         </div>
         <div class="field">
           <label for="b-dir">{t('direction')}</label>
-          <select id="b-dir" value={spec.dir} onChange={e => props.onChange({ ...spec, dir: (e.target as HTMLSelectElement).value === 'long' ? 'long' : 'short' })}>
+          <select id="b-dir" value={spec.dir} onChange={e => {
+              const dir = (e.target as HTMLSelectElement).value === 'long' ? 'long' : 'short'
+              update(x => ({ ...x, dir }))
+            }}>
             <option value="long">{t('long')}</option>
             <option value="short">{t('short')}</option>
           </select>
@@ -139,7 +155,10 @@ export function Builder(props: {
         <>
           <div class="field">
             <label for="b-logic">{t('builder.logic')}</label>
-            <select id="b-logic" value={flat.logic} onChange={e => setRows((e.target as HTMLSelectElement).value === 'OR' ? 'OR' : 'AND', flat.rows)}>
+            <select id="b-logic" value={flat.logic} onChange={e => {
+                const logic = (e.target as HTMLSelectElement).value === 'OR' ? 'OR' : 'AND'
+                editRows(rows => ({ logic, rows }))
+              }}>
               <option value="AND">{t('builder.and')}</option>
               <option value="OR">{t('builder.or')}</option>
             </select>
@@ -147,11 +166,14 @@ export function Builder(props: {
           <ol class="cond-rows">
             {flat.rows.map((row, i) => {
               const kind = kindOf(row)
-              const upd = (patch: Partial<Leaf>) => {
-                const next = { ...row, ...patch } as Leaf
-                if ('value_bool' in patch === false && next.value_bool !== undefined && patch.value !== undefined) delete next.value_bool
-                setRows(flat.logic, flat.rows.map((r, j) => (j === i ? next : r)))
-              }
+              const upd = (patch: Partial<Leaf> | ((r: Leaf) => Partial<Leaf>)) =>
+                editRow(i, cur => {
+                  const p = typeof patch === 'function' ? patch(cur) : patch
+                  const next = { ...cur, ...p } as Leaf
+                  // a new value replaces the legacy value_bool form
+                  if (p.value !== undefined || 'value_bool' in p) delete next.value_bool
+                  return next
+                })
               const id = `c${i}`
               const errs = props.rowErrors.get(i) ?? []
               return (
@@ -165,7 +187,7 @@ export function Builder(props: {
                       aria-describedby={errs.length ? `${id}-err` : undefined}
                       onChange={e => {
                         const f = (e.target as HTMLSelectElement).value
-                        upd(fieldType(f) === 'boolean' ? { field: f, op: '==', value: true } : { field: f, value: kind === 'bool' ? 0 : row.value })
+                        upd(cur => (fieldType(f) === 'boolean' ? { field: f, op: '==', value: true } : { field: f, value: kindOf(cur) === 'bool' ? 0 : cur.value }))
                       }}
                     >
                       {!Object.hasOwn(BASE_FIELDS, row.field) && !catalog.some(c => c.fields.includes(row.field)) && <option value={row.field}>{row.field}</option>}
@@ -189,7 +211,7 @@ export function Builder(props: {
                       value={kind}
                       onChange={e => {
                         const k = (e.target as HTMLSelectElement).value as Kind
-                        upd({ value: k === 'bool' ? true : k === 'field' ? { field: 'close' } : 0, value_bool: undefined })
+                        upd({ value: k === 'bool' ? true : k === 'field' ? { field: 'close' } : 0 })
                       }}
                     >
                       <option value="number">{t('builder.kind.number')}</option>
@@ -200,21 +222,10 @@ export function Builder(props: {
                   <div class="field">
                     <label for={`${id}-value`}>{t('builder.value')}</label>
                     {kind === 'number' && (
-                      <input
-                        id={`${id}-value`}
-                        type="text"
-                        inputMode="decimal"
-                        value={String(row.value ?? '')}
-                        onChange={e => {
-                          const raw = (e.target as HTMLInputElement).value.trim()
-                          const v = Number(raw)
-                          // sent as typed when it is not a number, so the server names the problem
-                          upd({ value: raw !== '' && Number.isFinite(v) ? v : (raw as unknown as number) })
-                        }}
-                      />
+                      <NumberText id={`${id}-value`} value={row.value as number | string | undefined} onValue={v => upd({ value: (v ?? '') as number })} />
                     )}
                     {kind === 'bool' && (
-                      <select id={`${id}-value`} value={String(row.value_bool ?? row.value)} onChange={e => upd({ value: (e.target as HTMLSelectElement).value === 'true', value_bool: undefined })}>
+                      <select id={`${id}-value`} value={String(row.value_bool ?? row.value)} onChange={e => upd({ value: (e.target as HTMLSelectElement).value === 'true' })}>
                         <option value="true">true</option>
                         <option value="false">false</option>
                       </select>
@@ -223,7 +234,10 @@ export function Builder(props: {
                       <select
                         id={`${id}-value`}
                         value={(row.value as { field: string }).field}
-                        onChange={e => upd({ value: { ...(row.value as { field: string; shift?: number }), field: (e.target as HTMLSelectElement).value } })}
+                        onChange={e => {
+                          const field = (e.target as HTMLSelectElement).value
+                          upd(cur => ({ value: { ...(cur.value as { field: string; shift?: number }), field } }))
+                        }}
                       >
                         {fieldOptions}
                       </select>
@@ -237,12 +251,14 @@ export function Builder(props: {
                       min={0}
                       max={50}
                       value={row.shift ?? 0}
-                      onChange={e => {
+                      onInput={e => {
                         const v = Number((e.target as HTMLInputElement).value)
-                        const next = { ...row } as Leaf
-                        if (v > 0 || !Number.isFinite(v)) next.shift = v
-                        else delete next.shift
-                        setRows(flat.logic, flat.rows.map((r, j) => (j === i ? next : r)))
+                        editRow(i, cur => {
+                          const next = { ...cur } as Leaf
+                          if (v > 0 || !Number.isFinite(v)) next.shift = v
+                          else delete next.shift
+                          return next
+                        })
                       }}
                     />
                   </div>
@@ -251,7 +267,7 @@ export function Builder(props: {
                     class="remove"
                     aria-label={t('builder.remove', { n: i + 1 })}
                     disabled={flat.rows.length === 1}
-                    onClick={() => setRows(flat.logic, flat.rows.filter((_, j) => j !== i))}
+                    onClick={() => editRows((rows, logic) => ({ logic, rows: rows.filter((_, j) => j !== i) }))}
                   >
                     ✕
                   </button>
@@ -264,7 +280,7 @@ export function Builder(props: {
               )
             })}
           </ol>
-          <button type="button" class="secondary" id="add-row" onClick={() => setRows(flat.logic, [...flat.rows, { field: 'close', op: '>', value: { field: 'ema_fast' } } as Leaf])}>
+          <button type="button" class="secondary" id="add-row" onClick={() => editRows((rows, logic) => ({ logic, rows: [...rows, { field: 'close', op: '>', value: { field: 'ema_fast' } } as Leaf] }))}>
             + {t('builder.add')}
           </button>
         </>
@@ -301,12 +317,12 @@ export function Builder(props: {
           ))}
         </div>
       )}
-      <IndicatorParams spec={spec} catalog={catalog} onChange={props.onChange} />
+      <IndicatorParams spec={spec} catalog={catalog} onUpdate={update} />
     </fieldset>
   )
 }
 
-function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly BuilderIndicator[]; onChange: (s: BuilderSpec) => void }) {
+function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly BuilderIndicator[]; onUpdate: (fn: (s: BuilderSpec) => BuilderSpec) => void }) {
   const { t } = useI18n()
   const used = props.catalog.filter(c => c.id in props.spec.indicators && Object.keys(c.param_info).length > 0)
   if (used.length === 0) return null
@@ -324,19 +340,18 @@ function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly BuilderIn
                 <label for={id} title={info.description}>
                   {p}
                 </label>
-                <input
+                <NumberText
                   id={id}
-                  type="text"
-                  inputMode="decimal"
                   placeholder={String(info.default)}
-                  value={cur === undefined ? '' : String(cur)}
-                  onChange={e => {
-                    const raw = (e.target as HTMLInputElement).value.trim()
-                    const params = { ...(props.spec.indicators[ind.id] ?? {}) }
-                    if (raw === '') delete params[p]
-                    else params[p] = Number.isFinite(Number(raw)) ? Number(raw) : (raw as unknown as number)
-                    props.onChange({ ...props.spec, indicators: { ...props.spec.indicators, [ind.id]: params } })
-                  }}
+                  value={cur}
+                  onValue={v =>
+                    props.onUpdate(x => {
+                      const params = { ...(x.indicators[ind.id] ?? {}) }
+                      if (v === undefined) delete params[p]
+                      else params[p] = v as number
+                      return { ...x, indicators: { ...x.indicators, [ind.id]: params } }
+                    })
+                  }
                 />
                 <small class="hint">
                   {info.min}–{info.max}
@@ -347,5 +362,38 @@ function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly BuilderIn
         </fieldset>
       ))}
     </details>
+  )
+}
+
+/** '' → undefined; a number → that number; anything else as typed (sent so the server names the problem) */
+function parseNumber(text: string): number | string | undefined {
+  const t = text.trim()
+  if (t === '') return undefined
+  const n = Number(t)
+  return Number.isFinite(n) ? n : t
+}
+
+/**
+ * A number typed as text: the text is kept as typed ("0." stays "0." while the value is 0)
+ * and follows the value only when it changes from outside (a preset, the address).
+ */
+function NumberText(props: { id: string; value: number | string | undefined; placeholder?: string; onValue: (v: number | string | undefined) => void }) {
+  const [text, setText] = useState(props.value === undefined ? '' : String(props.value))
+  useEffect(() => {
+    if (parseNumber(text) !== props.value) setText(props.value === undefined ? '' : String(props.value))
+  }, [props.value])
+  return (
+    <input
+      id={props.id}
+      type="text"
+      inputMode="decimal"
+      placeholder={props.placeholder}
+      value={text}
+      onInput={e => {
+        const v = (e.target as HTMLInputElement).value
+        setText(v)
+        props.onValue(parseNumber(v))
+      }}
+    />
   )
 }

@@ -6,7 +6,7 @@
 import type { Timeframe } from '../src/market/timeframe'
 import type { BuilderIndicator, PresetItem, Strategy } from './api'
 import { Builder } from './builder'
-import { directionOf, type Settings } from './settings'
+import { directionOf, type SetSettings, type Settings } from './settings'
 import { described, Field, problemFor, useI18n } from './ui'
 
 export interface Meta {
@@ -64,7 +64,7 @@ export function TextField(props: { k: keyof Settings; api?: string[]; label: str
 
 export function StrategyPicker(props: {
   s: Settings
-  set: (p: Partial<Settings>) => void
+  set: SetSettings
   meta: Meta
   error: unknown
   allowBuilder: boolean
@@ -105,7 +105,7 @@ export function StrategyPicker(props: {
       {builder && s.builder && (
         <Builder
           spec={s.builder}
-          onChange={b => set({ builder: b })}
+          onUpdate={fn => set(x => ({ builder: fn(x.builder ?? s.builder!) }))}
           catalog={meta.indicators}
           presets={meta.presets}
           preset={s.preset}

@@ -20,7 +20,7 @@ function Metric(props: { label: string; children: preact.ComponentChildren; id?:
 function Headline(props: { r: RunResult }) {
   const { t, n } = useI18n()
   const r = props.r
-  const rec = r as RunResult & { annualized_return_pct?: number; funding_coverage_pct?: number | null }
+  const rec = r as RunResult & { annualized_return_pct?: number; funding_coverage_pct?: number | null; funding_events?: number; funding_events_real?: number }
   return (
     <dl class="metrics" id="headline">
       <Metric label={t('res.return')} id="m-return">
@@ -51,7 +51,9 @@ function Headline(props: { r: RunResult }) {
       <Metric label={t('res.fees')}>{n(r.total_fees_pct)} %</Metric>
       <Metric label={t('res.funding')}>
         {n(r.total_funding_pct)} %
-        {typeof rec.funding_coverage_pct === 'number' && <small class="sub">{t('res.fundingCoverage', { p: n(rec.funding_coverage_pct, 0) })}</small>}
+        {typeof rec.funding_coverage_pct === 'number' && typeof rec.funding_events === 'number' && (
+          <small class="sub">{t('res.fundingCoverage', { real: (rec.funding_events_real ?? 0).toLocaleString(), all: rec.funding_events.toLocaleString(), p: n(rec.funding_coverage_pct, 0) })}</small>
+        )}
       </Metric>
       <Metric label={t('res.btc')}>
         <Pct v={r.btc_hold_return_pct} />

@@ -58,6 +58,9 @@ export interface Settings {
   tpGrid: string
 }
 
+/** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
+export type SetSettings = (p: Partial<Settings> | ((s: Settings) => Partial<Settings>)) => void
+
 export const DEFAULTS: Settings = {
   view: 'simulate',
   lang: 'en',

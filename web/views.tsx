@@ -6,13 +6,13 @@ import { CostFields, ExitFields, StrategyPicker, TextField, UniverseFields, Wind
 import { coinBody, compareBody, optimizeBody, rowErrors, shareLink, simulatePlan, validateBody } from './requests'
 import { Results, TradesTable } from './results'
 import { useRun } from './run'
-import type { Settings } from './settings'
+import type { SetSettings, Settings } from './settings'
 import { described, ErrorBox, Field, Pct, Progress, useI18n, DataTable } from './ui'
 import { McStrip, BandsChart } from './svg'
 
 export interface ViewProps {
   s: Settings
-  set: (p: Partial<Settings>) => void
+  set: SetSettings
   meta: Meta
   /** push the settings to the address bar and run */
   commit: () => void
@@ -280,7 +280,10 @@ export function ValidateView(p: ViewProps) {
       {r && mc && (
         <section class="results" id="results" aria-label={t('view.validate')}>
           <h2>
-            {r.strategy_name} · {t('val.verdict')}: <span class={`badge badge-${r.oos.verdict === 'robust' ? 'pass' : r.oos.verdict === 'insufficient_data' || r.oos.verdict === 'no_in_sample_edge' ? 'not_evaluated' : 'fail'}`}>{r.oos.verdict}</span>
+            {r.strategy_name} · {t('val.verdict')}:{' '}
+            <span class={`badge badge-${r.oos.verdict === 'robust' ? 'pass' : r.oos.verdict === 'insufficient_data' || r.oos.verdict === 'no_in_sample_edge' ? 'not_evaluated' : 'fail'}`} id="oos-verdict">
+              {t(`oos.${r.oos.verdict}`)}
+            </span>
           </h2>
           <RunScope r={r} />
           <p>{r.oos.message}</p>

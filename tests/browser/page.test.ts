@@ -55,6 +55,9 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const second = await page.locator('#trades tbody tr:nth-child(2) td:nth-child(9)').textContent()
     const pct = (s: string | null) => Number((s ?? '').replace(/[^\d.+-]/g, ''))
     expect(pct(first)).toBeGreaterThanOrEqual(pct(second))
+    // paging
+    await page.click('#trades + .pager button[aria-label="Next page"]')
+    expect(await page.textContent('#trades + .pager span')).toMatch(/^Page 2 of \d+ \(\d+ rows\)$/)
     // CSV export: every trade of the run, from the result's hash
     const csvHref = await page.getAttribute('#csv', 'href')
     expect(csvHref).toMatch(/^\/export\/csv\?hash=[0-9a-f]{64}$/)
@@ -98,6 +101,27 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 60_000)
 
+  test('a run in flight shows its progress and the run button waits', async () => {
+    const { page, errors } = await open('/')
+    await page.waitForSelector('#f-strategy')
+    // the real server's answer, held back by the browser so the progress line can be seen
+    await page.route('**/simulate', async route => {
+      await Bun.sleep(1500)
+      await route.continue()
+    })
+    await page.fill('#f-topN', '3')
+    await page.click('#run')
+    await page.waitForSelector('.progress[role="status"]')
+    expect(await page.isDisabled('#run')).toBe(true)
+    expect(await page.textContent('.progress')).toMatch(/Running… \d+\.\d s/)
+    await screenshot(page, 'progress', false)
+    await page.waitForSelector('#results', { timeout: 30_000 })
+    expect(await page.locator('.progress').count()).toBe(0)
+    expect(await page.isDisabled('#run')).toBe(false)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
   test('a value out of range is shown next to its field with the server’s reason', async () => {
     const { page, errors } = await open('/')
     await page.fill('#f-sl', '99')
@@ -118,8 +142,10 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.waitForSelector('#builder')
     await page.selectOption('#c0-field', 'rsi')
     await page.selectOption('#c0-op', '>')
-    await page.fill('#c0-value', '65')
-    await page.locator('#c0-value').blur()
+    // typed key by key: "65." must survive on its way to 65.5
+    await page.fill('#c0-value', '')
+    await page.locator('#c0-value').pressSequentially('65.5')
+    expect(await page.inputValue('#c0-value')).toBe('65.5')
     await page.click('#add-row')
     await page.selectOption('#c1-field', 'is_bullish')
     await page.selectOption('#b-dir', 'short')
@@ -129,7 +155,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const url = new URL(page.url())
     const spec = JSON.parse(url.searchParams.get('b')!)
     expect(spec.dir).toBe('short')
-    expect(spec.entry.conditions[0]).toEqual({ field: 'rsi', op: '>', value: 65 })
+    expect(spec.entry.conditions[0]).toEqual({ field: 'rsi', op: '>', value: 65.5 })
     expect(spec.entry.conditions[1]).toMatchObject({ field: 'is_bullish', op: '==', value: true })
     expect(Object.keys(spec.indicators).sort()).toEqual(['candle', 'rsi'])
     expect(await page.textContent('#results h2')).toContain('Custom Strategy')
