@@ -108,6 +108,6 @@ export const api = {
   compare: (b: CompareBody, s?: AbortSignal) => call<CompareResult>('POST', '/simulate/compare', b, s),
   validate: (b: ValidateBody, s?: AbortSignal) => call<ValidateResult>('POST', '/simulate/validate', b, s),
   optimize: (b: OptimizeBody, s?: AbortSignal) => call<OptimizeResult>('POST', '/simulate/optimize', b, s),
-  ohlcv: (symbol: string, timeframe: string, limit: number, s?: AbortSignal) =>
-    call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}`, undefined, s),
+  ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
+    call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

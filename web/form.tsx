@@ -38,8 +38,8 @@ export const FIELD_OF: Record<string, keyof Settings> = {
 export const SHOWN_FIELDS = Object.keys(FIELD_OF)
 
 /** the server's timeframes (a type-only import keeps the bundle free of server code; a new timeframe fails the type check here) */
-const TIMEFRAME_SET: Record<Timeframe, true> = { '1H': true, '2H': true, '4H': true, '6H': true, '12H': true, '1D': true, '1W': true }
-const TIMEFRAMES = Object.keys(TIMEFRAME_SET) as Timeframe[]
+export const TIMEFRAME_HOURS: Record<Timeframe, number> = { '1H': 1, '2H': 2, '4H': 4, '6H': 6, '12H': 12, '1D': 24, '1W': 168 }
+const TIMEFRAMES = Object.keys(TIMEFRAME_HOURS) as Timeframe[]
 
 
 /** the problem the last error has for a form field (`api`: the request fields it stands for, when not FIELD_OF's) */

@@ -2,7 +2,10 @@
 import { useEffect, useMemo } from 'preact/hooks'
 import { api, type CoinSimResult, type CompareResult, type Ohlcv, type OptimizeResult, type RunResult, type ValidateResult } from './api'
 import { BarList, CandleChart, COLORS, type Overlay, type TradeMark } from './charts'
-import { CostFields, ExitFields, StrategyPicker, TextField, UniverseFields, WindowFields, SHOWN_FIELDS, type Meta, err } from './form'
+import { CostFields, ExitFields, StrategyPicker, TextField, TIMEFRAME_HOURS, UniverseFields, WindowFields, SHOWN_FIELDS, type Meta, err } from './form'
+
+/** candles the coin view draws */
+const COIN_BARS = 2000
 import { coinBody, compareBody, optimizeBody, rowErrors, shareLink, simulatePlan, validateBody } from './requests'
 import { Results, TradesTable } from './results'
 import { useRun } from './run'
@@ -92,7 +95,15 @@ export function CoinView(p: ViewProps) {
   useRunOnSignal(p.runSignal, () => {
     const body = coinBody(p.s, p.meta)
     void run.start(async sig => {
-      const [sim, bars] = await Promise.all([api.simulateCoin(body, sig), api.ohlcv(body.symbol, p.s.tf, 2000, sig)])
+      const sim = await api.simulateCoin(body, sig)
+      // the 2,000 bars that end at the run's last day (the newest when no end is set)
+      let offset = 0
+      const end = body.end_date ? Date.parse(`${body.end_date}T23:59:59Z`) / 1000 : null
+      if (end !== null) {
+        const last = (await api.ohlcv(body.symbol, p.s.tf, 1, 0, sig)).data[0]?.t ?? end
+        offset = Math.max(0, Math.floor((last - end) / (3600 * (TIMEFRAME_HOURS[p.s.tf as keyof typeof TIMEFRAME_HOURS] ?? 1))))
+      }
+      const bars = await api.ohlcv(body.symbol, p.s.tf, COIN_BARS, offset, sig)
       return { sim, bars }
     })
   })
@@ -108,7 +119,8 @@ export function CoinView(p: ViewProps) {
     ]
     const first = d.length ? d[0].t : 0
     const marks: TradeMark[] = r.sim.trades.map(tr => ({ entry: Date.parse(tr.entry_time) / 1000, exit: Date.parse(tr.exit_time) / 1000, long: tr.direction === 'long', win: tr.pnl_pct > 0 }))
-    const outside = marks.filter(m => m.exit < first).length
+    const last = d.length ? d[d.length - 1].t : 0
+    const outside = marks.filter(m => m.exit < first || m.entry > last).length
     return { overlays, marks, outside }
   }, [r])
   const symErr = err(run.error, 'symbol')
