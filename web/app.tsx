@@ -4,7 +4,7 @@ import { api } from './api'
 import type { Meta } from './form'
 import { numberFormat, translator } from './i18n'
 import { emptyBuilder, indicatorsFor } from './builder'
-import { DEFAULTS, fromQuery, toQuery, VIEWS, type Lang, type SetSettings, type Settings, type View } from './settings'
+import { fromQuery, toQuery, VIEWS, type Lang, type SetSettings, type Settings, type View } from './settings'
 import { ErrorBox, I18nContext } from './ui'
 import { CoinView, CompareView, OptimizeView, SimulateView, ValidateView, type ViewProps } from './views'
 
@@ -159,4 +159,3 @@ async function presetSpec(id: string, m: Meta) {
   }
 }
 
-export { DEFAULTS }

@@ -6,7 +6,7 @@
 import type { Timeframe } from '../src/market/timeframe'
 import type { BuilderIndicator, PresetItem, Strategy } from './api'
 import { Builder } from './builder'
-import { directionOf, type SetSettings, type Settings } from './settings'
+import type { SetSettings, Settings } from './settings'
 import { described, Field, problemFor, useI18n } from './ui'
 
 export interface Meta {
@@ -205,4 +205,3 @@ export function WindowFields(props: { s: Settings; set: (p: Partial<Settings>) =
   )
 }
 
-export { directionOf }

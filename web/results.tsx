@@ -81,7 +81,7 @@ function Reliability(props: { r: RunResult }) {
         {props.r.reliability_checks.map(c => (
           <li data-verdict={c.verdict}>
             <Verdict verdict={c.verdict} /> <strong>{AXES[c.axis_id] ? t(AXES[c.axis_id]) : c.axis_id}</strong>{' '}
-            <span class="hint">{c.value !== null && c.threshold !== null ? t('rel.value', { v: n(c.value, 1), t: n(c.threshold, 0) }) : ''}</span>
+            <span class="hint">{c.value !== null && c.threshold !== null ? t('rel.value', { v: n(c.value, Number.isInteger(c.value) ? 0 : 1), t: n(c.threshold, Number.isInteger(c.threshold) ? 0 : 1) }) : ''}</span>
             {c.message && <div class="check-msg">{c.message}</div>}
           </li>
         ))}
