@@ -45,6 +45,13 @@ export function App() {
       next.builder = next.preset ? await presetSpec(next.preset, m) : emptyBuilder()
       const dir = new URLSearchParams(search).get('dir')
       if (dir === 'long' || dir === 'short') next.builder = { ...next.builder, dir }
+      // exits the link leaves out are the preset's own
+      const own = presetCache.get(next.preset)
+      if (own) {
+        if (next.sl === '') next.sl = String(own.sl_pct)
+        if (next.tp === '') next.tp = String(own.tp_pct)
+        if (next.bars === '') next.bars = String(own.max_bars)
+      }
     }
     setS(next)
     if (describesRun(search)) runView(next.view)

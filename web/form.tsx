@@ -128,7 +128,7 @@ export function strategyDefaults(s: Settings, meta: Meta): { sl: number; tp: num
 export function ExitFields(props: { s: Settings; set: (p: Partial<Settings>) => void; meta: Meta; error: unknown; bars?: boolean }) {
   const { t } = useI18n()
   const d = strategyDefaults(props.s, props.meta)
-  const hint = (v: number | undefined) => (v === undefined ? undefined : t('default.strategy', { v }))
+  const hint = (v: number | undefined) => (v === undefined ? undefined : t(props.s.mode === 'builder' ? 'default.plain' : 'default.strategy', { v }))
   return (
     <div class="row-fields">
       <TextField k="sl" label={t('sl')} {...props} hint={hint(d?.sl)} />
