@@ -3,7 +3,7 @@
  * turned into request bodies that the server's own schemas accept (sent through the app).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Meta } from '../web/form'
+import type { Meta } from '../web/meta'
 import { coinBody, compareBody, optimizeBody, rowErrors, shareLink, simulatePlan, validateBody } from '../web/requests'
 import { DEFAULTS, fromQuery, resolveStrategyId, toQuery, type Settings } from '../web/settings'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'

@@ -1,7 +1,7 @@
 /** The page shell: header, view tabs, language, and the settings held in the address bar. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api } from './api'
-import type { Meta } from './form'
+import type { Meta } from './meta'
 import { numberFormat, translator } from './i18n'
 import { emptyBuilder, indicatorsFor } from './builder'
 import { fromQuery, toQuery, VIEWS, type Lang, type SetSettings, type Settings, type View } from './settings'

@@ -4,17 +4,12 @@
  * typed: the ranges are the server's, and its 422 is shown next to the field it names.
  */
 import type { Timeframe } from '../src/market/timeframe'
-import type { BuilderIndicator, PresetItem, Strategy } from './api'
+import type { Meta } from './meta'
 import { Builder } from './builder'
 import type { SetSettings, Settings } from './settings'
 import { described, Field, problemFor, useI18n } from './ui'
 
-export interface Meta {
-  strategies: Strategy[]
-  presets: PresetItem[]
-  indicators: BuilderIndicator[]
-  symbols: string[]
-}
+export type { Meta }
 
 /** request field → the form field that shows its problems */
 export const FIELD_OF: Record<string, keyof Settings> = {

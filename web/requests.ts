@@ -1,6 +1,6 @@
 /** Settings → API request bodies: which route a run takes and what it sends. */
 import type { BacktestBody, CoinSimBody, CompareBody, OptimizeBody, SimulateBody, Strategy, ValidateBody } from './api'
-import type { Meta } from './form'
+import type { Meta } from './meta'
 import { num, numberList, symbolList, type Settings } from './settings'
 
 const feeFraction = (fee: string): number | null | undefined => {

@@ -69,7 +69,7 @@ export async function bundlePage(outDir: string, sourceDir = WEB_SOURCE_DIR): Pr
       define: { 'process.env.NODE_ENV': '"production"' },
       naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
       publicPath: STATIC_PREFIX,
-      // the page's JSX is Preact's (also set in tsconfig.json, repeated so the build does not depend on which tsconfig is found)
+      // the page's JSX is Preact's (as web/tsconfig.json says for the type check; repeated so the build does not depend on which tsconfig is found)
       jsx: { runtime: 'automatic', importSource: 'preact' },
     })
   } catch (err) {

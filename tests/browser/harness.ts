@@ -84,20 +84,31 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   return path
 }
 
+/**
+ * Code run inside the page is given as a string: the root tsconfig has no DOM types (the
+ * page's own code is checked with them, web/tsconfig.json), and a string keeps them apart.
+ */
+export const PIXELS_OF_COLOUR = `(selector, [r, g, b]) => {
+  let n = 0
+  for (const c of document.querySelectorAll(selector + ' canvas')) {
+    const ctx = c.getContext('2d')
+    if (!ctx || c.width === 0 || c.height === 0) continue
+    const d = ctx.getImageData(0, 0, c.width, c.height).data
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200 && Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
+  }
+  return n
+}`
+
 /** Pixels of one colour (within a small tolerance) on the canvases inside a selector: a series drawn in that colour. */
 export async function pixelsOfColour(page: Page, selector: string, rgb: [number, number, number]): Promise<number> {
-  return page.$eval(
-    selector,
-    (root, [r, g, b]) => {
-      let n = 0
-      for (const c of Array.from(root.querySelectorAll('canvas'))) {
-        const ctx = (c as HTMLCanvasElement).getContext('2d')
-        if (!ctx || c.width === 0 || c.height === 0) continue
-        const d = ctx.getImageData(0, 0, c.width, c.height).data
-        for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200 && Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
-      }
-      return n
-    },
-    rgb,
-  )
+  return page.evaluate<number>(`(${PIXELS_OF_COLOUR})(${JSON.stringify(selector)}, ${JSON.stringify(rgb)})`)
+}
+
+/** Wait until a condition read through playwright holds (10 s at most). */
+export async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await Bun.sleep(50)
+  }
 }

@@ -4,10 +4,13 @@
  * under tests/browser/output/ for review.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { CHROMIUM, collectErrors, launch, pixelsOfColour, screenshot, SKIP_REASON, startServed, type Served } from './harness'
+import { CHROMIUM, collectErrors, launch, pixelsOfColour, screenshot, SKIP_REASON, startServed, until, type Served } from './harness'
 
 const STRATEGY_BLUE: [number, number, number] = [0x1d, 0x4e, 0xd8]
+const SHARE_SERVED = existsSync(join(import.meta.dir, '..', '..', 'src', 'modules', 'cards'))
 
 describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
   let served: Served
@@ -36,7 +39,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.click('#run')
     await page.waitForSelector('#trades tbody tr', { timeout: 30_000 })
     // the chart is drawn: the strategy's line colour is on the canvas
-    await page.waitForFunction(() => document.querySelectorAll('#equity-chart canvas').length > 0)
+    await page.waitForSelector('#equity-chart canvas')
     await page.waitForTimeout(300)
     expect(await pixelsOfColour(page, '#equity-chart', STRATEGY_BLUE)).toBeGreaterThan(200)
     expect(await page.locator('#trades tbody tr').count()).toBe(25)
@@ -93,9 +96,9 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.waitForURL(/sl=5/)
     await page.goBack()
     await page.waitForURL(/sl=7/)
-    await page.waitForFunction(() => (document.querySelector('#f-sl') as HTMLInputElement).value === '7')
+    await until(async () => (await page.inputValue('#f-sl')) === '7')
     await page.goForward()
-    await page.waitForFunction(() => (document.querySelector('#f-sl') as HTMLInputElement).value === '5')
+    await until(async () => (await page.inputValue('#f-sl')) === '5')
     await screenshot(page, 'share-link')
     expect(errors).toEqual([])
     await page.close()
@@ -118,6 +121,18 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.waitForSelector('#results', { timeout: 30_000 })
     expect(await page.locator('.progress').count()).toBe(0)
     expect(await page.isDisabled('#run')).toBe(false)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  // GET /share (issue 17) redirects people to the page with the settings in its query; until it is served, the test above stands in
+  test.skipIf(!SHARE_SERVED)('following a /share link lands on the page with its settings and their run', async () => {
+    const { page, errors } = await open('/share?preset=rsi-reversal-short&dir=short&sl=7&tp=9&topN=6&lev=2&fee=0.04')
+    await page.waitForURL(url => url.pathname === '/' && url.searchParams.get('strategy') !== null, { timeout: 30_000 })
+    await page.waitForSelector('#trades tbody tr, #zero-trades', { timeout: 30_000 })
+    expect(await page.inputValue('#f-strategy')).toBe('rsi-reversal-short')
+    expect([await page.inputValue('#f-sl'), await page.inputValue('#f-tp'), await page.inputValue('#f-topN'), await page.inputValue('#f-lev'), await page.inputValue('#f-fee')]).toEqual(['7', '9', '6', '2', '0.04'])
+    await screenshot(page, 'share-followed')
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
@@ -160,9 +175,9 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     expect(Object.keys(spec.indicators).sort()).toEqual(['candle', 'rsi'])
     expect(await page.textContent('#results h2')).toContain('Custom Strategy')
     // a preset replaces the rows with its own tree and exits
-    const preset = await page.$eval('#b-preset option:nth-child(2)', o => (o as HTMLOptionElement).value)
+    const preset = (await page.locator('#b-preset option').nth(1).getAttribute('value'))!
     await page.selectOption('#b-preset', preset)
-    await page.waitForFunction(() => (document.querySelector('#b-name') as HTMLInputElement).value !== 'Custom Strategy')
+    await until(async () => (await page.inputValue('#b-name')) !== 'Custom Strategy')
     expect(await page.locator('.cond-row').count()).toBeGreaterThan(1)
     expect(await page.inputValue('#f-sl')).not.toBe('')
     // a misspelt field comes back as a validation error on its row
@@ -178,7 +193,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const { page, errors } = await open('/')
     await page.waitForSelector('#f-strategy')
     await page.selectOption('#lang', 'ko')
-    await page.waitForFunction(() => document.documentElement.lang === 'ko')
+    await until(async () => (await page.getAttribute('html', 'lang')) === 'ko')
     expect(await page.textContent('#run')).toBe('시뮬레이션 실행')
     expect(await page.textContent('label[for="f-sl"]')).toBe('손절 %')
     expect(new URL(page.url()).searchParams.get('lang')).toBe('ko')
@@ -260,7 +275,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
   test('on a phone’s width the form and results fit without sideways scrolling of the page', async () => {
     const { page, errors } = await open('/?strategy=ma-cross-long&topN=5', { width: 390, height: 844 })
     await page.waitForSelector('#trades tbody tr', { timeout: 30_000 })
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
     expect(overflow).toBeLessThanOrEqual(0)
     await screenshot(page, 'phone')
     await screenshot(page, 'phone-top', false)
@@ -277,14 +292,14 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     let reached = false
     for (let i = 0; i < 60 && !reached; i++) {
       await page.keyboard.press('Tab')
-      reached = await page.evaluate(() => document.activeElement?.id === 'run')
+      reached = (await page.evaluate<string | undefined>('document.activeElement?.id')) === 'run'
     }
     expect(reached).toBe(true)
     await page.keyboard.press('Enter')
     await page.waitForSelector('#results', { timeout: 30_000 })
     // every form control has a label
-    const unlabelled = await page.$$eval('input, select, textarea', els =>
-      els.filter(e => !(e as HTMLInputElement).labels?.length && !e.getAttribute('aria-label')).map(e => e.id || e.outerHTML.slice(0, 60)),
+    const unlabelled = await page.evaluate<string[]>(
+      "[...document.querySelectorAll('input, select, textarea')].filter(e => !e.labels?.length && !e.getAttribute('aria-label')).map(e => e.id || e.outerHTML.slice(0, 60))",
     )
     expect(unlabelled).toEqual([])
     expect(errors).toEqual([])
