@@ -1,7 +1,7 @@
 /** What a /simulate or /backtest body shows: metrics, charts, verdicts, statistics, tables. */
 import { useMemo, useState } from 'preact/hooks'
 import type { RunResult, Trade } from './api'
-import { COLORS, LineChart, type LineSpec } from './charts'
+import { BarList, COLORS, LineChart, type LineSpec } from './charts'
 import type { Key } from './i18n'
 import { DataTable, Pct, useI18n, Verdict, type Column } from './ui'
 
@@ -288,6 +288,11 @@ export function Results(props: { r: RunResult; shareUrl: string | null }) {
             <PeriodTable id="yearly" rows={r.yearly_stats} caption={t('tbl.yearly')} />
             <PeriodTable id="monthly" rows={r.monthly_stats} caption={t('tbl.monthly')} />
           </div>
+          <BarList
+            id="pnl-distribution"
+            title={t('res.distribution')}
+            items={r.pnl_buckets.map((label, i) => ({ label, value: (r.pnl_distribution[i] ?? 0) * (label.startsWith('-') || label.startsWith('< -') ? -1 : 1), text: String(r.pnl_distribution[i] ?? 0) }))}
+          />
           <CoinTable rows={r.coin_results} />
           {r.trades.length < r.total_trades && <p class="hint">{t('tr.limited', { n: r.trades.length })}</p>}
           <TradesTable trades={r.trades} />

@@ -43,6 +43,9 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.waitForTimeout(300)
     expect(await pixelsOfColour(page, '#equity-chart', STRATEGY_BLUE)).toBeGreaterThan(200)
     expect(await page.locator('#trades tbody tr').count()).toBe(25)
+    // the P&L buckets count every trade
+    const buckets = await page.locator('#pnl-distribution .bar-value').allTextContents()
+    expect(buckets.reduce((a, b) => a + Number(b), 0)).toBe(Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, '')))
     expect(await page.textContent('#m-trades dd')).toMatch(/\d/)
     // verdict badges carry words, not only colour
     expect(await page.locator('#reliability li').count()).toBe(5)
