@@ -47,6 +47,24 @@ describe('POST /backtest', () => {
     expect(r.body.total_trades).toBe(0)
   })
 
+  test('a tree that would read later bars (negative shift or bars) is a 422 naming each place, never run', async () => {
+    const entry = {
+      type: 'AND',
+      conditions: [
+        { field: 'close', op: '>', value: 1, shift: -1 },
+        { field: 'close', op: '>', value: { field: 'close', stat: 'max', bars: -5 } },
+        { type: 'ANY_PRIOR', bars: -3, condition: { field: 'close', op: '>', value: { field: 'open', offset: { field: 'open', shift: -2 } } } },
+      ],
+    }
+    const r = await h.req('/backtest', { method: 'POST', json: { entry, indicators: {} } })
+    expect(r.status).toBe(422)
+    const locs = r.body.detail.map((d: any) => d.loc.join('.'))
+    expect(locs.sort()).toEqual(
+      ['body.entry.conditions.0.shift', 'body.entry.conditions.1.value.bars', 'body.entry.conditions.2.bars', 'body.entry.conditions.2.condition.value.offset.shift'].sort(),
+    )
+    for (const d of r.body.detail) expect(d.msg).toContain('look-ahead')
+  })
+
   test('out-of-range fields give the 422 detail list', async () => {
     const r = await h.req('/backtest', { method: 'POST', json: { entry: ENTRY, sl_pct: 0.1, max_bars: 500 } })
     expect(r.status).toBe(422)

@@ -5,7 +5,8 @@ import { INDICATORS } from '../src/indicators/registry'
 import { openapiPlugin } from '../src/http/openapi'
 import { builderModule } from '../src/modules/builder'
 import { strategiesModule } from '../src/modules/strategies'
-import { conditionsCount, validateStrategy } from '../src/strategies/conditions'
+import { conditionsCount } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 
 const app = new Elysia().use(builderModule())
 const get = async (path: string, on: { handle(r: Request): Promise<Response> } = app) => {
@@ -22,6 +23,33 @@ describe('GET /builder/indicators', () => {
     expect(bb.name).toBe(INDICATORS.bb.name)
     expect(bb.default_params).toMatchObject({ period: 20, std: 2 })
     expect(bb.field_info.length).toBe(bb.fields.length)
+  })
+  test('shows the indicators and fields the named strategies added, with the bb ddof and ema adjust params', async () => {
+    const { body } = await get('/builder/indicators')
+    const fieldsOf = (id: string) => body.find((x: any) => x.id === id).fields
+    expect(fieldsOf('volume_profile')).toEqual(['vp_poc', 'vp_dev'])
+    expect(fieldsOf('atr')).toContain('atr_sma_prev')
+    expect(fieldsOf('heikin_ashi')).toEqual(expect.arrayContaining(['ha_bearish', 'ha_body', 'ha_body_top', 'ha_body_bottom', 'ha_upper_wick', 'ha_lower_wick']))
+    expect(body.find((x: any) => x.id === 'bb').param_info.ddof).toMatchObject({ default: 0, min: 0, max: 1, integer: true })
+    expect(body.find((x: any) => x.id === 'ema').param_info.adjust).toMatchObject({ default: 0, min: 0, max: 1, integer: true })
+  })
+})
+
+describe('named strategies are presets too', () => {
+  test('every registry strategy loads from /builder/presets/<id> as the same tree and settings', async () => {
+    const strategies = await get('/strategies', new Elysia().use(strategiesModule()))
+    for (const s of strategies.body) {
+      const p = await get(`/builder/presets/${s.id}`)
+      expect(p.status).toBe(200)
+      expect({ id: s.id, entry: p.body.entry, exit: p.body.exit_conditions, indicators: p.body.indicators }).toEqual({ id: s.id, entry: s.entry, exit: s.exit_conditions, indicators: s.indicators })
+      expect([p.body.sl_pct, p.body.tp_pct, p.body.max_bars, p.body.direction]).toEqual([s.default_params.sl_pct, s.default_params.tp_pct, s.default_params.max_bars, s.default_params.direction])
+    }
+  })
+  test('our former rules are presets under their own names, e.g. the TTM squeeze', async () => {
+    const p = await get('/builder/presets/ttm-squeeze-short')
+    expect(p.status).toBe(200)
+    expect(p.body.indicators).toMatchObject({ keltner: { period: 20, atr_period: 20, mult: 1.5 } })
+    expect((await get('/builder/presets/supertrend-adx-long')).body.exit_conditions).toEqual({ field: 'st_bullish', op: '==', value: false })
   })
 })
 
@@ -40,7 +68,7 @@ describe('GET /builder/presets', () => {
     for (const item of body) {
       const full = await get(`/builder/presets/${item.id}`)
       expect(full.status).toBe(200)
-      expect(Object.keys(full.body).sort()).toEqual(['direction', 'entry', 'id', 'indicators', 'max_bars', 'name', 'sl_pct', 'tp_pct'])
+      expect(Object.keys(full.body).sort()).toEqual(['direction', 'entry', 'exit_conditions', 'id', 'indicators', 'max_bars', 'name', 'sl_pct', 'tp_pct'])
       expect(Object.keys(full.body.indicators)).toEqual(item.indicators)
       expect(conditionsCount(full.body.entry)).toBe(item.conditions_count)
       expect(validateStrategy(full.body)).toEqual([])

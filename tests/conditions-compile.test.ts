@@ -7,7 +7,8 @@ import type { IndicatorDef } from '../src/indicators/types'
 import type { Bars } from '../src/market/types'
 import type { IndicatorCatalog } from '../src/strategies/catalog'
 import { compileStrategy, indicatorsUsed, prepareStrategy } from '../src/strategies/compile'
-import { type ConditionNode, StrategyValidationError, conditionsCount } from '../src/strategies/conditions'
+import { type ConditionNode, conditionsCount } from '../src/strategies/conditions'
+import { StrategyValidationError } from '../src/strategies/validate'
 
 const HOUR = 3_600_000
 

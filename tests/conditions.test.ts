@@ -3,7 +3,8 @@
  * kind of problem, each checking the message names the path and says what is wrong.
  */
 import { describe, expect, test } from 'bun:test'
-import { type StrategySpecInput, TREE_LIMITS, validateStrategy } from '../src/strategies/conditions'
+import { type StrategySpecInput, TREE_LIMITS } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 
 const leaf = (field: string, op: string, value: unknown, extra: object = {}) => ({ field, op, value, ...extra })
 const and = (...conditions: unknown[]) => ({ type: 'AND', conditions })
@@ -113,7 +114,7 @@ describe('each kind of problem is reported with its path', () => {
     expectOne(errorsOf(and({ op: '>', value: 1 })), 'entry.conditions[0]', 'expected a group')
   })
   test('a value of the wrong kind', () => {
-    expectOne(errorsOf(leaf('close', '>', '30')), 'entry.value', 'expected a number, a boolean or {field, shift}')
+    expectOne(errorsOf(leaf('close', '>', '30')), 'entry.value', 'expected a number, a boolean, a list of numbers or {field, shift?, stat?, bars?, mult?, offset?}')
   })
   test('both value and value_bool', () => {
     expectOne(errorsOf({ field: 'uptrend', op: '==', value: true, value_bool: true }), 'entry', 'either value or value_bool')
@@ -123,7 +124,7 @@ describe('each kind of problem is reported with its path', () => {
   })
   test('an unknown node type, with a hint for lower case', () => {
     expectOne(errorsOf({ type: 'and', conditions: [leaf('close', '>', 1)] }), 'entry.type', 'unknown node type "and"', 'did you mean AND?')
-    expectOne(errorsOf({ type: 'XOR', conditions: [] }), 'entry.type', 'expected AND, OR or NOT')
+    expectOne(errorsOf({ type: 'XOR', conditions: [] }), 'entry.type', 'expected AND, OR, NOT or ANY_PRIOR')
   })
   test('a missing entry tree', () => {
     expectOne(validateStrategy({ indicators: {} }), 'entry', 'required')

@@ -13,7 +13,7 @@ import { roc } from '../src/indicators/roc'
 import { rsi, stochRsi } from '../src/indicators/rsi'
 import { smoothStochastic, stoch, willr } from '../src/indicators/stoch'
 import { volRatio } from '../src/indicators/volume'
-import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/window'
+import { coverWindows, maxOf, minOf, rollingMaxIndex, rollingMinIndex } from '../src/indicators/rolling-extremes'
 import type { Bars } from '../src/market/types'
 import { jumpyCandles, rng, syntheticBars } from './indicators-synthetic'
 

@@ -46,9 +46,9 @@ describe('registry shape', () => {
     expect(fields('candle')).toEqual(
       expect.arrayContaining(['bullish_engulfing', 'bearish_engulfing', 'hammer', 'shooting_star', 'doji']),
     )
-    expect(Object.keys(INDICATORS.bb.params)).toEqual(['period', 'std', 'squeeze_lookback', 'squeeze_threshold'])
-    expect(defaultParams('bb')).toEqual({ period: 20, std: 2, squeeze_lookback: 10, squeeze_threshold: 0.8 })
-    expect(defaultParams('ema')).toEqual({ fast: 20, slow: 50 })
+    expect(Object.keys(INDICATORS.bb.params)).toEqual(['period', 'std', 'squeeze_lookback', 'squeeze_threshold', 'ddof'])
+    expect(defaultParams('bb')).toEqual({ period: 20, std: 2, squeeze_lookback: 10, squeeze_threshold: 0.8, ddof: 0 })
+    expect(defaultParams('ema')).toEqual({ fast: 20, slow: 50, adjust: 0 })
     expect(defaultParams('volume')).toEqual({ period: 20 })
     expect(defaultParams('candle')).toEqual({})
   })

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { INDICATORS } from '../src/indicators/registry'
 import { strategiesModule } from '../src/modules/strategies'
-import { validateStrategy } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 import { listStrategies } from '../src/strategies/registry'
 
 const app = new Elysia().use(strategiesModule())
@@ -21,7 +21,7 @@ describe('GET /strategies', () => {
       const def = listStrategies().find(s => s.id === item.id)!
       expect(typeof item.name).toBe('string')
       expect(item.description).toBe(def.description)
-      expect(item.default_params).toEqual({ sl_pct: def.sl_pct, tp_pct: def.tp_pct, max_bars: def.max_bars, direction: def.direction, status: def.status })
+      expect(item.default_params).toEqual({ sl_pct: def.sl_pct, tp_pct: def.tp_pct, max_bars: def.max_bars, direction: def.direction, status: def.status, avoid_hours: def.avoid_hours })
       expect(['verified', 'testing', 'research']).toContain(item.default_params.status)
     }
   })

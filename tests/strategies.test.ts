@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Bars } from '../src/market/types'
 import { prepareStrategy } from '../src/strategies/compile'
-import { conditionsCount, validateStrategy } from '../src/strategies/conditions'
+import { conditionsCount } from '../src/strategies/conditions'
+import { validateStrategy } from '../src/strategies/validate'
 import { PRESETS, getPreset, listPresets } from '../src/strategies/presets'
 import { STRATEGIES, getStrategy, listStrategies } from '../src/strategies/registry'
 import { STATUS_DEFINITIONS } from '../src/strategies/status'
@@ -25,10 +26,11 @@ describe('the registry', () => {
     for (const id of ['bb-squeeze-short', 'bb-squeeze-long', 'atr-breakout-short', 'atr-breakout-long', 'adx-trend-short'])
       expect(getStrategy(id)?.id).toBe(id)
   })
-  test('covers the families the issue asks for', () => {
-    const families = new Set(strategies.map(s => s.id.replace(/-(long|short)$/, '')))
-    for (const f of ['momentum-breakout', 'rsi-reversal', 'macd-cross', 'mean-reversion', 'supertrend', 'donchian-breakout', 'keltner-squeeze', 'ma-cross', 'ichimoku', 'heikin-ashi', 'stoch-rsi'])
-      expect(families.has(f)).toBe(true)
+  test('holds every strategy of spec/named-strategies.md in its directions, and our two without a counterpart', () => {
+    const ids = new Set(strategies.map(s => s.id))
+    const both = ['bb-squeeze', 'atr-breakout', 'hv-squeeze', 'rsi-divergence', 'macd-cross', 'donchian-breakout', 'mean-reversion', 'supertrend', 'keltner-squeeze', 'stochastic-rsi', 'ma-cross', 'adx-trend', 'ichimoku', 'heikin-ashi', 'volume-profile', 'momentum-breakout', 'rsi-reversal']
+    const expected = [...both.flatMap(f => [`${f}-long`, `${f}-short`]), 'momentum-long']
+    expect([...ids].sort()).toEqual(expected.sort())
   })
   test('unknown ids give undefined, including inherited object keys', () => {
     expect(getStrategy('nope-long')).toBeUndefined()

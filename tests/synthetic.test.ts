@@ -141,7 +141,7 @@ let shared: CandleStore
 beforeAll(() => {
   shared = tempStore().store
   generateSyntheticUniverse(shared, UNIVERSE)
-})
+}, 60_000)
 
 describe('candles of the synthetic universe', () => {
   test('end at the last completed hour: the newest candle closes at or before now, within the hour', () => {
@@ -355,11 +355,13 @@ describe('stylized facts: synthetic hourly returns fall in the ranges of real on
   const range = (xs: number[]) => [Math.min(...xs), Math.max(...xs)] as const
   const pick = (cs: CoinFacts[], f: (c: CoinFacts) => number) => cs.map(f).filter(Number.isFinite)
 
+  // reading the real set and the facts of 140 coins takes 3–7 s on a busy machine: beyond
+  // the default 5 s a hook gets
   beforeAll(() => {
     if (realMissing) return
     real = realFacts()
     synth = syntheticFacts(shared)
-  })
+  }, 60_000)
 
   test.skipIf(realMissing)('volatility by rank bucket: each synthetic median inside the real bucket, rising with rank', () => {
     const rb = factsByRankBucket(real)

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { PoolExecutor } from '../src/runs/compute/executor'
 import { Overloaded } from '../src/runs/errors'
 
 const T0 = Date.UTC(2024, 0, 1)
@@ -69,15 +70,23 @@ describe('worker pool', () => {
   })
 
   test('/health answers while every worker is busy', async () => {
+    const pool = (pooled.executor as PoolExecutor).pool
     const runs = [1, 2, 3, 4].map(k =>
       pooled.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', top_n: 12, sl_pct: k }, headers: { 'cache-control': 'no-cache' } }),
     )
-    await Bun.sleep(1)
+    // until both workers hold a task and more wait behind them
+    const deadline = performance.now() + 10_000
+    while ((pool.stats().busy < pool.size || pool.stats().queued === 0) && performance.now() < deadline) await Bun.sleep(0)
+    const before = pool.stats()
     const started = performance.now()
     const health = await pooled.req('/health')
     const ms = performance.now() - started
+    const after = pool.stats()
     expect(health.status).toBe(200)
-    expect(pooled.deps.runs).toBeDefined()
+    expect(before.busy).toBe(2)
+    expect(before.queued).toBeGreaterThan(0)
+    // the runs were not done when /health answered: it did not wait for them
+    expect(after.busy + after.queued).toBeGreaterThan(0)
     await Promise.all(runs)
     expect(ms).toBeLessThan(1000) // generous: this is a property check, the latency target is in bench/
   })
@@ -89,9 +98,45 @@ describe('worker pool', () => {
       const res = await Promise.all(reqs)
       const shed = res.filter(r => r.status === 503)
       expect(shed.length).toBeGreaterThan(0)
-      expect(Number(shed[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-      expect(shed[0].body.detail).toBeDefined()
+      const retry = Number(shed[0].headers.get('retry-after'))
+      expect(retry).toBeGreaterThanOrEqual(1)
+      expect(shed[0].body).toEqual({ detail: `The simulation queue is full; retry after ${retry} s`, retry_after_seconds: retry })
       expect(res.filter(r => r.status === 200).length).toBeGreaterThan(0)
+    } finally {
+      h.cleanup()
+    }
+  })
+
+  test('a burst of optimize requests sheds with 503 like any run', async () => {
+    const h = makeHarness({ fill, dataDir: inProcess.dataDir, workers: 1, queueMax: 1 })
+    try {
+      const reqs = [1, 2, 3, 4, 5, 6].map(k =>
+        h.req('/simulate/optimize', { method: 'POST', json: { strategy: 'bb-squeeze-long', top_n: 12, sl_values: [k + 0.5, k + 1.5], tp_values: [2, 4] } }),
+      )
+      const res = await Promise.all(reqs)
+      const shed = res.filter(r => r.status === 503)
+      const done = res.filter(r => r.status === 200)
+      expect(shed.length).toBeGreaterThan(0)
+      expect(done.length).toBeGreaterThan(0)
+      expect(shed.length + done.length).toBe(6)
+      const retry = Number(shed[0].headers.get('retry-after'))
+      expect(retry).toBeGreaterThanOrEqual(1)
+      expect(shed[0].body).toEqual({ detail: `The simulation queue is full; retry after ${retry} s`, retry_after_seconds: retry })
+      expect(done[0].body.n_cells).toBe(4)
+    } finally {
+      h.cleanup()
+    }
+  })
+
+  test('validate is admitted like any run: with one run in flight and QUEUE_MAX 1 it sheds', async () => {
+    const h = makeHarness({ fill, dataDir: inProcess.dataDir, workers: 1, queueMax: 1 })
+    try {
+      const running = h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', top_n: 12, sl_pct: 7.5 }, headers: { 'cache-control': 'no-cache' } })
+      const validate = await h.req('/simulate/validate', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 12, n_simulations: 50 } })
+      expect(validate.status).toBe(503)
+      expect((await running).status).toBe(200)
+      // once the queue is free it runs
+      expect((await h.req('/simulate/validate', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 12, n_simulations: 50 } })).status).toBe(200)
     } finally {
       h.cleanup()
     }
@@ -99,5 +144,17 @@ describe('worker pool', () => {
 
   test('Overloaded carries a retry hint', () => {
     expect(new Overloaded(3).retryAfterSec).toBe(3)
+  })
+})
+
+describe('the task registry', () => {
+  test('an executor refuses a function that is not a registered task, in-process as on the pool', async () => {
+    const { InProcessExecutor } = await import('../src/runs/compute/executor')
+    const { taskName } = await import('../src/runs/compute/tasks')
+    const { runCoinTrades } = await import('../src/runs/compute/coin-tasks')
+    expect(taskName(runCoinTrades)).toBe('coinTrades')
+    const stray = (_ctx: unknown, p: number) => p + 1
+    await expect(new InProcessExecutor(inProcess.deps.store).run(stray, 1)).rejects.toThrow('not a registered task')
+    await expect(pooled.executor.run(stray, 1)).rejects.toThrow('not a registered task')
   })
 })

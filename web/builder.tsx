@@ -24,11 +24,26 @@ const OP_KEYS: Record<Op, Key> = {
   '<=': 'op.<=',
   crosses_above: 'op.crosses_above',
   crosses_below: 'op.crosses_below',
+  in: 'op.in',
+  not_in: 'op.not_in',
 }
+const isListOp = (op: Op) => op === 'in' || op === 'not_in'
+
+type Stat = NonNullable<Leaf['stat']>
+/** the window statistics a field can be read through (a new one fails the type check here) */
+const STAT_KEYS: Record<Stat, Key> = { mean: 'stat.mean', min: 'stat.min', max: 'stat.max' }
 const OPS = Object.keys(OP_KEYS) as Op[]
 
 /** the candle's own fields, usable without any indicator */
-const BASE_FIELDS: Record<BaseField, 'number'> = { close: 'number', open: 'number', high: 'number', low: 'number', volume: 'number', hour: 'number', weekday: 'number' }
+const BASE_FIELDS: Record<BaseField, 'number'> = { close: 'number', open: 'number', high: 'number', low: 'number', volume: 'number', hour: 'number', weekday: 'number', next_hour: 'number' }
+
+/** what a row shows: a leaf of these keys, compared with a number, a boolean, a list or a plain field (anything richer is edited as JSON) */
+const ROW_KEYS = new Set(['field', 'op', 'value', 'value_bool', 'shift', 'stat', 'bars'])
+function rowCanShow(n: ConditionNode): n is Leaf {
+  if (!('field' in n) || !Object.keys(n).every(k => ROW_KEYS.has(k))) return false
+  const v = (n as Leaf).value
+  return typeof v !== 'object' || v === null || Array.isArray(v) || Object.keys(v).every(k => k === 'field' || k === 'shift')
+}
 
 export const emptyBuilder = (): BuilderSpec => ({
   name: 'Custom Strategy',
@@ -39,10 +54,10 @@ export const emptyBuilder = (): BuilderSpec => ({
 
 /** the rows of a flat tree (a leaf, or AND/OR of leaves), or null when it has nested groups */
 export function flatRows(entry: ConditionNode): { logic: 'AND' | 'OR'; rows: Leaf[] } | null {
-  if ('field' in entry) return { logic: 'AND', rows: [entry as Leaf] }
+  if ('field' in entry) return rowCanShow(entry) ? { logic: 'AND', rows: [entry] } : null
   if ('type' in entry && (entry.type === 'AND' || entry.type === 'OR')) {
     const g = entry as Group
-    if (g.conditions.every(c => 'field' in c)) return { logic: g.type, rows: g.conditions as Leaf[] }
+    if (g.conditions.every(rowCanShow)) return { logic: g.type, rows: g.conditions as Leaf[] }
   }
   return null
 }
@@ -65,8 +80,9 @@ export function indicatorsFor(entry: ConditionNode, catalog: readonly BuilderInd
   return out
 }
 
-type Kind = 'number' | 'bool' | 'field'
-const kindOf = (l: Leaf): Kind => (typeof l.value === 'boolean' || l.value_bool !== undefined ? 'bool' : typeof l.value === 'object' && l.value !== null ? 'field' : 'number')
+type Kind = 'number' | 'bool' | 'field' | 'list'
+const kindOf = (l: Leaf): Kind =>
+  Array.isArray(l.value) ? 'list' : typeof l.value === 'boolean' || l.value_bool !== undefined ? 'bool' : typeof l.value === 'object' && l.value !== null ? 'field' : 'number'
 
 export function Builder(props: {
   spec: BuilderSpec
@@ -195,8 +211,62 @@ export function Builder(props: {
                     </select>
                   </div>
                   <div class="field">
+                    <label for={`${id}-stat`}>{t('builder.stat')}</label>
+                    <select
+                      id={`${id}-stat`}
+                      value={row.stat ?? ''}
+                      onChange={e => {
+                        const stat = (e.target as HTMLSelectElement).value as Stat | ''
+                        editRow(i, cur => {
+                          const next = { ...cur }
+                          if (stat === '') {
+                            delete next.stat
+                            delete next.bars
+                          } else {
+                            next.stat = stat
+                            next.bars = cur.bars ?? 10
+                          }
+                          return next
+                        })
+                      }}
+                    >
+                      <option value="">{t('stat.none')}</option>
+                      {(Object.keys(STAT_KEYS) as Stat[]).map(x => (
+                        <option value={x}>{t(STAT_KEYS[x])}</option>
+                      ))}
+                    </select>
+                    {row.stat && (
+                      <NumberText
+                        id={`${id}-bars`}
+                        label={t('builder.bars')}
+                        value={row.bars}
+                        onValue={v =>
+                          editRow(i, cur => {
+                            const next = { ...cur }
+                            next.bars = (v ?? '') as number
+                            return next
+                          })
+                        }
+                      />
+                    )}
+                  </div>
+                  <div class="field">
                     <label for={`${id}-op`}>{t('builder.op')}</label>
-                    <select id={`${id}-op`} value={row.op} onChange={e => upd({ op: (e.target as HTMLSelectElement).value as Op })}>
+                    <select
+                      id={`${id}-op`}
+                      value={row.op}
+                      onChange={e => {
+                        const op = (e.target as HTMLSelectElement).value as Op
+                        // in / not_in take a list; the other operators a single value
+                        upd(cur =>
+                          isListOp(op) && !Array.isArray(cur.value)
+                            ? { op, value: typeof cur.value === 'number' ? [cur.value] : [] }
+                            : !isListOp(op) && Array.isArray(cur.value)
+                              ? { op, value: cur.value[0] ?? 0 }
+                              : { op },
+                        )
+                      }}
+                    >
                       {OPS.map(o => (
                         <option value={o}>
                           {o} · {t(OP_KEYS[o])}
@@ -211,12 +281,16 @@ export function Builder(props: {
                       value={kind}
                       onChange={e => {
                         const k = (e.target as HTMLSelectElement).value as Kind
-                        upd({ value: k === 'bool' ? true : k === 'field' ? { field: 'close' } : 0 })
+                        upd(cur => ({
+                          value: k === 'bool' ? true : k === 'field' ? { field: 'close' } : k === 'list' ? [] : 0,
+                          op: k === 'list' ? (isListOp(cur.op) ? cur.op : 'in') : isListOp(cur.op) ? '==' : cur.op,
+                        }))
                       }}
                     >
                       <option value="number">{t('builder.kind.number')}</option>
                       <option value="bool">{t('builder.kind.bool')}</option>
                       <option value="field">{t('builder.kind.field')}</option>
+                      <option value="list">{t('builder.kind.list')}</option>
                     </select>
                   </div>
                   <div class="field">
@@ -224,6 +298,7 @@ export function Builder(props: {
                     {kind === 'number' && (
                       <NumberText id={`${id}-value`} value={row.value as number | string | undefined} onValue={v => upd({ value: (v ?? '') as number })} />
                     )}
+                    {kind === 'list' && <ListText id={`${id}-value`} value={row.value as (number | string)[]} onValue={v => upd({ value: v as number[] })} />}
                     {kind === 'bool' && (
                       <select id={`${id}-value`} value={String(row.value_bool ?? row.value)} onChange={e => upd({ value: (e.target as HTMLSelectElement).value === 'true' })}>
                         <option value="true">true</option>
@@ -377,7 +452,7 @@ function parseNumber(text: string): number | string | undefined {
  * A number typed as text: the text is kept as typed ("0." stays "0." while the value is 0)
  * and follows the value only when it changes from outside (a preset, the address).
  */
-function NumberText(props: { id: string; value: number | string | undefined; placeholder?: string; onValue: (v: number | string | undefined) => void }) {
+function NumberText(props: { id: string; value: number | string | undefined; placeholder?: string; label?: string; onValue: (v: number | string | undefined) => void }) {
   const [text, setText] = useState(props.value === undefined ? '' : String(props.value))
   useEffect(() => {
     if (parseNumber(text) !== props.value) setText(props.value === undefined ? '' : String(props.value))
@@ -388,11 +463,35 @@ function NumberText(props: { id: string; value: number | string | undefined; pla
       type="text"
       inputMode="decimal"
       placeholder={props.placeholder}
+      aria-label={props.label}
       value={text}
       onInput={e => {
         const v = (e.target as HTMLInputElement).value
         setText(v)
         props.onValue(parseNumber(v))
+      }}
+    />
+  )
+}
+
+/** A list of numbers typed as "2, 3, 22": the text kept as typed, the value the parsed list (a non-number sent as typed). */
+function ListText(props: { id: string; value: (number | string)[]; onValue: (v: (number | string)[]) => void }) {
+  const parse = (t: string) => t.split(/[\s,]+/).filter(Boolean).map(x => (Number.isFinite(Number(x)) ? Number(x) : x))
+  const [text, setText] = useState(props.value.join(', '))
+  useEffect(() => {
+    if (JSON.stringify(parse(text)) !== JSON.stringify(props.value)) setText(props.value.join(', '))
+  }, [props.value])
+  return (
+    <input
+      id={props.id}
+      type="text"
+      inputMode="decimal"
+      placeholder="2, 3, 22"
+      value={text}
+      onInput={e => {
+        const v = (e.target as HTMLInputElement).value
+        setText(v)
+        props.onValue(parse(v))
       }}
     />
   )

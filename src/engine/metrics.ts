@@ -159,9 +159,8 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
 }
 
 /** computeMetrics, pausing between the trade figures and the breakdowns. */
-export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
-  const { trades: t, equityCurve, initialCapitalUsd } = input
-  const n = t.n
+/** Counts and sums of the trades in one pass: wins, win and loss sums, P&L, costs, funding events, bars, buckets. */
+function tradeSums(t: SizedTradeTable) {
   const pnl = t.pnlPct
   let wins = 0
   let winSum = 0
@@ -175,7 +174,7 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
   let barsSum = 0
   const codes = bucketCodes(t)
   const buckets = [0, 0, 0]
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < t.n; i++) {
     const x = pnl[i]
     if (x > 0) {
       wins++
@@ -190,12 +189,11 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     barsSum += t.barsHeld[i]
     buckets[codes[i]]++
   }
-  yield
-  const losses = n - wins
-  const avgWin = wins > 0 ? winSum / wins : 0
-  const avgLoss = losses > 0 ? lossSum / losses : 0
-  // typed arrays sort numerically without a comparator call per step
-  const sortedPnl = pnl.slice().sort()
+  return { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, codes, buckets }
+}
+
+/** Value at risk (the 5 % quantile of net P&L) and the mean of the trades at or below it. */
+function tailRisk(sortedPnl: Float64Array): { var95: number; cvar95: number } {
   const var95 = quantile(sortedPnl, 0.05)
   let tailSum = 0
   let tailN = 0
@@ -204,6 +202,20 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     tailSum += x
     tailN++
   }
+  return { var95, cvar95: tailN > 0 ? tailSum / tailN : 0 }
+}
+
+export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
+  const { trades: t, equityCurve, initialCapitalUsd } = input
+  const n = t.n
+  const pnl = t.pnlPct
+  const { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, codes, buckets } = tradeSums(t)
+  yield
+  const losses = n - wins
+  const avgWin = wins > 0 ? winSum / wins : 0
+  const avgLoss = losses > 0 ? lossSum / losses : 0
+  // typed arrays sort numerically without a comparator call per step
+  const { var95, cvar95 } = tailRisk(pnl.slice().sort())
   const sortedBars = t.barsHeld.slice().sort()
   const pf = profitFactor(pnl)
   const risk = riskRatios(equityCurve, initialCapitalUsd)
@@ -240,7 +252,7 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     recovery_factor: risk.maxDrawdownUsd > 0 ? usd / risk.maxDrawdownUsd : 0,
     payoff_ratio: avgWin > 0 && avgLoss < 0 ? avgWin / -avgLoss : 0,
     var_95: var95,
-    cvar_95: tailN > 0 ? tailSum / tailN : 0,
+    cvar_95: cvar95,
     avg_bars_held: n > 0 ? barsSum / n : 0,
     median_bars_held: median(sortedBars),
     pnl_distribution: pnlDistribution(pnl),

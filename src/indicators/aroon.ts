@@ -1,12 +1,12 @@
 import { checkPeriod, fillNaN, rowsOf } from './util'
-import { indexScratch } from './window'
+import { indexScratch } from './rolling-extremes'
 
 /**
  * Aroon as TA-Lib: over the last period + 1 bars (the current one included),
  * up = 100 / period · (period − bars since the highest high), down likewise with the lowest
  * low; on ties the most recent bar counts. Values run 0..100; first value at row `period`.
  *
- * The extremes are van Herk / Gil-Werman's, as in window.ts (blocks of w = period + 1 bars,
+ * The extremes are van Herk / Gil-Werman's, as in rolling-extremes.ts (blocks of w = period + 1 bars,
  * a window is a block's suffix joined with the next block's prefix, branch-free index selects
  * with integer masks, ties to the later bar), but in a form of Aroon's own, in two passes per
  * side. The first writes the suffix extreme (index) of every complete block, four blocks at a
@@ -18,13 +18,13 @@ import { indexScratch } from './window'
  * 2.8×). Tried and dropped: also storing the suffix values so the join reads no price through
  * an index (7.9: one more store per row costs more than the dependent load), index arithmetic
  * truncated with `| 0` to drop JSC's overflow checks (10 % slower), one pass for the suffixes of
- * highs and lows together (no faster within noise), only the output fused into window.ts's
+ * highs and lows together (no faster within noise), only the output fused into rolling-extremes.ts's
  * scheme (8.1), the crossover of suffix and prefix found per block by binary search with two
  * chains per round (one side 6.6 against 4.0: latency-bound).
  * Every value is an exact integer age times the factor, so a row's value is the same wherever
  * the series ends; a block's suffix reads no row past the block, which ends at or before the
  * last row of the first window that uses it. A NaN never wins a comparison (the extreme of a
- * window holding one is unspecified, as in window.ts).
+ * window holding one is unspecified, as in rolling-extremes.ts).
  */
 export function aroon(
   high: Float64Array,
@@ -167,7 +167,7 @@ function upFromPrefixes(
 }
 
 /**
- * suffixHighs for the lowest low: the mirror, comparisons reversed. Written twice, as window.ts's
+ * suffixHighs for the lowest low: the mirror, comparisons reversed. Written twice, as rolling-extremes.ts's
  * max/min kernels are: the low side as the high side of a negated copy of the lows would add a
  * pass (≈ 0.4 ns per bar, 5 % of the kernel, most of its margin over 3× the library), and a
  * comparison passed in as a flag or function costs more inside these loops.

@@ -33,8 +33,9 @@ function anchorAt(src: Float64Array, lo: number, hi: number, inv: number): void 
 
 /**
  * Bollinger bands: outMid = SMA(period), outUpper/outLower = mid ± k · σ with σ the
- * population standard deviation (÷ period) of the same window. Leading NaNs are skipped;
- * a window holding a NaN gives NaN.
+ * population standard deviation (÷ period) of the same window, or with `ddof` 1 the
+ * sample one (÷ (period − 1), the pandas `rolling.std()` of the named strategies' page).
+ * Leading NaNs are skipped; a window holding a NaN gives NaN.
  */
 export function bollinger(
   src: Float64Array,
@@ -44,8 +45,9 @@ export function bollinger(
   outUpper: Float64Array,
   outLower: Float64Array,
   n?: number,
+  ddof: 0 | 1 = 0,
 ): void {
-  checkPeriod('bollinger', period)
+  checkPeriod('bollinger', period, 1 + ddof)
   const rows = rowsOf(src, n)
   let i = firstValid(src, rows) + period - 1
   const warm = Math.min(i, rows)
@@ -53,7 +55,8 @@ export function bollinger(
   fillNaN(outUpper, 0, warm)
   fillNaN(outLower, 0, warm)
   const inv = 1 / period
-  const k2 = k * k
+  // σ² ÷ (period − 1) is the population σ² times period / (period − 1)
+  const k2 = ddof === 1 ? (k * k * period) / (period - 1) : k * k
   while (i < rows) {
     anchorAt(src, i - period + 1, i, inv)
     const anchor = anchorState[0]

@@ -1,6 +1,6 @@
 import { atr } from './atr'
 import { ema } from './ma'
-import { rollingMax, rollingMin } from './window'
+import { rollingMax, rollingMin } from './rolling-extremes'
 import { fillNaN, rowsOf } from './util'
 
 /**

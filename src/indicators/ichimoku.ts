@@ -1,4 +1,4 @@
-import { rollingMax, rollingMin } from './window'
+import { rollingMax, rollingMin } from './rolling-extremes'
 import { fillNaN, rowsOf } from './util'
 
 export interface IchimokuOut {

@@ -120,6 +120,30 @@ export function ema(src: Float64Array, period: number, out: Float64Array, n?: nu
 }
 
 /**
+ * The bias-corrected exponential mean (pandas `ewm(span=period, adjust=True)`): with
+ * w = 1 − 2 / (period + 1), out[i] = Σ w^k · x[i − k] / Σ w^k over every value since the
+ * first valid one, carried as num = x + w · num and den = 1 + w · den. The first
+ * `period − 1` rows after the first valid value are NaN (pandas' min_periods = span).
+ * Unlike the TA-Lib EMA it forgets its start only as fast as w^k, which is why ma-cross,
+ * whose rule is written for this form, reads it (docs/strategies.md).
+ */
+export function emaAdjusted(src: Float64Array, period: number, out: Float64Array, n?: number): void {
+  checkPeriod('emaAdjusted', period)
+  const rows = rowsOf(src, n)
+  const first = firstValid(src, rows)
+  const valid = first + period - 1
+  fillNaN(out, 0, Math.min(valid, rows))
+  const w = 1 - 2 / (period + 1)
+  let num = 0
+  let den = 0
+  for (let i = first; i < rows; i++) {
+    num = src[i] + w * num
+    den = 1 + w * den
+    if (i >= valid) out[i] = num / den
+  }
+}
+
+/**
  * EMA whose SMA seed is the window ending at `seedEnd` (out[seedEnd] = that SMA); earlier rows
  * are NaN. TA-Lib's MACD seeds its fast EMA this way, so both of its EMAs start on one bar.
  */

@@ -10,7 +10,7 @@ import type { IndicatorSpec } from './defs/spec'
 import { withDefaults } from './defs/spec'
 import { adxDef, aroonDef, emaDef, ichimokuDef, macdDef, sarDef, smaDef, supertrendDef } from './defs/trend'
 import { atrDef, bb, donchianDef, hvDef, keltnerDef } from './defs/volatility'
-import { mfiDef, obvDef, volumeDef } from './defs/volume'
+import { mfiDef, obvDef, volumeDef, volumeProfileDef } from './defs/volume'
 import type { Column, IndicatorDef } from './types'
 
 const SPECS: IndicatorSpec[] = [
@@ -38,6 +38,7 @@ const SPECS: IndicatorSpec[] = [
   ichimokuDef,
   heikinAshiDef,
   hvDef,
+  volumeProfileDef,
 ]
 
 const BY_ID: Record<string, IndicatorSpec> = Object.fromEntries(SPECS.map((s) => [s.id, s]))

@@ -1,6 +1,6 @@
 import { smoothStochastic } from './stoch'
 import { checkPeriod, fillNaN, firstValid, floatScratch, isTaZero, rowsOf } from './util'
-import { coverWindows } from './window'
+import { coverWindows } from './rolling-extremes'
 
 /**
  * Relative strength index with Wilder smoothing, as TA-Lib: average gain and loss start as

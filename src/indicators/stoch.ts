@@ -1,6 +1,6 @@
 import { sma } from './ma'
 import { checkPeriod, fillNaN, firstValid, floatScratch, rowsOf } from './util'
-import { coverWindows, EXACT_SPREAD, scanRange } from './window'
+import { coverWindows, EXACT_SPREAD, scanRange } from './rolling-extremes'
 
 /**
  * 100 · (close − ref) / (highest high − lowest low) over the last `period` bars, 0 when the

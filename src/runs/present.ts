@@ -80,91 +80,112 @@ export async function assembleRun(run: RunOutcome, store: CandleStore, acceptanc
   return assembledOf(run, booked, store)
 }
 
-/** The result of a run from its core; the response body is built when first read. */
+/** The result of a run from its booked core; the response body is built when first read. */
 export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): AssembledRun {
-  const { spec } = run
   const { portfolio, metrics, checks } = core
-  const span = daySpan(run.coins)
-  const leverage = portfolioOptionsOf(spec, run.symbols.length).leverage
   // the response body is built when first read: runs that only need metrics (compare) skip it
-  function* build(): Steps<Record<string, unknown>> {
-    const hold = (sym: string) => {
-      const b = store.bars(sym)
-      return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, portfolio.initialCapitalUsd) : []
-    }
-    const btc = hold('BTCUSDT'), eth = hold('ETHUSDT')
-    const warnings = [...run.warnings]
-    const taken = portfolio.trades.n
-    if (taken > MAX_TRADES_IN_RESPONSE)
-      warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
-    if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
-    if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
-      warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
-    const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
-    yield
-    const equityCurve = portfolio.equityCurve.map(equityItem)
-    const btcCurve = btc.map(equityItem)
-    const ethCurve = eth.map(equityItem)
-    yield
-    const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
-    return {
-      name: spec.name,
-      direction: spec.direction,
-      direction_source: spec.directionSource,
-      executed: true,
-      is_valid: true,
-      validation_errors: [],
-      sl_pct: spec.slPct,
-      tp_pct: spec.tpPct,
-      tp_source: spec.tpSource,
-      trailing_pct: spec.trailingPct,
-      max_bars: spec.maxBars,
-      timeframe: spec.timeframe,
-      market_type: spec.marketType,
-      fee_pct: spec.feeFrac,
-      indicators_used: run.indicatorsUsed,
-      conditions_count: run.conditionsCount,
-      ...contractMetrics,
-      profit_factor_capped,
-      annualized_return_pct,
-      funding_events,
-      funding_events_real,
-      funding_coverage_pct,
-      initial_capital_usd: portfolio.initialCapitalUsd,
-      compounding: spec.compounding,
-      per_coin_usd: spec.perCoinUsd,
-      leverage,
-      max_concurrent_positions: spec.maxConcurrent,
-      positions_skipped: portfolio.positionsSkipped,
-      coins_used: run.symbols.length,
-      data_range: dataRange(span),
-      ...run.accounting,
-      btc_hold_return_pct: round(holdReturnPct(btc), 4),
-      eth_hold_return_pct: round(holdReturnPct(eth), 4),
-      equity_curve: equityCurve,
-      btc_hold_curve: btcCurve,
-      eth_hold_curve: ethCurve,
-      trades,
-      reliability_checks: checks,
-      reliability_warning: reliabilityWarning(checks),
-      ruin_index: null,
-      warnings,
-    }
-  }
   let body: Record<string, unknown> | null = null
   return {
     portfolio,
     metrics,
     checks,
     get body() {
-      return (body ??= finish(build()))
+      return (body ??= finish(bodySteps(run, core, store)))
     },
     async prepareBody() {
       if (body === null) {
-        const built = await stepped(build())
+        const built = await stepped(bodySteps(run, core, store))
         body ??= built
       }
     },
+  }
+}
+
+/** The BTC and ETH buy-and-hold curves over the run's days (empty without the coin or a span). */
+function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd: number) {
+  const hold = (sym: string) => {
+    const b = store.bars(sym)
+    return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, initialCapitalUsd) : []
+  }
+  return { btc: hold('BTCUSDT'), eth: hold('ETHUSDT') }
+}
+
+/** The run's warnings, then the response's own: a shortened trade list, a capped profit factor, stand-in funding. */
+function warningsOf(run: Pick<RunOutcome, 'warnings'>, metrics: BacktestMetrics, taken: number): string[] {
+  const warnings = [...run.warnings]
+  if (taken > MAX_TRADES_IN_RESPONSE)
+    warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
+  if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
+  if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
+    warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+  return warnings
+}
+
+/** What was run: the request's strategy, exits, market and costs as the response echoes them. */
+function settingsOf(run: Omit<RunOutcome, 'trades'>) {
+  const { spec } = run
+  return {
+    name: spec.name,
+    direction: spec.direction,
+    direction_source: spec.directionSource,
+    executed: true,
+    is_valid: true,
+    validation_errors: [],
+    sl_pct: spec.slPct,
+    tp_pct: spec.tpPct,
+    tp_source: spec.tpSource,
+    trailing_pct: spec.trailingPct,
+    max_bars: spec.maxBars,
+    timeframe: spec.timeframe,
+    market_type: spec.marketType,
+    fee_pct: spec.feeFrac,
+    indicators_used: run.indicatorsUsed,
+    conditions_count: run.conditionsCount,
+  }
+}
+
+/** The response body in steps: trade items, then the curves, then the whole (pausing between). */
+function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): Steps<Record<string, unknown>> {
+  const { spec } = run
+  const { portfolio, metrics, checks } = core
+  const span = daySpan(run.coins)
+  const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
+  const taken = portfolio.trades.n
+  const warnings = warningsOf(run, metrics, taken)
+  const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
+  yield
+  const equityCurve = portfolio.equityCurve.map(equityItem)
+  const btcCurve = btc.map(equityItem)
+  const ethCurve = eth.map(equityItem)
+  yield
+  const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
+  return {
+    ...settingsOf(run),
+    ...contractMetrics,
+    profit_factor_capped,
+    annualized_return_pct,
+    funding_events,
+    funding_events_real,
+    funding_coverage_pct,
+    initial_capital_usd: portfolio.initialCapitalUsd,
+    compounding: spec.compounding,
+    per_coin_usd: spec.perCoinUsd,
+    leverage: portfolioOptionsOf(spec, run.symbols.length).leverage,
+    max_concurrent_positions: spec.maxConcurrent,
+    positions_skipped: portfolio.positionsSkipped,
+    coins_used: run.symbols.length,
+    data_range: dataRange(span),
+    ...run.accounting,
+    btc_hold_return_pct: round(holdReturnPct(btc), 4),
+    eth_hold_return_pct: round(holdReturnPct(eth), 4),
+    equity_curve: equityCurve,
+    btc_hold_curve: btcCurve,
+    eth_hold_curve: ethCurve,
+    trades,
+    reliability_checks: checks,
+    reliability_warning: reliabilityWarning(checks),
+    ruin_index: null,
+    warnings,
   }
 }
 

@@ -6,13 +6,16 @@
  * of its universe.
  */
 import { createHash } from 'node:crypto'
+import { windowIndices, type BarWindow } from '../engine/date-window'
 import type { PortfolioOptions } from '../engine/portfolio'
-import { DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { Timeframe } from '../market/timeframe'
+import type { Bars } from '../market/types'
 import type { Universe } from '../market/universe'
 import type { StrategySpec } from '../strategies/conditions'
-import { InvalidRequest, UnknownSymbols, type Problem } from './errors'
+import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
+import { InvalidRequest, UnknownStrategy, UnknownSymbols, type Problem } from './errors'
 
 /** top_n when a request leaves it null */
 export const DEFAULT_TOP_N = 50
@@ -92,6 +95,12 @@ export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioO
   return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
 }
 
+/** A run's date window on one coin's bars: null without bars or without a bar inside the dates. */
+export function windowOf(spec: RunSpec, bars: Bars | undefined): BarWindow | null {
+  if (!bars || bars.n === 0) return null
+  return windowIndices(bars, spec.startDate ? parseDay(spec.startDate) : null, spec.endDate ? parseDay(spec.endDate) : null)
+}
+
 /** Problems of a request's dates that a schema cannot see: real calendar dates, start not after end. */
 export function dateProblems(start: string | null, end: string | null): Problem[] {
   const out: Problem[] = []
@@ -138,5 +147,49 @@ export function resolveUniverse(spec: RunSpec, store: CandleStore, universe: Uni
       universe_capped: eligible.length < topN,
       coins_missing_data: null, // filled once the window is known per coin
     },
+  }
+}
+
+/** The registry strategy `id` (UnknownStrategy when there is none). */
+export function registryStrategy(id: string): StrategyDef {
+  const s = getStrategy(id)
+  if (!s) throw new UnknownStrategy(id, listStrategies().map(x => x.id))
+  return s
+}
+
+/**
+ * A run of registry strategy `s` at its own defaults (top 50, 1H, futures, leverage 1,
+ * 60 USD per coin, fixed margin), with `over` replacing fields: what /simulate,
+ * /simulate/coin, compare and the jobs run.
+ */
+export function registrySpec(s: StrategyDef, over: Partial<RunSpec>): RunSpec {
+  return {
+    kind: 'simulate',
+    name: s.name,
+    strategyId: s.id,
+    direction: s.direction,
+    directionSource: 'request',
+    strategy: { indicators: s.indicators, entry: s.entry, exit_conditions: s.exit_conditions ?? null },
+    avoidHours: [],
+    avoidMonths: null,
+    minVolRegime: null,
+    slPct: s.sl_pct,
+    tpPct: s.tp_pct,
+    tpSource: 'custom_pct',
+    trailingPct: null,
+    maxBars: s.max_bars,
+    marketType: 'futures',
+    leverage: 1,
+    feeFrac: DEFAULT_FEE_FRAC.futures,
+    timeframe: '1H',
+    startDate: null,
+    endDate: null,
+    topN: null,
+    symbols: null,
+    includeStablecoins: false,
+    perCoinUsd: 60,
+    maxConcurrent: 100,
+    compounding: false,
+    ...over,
   }
 }

@@ -14,9 +14,9 @@ export interface IndicatorCatalog {
   validateParams(id: string, params: Record<string, unknown>): string[]
 }
 
-export type BaseField = 'close' | 'open' | 'high' | 'low' | 'volume' | 'hour' | 'weekday'
+export type BaseField = 'close' | 'open' | 'high' | 'low' | 'volume' | 'hour' | 'weekday' | 'next_hour'
 
-/** Fields of the candle itself; `hour` and `weekday` are of the bar's open time, UTC. */
+/** Fields of the candle itself; `hour` and `weekday` are of the bar's open time, UTC; `next_hour` of the next bar's. */
 export const BASE_FIELDS: Readonly<Record<BaseField, { type: FieldType; description: string }>> = {
   close: { type: 'number', description: 'close price of the bar' },
   open: { type: 'number', description: 'open price of the bar' },
@@ -25,6 +25,7 @@ export const BASE_FIELDS: Readonly<Record<BaseField, { type: FieldType; descript
   volume: { type: 'number', description: 'traded volume of the bar, in base coin' },
   hour: { type: 'number', description: "hour of the bar's open time, UTC (0-23)" },
   weekday: { type: 'number', description: "weekday of the bar's open time, UTC (0 = Monday … 6 = Sunday)" },
+  next_hour: { type: 'number', description: "hour of the next bar's open time (this bar's open + one bar), UTC (0-23): the hour a signal at this bar's close enters" },
 }
 
 export function isBaseField(name: string): name is BaseField {

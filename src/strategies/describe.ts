@@ -14,7 +14,7 @@ export interface StrategyInfo {
   id: string
   name: string
   description: string
-  default_params: { sl_pct: number; tp_pct: number; max_bars: number; direction: 'long' | 'short'; status: StrategyStatus }
+  default_params: { sl_pct: number; tp_pct: number; max_bars: number; direction: 'long' | 'short'; status: StrategyStatus; avoid_hours: number[] }
   /** the strategy itself, in the /backtest request form */
   indicators: IndicatorParams
   entry: ConditionNode
@@ -35,7 +35,7 @@ export function strategyInfos(): StrategyInfo[] {
     id: s.id,
     name: s.name,
     description: s.description,
-    default_params: { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, direction: s.direction, status: s.status },
+    default_params: { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, direction: s.direction, status: s.status, avoid_hours: [...s.avoid_hours] },
     indicators: structuredClone(s.indicators),
     entry: structuredClone(s.entry),
     exit_conditions: s.exit_conditions ? structuredClone(s.exit_conditions) : null,

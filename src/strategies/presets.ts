@@ -1,12 +1,15 @@
 /**
  * Builder presets: ready-made condition trees a user loads into the strategy builder
- * and edits. Each one shows a feature of the tree language (field against field, shift,
- * crosses, OR / NOT, time filters) on a well-known idea. No status: presets are
- * starting points, not recommendations.
+ * and edits. Three kinds, in this order: every registry strategy under its own id (so a
+ * named strategy is exactly what a user could have built), our former rules whose ids
+ * the replaced service's rules took (under names of their own, e.g. the TTM squeeze;
+ * docs/strategies.md), and a few that each show a feature of the tree language. No
+ * status: presets are starting points, not recommendations.
  */
 import type { Direction } from '../engine/types'
 import type { ConditionNode, IndicatorParams } from './conditions'
 import { conditionsCount } from './conditions'
+import { listStrategies } from './registry'
 import { all, any, cmp, is, not, ref } from './tree'
 
 export interface Preset {
@@ -15,9 +18,222 @@ export interface Preset {
   direction: Direction
   indicators: IndicatorParams
   entry: ConditionNode
+  /** exit signal tree; null when the preset exits by SL / TP / timeout only */
+  exit_conditions: ConditionNode | null
   sl_pct: number
   tp_pct: number
   max_bars: number
+}
+
+/** One of our former named rules, in both directions. */
+interface FormerRule {
+  slug: string
+  name: string
+  /** the registry id it was published under until the replaced service's rule took it */
+  formerSlug: string
+  indicators: IndicatorParams
+  entry: (d: Direction) => ConditionNode
+  exit?: (d: Direction) => ConditionNode
+  sl_pct: number
+  tp_pct: number
+  max_bars: number
+}
+
+const pick = <T>(d: Direction, a: T, b: T): T => (d === 'long' ? a : b)
+const BB = { period: 20, std: 2, squeeze_lookback: 10, squeeze_threshold: 0.8 }
+const EMA = { fast: 20, slow: 50 }
+const VOLUME = { period: 20 }
+
+/** Our rules of 2026-11-22 (docs/strategies.md, "Former rules"), unchanged but for their ids. */
+export const FORMER_RULES: readonly FormerRule[] = [
+  {
+    slug: 'bb-band-breakout',
+    name: 'Bollinger band breakout after a squeeze',
+    formerSlug: 'bb-squeeze',
+    indicators: { bb: BB, volume: VOLUME, candle: {} },
+    entry: d =>
+      all(
+        is('recent_squeeze'),
+        cmp('close', pick(d, '>', '<'), ref(pick(d, 'bb_upper', 'bb_lower'))),
+        is('bb_expanding'),
+        cmp('vol_ratio', '>', 1.5),
+        is(pick(d, 'is_bullish', 'is_bearish')),
+      ),
+    sl_pct: 10,
+    tp_pct: 8,
+    max_bars: 48,
+  },
+  {
+    slug: 'atr-body-breakout',
+    name: 'ATR body breakout',
+    formerSlug: 'atr-breakout',
+    indicators: { atr: { period: 14 }, candle: {}, volume: VOLUME },
+    entry: d =>
+      all(is(pick(d, 'is_bullish', 'is_bearish')), cmp('body_pct', '>', ref('natr')), cmp('atr_ratio', '>', 1.2), cmp('vol_ratio', '>', 1.5)),
+    sl_pct: 6,
+    tp_pct: 9,
+    max_bars: 48,
+  },
+  {
+    slug: 'adx-pullback',
+    name: 'ADX trend pullback',
+    formerSlug: 'adx-trend',
+    indicators: { adx: { period: 14 }, ema: EMA },
+    entry: d =>
+      all(
+        cmp('adx', '>', 25),
+        cmp(pick(d, 'plus_di', 'minus_di'), '>', ref(pick(d, 'minus_di', 'plus_di'))),
+        is(pick(d, 'uptrend', 'downtrend')),
+        cmp('close', pick(d, 'crosses_above', 'crosses_below'), ref('ema_fast')),
+      ),
+    sl_pct: 5,
+    tp_pct: 10,
+    max_bars: 72,
+  },
+  {
+    slug: 'macd-signal-cross-trend',
+    name: 'MACD signal cross in a trend',
+    formerSlug: 'macd-cross',
+    indicators: { macd: { fast: 12, slow: 26, signal: 9 }, ema: EMA },
+    entry: d =>
+      all(cmp('macd', pick(d, 'crosses_above', 'crosses_below'), ref('macd_signal')), cmp('macd', pick(d, '<', '>'), 0), is(pick(d, 'uptrend', 'downtrend'))),
+    sl_pct: 5,
+    tp_pct: 8,
+    max_bars: 48,
+  },
+  {
+    slug: 'bb-rsi-snapback',
+    name: 'Bollinger and RSI snap-back',
+    formerSlug: 'mean-reversion',
+    indicators: { bb: BB, rsi: { period: 14 } },
+    entry: d => all(cmp('close', pick(d, '<', '>'), ref(pick(d, 'bb_lower', 'bb_upper'))), cmp('rsi', pick(d, '<', '>'), pick(d, 25, 75))),
+    exit: d => cmp('close', pick(d, '>', '<'), ref('bb_mid')),
+    sl_pct: 6,
+    tp_pct: 8,
+    max_bars: 48,
+  },
+  {
+    slug: 'supertrend-adx',
+    name: 'Supertrend flip with ADX, exit on the flip back',
+    formerSlug: 'supertrend',
+    indicators: { supertrend: { period: 10, multiplier: 3 }, adx: { period: 14 } },
+    entry: d => all(is('st_bullish', d === 'long'), is('st_bullish', d !== 'long', 1), cmp('adx', '>', 20)),
+    exit: d => is('st_bullish', d !== 'long'),
+    sl_pct: 6,
+    tp_pct: 12,
+    max_bars: 96,
+  },
+  {
+    slug: 'donchian-channel',
+    name: 'Donchian breakout, exit at the channel middle',
+    formerSlug: 'donchian-breakout',
+    indicators: { donchian: { period: 20 } },
+    entry: d => cmp('close', pick(d, '>', '<'), ref(pick(d, 'dc_upper_prev', 'dc_lower_prev'))),
+    exit: d => cmp('close', pick(d, 'crosses_below', 'crosses_above'), ref('dc_mid')),
+    sl_pct: 5,
+    tp_pct: 10,
+    max_bars: 72,
+  },
+  {
+    slug: 'ttm-squeeze',
+    name: 'TTM squeeze breakout',
+    formerSlug: 'keltner-squeeze',
+    indicators: { bb: BB, keltner: { period: 20, atr_period: 20, mult: 1.5 }, candle: {} },
+    entry: d =>
+      all(
+        cmp('bb_upper', '<', ref('kc_upper', 1), 1),
+        cmp('bb_lower', '>', ref('kc_lower', 1), 1),
+        cmp('close', pick(d, '>', '<'), ref(pick(d, 'kc_upper', 'kc_lower'))),
+        is(pick(d, 'is_bullish', 'is_bearish')),
+      ),
+    sl_pct: 5,
+    tp_pct: 8,
+    max_bars: 48,
+  },
+  {
+    slug: 'ema-20-50-cross',
+    name: 'EMA 20/50 cross, exit on the opposite cross',
+    formerSlug: 'ma-cross',
+    indicators: { ema: EMA },
+    entry: d => cmp('ema_fast', pick(d, 'crosses_above', 'crosses_below'), ref('ema_slow')),
+    exit: d => cmp('ema_fast', pick(d, 'crosses_below', 'crosses_above'), ref('ema_slow')),
+    sl_pct: 6,
+    tp_pct: 12,
+    max_bars: 120,
+  },
+  {
+    slug: 'ichimoku-tk-cross',
+    name: 'Ichimoku TK cross beyond the cloud',
+    formerSlug: 'ichimoku',
+    indicators: { ichimoku: { tenkan: 9, kijun: 26, senkou_b: 52, displacement: 26 } },
+    entry: d =>
+      all(
+        cmp('tenkan', pick(d, 'crosses_above', 'crosses_below'), ref('kijun')),
+        cmp('close', pick(d, '>', '<'), ref('senkou_a')),
+        cmp('close', pick(d, '>', '<'), ref('senkou_b')),
+      ),
+    sl_pct: 6,
+    tp_pct: 10,
+    max_bars: 96,
+  },
+  {
+    slug: 'heikin-ashi-turn',
+    name: 'Heikin-Ashi turn with the trend',
+    formerSlug: 'heikin-ashi',
+    indicators: { heikin_ashi: {}, ema: EMA },
+    entry: d =>
+      all(is('ha_bullish', d === 'long'), is('ha_bullish', d !== 'long', 1), is('ha_bullish', d !== 'long', 2), is(pick(d, 'uptrend', 'downtrend'))),
+    sl_pct: 5,
+    tp_pct: 8,
+    max_bars: 48,
+  },
+  {
+    slug: 'stoch-rsi-trend',
+    name: 'Stoch RSI cross with the trend',
+    formerSlug: 'stoch-rsi',
+    indicators: { stochrsi: {}, ema: EMA },
+    entry: d =>
+      all(
+        cmp('stochrsi_k', pick(d, 'crosses_above', 'crosses_below'), ref('stochrsi_d')),
+        cmp('stochrsi_k', pick(d, '<', '>'), pick(d, 20, 80)),
+        is(pick(d, 'uptrend', 'downtrend')),
+      ),
+    sl_pct: 5,
+    tp_pct: 6,
+    max_bars: 24,
+  },
+]
+
+const DIRS: readonly Direction[] = ['long', 'short']
+
+function formerPresets(): Preset[] {
+  return FORMER_RULES.flatMap(r =>
+    DIRS.map(d => ({
+      id: `${r.slug}-${d}`,
+      name: `${r.name} ${d.toUpperCase()}`,
+      direction: d,
+      indicators: structuredClone(r.indicators),
+      entry: r.entry(d),
+      exit_conditions: r.exit ? r.exit(d) : null,
+      sl_pct: r.sl_pct,
+      tp_pct: r.tp_pct,
+      max_bars: r.max_bars,
+    })),
+  )
+}
+
+function registryPresets(): Preset[] {
+  return listStrategies().map(s => ({
+    id: s.id,
+    name: s.name,
+    direction: s.direction,
+    indicators: structuredClone(s.indicators),
+    entry: structuredClone(s.entry),
+    exit_conditions: s.exit_conditions ? structuredClone(s.exit_conditions) : null,
+    sl_pct: s.sl_pct,
+    tp_pct: s.tp_pct,
+    max_bars: s.max_bars,
+  }))
 }
 
 export interface PresetListItem {
@@ -32,7 +248,8 @@ export interface PresetListItem {
   tp_pct: number
 }
 
-const PRESET_LIST: readonly Preset[] = [
+/** Presets that each show a feature of the tree language on a well-known idea. */
+const LANGUAGE_PRESETS: readonly Omit<Preset, 'exit_conditions'>[] = [
   {
     id: 'bb-squeeze-breakdown',
     name: 'Bollinger squeeze breakdown',
@@ -140,6 +357,12 @@ const PRESET_LIST: readonly Preset[] = [
     tp_pct: 8,
     max_bars: 48,
   },
+]
+
+const PRESET_LIST: readonly Preset[] = [
+  ...registryPresets(),
+  ...formerPresets(),
+  ...LANGUAGE_PRESETS.map(p => ({ ...p, exit_conditions: null })),
 ]
 
 export const PRESETS: Readonly<Record<string, Preset>> = Object.freeze(Object.fromEntries(PRESET_LIST.map(p => [p.id, p])))

@@ -18,6 +18,10 @@ export interface StrategyDef extends StrategySpec {
   sl_pct: number
   tp_pct: number
   max_bars: number
+  /** UTC hours of the entry bar at which it does not enter; already a `next_hour not_in` leaf of `entry` */
+  avoid_hours: number[]
+  /** `reference`: the replaced service's rule (spec/named-strategies.md); `ours`: a rule of our own */
+  origin: 'reference' | 'ours'
 }
 
 /** Both directions of one idea: the long and short trees differ only in the side they read. */

@@ -18,3 +18,9 @@ export function cmp(field: string, op: Op, value: number | boolean | FieldRef, s
 
 /** a boolean field is true (or, with `value` false, false) `shift` bars back */
 export const is = (field: string, value = true, shift = 0): ConditionLeaf => cmp(field, '==', value, shift)
+
+/** true at bar i when `condition` held on at least one of the bars i − bars … i − 1 */
+export const anyPrior = (bars: number, condition: ConditionNode): ConditionNode => ({ type: 'ANY_PRIOR', bars, condition })
+
+/** the field's value is not one of `values` (NaN is in no list and not outside one either) */
+export const notIn = (field: string, values: number[]): ConditionLeaf => ({ field, op: 'not_in', value: values })

@@ -77,7 +77,8 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const shared = /(http\S+)/.exec((await page.textContent('#share-msg'))!)![1]
     const q = new URL(shared)
     expect(q.pathname).toBe('/share')
-    expect(Object.fromEntries(q.searchParams)).toEqual({ preset: 'ma-cross-long', dir: 'long', sl: '6', tp: '12', topN: '10', lev: '1', fee: '0.05' })
+    const own = ((await (await fetch(`${served.base}/strategies`)).json()) as { id: string; default_params: { sl_pct: number; tp_pct: number } }[]).find(x => x.id === 'ma-cross-long')!
+    expect(Object.fromEntries(q.searchParams)).toEqual({ preset: 'ma-cross-long', dir: 'long', sl: String(own.default_params.sl_pct), tp: String(own.default_params.tp_pct), topN: '10', lev: '1', fee: '0.05' })
     await screenshot(page, 'simulate')
     expect(errors).toEqual([])
     await page.close()
@@ -166,6 +167,17 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     expect(await page.inputValue('#c0-value')).toBe('65.5')
     await page.click('#add-row')
     await page.selectOption('#c1-field', 'is_bullish')
+    // a list operator and a window statistic
+    await page.click('#add-row')
+    await page.selectOption('#c2-field', 'next_hour')
+    await page.selectOption('#c2-op', 'not_in')
+    await page.locator('#c2-value').pressSequentially('0, 1, 2')
+    await page.click('#add-row')
+    await page.selectOption('#c3-field', 'volume')
+    await page.selectOption('#c3-stat', 'mean')
+    await page.fill('#c3-bars', '20')
+    await page.selectOption('#c3-kind', 'number')
+    await page.fill('#c3-value', '0')
     await page.selectOption('#b-dir', 'short')
     await page.fill('#f-topN', '8')
     await page.click('#run')
@@ -175,14 +187,19 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     expect(spec.dir).toBe('short')
     expect(spec.entry.conditions[0]).toEqual({ field: 'rsi', op: '>', value: 65.5 })
     expect(spec.entry.conditions[1]).toMatchObject({ field: 'is_bullish', op: '==', value: true })
+    expect(spec.entry.conditions[2]).toEqual({ field: 'next_hour', op: 'not_in', value: [0, 1, 2] })
+    expect(spec.entry.conditions[3]).toEqual({ field: 'volume', op: '>', value: 0, stat: 'mean', bars: 20 })
     expect(Object.keys(spec.indicators).sort()).toEqual(['candle', 'rsi'])
     expect(await page.textContent('#results h2')).toContain('Custom Strategy')
     // a preset replaces the rows with its own tree and exits
     const preset = (await page.locator('#b-preset option').nth(1).getAttribute('value'))!
     await page.selectOption('#b-preset', preset)
     await until(async () => (await page.inputValue('#b-name')) !== 'Custom Strategy')
-    expect(await page.locator('.cond-row').count()).toBeGreaterThan(1)
-    expect(await page.inputValue('#f-sl')).not.toBe('')
+    const detail = (await (await fetch(`${served.base}/builder/presets/${preset}`)).json()) as { entry: { conditions?: unknown[] }; sl_pct: number }
+    // rows when every leaf fits one, else the tree as JSON: either way, the preset's own tree
+    if ((await page.locator('#b-json').count()) > 0) expect(JSON.parse(await page.inputValue('#b-json'))).toEqual(detail.entry)
+    else expect(await page.locator('.cond-row').count()).toBe(detail.entry.conditions?.length ?? 1)
+    expect(await page.inputValue('#f-sl')).toBe(String(detail.sl_pct))
     // a misspelt field comes back as a validation error on its row
     await page.goto(`${served.base}/?mode=builder&b=${encodeURIComponent(JSON.stringify({ name: 'x', dir: 'long', indicators: {}, entry: { type: 'AND', conditions: [{ field: 'close', op: '>', value: 1 }, { field: 'rsix', op: '>', value: 1 }] } }))}`)
     await page.waitForSelector('#c1-err', { timeout: 30_000 })

@@ -24,6 +24,8 @@ export interface Harness {
   deps: AppDeps
   app: ReturnType<typeof buildApp>
   clock: ManualClock
+  /** where the runs' tasks go: in-process, or the worker pool when `workers` was given */
+  executor: Executor
   /** GET/POST through app.handle; returns status, parsed JSON (or text) and headers */
   req(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>
   cleanup(): void
@@ -55,6 +57,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     deps,
     app,
     clock,
+    executor,
     async req(path, init = {}) {
       const headers = new Headers(init.headers)
       let body = init.body

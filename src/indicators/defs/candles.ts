@@ -57,6 +57,9 @@ export const candleDef = define({
   },
 })
 
+/** Heikin-Ashi fields computed from the candles in a second pass */
+const HA_BODY = ['ha_body', 'ha_body_top', 'ha_body_bottom', 'ha_upper_wick', 'ha_lower_wick']
+
 export const heikinAshiDef = define({
   id: 'heikin_ashi',
   name: 'Heikin-Ashi',
@@ -67,12 +70,38 @@ export const heikinAshiDef = define({
     num('ha_high', 'max(high, ha_open, ha_close)'),
     num('ha_low', 'min(low, ha_open, ha_close)'),
     bool('ha_bullish', 'ha_close > ha_open'),
+    bool('ha_bearish', 'ha_close < ha_open'),
+    num('ha_body', 'size of the body: abs(ha_close − ha_open)'),
+    num('ha_body_top', 'max(ha_open, ha_close)'),
+    num('ha_body_bottom', 'min(ha_open, ha_close)'),
+    num('ha_upper_wick', 'ha_high − ha_body_top (0: no upper wick)'),
+    num('ha_lower_wick', 'ha_body_bottom − ha_low (0: no lower wick)'),
   ],
   warmupBars: () => 0,
-  run(b, _p, col) {
+  run(b, _p, col, wants) {
     const open = col('ha_open')
     const close = col('ha_close')
-    heikinAshi(b.o, b.h, b.l, b.c, { open, close, high: col('ha_high'), low: col('ha_low') }, b.n)
+    const high = col('ha_high')
+    const low = col('ha_low')
+    heikinAshi(b.o, b.h, b.l, b.c, { open, close, high, low }, b.n)
     greater(close, open, col('ha_bullish'), b.n)
+    greater(open, close, col('ha_bearish'), b.n)
+    if (HA_BODY.every(f => !wants(f))) return
+    const body = col('ha_body')
+    const top = col('ha_body_top')
+    const bottom = col('ha_body_bottom')
+    const upper = col('ha_upper_wick')
+    const lower = col('ha_lower_wick')
+    for (let i = 0; i < b.n; i++) {
+      const o = open[i]
+      const c = close[i]
+      const t = c > o ? c : o
+      const m = c > o ? o : c
+      body[i] = t - m
+      top[i] = t
+      bottom[i] = m
+      upper[i] = high[i] - t
+      lower[i] = m - low[i]
+    }
   },
 })

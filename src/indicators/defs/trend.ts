@@ -1,7 +1,7 @@
 import { adx } from '../adx'
 import { aroon } from '../aroon'
 import { ichimoku } from '../ichimoku'
-import { ema, sma } from '../ma'
+import { ema, emaAdjusted, sma } from '../ma'
 import { macd } from '../macd'
 import { sar } from '../sar'
 import { supertrend } from '../supertrend'
@@ -14,9 +14,10 @@ export const emaDef = define({
   params: {
     fast: int(20, 1, 1000, 'period of ema_fast'),
     slow: int(50, 1, 1000, 'period of ema_slow'),
+    adjust: int(0, 0, 1, '0: TA-Lib EMA seeded with the SMA of the first closes; 1: the bias-corrected mean from the first bar (pandas adjust=True)'),
   },
   fields: [
-    num('ema_fast', 'EMA(fast) of the close (TA-Lib: seeded with the SMA of the first fast closes)'),
+    num('ema_fast', 'EMA(fast) of the close (adjust 0: TA-Lib, seeded with the SMA of the first fast closes; 1: bias-corrected)'),
     num('ema_slow', 'EMA(slow) of the close'),
     bool('uptrend', 'ema_fast > ema_slow'),
     bool('downtrend', 'ema_fast < ema_slow'),
@@ -25,8 +26,9 @@ export const emaDef = define({
   run(b, p, col) {
     const fast = col('ema_fast')
     const slow = col('ema_slow')
-    ema(b.c, p.fast, fast, b.n)
-    ema(b.c, p.slow, slow, b.n)
+    const mean = p.adjust === 1 ? emaAdjusted : ema
+    mean(b.c, p.fast, fast, b.n)
+    mean(b.c, p.slow, slow, b.n)
     greater(fast, slow, col('uptrend'), b.n)
     greater(slow, fast, col('downtrend'), b.n)
   },

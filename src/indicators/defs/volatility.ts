@@ -17,9 +17,10 @@ export const bb = define({
     std: real(2, 0.1, 10, 'band half-width in population standard deviations'),
     squeeze_lookback: int(10, 1, 500, 'bars averaged by bb_width_ma and searched by recent_squeeze'),
     squeeze_threshold: real(0.8, 0.01, 2, 'a squeeze is bb_width below bb_width_ma times this'),
+    ddof: int(0, 0, 1, '0: population standard deviation (TA-Lib); 1: sample standard deviation (÷ period − 1)'),
   },
   fields: [
-    num('bb_upper', 'upper band: bb_mid + std × population σ of the closes'),
+    num('bb_upper', 'upper band: bb_mid + std × σ of the closes (population σ, or sample σ with ddof 1)'),
     num('bb_lower', 'lower band: bb_mid − std × σ'),
     num('bb_mid', 'simple moving average of the close over period bars'),
     num('bb_width', 'band width in percent of the mid: (upper − lower) / mid × 100'),
@@ -36,23 +37,34 @@ export const bb = define({
     const up = col('bb_upper')
     const lo = col('bb_lower')
     const mid = col('bb_mid')
-    bollinger(b.c, p.period, p.std, mid, up, lo, n)
+    bollinger(b.c, p.period, p.std, mid, up, lo, n, p.ddof === 1 ? 1 : 0)
     // the bands alone are what most trees read: the width and squeeze pass is skipped then
     if (BB_DERIVED.every(f => !wants(f))) return
     const width = col('bb_width')
-    const pctB = col('bb_pct_b')
-    for (let i = 0; i < n; i++) {
-      const span = up[i] - lo[i]
-      width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
-      pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
-    }
+    // %b only when asked: the squeeze rules read the width alone
+    if (wants('bb_pct_b')) {
+      const pctB = col('bb_pct_b')
+      for (let i = 0; i < n; i++) {
+        const span = up[i] - lo[i]
+        width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
+        pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
+      }
+    } else for (let i = 0; i < n; i++) width[i] = mid[i] !== 0 ? ((up[i] - lo[i]) / mid[i]) * 100 : NaN
     const widthMa = col('bb_width_ma')
     sma(width, p.squeeze_lookback, widthMa, n)
+    const squeeze = col('is_squeeze')
+    const threshold = p.squeeze_threshold
+    if (!wants('bb_width_change') && !wants('bb_expanding') && !wants('recent_squeeze')) {
+      for (let i = 0; i < n; i++) {
+        const w = width[i]
+        const limit = widthMa[i] * threshold
+        squeeze[i] = w !== w || limit !== limit ? NaN : +(w < limit)
+      }
+      return
+    }
     const change = col('bb_width_change')
     const expanding = col('bb_expanding')
-    const squeeze = col('is_squeeze')
     const recent = col('recent_squeeze')
-    const threshold = p.squeeze_threshold
     const lookback = p.squeeze_lookback
     // is_squeeze first has a value where bb_width_ma does; recent_squeeze lookback − 1 later
     const recentFirst = firstValid(widthMa, n) + lookback - 1
@@ -87,12 +99,22 @@ export const atrDef = define({
     num('natr', 'ATR in percent of the close'),
     num('tr', 'true range of the bar: max(high − low, |high − prev close|, |low − prev close|)'),
     num('atr_ratio', 'ATR divided by its mean over the last ratio_period bars (the min_vol_regime filter)'),
+    num('atr_sma_prev', 'simple mean of the true range over the period bars before this one (atr-breakout’s shifted-mean ATR)'),
   ],
-  warmupBars: (p) => p.period + p.ratio_period - 1,
-  run(b, p, col) {
+  // atr_sma_prev: TR from row 1, its mean from row period, one row later
+  warmupBars: (p) => Math.max(p.period + p.ratio_period - 1, p.period + 1),
+  run(b, p, col, wants) {
     const range = col('atr')
-    atr(b.h, b.l, b.c, p.period, range, b.n, col('natr'), col('tr'))
-    ratioToMean(range, p.ratio_period, col('atr_ratio'), b.n)
+    const tr = col('tr')
+    atr(b.h, b.l, b.c, p.period, range, b.n, col('natr'), tr)
+    if (wants('atr_ratio')) ratioToMean(range, p.ratio_period, col('atr_ratio'), b.n)
+    if (wants('atr_sma_prev')) {
+      const prev = col('atr_sma_prev')
+      sma(tr, p.period, prev, b.n)
+      // the mean ending at the previous bar: shift one row down (backwards, so in place)
+      for (let i = b.n - 1; i > 0; i--) prev[i] = prev[i - 1]
+      if (b.n > 0) prev[0] = NaN
+    }
   },
 })
 

@@ -1,4 +1,5 @@
 import { mfi, obv, volRatio } from '../volume'
+import { volumeProfilePoc } from '../volume-profile'
 import { define, int, num } from './spec'
 
 export const volumeDef = define({
@@ -31,5 +32,25 @@ export const mfiDef = define({
   warmupBars: (p) => p.period,
   run(b, p, col) {
     mfi(b.h, b.l, b.c, b.v, p.period, col('mfi'), b.n)
+  },
+})
+
+export const volumeProfileDef = define({
+  id: 'volume_profile',
+  name: 'Volume Profile',
+  params: {
+    period: int(168, 2, 2000, 'bars before this one in the profile'),
+    bins: int(20, 2, 200, 'equal-width price bins between the lowest and highest close of those bars'),
+  },
+  fields: [
+    num('vp_poc', 'point of control: middle of the bin holding the most volume of the period bars before this one'),
+    num('vp_dev', 'distance of the close from vp_poc, percent of vp_poc: (close − vp_poc) / vp_poc × 100'),
+  ],
+  warmupBars: (p) => p.period,
+  run(b, p, col) {
+    const poc = col('vp_poc')
+    volumeProfilePoc(b.c, b.v, p.period, p.bins, poc, b.n)
+    const dev = col('vp_dev')
+    for (let i = 0; i < b.n; i++) dev[i] = ((b.c[i] - poc[i]) / poc[i]) * 100
   },
 })

@@ -8,7 +8,8 @@ import { responseBody } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, type RunSpec } from '../../runs/spec'
 import { statisticsFields } from '../../runs/statistics'
-import { conditionsCount, validateStrategy, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
+import { conditionsCount, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
+import { validateStrategy } from '../../strategies/validate'
 import type { BacktestRequest, BacktestResponse } from './model'
 
 export type BacktestBody = typeof BacktestRequest.static

@@ -23,6 +23,7 @@ export const Preset = t.Object({
   direction: Direction,
   indicators: IndicatorParamsSchema,
   entry: ConditionTree,
+  exit_conditions: t.Union([ConditionTree, t.Null()], { description: 'exit signal tree; null when exits are SL/TP/timeout only' }),
   sl_pct: t.Number(),
   tp_pct: t.Number(),
   max_bars: t.Integer(),

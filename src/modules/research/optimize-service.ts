@@ -65,89 +65,108 @@ function variance(xs: number[]): number | undefined {
   return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
 }
 
+/** The grid search as one admitted run: a burst of optimize requests sheds with 503 like any run. */
 export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promise<typeof OptimizeResponse.static> {
   const started = performance.now()
   const grid = gridOf(body.sl_values, body.tp_values)
   const run = researchRun(body, deps.universe)
   const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
   const { symbols } = deps.runs.resolveUniverse(spec)
-  // the grid's tasks are one admitted run: a burst of optimize requests sheds with 503
-  const coins = await deps.runs.admitted(executor => gridOutcomes(executor, spec, symbols, grid.cells))
-  const span = daySpan(coins)
-  const metricKey = OBJECTIVE_METRIC[body.objective]
-
-  const results = grid.cells.map((cell, j) => {
-    const r = span ? cellResult(spec, symbols, coins, j, span, deps) : null
-    const m = r?.metrics
-    const trades = m?.total_trades ?? 0
+  return deps.runs.admitted(async executor => {
+    const coins = await gridOutcomes(executor, spec, symbols, grid.cells)
+    const span = daySpan(coins)
+    const metricKey = OBJECTIVE_METRIC[body.objective]
+    const results = span ? grid.cells.map((cell, j) => cellOf(cell, cellResult(spec, symbols, coins, j, span, deps), metricKey)) : grid.cells.map(cell => cellOf(cell, null, metricKey))
+    const best = bestCell(results)
+    const deflation = deflationOf(results, best)
+    const matrix = grid.sl.map((_, i) => results.slice(i * grid.tp.length, (i + 1) * grid.tp.length).map(r => r.item))
     return {
-      daily: r?.daily ?? new Float64Array(0),
-      item: {
-        sl_pct: cell.slPct,
-        tp_pct: cell.tpPct,
-        total_trades: trades,
-        win_rate: m?.win_rate ?? 0,
-        profit_factor: m?.profit_factor ?? 0,
-        total_return_pct: m?.total_return_pct ?? 0,
-        total_return_pct_portfolio: m?.total_return_pct_portfolio ?? 0,
-        avg_trade_pct: m?.expectancy ?? 0,
-        max_drawdown_pct: m?.max_drawdown_pct ?? 0,
-        sharpe_ratio: m?.sharpe_ratio ?? 0,
-        sortino_ratio: m?.sortino_ratio ?? 0,
-        calmar_ratio: m?.calmar_ratio ?? 0,
-        // a cell without trades has nothing to rank
-        objective_value: m && trades > 0 ? (m[metricKey] as number) : null,
-      },
+      strategy: run.strategyId ?? run.name,
+      strategy_name: run.name,
+      direction: spec.direction,
+      objective: body.objective,
+      max_bars: spec.maxBars,
+      timeframe: spec.timeframe,
+      leverage: effectiveLeverage(spec),
+      coins_used: symbols.length,
+      data_range: dataRange(span),
+      top_n_requested: run.top_n_requested,
+      eligible_universe: run.eligible_universe,
+      universe_capped: run.universe_capped,
+      run_cap: run.run_cap,
+      run_cap_reason: run.run_cap_reason,
+      n_cells: grid.cells.length,
+      sl_values: grid.sl,
+      tp_values: grid.tp,
+      grid: matrix,
+      heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
+      best: best?.item ?? null,
+      ...deflation,
+      warning: significanceWarning(best?.item ?? null, deflation.deflated_sharpe, grid.cells.length),
+      compute_time_ms: Math.round(performance.now() - started),
     }
   })
+}
 
-  let best = -1
-  results.forEach((r, j) => {
+type CellResult = ReturnType<typeof cellOf>
+
+/** One cell of the grid as the response lists it (zeros without trades), with its daily returns. */
+function cellOf(cell: GridCell, r: { daily: Float64Array; metrics: BacktestMetrics } | null, metricKey: keyof BacktestMetrics) {
+  const m = r?.metrics
+  const trades = m?.total_trades ?? 0
+  return {
+    daily: r?.daily ?? new Float64Array(0),
+    item: {
+      sl_pct: cell.slPct,
+      tp_pct: cell.tpPct,
+      total_trades: trades,
+      win_rate: m?.win_rate ?? 0,
+      profit_factor: m?.profit_factor ?? 0,
+      total_return_pct: m?.total_return_pct ?? 0,
+      total_return_pct_portfolio: m?.total_return_pct_portfolio ?? 0,
+      avg_trade_pct: m?.expectancy ?? 0,
+      max_drawdown_pct: m?.max_drawdown_pct ?? 0,
+      sharpe_ratio: m?.sharpe_ratio ?? 0,
+      sortino_ratio: m?.sortino_ratio ?? 0,
+      calmar_ratio: m?.calmar_ratio ?? 0,
+      // a cell without trades has nothing to rank
+      objective_value: m && trades > 0 ? (m[metricKey] as number) : null,
+    },
+  }
+}
+
+/** The cell with the highest objective (the first of equals), or null when no cell traded. */
+function bestCell(results: CellResult[]): CellResult | null {
+  let best: CellResult | null = null
+  for (const r of results) {
     const v = r.item.objective_value
-    if (v !== null && (best < 0 || v > results[best].item.objective_value!)) best = j
-  })
+    if (v !== null && (best === null || v > best.item.objective_value!)) best = r
+  }
+  return best
+}
 
+/** The best cell's Sharpe ratio deflated for the grid's trials, with V[SR] across the cells that traded. */
+function deflationOf(results: CellResult[], best: CellResult | null) {
   // V[SR] across the trials: the per-day Sharpe ratios of the cells that traded
   const trialSharpeVariance = variance(results.filter(r => r.item.total_trades > 0).map(r => r.item.sharpe_ratio / Math.sqrt(DAYS_PER_YEAR)))
-  let deflated: DeflatedSharpeInfo | null = null
-  if (best >= 0 && results[best].daily.length >= 2)
-    deflated = deflatedSharpe(results[best].daily, grid.cells.length, trialSharpeVariance === undefined ? {} : { trialSharpeVariance })
-  const bestItem = best >= 0 ? results[best].item : null
-  let warning: string | null = null
-  if (!bestItem) warning = 'No cell of the grid traded: there is nothing to pick.'
-  else if (!deflated)
-    warning = `The best cell (SL ${bestItem.sl_pct}%, TP ${bestItem.tp_pct}%) has no daily return spread, so its Sharpe ratio cannot be deflated; treat it as not significant.`
-  else if (deflated.dsr < DSR_SIGNIFICANCE)
-    warning =
-      `The best cell (SL ${bestItem.sl_pct}%, TP ${bestItem.tp_pct}%) is not significant after deflation for the ${grid.cells.length} cells tried: ` +
-      `deflated Sharpe ${deflated.dsr.toFixed(3)} < ${DSR_SIGNIFICANCE}. Its edge may be the luck of picking the best of the grid.`
-
-  const matrix = grid.sl.map((_, i) => results.slice(i * grid.tp.length, (i + 1) * grid.tp.length).map(r => r.item))
+  const opts = trialSharpeVariance === undefined ? {} : { trialSharpeVariance }
+  const deflated: DeflatedSharpeInfo | null = best !== null && best.daily.length >= 2 ? deflatedSharpe(best.daily, results.length, opts) : null
   return {
-    strategy: run.strategyId ?? run.name,
-    strategy_name: run.name,
-    direction: spec.direction,
-    objective: body.objective,
-    max_bars: spec.maxBars,
-    timeframe: spec.timeframe,
-    leverage: effectiveLeverage(spec),
-    coins_used: symbols.length,
-    data_range: dataRange(span),
-    top_n_requested: run.top_n_requested,
-    eligible_universe: run.eligible_universe,
-    universe_capped: run.universe_capped,
-    run_cap: run.run_cap,
-    run_cap_reason: run.run_cap_reason,
-    n_cells: grid.cells.length,
-    sl_values: grid.sl,
-    tp_values: grid.tp,
-    grid: matrix,
-    heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
-    best: bestItem,
     deflated_sharpe: deflated,
-    dsr_haircut_pct: deflated ? dsrHaircutPct(deflated, trialSharpeVariance === undefined ? {} : { trialSharpeVariance }) : null,
+    dsr_haircut_pct: deflated ? dsrHaircutPct(deflated, opts) : null,
     significant: deflated ? deflated.dsr >= DSR_SIGNIFICANCE : false,
-    warning,
-    compute_time_ms: Math.round(performance.now() - started),
   }
+}
+
+/** Why the best cell should not be trusted, or null when it is significant. */
+function significanceWarning(best: CellResult['item'] | null, deflated: DeflatedSharpeInfo | null, nCells: number): string | null {
+  if (!best) return 'No cell of the grid traded: there is nothing to pick.'
+  if (!deflated)
+    return `The best cell (SL ${best.sl_pct}%, TP ${best.tp_pct}%) has no daily return spread, so its Sharpe ratio cannot be deflated; treat it as not significant.`
+  if (deflated.dsr < DSR_SIGNIFICANCE)
+    return (
+      `The best cell (SL ${best.sl_pct}%, TP ${best.tp_pct}%) is not significant after deflation for the ${nCells} cells tried: ` +
+      `deflated Sharpe ${deflated.dsr.toFixed(3)} < ${DSR_SIGNIFICANCE}. Its edge may be the luck of picking the best of the grid.`
+    )
+  return null
 }

@@ -5,6 +5,7 @@
  * request's simulation count. Formulas: docs/statistics.md, "Validation".
  */
 import { deriveSeed } from '../../engine/random'
+import type { PortfolioResult } from '../../engine/portfolio'
 import { book, markOver } from '../../engine/run'
 import { bookPath, percentileTable, type PathSizing } from '../../engine/trade-bootstrap'
 import { rowsWhereEntry, selectRows, type TradeTable } from '../../engine/trade-table'
@@ -14,7 +15,7 @@ import { isoDate } from '../../market/coin-summary'
 import { DAY_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import { runTradeBootstrap } from '../../runs/compute/research-tasks'
-import { dataRange } from '../../runs/present'
+import { dataRange, type RunResult } from '../../runs/present'
 import type { Executor } from '../../runs/compute/executor'
 import type { RunService } from '../../runs/service'
 import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
@@ -105,48 +106,26 @@ export function verdictOf(is: { total_trades: number; avg_trade_pct: number }, o
 export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean): Promise<typeof ValidateResponse.static> {
   const started = performance.now()
   const run = researchRun(body, deps.universe)
-  return deps.runs.admitted(executor => validateRun(deps, executor, run, body, noCache, started))
+  return deps.runs.admitted(async executor => {
+    // the response has its own Monte Carlo: the run's per-result statistics are not needed
+    const r = await deps.runs.run(run.spec, { noCache, statistics: false, admitted: true })
+    const seed = body.seed ?? seedOfHash(r.hash)
+    const oos = outOfSample(run.spec, r.symbols, r.assembled.portfolio, body.oos_pct, deps.store)
+    const monteCarlo = await monteCarloOf(executor, r, body.n_simulations, seed)
+    return {
+      ...runFields(run, r),
+      oos_pct: body.oos_pct,
+      oos,
+      monte_carlo: monteCarlo,
+      result_hash: r.hash,
+      compute_time_ms: Math.round(performance.now() - started),
+    }
+  })
 }
 
-async function validateRun(deps: ResearchDeps, executor: Executor, run: ResearchRun, body: ValidateBody, noCache: boolean, started: number) {
+/** What the validated run was: strategy, settings, universe and trade count. */
+function runFields(run: ResearchRun, r: RunResult) {
   const { spec } = run
-  // the response has its own Monte Carlo: the run's per-result statistics are not needed
-  const r = await deps.runs.run(spec, { noCache, statistics: false, admitted: true })
-  const { symbols } = r
-  const portfolio = r.assembled.portfolio
-  const tradeCount = portfolio.trades.n
-  const curve = portfolio.equityCurve
-  const seed = body.seed ?? seedOfHash(r.hash)
-
-  // out of sample
-  const fromDayMs = curve.length ? curve[0].tMs : null
-  const toDayMs = curve.length ? curve[curve.length - 1].tMs : null
-  const split = fromDayMs !== null && toDayMs !== null ? splitDay(fromDayMs, toDayMs, body.oos_pct) : null
-  let oos = null
-  if (split !== null) {
-    const isMetrics = partMetrics(spec, symbols, selectRows(portfolio.trades, rowsWhereEntry(portfolio.trades, t => t < split)), fromDayMs!, split - DAY_MS, deps.store)
-    const oosMetrics = partMetrics(spec, symbols, selectRows(portfolio.trades, rowsWhereEntry(portfolio.trades, t => t >= split)), split, toDayMs!, deps.store)
-    oos = { split_date: isoDate(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
-  } else {
-    oos = { split_date: null, is_metrics: null, oos_metrics: null, ...verdictOf({ total_trades: 0, avg_trade_pct: 0 }, { total_trades: 0, avg_trade_pct: 0 }) }
-  }
-
-  // the run's trades, resampled; the observed path books them in exit order
-  const cols = tradeColumns(portfolio.trades, portfolio.entryOrder)
-  const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
-  const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
-  const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
-  const bootstrap = executor.run(runTradeBootstrap, { pnlPct: inExitOrder, sizing, simulations: body.n_simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
-  bootstrap.catch(() => {})
-  const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
-  const [boot, re] = await Promise.all([
-    bootstrap,
-    startRandomEntryNull({ spec, hash: r.hash, executor, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations: body.n_simulations, limits: unlimited, seed }),
-  ])
-  const steps = Int32Array.from(boot.steps)
-  const observedPath = new Float64Array(steps.length)
-  const observed = bookPath(inExitOrder, null, sizing, { steps, out: observedPath })
-
   return {
     strategy: run.strategyId ?? run.name,
     strategy_name: run.name,
@@ -156,39 +135,76 @@ async function validateRun(deps: ResearchDeps, executor: Executor, run: Research
     max_bars: spec.maxBars,
     timeframe: spec.timeframe,
     leverage: effectiveLeverage(spec),
-    coins_used: symbols.length,
+    coins_used: r.symbols.length,
     data_range: r.assembled.body.data_range as string,
     top_n_requested: run.top_n_requested,
     eligible_universe: run.eligible_universe,
     universe_capped: run.universe_capped,
     run_cap: run.run_cap,
     run_cap_reason: run.run_cap_reason,
-    total_trades: tradeCount,
-    oos_pct: body.oos_pct,
-    oos,
-    monte_carlo: {
-      method: 'trade_bootstrap' as const,
-      description:
-        "Paths of as many trades as the run took, drawn with replacement from the run's net trade returns and booked one after another with the run's sizing.",
-      runs: body.n_simulations,
-      seed,
-      trades_per_run: tradeCount,
-      final_return_pct: percentileTable(boot.finalReturnPct),
-      max_drawdown_pct: percentileTable(boot.maxDrawdownPct),
-      probability_positive: tradeCount > 0 ? boot.probabilityPositive : null,
-      observed: { final_return_pct: observed.finalReturnPct, max_drawdown_pct: observed.maxDrawdownPct },
-      equity_bands: { steps: boot.steps, ...boot.bands, observed: Array.from(observedPath) },
-      random_entry: {
-        method: 'random_entry' as const,
-        description: 'The same number of trades per coin entered at random bars of the window, with the same exits and costs; the p-value is the share of simulations whose summed return is at least the run’s, (k + 1)/(n + 1).',
-        runs: body.n_simulations,
-        p_value: re?.test?.p_value ?? null,
-        percentile: re?.test?.percentile ?? null,
-        observed_total_return_pct: re?.observed ?? 0,
-        null_total_return_pct: re ? percentileTable(re.totals) : null,
-      },
+    total_trades: r.assembled.portfolio.trades.n,
+  }
+}
+
+/** The run's trades split by entry day into an in-sample and an out-of-sample portfolio, with the verdict. */
+function outOfSample(spec: RunSpec, symbols: string[], portfolio: PortfolioResult, oosPct: number, store: CandleStore) {
+  const curve = portfolio.equityCurve
+  const fromDayMs = curve.length ? curve[0].tMs : null
+  const toDayMs = curve.length ? curve[curve.length - 1].tMs : null
+  const split = fromDayMs !== null && toDayMs !== null ? splitDay(fromDayMs, toDayMs, oosPct) : null
+  if (split === null) {
+    const none = { total_trades: 0, avg_trade_pct: 0 }
+    return { split_date: null, is_metrics: null, oos_metrics: null, ...verdictOf(none, none) }
+  }
+  const trades = portfolio.trades
+  const isMetrics = partMetrics(spec, symbols, selectRows(trades, rowsWhereEntry(trades, t => t < split)), fromDayMs!, split - DAY_MS, store)
+  const oosMetrics = partMetrics(spec, symbols, selectRows(trades, rowsWhereEntry(trades, t => t >= split)), split, toDayMs!, store)
+  return { split_date: isoDate(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
+}
+
+/**
+ * The run's trades resampled (a bootstrap of paths booked with the run's sizing; the
+ * observed path books them in exit order) and the random-entry null over every coin, on
+ * the workers at once.
+ */
+async function monteCarloOf(executor: Executor, r: RunResult, simulations: number, seed: number) {
+  const { spec, symbols } = r
+  const portfolio = r.assembled.portfolio
+  const tradeCount = portfolio.trades.n
+  const cols = tradeColumns(portfolio.trades, portfolio.entryOrder)
+  const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
+  const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
+  const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
+  const bootstrap = executor.run(runTradeBootstrap, { pnlPct: inExitOrder, sizing, simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
+  bootstrap.catch(() => {})
+  const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
+  const [boot, re] = await Promise.all([
+    bootstrap,
+    startRandomEntryNull({ spec, hash: r.hash, executor, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations, limits: unlimited, seed }),
+  ])
+  const steps = Int32Array.from(boot.steps)
+  const observedPath = new Float64Array(steps.length)
+  const observed = bookPath(inExitOrder, null, sizing, { steps, out: observedPath })
+  return {
+    method: 'trade_bootstrap' as const,
+    description:
+      "Paths of as many trades as the run took, drawn with replacement from the run's net trade returns and booked one after another with the run's sizing.",
+    runs: simulations,
+    seed,
+    trades_per_run: tradeCount,
+    final_return_pct: percentileTable(boot.finalReturnPct),
+    max_drawdown_pct: percentileTable(boot.maxDrawdownPct),
+    probability_positive: tradeCount > 0 ? boot.probabilityPositive : null,
+    observed: { final_return_pct: observed.finalReturnPct, max_drawdown_pct: observed.maxDrawdownPct },
+    equity_bands: { steps: boot.steps, ...boot.bands, observed: Array.from(observedPath) },
+    random_entry: {
+      method: 'random_entry' as const,
+      description: 'The same number of trades per coin entered at random bars of the window, with the same exits and costs; the p-value is the share of simulations whose summed return is at least the run’s, (k + 1)/(n + 1).',
+      runs: simulations,
+      p_value: re?.test?.p_value ?? null,
+      percentile: re?.test?.percentile ?? null,
+      observed_total_return_pct: re?.observed ?? 0,
+      null_total_return_pct: re ? percentileTable(re.totals) : null,
     },
-    result_hash: r.hash,
-    compute_time_ms: Math.round(performance.now() - started),
   }
 }

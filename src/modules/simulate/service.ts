@@ -6,11 +6,11 @@ import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { DEFAULT_FEE_FRAC, type MarketType } from '../../engine/types'
 import type { Timeframe } from '../../market/timeframe'
-import { OverLimit, UnknownStrategy, UnknownSymbols } from '../../runs/errors'
+import { OverLimit, UnknownSymbols } from '../../runs/errors'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
-import { checkDates, type RunSpec } from '../../runs/spec'
-import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
+import { checkDates, registrySpec, registryStrategy, type RunSpec } from '../../runs/spec'
+import { listStrategies } from '../../strategies/registry'
 import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, SimulateRequest, SimulateResponse } from './model'
 
 export type SimulateBody = typeof SimulateRequest.static
@@ -21,45 +21,6 @@ export type CompareBody = typeof CompareRequest.static
 export const COMPARE_MAX_TOP_N = 5
 /** coins whose indicators the cached paths (compare, validate, optimize) compute per request */
 export const INDICATOR_CACHE_COINS = 50
-
-/** The registry strategy `id` (UnknownStrategy when there is none). */
-export function registryStrategy(id: string): StrategyDef {
-  const s = getStrategy(id)
-  if (!s) throw new UnknownStrategy(id, listStrategies().map(x => x.id))
-  return s
-}
-
-function registrySpec(s: StrategyDef, over: Partial<RunSpec>): RunSpec {
-  return {
-    kind: 'simulate',
-    name: s.name,
-    strategyId: s.id,
-    direction: s.direction,
-    directionSource: 'request',
-    strategy: { indicators: s.indicators, entry: s.entry, exit_conditions: s.exit_conditions ?? null },
-    avoidHours: [],
-    avoidMonths: null,
-    minVolRegime: null,
-    slPct: s.sl_pct,
-    tpPct: s.tp_pct,
-    tpSource: 'custom_pct',
-    trailingPct: null,
-    maxBars: s.max_bars,
-    marketType: 'futures',
-    leverage: 1,
-    feeFrac: DEFAULT_FEE_FRAC.futures,
-    timeframe: '1H',
-    startDate: null,
-    endDate: null,
-    topN: null,
-    symbols: null,
-    includeStablecoins: false,
-    perCoinUsd: 60,
-    maxConcurrent: 100,
-    compounding: false,
-    ...over,
-  }
-}
 
 /** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
 function marketOf(body: { market_type: MarketType; leverage: number; fee_pct: number | null; timeframe: Timeframe; start_date: string | null; end_date: string | null }): Partial<RunSpec> {

@@ -1,13 +1,23 @@
 import type { TLiteral } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { type ConditionNode, OPS } from '../../strategies/conditions'
+import { type ConditionNode, OPS, STATS } from '../../strategies/conditions'
 import { STATUSES } from '../../strategies/status'
 
-/** A comparison value: a number, a boolean, or another field (optionally k bars back). */
+/** A series: a field, optionally its mean / lowest / highest over `bars` bars, read `shift` bars back. */
+const seriesFields = {
+  field: t.String(),
+  shift: t.Optional(t.Integer({ minimum: 0, maximum: 50 })),
+  stat: t.Optional(t.Union(STATS.map(v => t.Literal(v)))),
+  bars: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
+}
+const Term = t.Object({ ...seriesFields, mult: t.Optional(t.Number()) })
+
+/** A comparison value: a number, a boolean, a list (in / not_in), or `mult × series + offset`. */
 const ComparisonValue = t.Union([
   t.Number(),
   t.Boolean(),
-  t.Object({ field: t.String(), shift: t.Optional(t.Integer({ minimum: 0, maximum: 50 })) }),
+  t.Array(t.Number()),
+  t.Object({ ...seriesFields, mult: t.Optional(t.Number()), offset: t.Optional(t.Union([t.Number(), Term])) }),
 ])
 
 /** A string from a fixed list (t.UnionEnum would also publish its first value as a default). */
@@ -24,14 +34,16 @@ const ChildNode = t.Object({}, { additionalProperties: true, description: 'a con
  */
 const ConditionTreeSchema = t.Object(
   {
-    type: t.Optional(oneOf(['AND', 'OR', 'NOT'], 'group node; absent on a leaf')),
-    conditions: t.Optional(t.Array(ChildNode, { description: 'children of AND / OR (NOT: exactly one)' })),
+    type: t.Optional(oneOf(['AND', 'OR', 'NOT', 'ANY_PRIOR'], 'group node; absent on a leaf')),
+    conditions: t.Optional(t.Array(ChildNode, { description: 'children of AND / OR (NOT, ANY_PRIOR: exactly one)' })),
     condition: t.Optional(ChildNode),
     field: t.Optional(t.String({ description: 'leaf: indicator or candle field, e.g. close, bb_upper, rsi' })),
     op: t.Optional(oneOf(OPS)),
     value: t.Optional(ComparisonValue),
     value_bool: t.Optional(t.Boolean({ description: 'legacy form of a boolean value' })),
     shift: t.Optional(t.Integer({ minimum: 0, maximum: 50, description: 'read the field this many bars back' })),
+    stat: t.Optional(oneOf(STATS, 'leaf: compare the mean / lowest / highest of the field over `bars` bars')),
+    bars: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'leaf: bars of the stat window; ANY_PRIOR: prior bars searched' })),
   },
   { description: 'condition tree node (docs/conditions.md)' },
 )
@@ -55,6 +67,7 @@ export const StrategyInfo = t.Object({
     max_bars: t.Integer(),
     direction: Direction,
     status: oneOf(STATUSES, 'verified, testing or research; criteria in docs/strategies.md'),
+    avoid_hours: t.Array(t.Integer({ minimum: 0, maximum: 23 }), { description: 'UTC hours of the entry bar it skips; already part of entry (next_hour not_in)' }),
   }),
   indicators: IndicatorParamsSchema,
   entry: ConditionTree,

@@ -9,8 +9,8 @@ import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin } from '../../engine/trade-model'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { windowIndices } from '../../engine/date-window'
-import { canonicalJson, parseDay, portfolioOptionsOf, tradeParamsOf, type RunSpec } from '../spec'
+import { canonicalJson, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import type { Bars } from '../../market/types'
 import type { TaskContext } from './context'
 
 export interface CoinTradesPayload {
@@ -49,26 +49,29 @@ export interface RunMetricsResult {
   span: DaySpan | null
 }
 
+/** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
+  const masks = ctx.signals(spec, strategyKey, symbol, bars)
+  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
+}
+
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
   const { spec } = payload
   const params = tradeParamsOf(spec)
   const strategyKey = canonicalJson(spec.strategy)
-  const startDay = spec.startDate ? parseDay(spec.startDate) : null
-  const endDay = spec.endDate ? parseDay(spec.endDate) : null
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, payload.symbols)
   payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
-    const win = bars && bars.n > 0 ? windowIndices(bars, startDay, endDay) : null
+    const win = windowOf(spec, bars)
     if (!bars || !win) {
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
       return
     }
-    const masks = ctx.signals(spec, strategyKey, symbol, bars)
-    const entry = entryMaskOf(masks.entry, bars, spec)
+    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const trades = simulateCoin(
-      { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
+      { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
       params,
     )
     const markBars = ctx.view.bars(symbol)

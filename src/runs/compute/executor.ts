@@ -7,6 +7,7 @@ import type { CandleStore } from '../../market/candle-store'
 import { TaskContext, type Task } from './context'
 import { WorkerPool } from './pool'
 import { snapshotOf } from './store-view'
+import { taskName } from './tasks'
 
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
@@ -25,6 +26,8 @@ export class InProcessExecutor implements Executor {
   }
 
   async run<P, R>(task: Task<P, R>, payload: P): Promise<R> {
+    // as the pool would: a task missing from the registry fails here too, not first in production
+    taskName(task)
     this.ctx.setView(this.store)
     // a structured clone, as a worker's answer would be: callers may not share memory with it
     return structuredClone(task(this.ctx, payload))

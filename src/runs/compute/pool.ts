@@ -79,7 +79,12 @@ export class WorkerPool {
   }
 
   run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
-    const name = taskName(task)
+    let name: TaskName
+    try {
+      name = taskName(task)
+    } catch (e) {
+      return Promise.reject(e)
+    }
     if (this.closed) return Promise.reject(new Error('worker pool is closed'))
     if (this.queue.length >= this.queueMax) {
       const perWorker = Math.ceil((this.queue.length + this.slots.length) / this.slots.length)

@@ -13,9 +13,9 @@ import { profitFactorNormalCI } from '../../engine/statistics-bootstrap'
 import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../../engine/statistics'
 import { simulateCoin } from '../../engine/trade-model'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
-import { windowIndices } from '../../engine/date-window'
 import type { Bars } from '../../market/types'
-import { canonicalJson, parseDay, tradeParamsOf, type RunSpec } from '../spec'
+import { canonicalJson, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { coinMasks } from './coin-tasks'
 import type { TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
 
@@ -81,17 +81,6 @@ export interface GridTradesResult {
   coins: GridCoin[]
 }
 
-function windowOf(spec: RunSpec, bars: Bars | undefined) {
-  if (!bars || bars.n === 0) return null
-  return windowIndices(bars, spec.startDate ? parseDay(spec.startDate) : null, spec.endDate ? parseDay(spec.endDate) : null)
-}
-
-/** The filtered entry mask and the exit mask of a coin, as runCoinTrades builds them, from the worker's signal cache. */
-function coinMasks(ctx: TaskContext, spec: RunSpec, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
-  const masks = ctx.signals(spec, canonicalJson(spec.strategy), symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
-}
-
 /**
  * Random entries may use the bars the calendar filters (avoid_hours, avoid_months) allow;
  * min_vol_regime is part of the entry rule under test, so it does not restrict them.
@@ -148,6 +137,7 @@ export function runTradeBootstrap(_ctx: TaskContext, p: TradeBootstrapPayload): 
 export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): GridTradesResult {
   const { spec } = payload
   const base = tradeParamsOf(spec)
+  const strategyKey = canonicalJson(spec.strategy)
   const coins: GridCoin[] = []
   for (const symbol of payload.symbols) {
     const bars = ctx.bars(symbol, spec.timeframe)
@@ -156,7 +146,7 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, cells: payload.cells.map(() => packTrades(symbol, base.direction, [])) })
       continue
     }
-    const { entry, exit } = coinMasks(ctx, spec, symbol, bars)
+    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
