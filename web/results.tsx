@@ -167,10 +167,11 @@ function PeriodTable(props: { rows: Period[]; caption: string; id: string }) {
   return <DataTable id={props.id} caption={props.caption} rows={props.rows} columns={cols} pageSize={12} />
 }
 
-function CoinTable(props: { rows: CoinRow[] }) {
+function CoinTable(props: { rows: CoinRow[]; coinLink: ((symbol: string) => string) | null }) {
   const { t, n } = useI18n()
+  const link = props.coinLink
   const cols: Column<CoinRow>[] = [
-    { key: 'symbol', label: t('tbl.symbol'), value: r => r.symbol },
+    { key: 'symbol', label: t('tbl.symbol'), value: r => r.symbol, render: r => (link ? <a href={link(r.symbol)} title={t('tbl.coinLink')}>{r.symbol}</a> : r.symbol) },
     { key: 'trades', label: t('tbl.trades'), value: r => r.trades, numeric: true },
     { key: 'wins', label: t('tbl.wins'), value: r => r.wins, numeric: true },
     { key: 'losses', label: t('tbl.losses'), value: r => r.losses, numeric: true },
@@ -204,7 +205,7 @@ export function TradesTable(props: { trades: readonly Trade[]; id?: string }) {
   return <DataTable id={props.id ?? 'trades'} caption={t('tbl.trades')} rows={props.trades} columns={cols} pageSize={25} initialSort={{ key: 'entry', desc: true }} />
 }
 
-export function Results(props: { r: RunResult; shareUrl: string | null }) {
+export function Results(props: { r: RunResult; shareUrl: string | null; coinLink?: ((symbol: string) => string) | null }) {
   const { t } = useI18n()
   const r = props.r
   const [shareMsg, setShareMsg] = useState('')
@@ -293,7 +294,7 @@ export function Results(props: { r: RunResult; shareUrl: string | null }) {
             title={t('res.distribution')}
             items={r.pnl_buckets.map((label, i) => ({ label, value: (r.pnl_distribution[i] ?? 0) * (label.startsWith('-') || label.startsWith('< -') ? -1 : 1), text: String(r.pnl_distribution[i] ?? 0) }))}
           />
-          <CoinTable rows={r.coin_results} />
+          <CoinTable rows={r.coin_results} coinLink={props.coinLink ?? null} />
           {r.trades.length < r.total_trades && <p class="hint">{t('tr.limited', { n: r.trades.length })}</p>}
           <TradesTable trades={r.trades} />
         </>

@@ -24,6 +24,14 @@ export interface ViewProps {
   onPreset: (id: string) => void
 }
 
+/** the coin view for one coin of the run in the address (its strategy, exits and window) */
+function coinLink(symbol: string): string {
+  const q = new URLSearchParams(location.search)
+  q.set('view', 'coin')
+  q.set('symbol', symbol)
+  return `/?${q}`
+}
+
 function RunButton(props: { label: string; busy: boolean; cancel: () => void }) {
   return (
     <div class="run-bar">
@@ -84,7 +92,7 @@ export function SimulateView(p: ViewProps) {
         <RunButton label={t('run')} busy={run.busy} cancel={run.cancel} />
         <ErrorBox error={run.error} shownFields={SHOWN_FIELDS} />
       </form>
-      {r ? <Results r={r} shareUrl={share} /> : !run.busy && <p class="hint empty">{t('empty.hint')}</p>}
+      {r ? <Results r={r} shareUrl={share} coinLink={p.s.mode === 'registry' ? coinLink : null} /> : !run.busy && <p class="hint empty">{t('empty.hint')}</p>}
     </>
   )
 }

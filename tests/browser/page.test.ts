@@ -80,6 +80,12 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const own = ((await (await fetch(`${served.base}/strategies`)).json()) as { id: string; default_params: { sl_pct: number; tp_pct: number } }[]).find(x => x.id === 'ma-cross-long')!
     expect(Object.fromEntries(q.searchParams)).toEqual({ preset: 'ma-cross-long', dir: 'long', sl: String(own.default_params.sl_pct), tp: String(own.default_params.tp_pct), topN: '10', lev: '1', fee: '0.05' })
     await screenshot(page, 'simulate')
+    // a coin of the per-coin table opens the coin view with the same strategy and exits
+    const firstCoin = (await page.locator('#coins tbody tr:first-child a').textContent())!
+    await page.click('#coins tbody tr:first-child a')
+    await page.waitForSelector('#coin-chart canvas', { timeout: 30_000 })
+    expect(await page.inputValue('#f-symbol')).toBe(firstCoin)
+    expect(await page.inputValue('#f-strategy')).toBe('ma-cross-long')
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
