@@ -24,6 +24,7 @@ import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
 import { webModule } from './modules/web'
+import { rankingsModule } from './modules/rankings'
 
 export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps) {
     .use(researchModule(deps))
     .use(exportModule(deps))
     .use(webModule())
+    .use(rankingsModule(deps))
 }
 
 export type App = ReturnType<typeof buildApp>

@@ -6,6 +6,7 @@
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
  *   data info
+ *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
@@ -20,6 +21,7 @@ import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
 import { SYNTHETIC_DEFAULTS, startServer } from './main'
+import { jobsCommand } from './jobs/cli'
 
 const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
@@ -28,7 +30,9 @@ const USAGE = `usage: perpsim <command>
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
-  data info                                   what the store holds`
+  data info                                   what the store holds
+  jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
+  jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress`
 
 class UsageError extends Error {}
 
@@ -127,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
   }
+  if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)
     return cmd === undefined ? 2 : 0

@@ -10,6 +10,8 @@ import type { Config } from './config'
 import { openDb } from './db'
 import type { AppDeps } from './deps'
 import { Scheduler } from './jobs/scheduler'
+import { demoCandlesJob } from './jobs/demo-candles'
+import { registerJobs } from './jobs/registry'
 import { createLogger, type Logger } from './log'
 import { MarketContext, REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
@@ -21,7 +23,6 @@ import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
-import { HOUR_MS } from './market/types'
 import { pageAssets } from './web/assets'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
@@ -29,6 +30,7 @@ export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 export interface RunningServer {
   port: number
   deps: AppDeps
+  scheduler: Scheduler
   stop(): Promise<void>
 }
 
@@ -83,7 +85,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     }),
     startedAtMs: clock.now(),
   }
-  const scheduler = new Scheduler(clock, log)
+  const scheduler = new Scheduler({ clock, db, log })
   if (!config.offline) {
     // warm the upstream caches now, then refresh each when its interval has passed on the clock
     void scheduler.runOnce('market-context', () => deps.marketContext.refreshDue())
@@ -97,7 +99,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       if (added > 0) log.info(`demo: appended ${added} candles`)
     }
     tick() // catch up on the hours the store missed while the service was down
-    scheduler.everyAligned('demo-candles', HOUR_MS, 5_000, tick)
+    scheduler.register(demoCandlesJob({ store, clock, log, seed: SYNTHETIC_DEFAULTS.seed }))
   }
 
   // the page is built (or found built) before listening, so the first visitor does not wait for the bundler
@@ -108,11 +110,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
   const port = app.server!.port!
   log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  registerJobs(scheduler, deps, log)
+  scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,
     deps,
+    scheduler,
     async stop() {
-      scheduler.stop()
+      await scheduler.stop()
       await app.stop()
       await executor.close()
       db.$client.close()

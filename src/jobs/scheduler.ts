@@ -1,61 +1,373 @@
 /**
- * Timers for background jobs. Each job runs at most once at a time; an error is logged
- * and the job keeps its schedule. Times come from the injected clock, so a job that
- * should run "at the top of the hour" is aligned to the clock's hour.
+ * The scheduler: cron jobs in UTC on the injected clock, each run recorded in job_runs.
+ *
+ * croner does the calendar arithmetic only (`paused: true`: it never sets a timer); the
+ * scheduler keeps its own timers and asks `clock.now()` what time it is, so a test moves a
+ * ManualClock and calls `tick()` to drive days of schedules in milliseconds.
+ *
+ * A job:
+ *   scheduler.register({
+ *     name: 'rankings',                         // unique; the slot prefix
+ *     cron: '30 0 * * *',                       // UTC; 6 fields = with seconds
+ *     description: 'daily strategy rankings',
+ *     slotOf: ms => `rankings:${isoDate(ms)}`,  // optional; default `<name>:<ISO minute>`
+ *     catchUpMs: 30 * DAY_MS,                   // optional; missed slots this far back run at start
+ *     retryAfterMs: HOUR_MS,                    // optional; a failed slot is tried again this much later
+ *     run: async ctx => ({ counts: { rows: 123 } }), // or { skipped: 'why' }; throw = failed
+ *   })
+ * A run claims its slot by inserting its job_runs row (unique key (slot, attempt)), so a
+ * double timer or a second process finds the slot taken and skips. Runs of one job are
+ * serial; different jobs run side by side. A failed run is recorded with its error; when
+ * the next slot comes due, failed (and missed) slots still inside the job's catch-up window
+ * are retried first, oldest first, as the next attempt; the job keeps its schedule.
+ * A slot is done once a run finished `ok` or `skipped`; an unfinished row older than
+ * STALE_RUN_MS is taken for a process that died mid-run, and its slot runs again.
  */
+import { Cron } from 'croner'
 import type { Clock } from '../clock'
+import type { Db } from '../db'
 import type { Logger } from '../log'
+import { yieldToLoop } from '../runs/yield'
+import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from './job-runs'
+
+export interface JobContext {
+  job: string
+  /** e.g. `rankings:2026-11-25` */
+  slot: string
+  /** the cron instant this run stands for (epoch ms, UTC) */
+  slotMs: number
+  trigger: JobTrigger
+  attempt: number
+  /** a progress line in the service log (and on stderr for `cli jobs run`) */
+  progress(msg: string): void
+  /**
+   * Give the event loop a turn (call it between heavy steps so /health keeps answering);
+   * throws JobStopped once the scheduler is stopping, so a long run ends at its next step
+   * (recorded as failed, and retried after the restart within the catch-up window).
+   */
+  yield(): Promise<void>
+}
+
+export class JobStopped extends Error {
+  constructor() {
+    super('stopped: the service shut down during the run')
+  }
+}
+
+/** What a run returns: counts to record, or a reason it had nothing to do. Throwing = failed. */
+export type JobResult = void | { counts?: Record<string, number>; skipped?: string }
+
+export interface JobDefinition {
+  name: string
+  /** croner pattern, evaluated in UTC (5 fields, or 6 with seconds first) */
+  cron: string
+  description: string
+  /** the slot name of a cron instant; default `<name>:<YYYY-MM-DDTHH:MM>` (`:SS` added when not 0) */
+  slotOf?(slotMs: number): string
+  /**
+   * Missed slots up to this far back are run at start-up (oldest first, in the
+   * background), and after a clock jump. 0 (default): nothing is caught up at start-up,
+   * and after a clock jump only the newest due slot runs.
+   */
+  catchUpMs?: number
+  /**
+   * A slot whose scheduled or catch-up run failed is tried again this long after the failure
+   * (as its next attempt), until it succeeds or the next slot comes due. Default: no early
+   * retry (the failed slot waits for the next slot, within the catch-up window).
+   */
+  retryAfterMs?: number
+  run(ctx: JobContext): Promise<JobResult>
+}
+
+export interface JobListing {
+  name: string
+  cron: string
+  description: string
+  next_run: string | null
+  last: JobRunRow | null
+}
+
+interface Registered {
+  def: JobDefinition
+  cron: Cron
+  /** next cron instant not yet enqueued */
+  nextMs: number | null
+  /** failed slots to try again, by slot instant -> clock time of the retry */
+  retries: Map<number, number>
+  queue: Promise<unknown>
+  pending: number
+  /** slots enqueued and not yet run (a slot is never queued twice) */
+  queued: Set<string>
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+/** longest a timer sleeps before re-reading the clock (a suspended machine wakes to a jump) */
+const MAX_SLEEP_MS = 60_000
+/** an unfinished run older than this belongs to a dead process: its slot is run again */
+export const STALE_RUN_MS = 6 * 60 * 60 * 1000
 
 export class Scheduler {
-  private timers = new Set<ReturnType<typeof setTimeout>>()
+  private readonly jobs = new Map<string, Registered>()
+  private readonly runs: JobRuns
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private readonly intervals = new Set<ReturnType<typeof setTimeout>>()
+  private started = false
   private stopped = false
 
-  constructor(private readonly clock: Clock, private readonly log: Logger) {}
-
-  /** Run `fn` every `periodMs`, aligned to multiples of periodMs (+offsetMs) of clock time. */
-  everyAligned(name: string, periodMs: number, offsetMs: number, fn: () => Promise<void> | void): void {
-    const schedule = () => {
-      if (this.stopped) return
-      const now = this.clock.now()
-      const next = Math.floor((now - offsetMs) / periodMs) * periodMs + periodMs + offsetMs
-      this.after(next - now, async () => {
-        await this.runOnce(name, fn)
-        schedule()
-      })
-    }
-    schedule()
+  constructor(
+    private readonly deps: {
+      clock: Clock
+      db: Db
+      log: Logger
+      /** false: no timers at all; the caller drives time with tick() (tests) */
+      timers?: boolean
+    },
+  ) {
+    this.runs = new JobRuns(deps.db)
   }
 
-  /** Run `fn` every `periodMs` from now. */
+  register(def: JobDefinition): void {
+    if (this.jobs.has(def.name)) throw new Error(`job '${def.name}' is registered twice`)
+    const cron = new Cron(def.cron, { timezone: 'UTC', paused: true })
+    this.jobs.set(def.name, { def, cron, nextMs: null, retries: new Map(), queue: Promise.resolve(), pending: 0, queued: new Set() })
+    if (this.started) {
+      this.startJob(this.jobs.get(def.name)!)
+      this.arm()
+    }
+  }
+
+  names(): string[] {
+    return [...this.jobs.keys()]
+  }
+
+  slotOf(name: string, slotMs: number): string {
+    const j = this.get(name)
+    return j.def.slotOf ? j.def.slotOf(slotMs) : `${name}:${iso(slotMs).slice(0, slotMs % 60_000 === 0 ? 16 : 19)}`
+  }
+
+  /** The next cron instant strictly after `afterMs`. */
+  nextSlot(name: string, afterMs: number): number | null {
+    return this.get(name).cron.nextRun(new Date(afterMs))?.getTime() ?? null
+  }
+
+  /** Cron instants in (fromMs, toMs], oldest first. */
+  slotsBetween(name: string, fromMs: number, toMs: number): number[] {
+    const out: number[] = []
+    for (let t = this.nextSlot(name, fromMs); t !== null && t <= toMs; t = this.nextSlot(name, t)) out.push(t)
+    return out
+  }
+
+  /**
+   * Start: enqueue the missed slots within each job's catch-up window (oldest first, in the
+   * background: this returns at once) and arm the timer.
+   */
+  start(): void {
+    if (this.started) return
+    this.started = true
+    for (const j of this.jobs.values()) this.startJob(j)
+    this.arm()
+  }
+
+  private startJob(j: Registered): void {
+    const now = this.deps.clock.now()
+    const missed = this.unfinished(j, now)
+    if (missed.length > 0) this.deps.log.info(`job ${j.def.name}: catching up ${missed.length} missed slot(s) from ${this.slotOf(j.def.name, missed[0])}`)
+    for (const ms of missed) this.enqueue(j, ms, 'catch-up')
+    j.nextMs = this.nextSlot(j.def.name, now)
+  }
+
+  /** Slots in the job's catch-up window up to `now` that no run finished (oldest first). */
+  private unfinished(j: Registered, now: number): number[] {
+    const window = j.def.catchUpMs ?? 0
+    if (window <= 0) return []
+    const due = this.slotsBetween(j.def.name, now - window - 1, now)
+    const done = this.runs.doneSlots(j.def.name, now - window - 1, now - STALE_RUN_MS)
+    return due.filter(ms => !done.has(this.slotOf(j.def.name, ms)))
+  }
+
+  /**
+   * Enqueue every slot that has come due on the clock since the last tick (with the failed
+   * or missed slots of the catch-up window before it). With timers on this runs by itself;
+   * tests call it after moving their clock. Returns at once; idle() waits for the runs.
+   */
+  tick(): void {
+    if (this.stopped) return
+    const now = this.deps.clock.now()
+    for (const j of this.jobs.values()) {
+      if (j.nextMs !== null && j.nextMs <= now) {
+        const window = j.def.catchUpMs ?? 0
+        const due = this.slotsBetween(j.def.name, j.nextMs - 1, now)
+        j.retries.clear() // the catch-up below retries every unfinished slot of the window
+        const retry = this.unfinished(j, now).filter(ms => ms < due[0])
+        const kept = due.filter(ms => ms >= now - window)
+        const run = kept.length > 0 ? kept : due.slice(-1)
+        if (run.length < due.length) this.deps.log.warn(`job ${j.def.name}: ${due.length - run.length} slot(s) older than its catch-up window dropped (clock jump)`)
+        for (const ms of retry) this.enqueue(j, ms, 'catch-up')
+        for (const ms of run) this.enqueue(j, ms, 'schedule')
+        j.nextMs = this.nextSlot(j.def.name, now)
+      }
+      for (const [slotMs, atMs] of [...j.retries]) {
+        if (atMs > now) continue
+        j.retries.delete(slotMs)
+        this.enqueue(j, slotMs, 'retry')
+      }
+    }
+    this.arm()
+  }
+
+  private arm(): void {
+    if (this.stopped || this.deps.timers === false || !this.started) return
+    if (this.timer) clearTimeout(this.timer)
+    const now = this.deps.clock.now()
+    let next = Infinity
+    for (const j of this.jobs.values()) {
+      if (j.nextMs !== null) next = Math.min(next, j.nextMs)
+      for (const atMs of j.retries.values()) next = Math.min(next, atMs)
+    }
+    const wait = Math.max(0, Math.min(next - now, MAX_SLEEP_MS))
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.tick()
+    }, wait)
+  }
+
+  private enqueue(j: Registered, slotMs: number, trigger: JobTrigger): void {
+    const slot = this.slotOf(j.def.name, slotMs)
+    if (j.queued.has(slot)) return
+    j.queued.add(slot)
+    j.pending++
+    j.queue = j.queue
+      .then(() => {
+        j.queued.delete(slot)
+        return this.stopped ? null : this.runSlot(j.def.name, slotMs, trigger)
+      })
+      .catch(e => this.deps.log.error(`job ${j.def.name}: ${(e as Error)?.stack ?? e}`))
+      .finally(() => j.pending--)
+  }
+
+  /**
+   * Claim one slot and run it now, as the slot's next attempt. A scheduled or catch-up run
+   * first checks that no run finished the slot (else it returns null: nothing to do); a
+   * 'manual' run (cli jobs run) runs it regardless. Returns the recorded row, or null when
+   * the slot was done or another claimer took this attempt first.
+   */
+  async runSlot(name: string, slotMs: number, trigger: JobTrigger, onProgress?: (msg: string) => void): Promise<JobRunRow | null> {
+    const j = this.get(name)
+    const slot = this.slotOf(name, slotMs)
+    const startedAtMs = this.deps.clock.now()
+    if (trigger !== 'manual' && this.runs.doneSlots(name, slotMs, startedAtMs - STALE_RUN_MS).has(slot)) return null
+    const attempt = this.runs.lastAttempt(slot) + 1
+    const id = this.runs.claim({ job: name, slot, attempt, trigger, slotMs, startedAtMs })
+    if (id === null) {
+      this.deps.log.debug(`job ${name}: slot ${slot} attempt ${attempt} already claimed, skipped`)
+      return null
+    }
+    const progress = (msg: string) => {
+      this.deps.log.info(`job ${slot}: ${msg}`)
+      onProgress?.(msg)
+    }
+    let outcome: JobOutcome = 'ok'
+    let error: string | null = null
+    let counts: Record<string, number> | null = null
+    try {
+      const pause = async () => {
+        await yieldToLoop()
+        if (this.stopped) throw new JobStopped()
+      }
+      const res = await j.def.run({ job: name, slot, slotMs, trigger, attempt, progress, yield: pause })
+      if (res && res.counts) counts = res.counts
+      if (res && res.skipped !== undefined) {
+        outcome = 'skipped'
+        error = res.skipped
+      }
+    } catch (e) {
+      outcome = 'failed'
+      error = (e as Error)?.stack ?? String(e)
+      this.deps.log.error(`job ${slot} failed: ${error}`)
+    }
+    const finishedAtMs = this.deps.clock.now()
+    this.runs.finish(id, { finishedAtMs, outcome, error, counts })
+    if (outcome === 'failed' && trigger !== 'manual' && j.def.retryAfterMs !== undefined && !this.stopped) {
+      j.retries.set(slotMs, finishedAtMs + j.def.retryAfterMs)
+      this.arm()
+    }
+    return this.runs.bySlot(slot).find(r => r.id === id)!
+  }
+
+  /** Resolves when every enqueued run has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.jobs.values()].filter(j => j.pending > 0)
+      if (busy.length === 0) return
+      await Promise.all(busy.map(j => j.queue))
+    }
+  }
+
+  list(): JobListing[] {
+    const now = this.deps.clock.now()
+    return [...this.jobs.values()].map(j => {
+      const next = this.nextSlot(j.def.name, now)
+      return {
+        name: j.def.name,
+        cron: j.def.cron,
+        description: j.def.description,
+        next_run: next === null ? null : iso(next),
+        last: this.runs.recent(j.def.name, 1)[0] ?? null,
+      }
+    })
+  }
+
+  recent(name: string, limit = 10): JobRunRow[] {
+    this.get(name)
+    return this.runs.recent(name, limit)
+  }
+
+  /**
+   * A plain repeating task (no slot, no record), e.g. a cache refresh every few seconds:
+   * `fn` runs every `periodMs` of timer time, at most once at a time; an error is logged.
+   */
   every(name: string, periodMs: number, fn: () => Promise<void> | void): void {
-    const loop = () =>
-      this.after(periodMs, async () => {
+    const loop = () => {
+      if (this.stopped || this.deps.timers === false) return
+      const t = setTimeout(async () => {
+        this.intervals.delete(t)
         await this.runOnce(name, fn)
         loop()
-      })
+      }, periodMs)
+      this.intervals.add(t)
+    }
     loop()
   }
 
+  /** Run `fn` now, logging (not throwing) its error. */
   async runOnce(name: string, fn: () => Promise<void> | void): Promise<void> {
     try {
       await fn()
     } catch (e) {
-      this.log.error(`job ${name} failed: ${(e as Error)?.stack ?? e}`)
+      this.deps.log.error(`task ${name} failed: ${(e as Error)?.stack ?? e}`)
     }
   }
 
-  private after(ms: number, fn: () => void): void {
-    if (this.stopped) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      fn()
-    }, Math.max(0, ms))
-    this.timers.add(timer)
+  /** Stop the timers; runs in progress finish, queued ones are dropped. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    for (const t of this.intervals) clearTimeout(t)
+    this.intervals.clear()
+    for (const j of this.jobs.values()) j.cron.stop()
+    await this.idle()
   }
 
-  stop(): void {
-    this.stopped = true
-    for (const t of this.timers) clearTimeout(t)
-    this.timers.clear()
+  private get(name: string): Registered {
+    const j = this.jobs.get(name)
+    if (!j) throw new UnknownJob(name, this.names())
+    return j
+  }
+}
+
+export class UnknownJob extends Error {
+  constructor(readonly job: string, readonly known: string[]) {
+    super(`unknown job '${job}'; known jobs: ${known.join(', ') || 'none'}`)
   }
 }

@@ -14,6 +14,7 @@ export const SimulateRequest = t.Object({
   max_bars: t.Optional(t.Integer({ minimum: 1, maximum: 168, description: 'default: the strategy default' })),
   market_type: MarketType,
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50' }),
+  symbols: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: 535 }), t.Null()], { description: 'explicit symbols instead of the top-N universe (top_n is then ignored); the btc ranking group publishes ["BTCUSDT"]' })),
   include_stablecoins: t.Boolean({ default: false }),
   timeframe: Timeframe,
   start_date: DateOrNull,

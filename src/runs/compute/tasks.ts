@@ -5,11 +5,13 @@
  */
 import type { Task } from './context'
 import { runCoinTrades, runWholeRuns } from './coin-tasks'
+import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
   wholeRuns: runWholeRuns,
+  nestedRuns: runNestedRuns,
   randomEntry: runRandomEntry,
   gridTrades: runGridTrades,
   bootstrap: runBootstrap,

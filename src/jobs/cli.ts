@@ -1,0 +1,80 @@
+/**
+ * `perpsim jobs list` and `perpsim jobs run <name> [--date YYYY-MM-DD]`: the server's jobs
+ * on a scheduler of this process (no timers), over the same store and database. A manual
+ * run claims the slot's next attempt in job_runs, so it shows in `jobs list` like any run.
+ */
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { systemClock, type Clock } from '../clock'
+import type { Config } from '../config'
+import { openDb } from '../db'
+import { createLogger } from '../log'
+import { CandleStore } from '../market/candle-store'
+import { DAY_MS } from '../market/types'
+import { Universe } from '../market/universe'
+import { PoolExecutor } from '../runs/compute/executor'
+import { RunService } from '../runs/service'
+import { registerJobs } from './registry'
+import { Scheduler } from './scheduler'
+
+const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))
+
+export async function jobsCommand(config: Config, args: string[], usage: (msg: string) => Error, clock: Clock = systemClock): Promise<number> {
+  const [sub, ...rest] = args
+  if (sub !== 'list' && sub !== 'run') throw usage(`unknown command: jobs ${sub ?? ''}`.trim())
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { date: { type: 'string' } } })
+  if (sub === 'list' && (positionals.length > 0 || values.date !== undefined)) throw usage('jobs list takes no arguments')
+  if (sub === 'run' && positionals.length !== 1) throw usage('jobs run needs one job name (see jobs list)')
+  let dayMs: number | null = null
+  if (values.date !== undefined) {
+    dayMs = Date.parse(`${values.date}T00:00:00Z`)
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.date) || !Number.isFinite(dayMs) || new Date(dayMs).toISOString().slice(0, 10) !== values.date)
+      throw usage(`--date ${values.date}: expected a calendar date YYYY-MM-DD`)
+  }
+
+  const log = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn')
+  const store = CandleStore.open(config.dataDir)
+  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const universe = new Universe(store)
+  const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
+  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
+  const scheduler = new Scheduler({ clock, db, log, timers: false })
+  registerJobs(scheduler, { config, clock, db, store, universe, runs }, log)
+  try {
+    if (sub === 'list') {
+      for (const j of scheduler.list()) {
+        const last = j.last
+        console.log(`${j.name}  (${j.cron} UTC)  ${j.description}`)
+        console.log(`  next run: ${j.next_run ?? '-'}`)
+        console.log(
+          last
+            ? `  last run: ${last.slot} attempt ${last.attempt} (${last.trigger}) ${last.outcome ?? 'running'}; started ${iso(last.startedAtMs)}, finished ${iso(last.finishedAtMs)}${last.counts ? `; ${Object.entries(last.counts).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${last.error ? `; ${last.error.split('\n')[0]}` : ''}`
+            : '  last run: never',
+        )
+      }
+      return 0
+    }
+    const name = positionals[0]
+    if (!scheduler.names().includes(name)) throw usage(`unknown job '${name}'; jobs: ${scheduler.names().join(', ')}`)
+    if (store.coinCount === 0) throw usage(`the store at ${store.root} is empty: run \`data generate\` or start the server once`)
+    const now = clock.now()
+    let slotMs: number | null
+    if (dayMs !== null) {
+      slotMs = scheduler.nextSlot(name, dayMs - 1)
+      if (slotMs === null || slotMs >= dayMs + DAY_MS) throw usage(`job ${name} has no slot on ${values.date}`)
+    } else slotMs = scheduler.slotsBetween(name, now - 8 * DAY_MS, now).at(-1) ?? null
+    if (slotMs === null) throw usage(`job ${name} has had no slot in the last 8 days; give --date`)
+    process.stderr.write(`running ${scheduler.slotOf(name, slotMs)} (slot ${iso(slotMs)})\n`)
+    const row = await scheduler.runSlot(name, slotMs, 'manual', msg => process.stderr.write(`  ${msg}\n`))
+    if (!row) {
+      process.stderr.write('another process claimed this attempt first\n')
+      return 1
+    }
+    console.log(`${row.slot} attempt ${row.attempt}: ${row.outcome} in ${((row.finishedAtMs! - row.startedAtMs) / 1000).toFixed(1)} s${row.counts ? ` (${Object.entries(row.counts).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}${row.error ? `\n${row.error}` : ''}`)
+    return row.outcome === 'failed' ? 1 : 0
+  } finally {
+    await scheduler.stop()
+    await executor.close()
+    db.$client.close()
+  }
+}

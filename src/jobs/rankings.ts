@@ -1,0 +1,254 @@
+/**
+ * The daily rankings job (00:30 UTC): every configuration × period × group run through the
+ * run pipeline exactly as POST /simulate runs it (the row's published body goes through
+ * simulateSpec, the /simulate service's own body → spec step), ranked, and published as
+ * one append-only day file. Missed days (and, on a fresh store, the last 30) are caught
+ * up at start-up in the background.
+ */
+import type { Clock } from '../clock'
+import type { Db } from '../db'
+import type { CandleStore } from '../market/candle-store'
+import { DAY_MS, HOUR_MS } from '../market/types'
+// the one mapping from a /simulate body to its RunSpec: a row's run is, by construction,
+// the run /simulate makes of the body the row publishes (not a second copy of the mapping)
+import { simulateSpec } from '../modules/simulate/service'
+import { Overloaded } from '../runs/errors'
+import type { RunMetricsResult } from '../runs/compute/coin-tasks'
+import { runNestedRuns } from '../runs/compute/nested-runs'
+import type { RunService } from '../runs/service'
+import {
+  configurations,
+  COSTS,
+  GROUP_TOP_N,
+  GROUPS,
+  MIN_TRADES,
+  PERIODS,
+  periodWindow,
+  PF_CAP,
+  RULES_VERSION,
+  SCHEMA_VERSION,
+  simulateBodyOf,
+  STREAK_TOP,
+  WEEKLY_DAYS,
+  WEEKLY_MIN_DAYS,
+  type Configuration,
+  type Group,
+  type Period,
+} from '../modules/rankings/configurations'
+import { DayFiles, type DayFile, type GroupRanking } from '../modules/rankings/day-files'
+import { koreanName } from '../modules/rankings/names-ko'
+import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../modules/rankings/rank'
+import { ENGINE_VERSION } from '../modules/rankings/versions'
+import type { JobContext, JobDefinition } from './scheduler'
+
+export const RANKINGS_JOB = 'rankings'
+/** days a fresh store backfills, and how far back missed days are caught up */
+export const RANKINGS_CATCH_UP_DAYS = 30
+
+export interface RankingDeps {
+  clock: Clock
+  db: Db
+  store: CandleStore
+  runs: RunService
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** Newest candle open time over the store (null: empty store). */
+function lastCandleMs(store: CandleStore): number | null {
+  let last = -Infinity
+  for (const s of store.symbols()) {
+    const b = store.bars(s)
+    if (b && b.n > 0 && b.t[b.n - 1] > last) last = b.t[b.n - 1]
+  }
+  return Number.isFinite(last) ? last : null
+}
+
+/**
+ * A batch admitted like any request; while the queue is full (Overloaded) the job waits the
+ * Retry-After it was given and asks again, instead of failing the day: requests go first.
+ */
+async function whenAdmitted<T>(work: () => Promise<T>, yieldStep: () => Promise<void>): Promise<T> {
+  for (;;) {
+    try {
+      return await work()
+    } catch (e) {
+      if (!(e instanceof Overloaded)) throw e
+      await new Promise(r => setTimeout(r, e.retryAfterSec * 1000))
+      await yieldStep()
+    }
+  }
+}
+
+interface GroupFigures {
+  symbols: string[]
+  accounting: { top_n_requested: number | null; eligible_universe: number | null }
+  rows: RowFigures[]
+}
+
+/**
+ * The figures of every group of one period: for each configuration, each group's run as
+ * /simulate runs its body (simulateSpec; the group's coins resolved by the run pipeline's
+ * own universe rule), every coin simulated once over the groups' union (nested-runs.ts).
+ * The configurations split over the workers by strategy, so each worker keeps its own
+ * strategies' signal masks between presets, periods and days.
+ */
+async function periodFigures(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, yieldStep: () => Promise<void>): Promise<Record<Group, GroupFigures>> {
+  const specsOf = (group: Group) => configs.map(c => simulateSpec(simulateBodyOf(c, dateMs, period, group)))
+  const resolved = GROUPS.map(group => {
+    const specs = specsOf(group)
+    if (GROUP_TOP_N[group] === null && !specs[0].symbols!.every(s => deps.store.bars(s))) return { group, symbols: [] as string[], accounting: { top_n_requested: null, eligible_universe: null }, specs }
+    const { symbols, accounting } = deps.runs.resolveUniverse(specs[0])
+    return { group, symbols, accounting: { top_n_requested: accounting.top_n_requested, eligible_universe: accounting.eligible_universe }, specs }
+  })
+  // the union of the groups' coins in universe order (the widest group's first)
+  const union: string[] = []
+  const at = new Map<string, number>()
+  for (const r of [...resolved].sort((a, b) => b.symbols.length - a.symbols.length))
+    for (const s of r.symbols) if (!at.has(s)) at.set(s, union.push(s) - 1)
+  const groups = resolved.map(r => r.symbols.map(s => at.get(s)!))
+  // each group's coins must keep their own run's order inside the union (ascending indices)
+  for (const g of groups) for (let k = 1; k < g.length; k++) if (g[k] < g[k - 1]) throw new Error('ranking groups do not nest in universe order')
+  const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
+  const results = await whenAdmitted(
+    () =>
+      deps.runs.admitted(async executor => {
+        const parallelism = Math.max(1, executor.parallelism)
+        // a strategy's configurations go to one worker (always the same): its signal masks are
+        // computed once there and stay cached for the other presets, periods and days
+        const strategyNo = new Map<string, number>()
+        for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
+        const parts = Array.from({ length: parallelism }, (_, k) => ({ worker: k, configs: configs.map((_, i) => i).filter(i => strategyNo.get(configs[i].strategy)! % parallelism === k) })).filter(p => p.configs.length > 0)
+        const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
+        const out: RunMetricsResult[][] = new Array(configs.length)
+        parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
+        return out
+      }),
+    yieldStep,
+  )
+  const out = {} as Record<Group, GroupFigures>
+  resolved.forEach((r, gi) => {
+    const rows = r.symbols.length === 0 ? [] : configs.map((c, i): RowFigures => {
+      const m = results[i][gi].metrics
+      return {
+        configuration_id: c.id,
+        strategy: c.strategy,
+        name_en: c.name,
+        name_ko: koreanName(c.strategy, c.direction),
+        direction: c.direction,
+        status: c.status,
+        timeframe: c.timeframe,
+        sl_pct: c.sl_pct,
+        tp_pct: c.tp_pct,
+        max_bars: c.max_bars,
+        total_trades: m.total_trades,
+        win_rate: m.win_rate,
+        profit_factor: m.profit_factor,
+        pf_capped: m.profit_factor_capped,
+        total_return_pct: m.total_return_pct,
+        sharpe_ratio: m.sharpe_ratio,
+        max_drawdown_pct: m.max_drawdown_pct,
+      }
+    })
+    out[r.group] = { symbols: r.symbols, accounting: r.accounting, rows }
+  })
+  return out
+}
+
+/**
+ * Coins of the widest group (top 100) that are live (a candle within the two days before
+ * the ranking date) but lack the last hour before it: a sync still on its way. A coin
+ * whose candles stopped earlier (delisted, halted) does not hold the ranking up.
+ */
+function laggingCoins(deps: RankingDeps, config: Configuration, dateMs: number): string[] {
+  const { symbols } = deps.runs.resolveUniverse(simulateSpec(simulateBodyOf(config, dateMs, '7d', 'top100')))
+  return symbols.filter(s => {
+    const b = deps.store.bars(s)
+    if (!b || b.n === 0) return false
+    const last = b.t[b.n - 1]
+    return last >= dateMs - 2 * DAY_MS && last < dateMs - HOUR_MS
+  })
+}
+
+/**
+ * Compute the day file of ranking date `date` (YYYY-MM-DD), or say why not yet: the store
+ * does not hold the candles up to the end of the day before it (the job then fails and is
+ * retried).
+ */
+export async function computeDayFile(
+  deps: RankingDeps,
+  date: string,
+  ctx: Pick<JobContext, 'progress' | 'yield' | 'trigger'>,
+  files: DayFiles = new DayFiles(deps.db),
+): Promise<DayFile | { incomplete: string }> {
+  const dateMs = Date.parse(`${date}T00:00:00Z`)
+  const last = lastCandleMs(deps.store)
+  if (last === null || last < dateMs - HOUR_MS)
+    return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
+  const configs = configurations()
+  const lagging = laggingCoins(deps, configs[0], dateMs)
+  if (lagging.length > 0)
+    return { incomplete: `${lagging.length} live coin(s) of the top 100 lack the candle of the last hour of ${isoDay(dateMs - DAY_MS)} (${lagging.slice(0, 5).join(', ')}${lagging.length > 5 ? ', …' : ''})` }
+  const previousDate = isoDay(dateMs - DAY_MS)
+  // the six days before (parsed once, kept by `files`): one parse per turn of the event loop
+  const week: (DayFile | null)[] = []
+  for (let k = 1; k < WEEKLY_DAYS; k++) {
+    week.push(files.get(isoDay(dateMs - k * DAY_MS))?.file ?? null)
+    await ctx.yield()
+  }
+  const previous = week[0]
+  const periods = {} as DayFile['periods']
+  const started = performance.now()
+  for (const period of PERIODS) {
+    const groups = {} as Record<Group, GroupRanking>
+    await ctx.yield()
+    const figures = await periodFigures(deps, configs, dateMs, period, ctx.yield)
+    for (const group of GROUPS) {
+      await ctx.yield()
+      const { symbols, accounting, rows } = figures[group]
+      const ranked = rankPopulation(rows, previous?.periods[period]?.groups[group]?.rows ?? null)
+      const days: RankedRow[][] = [ranked, ...week.flatMap(f => (f ? [f.periods[period]?.groups[group]?.rows ?? []] : []))]
+      groups[group] = { symbols, ...accounting, rows: ranked, weekly_best3: weeklyBest3(days) }
+      if (ctx.trigger === 'manual') ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    }
+    periods[period] = { ...periodWindow(dateMs, period), groups }
+  }
+  return {
+    schema_version: SCHEMA_VERSION,
+    rules_version: RULES_VERSION,
+    date,
+    generated_at: new Date(deps.clock.now()).toISOString(),
+    written_by: ctx.trigger,
+    engine_version: ENGINE_VERSION,
+    data_version: deps.store.dataVersion(),
+    previous_date: previous ? previousDate : null,
+    rules: { min_trades: MIN_TRADES, pf_cap: PF_CAP, streak_top: STREAK_TOP, weekly_days: WEEKLY_DAYS, weekly_min_days: WEEKLY_MIN_DAYS, costs: COSTS, configurations: configs.length, strategies: new Set(configs.map(c => c.strategy)).size },
+    periods,
+  }
+}
+
+export function rankingsJob(deps: RankingDeps): JobDefinition {
+  const files = new DayFiles(deps.db)
+  return {
+    name: RANKINGS_JOB,
+    cron: '30 0 * * *',
+    description: 'daily strategy rankings: every configuration × period × group, published as an append-only day file',
+    slotOf: ms => `${RANKINGS_JOB}:${isoDay(ms)}`,
+    catchUpMs: RANKINGS_CATCH_UP_DAYS * DAY_MS,
+    // candles that arrive late (a sync behind 00:30) get the day published within the hour
+    retryAfterMs: HOUR_MS,
+    run: async ctx => {
+      const date = isoDay(ctx.slotMs)
+      if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+      const started = performance.now()
+      const file = await computeDayFile(deps, date, ctx, files)
+      if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
+      const { published, sha256 } = files.publish(file, deps.clock.now())
+      if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
+      let rows = 0
+      for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
+      ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
+      return { counts: { rows, configurations: file.rules.configurations as number } }
+    },
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The ranked population and its rules: configurations (registry strategy × timeframe ×
+ * SL/TP/max-bars preset), periods, groups, costs, sort, cap and minimum trades. One place;
+ * docs/rankings.md and GET /rankings/criteria state the same table.
+ */
+import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
+import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
+import type { Timeframe } from '../../market/timeframe'
+import { DAY_MS } from '../../market/types'
+import type { SimulateBody } from '../simulate/service'
+import { listStrategies, type StrategyDef } from '../../strategies/registry'
+import type { StrategyStatus } from '../../strategies/status'
+
+/**
+ * The ranking rules' version: the prefix of every configuration id. It changes when the
+ * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
+ */
+export const RULES_VERSION = 'v1'
+/** version of the day file's and the response's layout */
+export const SCHEMA_VERSION = 'rankings-1'
+
+export const PERIODS = ['7d', '30d', '365d'] as const
+export type Period = (typeof PERIODS)[number]
+export const PERIOD_DAYS: Readonly<Record<Period, number>> = { '7d': 7, '30d': 30, '365d': 365 }
+
+export const GROUPS = ['top30', 'top50', 'top100', 'btc'] as const
+export type Group = (typeof GROUPS)[number]
+/** top-N of a group (null: the btc group, BTCUSDT alone) */
+export const GROUP_TOP_N: Readonly<Record<Group, number | null>> = { top30: 30, top50: 50, top100: 100, btc: null }
+export const BTC_SYMBOL = 'BTCUSDT'
+
+/** rows with fewer trades stay ranked but cannot enter top3, worst3 or weekly_best3 */
+export const MIN_TRADES = 10
+/** a profit factor with no losing trade (or above this) is shown as this and flagged pf_capped */
+export const PF_CAP = PROFIT_FACTOR_CAP
+/** top-10 membership counts for `streak` */
+export const STREAK_TOP = 10
+/** weekly_best3: ranked (with at least MIN_TRADES) on at least this many of the last 7 days */
+export const WEEKLY_MIN_DAYS = 5
+export const WEEKLY_DAYS = 7
+
+/** the costs and sizing of every row: those of POST /simulate's defaults */
+export const COSTS = {
+  market_type: 'futures',
+  fee_pct: DEFAULT_FEE_FRAC.futures,
+  leverage: 1,
+  per_coin_usd: 60,
+  max_concurrent_positions: 100,
+  compounding: false,
+  include_stablecoins: false,
+  funding: 'real funding events of the store (0.01% per 8h outside the span of real events)',
+} as const
+
+export interface Preset {
+  sl_pct: number
+  tp_pct: number
+  max_bars: number
+}
+
+/** presets per timeframe; 'default' = the strategy's own sl_pct / tp_pct / max_bars */
+export const PRESETS: ReadonlyArray<{ timeframe: Timeframe; presets: ReadonlyArray<Preset | 'default'> }> = [
+  { timeframe: '1H', presets: ['default', { sl_pct: 5, tp_pct: 10, max_bars: 48 }, { sl_pct: 8, tp_pct: 15, max_bars: 72 }] },
+  { timeframe: '4H', presets: [{ sl_pct: 10, tp_pct: 10, max_bars: 12 }, { sl_pct: 6, tp_pct: 12, max_bars: 18 }] },
+  { timeframe: '1D', presets: [{ sl_pct: 15, tp_pct: 15, max_bars: 10 }] },
+]
+
+export interface Configuration extends Preset {
+  /** `v1:<strategy>:<timeframe>:<sl>-<tp>-<max_bars>` */
+  id: string
+  strategy: string
+  name: string
+  direction: Direction
+  status: StrategyStatus
+  timeframe: Timeframe
+}
+
+export function configurationId(strategy: string, timeframe: Timeframe, p: Preset): string {
+  return `${RULES_VERSION}:${strategy}:${timeframe}:${p.sl_pct}-${p.tp_pct}-${p.max_bars}`
+}
+
+/** Every configuration of the registry, in registry order (a preset equal to the default counts once). */
+export function configurations(strategies: readonly StrategyDef[] = listStrategies()): Configuration[] {
+  const out: Configuration[] = []
+  for (const s of strategies)
+    for (const { timeframe, presets } of PRESETS) {
+      const seen = new Set<string>()
+      for (const pr of presets) {
+        const p = pr === 'default' ? { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars } : pr
+        const id = configurationId(s.id, timeframe, p)
+        if (seen.has(id)) continue
+        seen.add(id)
+        out.push({ id, strategy: s.id, name: s.name, direction: s.direction, status: s.status, timeframe, ...p })
+      }
+    }
+  return out
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** The UTC days a period covers for a ranking date (the ranking date itself excluded). */
+export function periodWindow(dateMs: number, period: Period): { start_date: string; end_date: string } {
+  return { start_date: isoDay(dateMs - PERIOD_DAYS[period] * DAY_MS), end_date: isoDay(dateMs - DAY_MS) }
+}
+
+/** The POST /simulate body whose answer a row's figures are. */
+export function simulateBodyOf(c: Configuration, dateMs: number, period: Period, group: Group): SimulateBody {
+  const topN = GROUP_TOP_N[group]
+  return {
+    strategy: c.strategy,
+    sl_pct: c.sl_pct,
+    tp_pct: c.tp_pct,
+    max_bars: c.max_bars,
+    timeframe: c.timeframe,
+    ...periodWindow(dateMs, period),
+    top_n: topN,
+    symbols: topN === null ? [BTC_SYMBOL] : null,
+    market_type: COSTS.market_type,
+    fee_pct: COSTS.fee_pct,
+    leverage: COSTS.leverage,
+    per_coin_usd: COSTS.per_coin_usd,
+    max_concurrent_positions: COSTS.max_concurrent_positions,
+    compounding: COSTS.compounding,
+    include_stablecoins: COSTS.include_stablecoins,
+  }
+}
+
+/** One sentence naming the ranked population. */
+export function rcScope(configCount: number, strategyCount: number): string {
+  return (
+    `${configCount} configurations: the ${strategyCount} registry strategies on 1H (their default, 5/10/48 and 8/15/72 SL%/TP%/max bars), ` +
+    `4H (10/10/12 and 6/12/18) and 1D (15/15/10), each run like POST /simulate over the group's coins ` +
+    `(top 30/50/100 of the eligible universe by market-cap rank, or BTCUSDT alone) and the period's UTC days before the ranking date, ` +
+    `futures, taker fee 0.05% per side, real funding, leverage 1, 60 USD per position, no compounding, at most 100 open positions.`
+  )
+}

@@ -1,0 +1,99 @@
+/**
+ * The published day files: one canonical JSON document per ranking date, stored once with
+ * its sha256 in ranking_day_files (triggers reject UPDATE and DELETE). Readers get the
+ * exact stored bytes; parsed files are kept in memory (they never change).
+ */
+import { createHash } from 'node:crypto'
+import { desc, eq, lte, sql } from 'drizzle-orm'
+import { schema, type Db } from '../../db'
+import { canonicalJson } from '../../runs/spec'
+import type { Group, Period } from './configurations'
+import type { RankedRow, WeeklyRow } from './rank'
+
+export interface GroupRanking {
+  /** the coins the rows ran on, in universe order */
+  symbols: string[]
+  top_n_requested: number | null
+  eligible_universe: number | null
+  rows: RankedRow[]
+  weekly_best3: WeeklyRow[]
+}
+
+export interface DayFile {
+  schema_version: string
+  rules_version: string
+  /** ranking date, YYYY-MM-DD */
+  date: string
+  generated_at: string
+  /** what wrote it: the 00:30 schedule, a catch-up/backfill at start-up, or `cli jobs run` */
+  written_by: 'schedule' | 'catch-up' | 'retry' | 'manual'
+  engine_version: string
+  data_version: string
+  /** the day whose file supplied rank_change and streak (the previous calendar day), or null */
+  previous_date: string | null
+  rules: Record<string, unknown>
+  periods: Record<Period, { start_date: string; end_date: string; groups: Record<Group, GroupRanking> }>
+}
+
+export interface StoredDayFile {
+  date: string
+  sha256: string
+  body: string
+  file: DayFile
+}
+
+/** parsed day files kept in memory per reader (least recently used dropped first) */
+const PARSED_FILES_KEPT = 10
+
+export const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex')
+
+export class DayFiles {
+  private readonly parsed = new Map<string, StoredDayFile>()
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Publish a day file: canonical JSON and its sha256 in one insert (atomic). Returns false
+   * when that date is already published (the stored file is never replaced).
+   */
+  publish(file: DayFile, generatedAtMs: number): { published: boolean; sha256: string } {
+    const body = canonicalJson(file)
+    const sha256 = sha256Hex(body)
+    const res = this.db
+      .insert(schema.rankingDayFiles)
+      .values({ date: file.date, sha256, body, schemaVersion: file.schema_version, generatedAtMs })
+      .onConflictDoNothing()
+      .returning({ date: schema.rankingDayFiles.date })
+      .all()
+    return { published: res.length === 1, sha256 }
+  }
+
+  get(date: string): StoredDayFile | null {
+    const hit = this.parsed.get(date)
+    if (hit) {
+      this.parsed.delete(date)
+      this.parsed.set(date, hit)
+      return hit
+    }
+    const row = this.db.select({ date: schema.rankingDayFiles.date, sha256: schema.rankingDayFiles.sha256, body: schema.rankingDayFiles.body }).from(schema.rankingDayFiles).where(eq(schema.rankingDayFiles.date, date)).get()
+    if (!row) return null
+    const stored = { ...row, file: JSON.parse(row.body) as DayFile }
+    this.parsed.set(date, stored)
+    // a parsed file weighs a few MB: keep the week the job and the readers use most
+    while (this.parsed.size > PARSED_FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!)
+    return stored
+  }
+
+  /** The newest published date on or before `date` (null: none). */
+  latestOnOrBefore(date: string): string | null {
+    return this.db.select({ date: schema.rankingDayFiles.date }).from(schema.rankingDayFiles).where(lte(schema.rankingDayFiles.date, date)).orderBy(desc(schema.rankingDayFiles.date)).limit(1).get()?.date ?? null
+  }
+
+  latest(): string | null {
+    return this.db.select({ date: schema.rankingDayFiles.date }).from(schema.rankingDayFiles).orderBy(desc(schema.rankingDayFiles.date)).limit(1).get()?.date ?? null
+  }
+
+  count(): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(schema.rankingDayFiles).get()?.n ?? 0
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Ranking rules as pure functions: the total order of a population, rank_change and
+ * streak against the previous day, top3 / worst3 / weekly_best3, and the headline kind.
+ */
+import type { Direction } from '../../engine/types'
+import type { Timeframe } from '../../market/timeframe'
+import type { StrategyStatus } from '../../strategies/status'
+import { MIN_TRADES, STREAK_TOP, WEEKLY_DAYS, WEEKLY_MIN_DAYS } from './configurations'
+
+/** A configuration's figures for one period × group: exactly its /simulate answer's. */
+export interface RowFigures {
+  configuration_id: string
+  strategy: string
+  name_en: string
+  name_ko: string | null
+  direction: Direction
+  status: StrategyStatus
+  timeframe: Timeframe
+  sl_pct: number
+  tp_pct: number
+  max_bars: number
+  total_trades: number
+  win_rate: number
+  profit_factor: number
+  pf_capped: boolean
+  total_return_pct: number
+  sharpe_ratio: number
+  max_drawdown_pct: number
+}
+
+export interface RankedRow extends RowFigures {
+  /** true rank in the population (1 = best) */
+  rank: number
+  /** total_trades >= MIN_TRADES: may enter top3, worst3, weekly_best3 */
+  eligible: boolean
+  /** rank on the previous day's file (null: not ranked there, or no file that day) */
+  previous_rank: number | null
+  /** streak on the previous day's file (null: not ranked there) */
+  previous_streak: number | null
+  /** previous_rank − rank; null when previous_rank is null */
+  rank_change: number | null
+  /**
+   * consecutive ranking days ending today on which the row was among the STREAK_TOP best
+   * eligible rows (those top3 is drawn from); 0 when it is not today
+   */
+  streak: number
+}
+
+export interface WeeklyRow {
+  configuration_id: string
+  /** days of the last 7 (ending today) with a file on which it was ranked with >= MIN_TRADES */
+  days_ranked: number
+  mean_profit_factor: number
+  mean_win_rate: number
+}
+
+/** The total order: profit factor, then win rate, then total trades (all descending), then id. */
+export function compareRows(a: RowFigures, b: RowFigures): number {
+  return (
+    b.profit_factor - a.profit_factor ||
+    b.win_rate - a.win_rate ||
+    b.total_trades - a.total_trades ||
+    (a.configuration_id < b.configuration_id ? -1 : a.configuration_id > b.configuration_id ? 1 : 0)
+  )
+}
+
+/**
+ * Rank a population (zero-trade rows dropped) against the previous day's ranked rows of
+ * the same period × group (null: no file for the previous calendar day, so every
+ * rank_change is null and every streak starts over).
+ */
+export function rankPopulation(rows: readonly RowFigures[], previous: readonly RankedRow[] | null): RankedRow[] {
+  const prev = new Map((previous ?? []).map(r => [r.configuration_id, r]))
+  let eligibleSeen = 0
+  return rows
+    .filter(r => r.total_trades > 0)
+    .sort(compareRows)
+    .map((r, i) => {
+      const rank = i + 1
+      const eligible = r.total_trades >= MIN_TRADES
+      // held-back rows (too few trades) rank on, but are never in the top 10 a streak counts
+      const inTop = eligible && ++eligibleSeen <= STREAK_TOP
+      const p = prev.get(r.configuration_id)
+      const previous_rank = p ? p.rank : null
+      return {
+        ...r,
+        rank,
+        eligible,
+        previous_rank,
+        previous_streak: p ? p.streak : null,
+        rank_change: previous_rank === null ? null : previous_rank - rank,
+        streak: inTop ? (p ? p.streak : 0) + 1 : 0,
+      }
+    })
+}
+
+/** The three best eligible rows, in rank order. */
+export function top3(rows: readonly RankedRow[]): RankedRow[] {
+  return rows.filter(r => r.eligible).slice(0, 3)
+}
+
+/** The three worst eligible rows, worst first, with their true ranks. */
+export function worst3(rows: readonly RankedRow[]): RankedRow[] {
+  return rows.filter(r => r.eligible).slice(-3).reverse()
+}
+
+/**
+ * weekly_best3 from the ranked rows of up to 7 days ending today (one array per day that
+ * has a file): configurations eligible on at least WEEKLY_MIN_DAYS of them, by mean profit
+ * factor, then mean win rate (descending), then id.
+ */
+export function weeklyBest3(days: readonly (readonly RankedRow[])[]): WeeklyRow[] {
+  const acc = new Map<string, { n: number; pf: number; wr: number }>()
+  for (const rows of days.slice(0, WEEKLY_DAYS))
+    for (const r of rows) {
+      if (!r.eligible) continue
+      const a = acc.get(r.configuration_id) ?? { n: 0, pf: 0, wr: 0 }
+      a.n++
+      a.pf += r.profit_factor
+      a.wr += r.win_rate
+      acc.set(r.configuration_id, a)
+    }
+  return [...acc]
+    .filter(([, a]) => a.n >= WEEKLY_MIN_DAYS)
+    .map(([id, a]) => ({ configuration_id: id, days_ranked: a.n, mean_profit_factor: a.pf / a.n, mean_win_rate: a.wr / a.n }))
+    .sort(
+      (a, b) =>
+        b.mean_profit_factor - a.mean_profit_factor ||
+        b.mean_win_rate - a.mean_win_rate ||
+        (a.configuration_id < b.configuration_id ? -1 : a.configuration_id > b.configuration_id ? 1 : 0),
+    )
+    .slice(0, 3)
+}
+
+export type HeadlineKind = 'verified_below' | 'verified_ranked_lower' | 'no_verified_in_group' | 'unknown' | null
+
+export interface Headline {
+  headline_has_verified: boolean
+  headline_note_kind: HeadlineKind
+  headline_note: { en: string; ko: string } | null
+  verified_in_ranking: { configuration_id: string; rank: number; profit_factor: number; pf_capped: boolean }[]
+}
+
+const pfText = (r: { profit_factor: number; pf_capped: boolean }) => (r.pf_capped ? `${r.profit_factor} (capped)` : r.profit_factor.toFixed(2))
+
+/**
+ * The contract's headline table, case by case. `published`: the group is one of the
+ * published universes (a ranking of any other group has no sentence: `unknown`).
+ */
+export function headlineOf(rows: readonly RankedRow[], published: boolean): Headline {
+  const verified = rows.filter(r => r.status === 'verified')
+  const verified_in_ranking = verified.map(r => ({ configuration_id: r.configuration_id, rank: r.rank, profit_factor: r.profit_factor, pf_capped: r.pf_capped }))
+  const top = top3(rows)
+  const has = top.some(r => r.status === 'verified')
+  const none = (kind: HeadlineKind) => ({ headline_has_verified: has, headline_note_kind: kind, headline_note: null, verified_in_ranking })
+  if (has || top.length === 0) return none(null)
+  if (!published) return none('unknown')
+  if (verified.length === 0)
+    return {
+      ...none('no_verified_in_group'),
+      headline_note: {
+        en: 'No strategy labelled verified is in this ranking: every ranked configuration is testing or research.',
+        ko: '이 순위에는 검증(verified) 전략이 없습니다. 순위에 오른 모든 구성은 테스트 중이거나 연구 단계입니다.',
+      },
+    }
+  const list = verified.slice(0, 5).map(r => `#${r.rank} (PF ${pfText(r)})`).join(', ')
+  const more = verified.length > 5 ? ` and ${verified.length - 5} more` : ''
+  const moreKo = verified.length > 5 ? ` 외 ${verified.length - 5}개` : ''
+  if (verified.every(r => r.profit_factor < 1))
+    return {
+      ...none('verified_below'),
+      headline_note: {
+        en: `No verified configuration is in the top 3; verified ones rank lower and all have a profit factor below 1 here: ${list}${more}.`,
+        ko: `상위 3위 안에 검증된 구성이 없습니다. 검증된 구성은 더 낮은 순위이며 이 기간에는 모두 수익 팩터가 1 미만입니다: ${list}${moreKo}.`,
+      },
+    }
+  return {
+    ...none('verified_ranked_lower'),
+    headline_note: {
+      en: `No verified configuration is in the top 3; verified ones rank lower: ${list}${more}.`,
+      ko: `상위 3위 안에 검증된 구성이 없습니다. 검증된 구성의 순위: ${list}${moreKo}.`,
+    },
+  }
+}

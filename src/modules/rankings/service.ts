@@ -1,0 +1,224 @@
+/**
+ * GET /rankings/daily, /rankings/files/{date} and /rankings/criteria: projections of the
+ * published day files (nothing is computed per request but the headline, a few filters
+ * over the stored rows).
+ */
+import type { Db } from '../../db'
+import { InvalidRequest } from '../../runs/errors'
+import { STATUS_DEFINITIONS } from '../../strategies/status'
+import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from './configurations'
+import { DayFiles, type StoredDayFile } from './day-files'
+import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from './rank'
+
+export interface DailyQuery {
+  date?: string
+  period: Period
+  group: Group
+  strict_date: boolean
+  selection: boolean
+}
+
+export const CRITERIA_URL = '/rankings/criteria'
+
+/** No ranking (or day file) for what was asked; the controller answers 404 with this message. */
+export class RankingNotFound extends Error {}
+
+const round2 = (x: number) => Math.round(x * 100) / 100
+
+/** YYYYMMDD → YYYY-MM-DD, or null when not a calendar date. */
+export function dayOfParam(s: string): string | null {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(s)
+  if (!m) return null
+  const iso = `${m[1]}-${m[2]}-${m[3]}`
+  const ms = Date.parse(`${iso}T00:00:00Z`)
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === iso ? iso : null
+}
+
+const compact = (iso: string) => iso.replaceAll('-', '')
+
+/** A ranked row as the response shows it (figures rounded to 2 decimals; raw ones are in `selection`). */
+export function publicRow(r: RankedRow) {
+  return {
+    rank: r.rank,
+    name_en: r.name_en,
+    name_ko: r.name_ko,
+    strategy: r.strategy,
+    direction: r.direction,
+    win_rate: round2(r.win_rate),
+    profit_factor: round2(r.profit_factor),
+    total_return: round2(r.total_return_pct),
+    total_trades: r.total_trades,
+    sharpe: round2(r.sharpe_ratio),
+    max_drawdown: round2(r.max_drawdown_pct),
+    rank_change: r.rank_change,
+    streak: r.streak,
+    configuration_id: r.configuration_id,
+    timeframe: r.timeframe,
+    sl_pct: r.sl_pct,
+    tp_pct: r.tp_pct,
+    max_bars: r.max_bars,
+    status: r.status,
+    pf_capped: r.pf_capped,
+  }
+}
+
+const rawFigures = (r: RankedRow) => ({
+  total_trades: r.total_trades,
+  win_rate: r.win_rate,
+  profit_factor: r.profit_factor,
+  profit_factor_capped: r.pf_capped,
+  total_return_pct: r.total_return_pct,
+  sharpe_ratio: r.sharpe_ratio,
+  max_drawdown_pct: r.max_drawdown_pct,
+})
+
+export class RankingsService {
+  readonly files: DayFiles
+  private configsById: Map<string, Configuration> | null = null
+
+  constructor(db: Db) {
+    this.files = new DayFiles(db)
+  }
+
+  private notYet(): RankingNotFound {
+    return new RankingNotFound('No daily ranking has been published yet: the first one is being computed (at start-up, then daily at 00:30 UTC). Retry in a minute.')
+  }
+
+  private dateParam(raw: string, loc: (string | number)[]): string {
+    const d = dayOfParam(raw)
+    if (!d) throw new InvalidRequest([{ loc, msg: 'date must be a calendar date written YYYYMMDD (eight digits)', input: raw }])
+    return d
+  }
+
+  /** The stored day file for exact date YYYYMMDD (its bytes are the response). */
+  dayFile(raw: string): StoredDayFile {
+    const date = this.dateParam(raw, ['path', 'date'])
+    const f = this.files.get(date)
+    if (!f) {
+      if (this.files.latest() === null) throw this.notYet()
+      throw new RankingNotFound(`No day file for ${raw}: rankings are published for the dates GET /rankings/daily serves`)
+    }
+    return f
+  }
+
+  daily(q: DailyQuery) {
+    const requested = q.date === undefined ? null : this.dateParam(q.date, ['query', 'date'])
+    const latest = this.files.latest()
+    if (latest === null) throw this.notYet()
+    let served: string | null
+    if (requested === null) served = latest
+    else if (q.strict_date) {
+      served = this.files.get(requested) ? requested : null
+      if (!served) throw new RankingNotFound(`No ranking for ${q.date} (strict_date=true asks for that exact day); the newest on or before it is ${this.files.latestOnOrBefore(requested) ?? 'none'}`)
+    } else {
+      served = this.files.latestOnOrBefore(requested)
+      if (!served) throw new RankingNotFound(`No ranking on or before ${q.date}: the rankings start later`)
+    }
+    const stored = this.files.get(served)!
+    const file = stored.file
+    const window = file.periods[q.period]
+    const g = window.groups[q.group]
+    const rows = g.rows
+    const top = top3(rows)
+    const worst = worst3(rows)
+    const headline = headlineOf(rows, (GROUPS as readonly string[]).includes(q.group))
+    const byId = new Map(rows.map(r => [r.configuration_id, r]))
+    const dateMs = Date.parse(`${served}T00:00:00Z`)
+    const citationUrl = `/rankings/daily?date=${compact(served)}&period=${q.period}&group=${q.group}&strict_date=true`
+    const reverify = (list: 'top3' | 'worst3') => (r: RankedRow) => ({
+      list,
+      configuration_id: r.configuration_id,
+      rank: r.rank,
+      request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
+      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
+      request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
+      expected: rawFigures(r),
+    })
+    return {
+      schema_version: file.schema_version,
+      date: served,
+      requested_date: requested,
+      date_substituted: requested !== null && requested !== served,
+      generated_at: file.generated_at,
+      written_by: file.written_by,
+      period: q.period,
+      group: q.group,
+      start_date: window.start_date,
+      end_date: window.end_date,
+      coins: g.symbols.length,
+      eligible_universe: g.eligible_universe,
+      ranked_count: rows.length,
+      held_back_count: rows.filter(r => !r.eligible).length,
+      min_trades: MIN_TRADES,
+      top3: top.map(publicRow),
+      worst3: worst.map(publicRow),
+      weekly_best3: g.weekly_best3.map(w => this.weeklyRow(w, byId.get(w.configuration_id) ?? null)),
+      citation: {
+        url: citationUrl,
+        date: served,
+        day_file_url: `/rankings/files/${compact(served)}`,
+        day_file_sha256: stored.sha256,
+        schema_version: file.schema_version,
+        rules_version: file.rules_version,
+        engine_version: file.engine_version,
+        data_version: file.data_version,
+      },
+      how_to_reverify: {
+        steps: [
+          `GET /rankings/files/${compact(served)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
+          `In that file, periods["${q.period}"].groups["${q.group}"].rows holds every ranked configuration with its raw figures, in rank order.`,
+          'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio and max_drawdown_pct of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
+          `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the ranks; rows with fewer than ${MIN_TRADES} trades keep their rank but cannot enter top3, worst3 or weekly_best3.`,
+        ],
+        rows: [...top.map(reverify('top3')), ...worst.map(reverify('worst3'))],
+      },
+      research_status_definitions: STATUS_DEFINITIONS,
+      criteria_url: CRITERIA_URL,
+      rc_scope: rcScope(Number(file.rules.configurations), Number(file.rules.strategies)),
+      ...headline,
+      ...(q.selection
+        ? {
+            selection: {
+              day_file_sha256: stored.sha256,
+              rows: rows.map(r => ({ rank: r.rank, configuration_id: r.configuration_id, eligible: r.eligible, ...rawFigures(r), rank_change: r.rank_change, streak: r.streak })),
+              previous_day: {
+                date: file.previous_date,
+                ranks: rows.filter(r => r.previous_rank !== null).map(r => ({ configuration_id: r.configuration_id, previous_rank: r.previous_rank, previous_streak: r.previous_streak })),
+              },
+            },
+          }
+        : {}),
+    }
+  }
+
+  /**
+   * For other services (signals, mail): the ranked rows of one period × group of the newest
+   * day file on or before `date` (default: the newest), or null before the first ranking.
+   */
+  rowsOf(period: Period, group: Group, date?: string): { date: string; sha256: string; rows: readonly RankedRow[] } | null {
+    const served = date === undefined ? this.files.latest() : this.files.latestOnOrBefore(date)
+    if (served === null) return null
+    const stored = this.files.get(served)!
+    return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
+  }
+
+  private weeklyRow(w: WeeklyRow, today: RankedRow | null) {
+    const c = this.configsById?.get(w.configuration_id) ?? this.lookup(w.configuration_id)
+    return {
+      ...(today ? publicRow(today) : { rank: null, configuration_id: w.configuration_id, strategy: c?.strategy ?? null, name_en: c?.name ?? null, direction: c?.direction ?? null, timeframe: c?.timeframe ?? null }),
+      days_ranked: w.days_ranked,
+      mean_profit_factor: round2(w.mean_profit_factor),
+      mean_win_rate: round2(w.mean_win_rate),
+    }
+  }
+
+  private lookup(id: string): Configuration | undefined {
+    this.configsById ??= new Map(configurations().map(c => [c.id, c]))
+    return this.configsById.get(id)
+  }
+
+  /** A row's configuration as the day file recorded it (its own fields, not today's registry). */
+  private configuration(r: RankedRow): Configuration {
+    return { id: r.configuration_id, strategy: r.strategy, name: r.name_en, direction: r.direction, status: r.status, timeframe: r.timeframe, sl_pct: r.sl_pct, tp_pct: r.tp_pct, max_bars: r.max_bars }
+  }
+}

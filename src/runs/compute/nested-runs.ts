@@ -1,0 +1,46 @@
+/**
+ * Runs over nested coin groups (the daily rankings' top30 ⊂ top50 ⊂ top100, and BTCUSDT
+ * among them), each coin simulated once. With one position per coin a coin's trades depend
+ * on that coin alone, so a group's run is booked from its coins' rows of the union's
+ * table: the same rows, in the same order and with the same marks, that a run over the
+ * group alone produces (runWholeRuns), and so the same metrics to the last digit (the
+ * rankings tests re-run rows through POST /simulate).
+ */
+import { book, daySpan, markOver } from '../../engine/run'
+import { selectRows, type TradeTable } from '../../engine/trade-table'
+import { portfolioOptionsOf, type RunSpec } from '../spec'
+import { runCoinTrades, type CoinOutcome, type RunMetricsResult } from './coin-tasks'
+import type { TaskContext } from './context'
+
+export interface NestedRunsPayload {
+  /** one spec per configuration; its coins are `symbols`, its groups' runs differ only in coins */
+  specs: RunSpec[]
+  /** the union of the groups' coins */
+  symbols: string[]
+  /** each group's coins as ascending indices into `symbols` (the universe order of its own run) */
+  groups: number[][]
+}
+
+/** A group's part of the union's trades, its coins re-indexed 0..k−1 in the group's order. */
+export function groupTable(trades: TradeTable, symbols: readonly string[], group: readonly number[]): TradeTable {
+  const pos = new Int32Array(symbols.length).fill(-1)
+  group.forEach((c, k) => (pos[c] = k))
+  const rows: number[] = []
+  for (let i = 0; i < trades.n; i++) if (pos[trades.coin[i]] >= 0) rows.push(i)
+  const sub = selectRows(trades, Int32Array.from(rows))
+  for (let i = 0; i < sub.n; i++) sub.coin[i] = pos[sub.coin[i]]
+  return { ...sub, symbols: group.map(c => symbols[c]) }
+}
+
+/** For each spec, the metrics of each group's run (results[spec][group]). */
+export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): RunMetricsResult[][] {
+  return payload.specs.map(spec => {
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    return payload.groups.map(group => {
+      const groupCoins: CoinOutcome[] = group.map(c => coins[c])
+      const span = daySpan(groupCoins)
+      const { metrics } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, group.length), markOver(span, s => ctx.view.bars(s)))
+      return { metrics, span }
+    })
+  })
+}

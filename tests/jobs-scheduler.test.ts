@@ -1,0 +1,266 @@
+/**
+ * The scheduler on a ManualClock: simulated days in milliseconds, slots claimed once
+ * (also by two schedulers sharing one database), missed slots caught up at start-up in
+ * the background, a failed run recorded and retried when the next slot comes due.
+ */
+import { describe, expect, test } from 'bun:test'
+import { ManualClock, systemClock } from '../src/clock'
+import { openDb } from '../src/db'
+import { JobRuns } from '../src/jobs/job-runs'
+import { Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
+import { createLogger } from '../src/log'
+
+const DAY = 86_400_000
+const log = createLogger('silent')
+const at = (iso: string) => Date.parse(iso)
+const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+function dailyJob(ran: string[], over: Partial<JobDefinition> = {}): JobDefinition {
+  return {
+    name: 'daily',
+    cron: '30 0 * * *',
+    description: 'a test job at 00:30 UTC',
+    slotOf: ms => `daily:${dateOf(ms)}`,
+    run: async ctx => {
+      ran.push(ctx.slot)
+      await ctx.yield()
+      return { counts: { n: ran.length } }
+    },
+    ...over,
+  }
+}
+
+describe('scheduler', () => {
+  test('croner arithmetic in UTC: the slots of a day job', () => {
+    const s = new Scheduler({ clock: new ManualClock(0), db: openDb(':memory:'), log, timers: false })
+    s.register(dailyJob([]))
+    expect(new Date(s.nextSlot('daily', at('2026-11-25T00:31:00Z'))!).toISOString()).toBe('2026-11-26T00:30:00.000Z')
+    expect(new Date(s.nextSlot('daily', at('2026-11-25T00:29:59.999Z'))!).toISOString()).toBe('2026-11-25T00:30:00.000Z')
+    expect(s.slotsBetween('daily', at('2026-11-20T00:00:00Z'), at('2026-11-23T00:30:00Z')).map(dateOf)).toEqual(['2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23'])
+  })
+
+  test('a week of simulated days: each slot runs once, a repeated tick claims nothing twice', async () => {
+    const clock = new ManualClock(at('2026-11-18T12:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran))
+    s.start()
+    await s.idle()
+    expect(ran).toEqual([]) // no catch-up window: nothing from before the start
+    for (let d = 0; d < 7; d++) {
+      clock.advance(DAY)
+      s.tick()
+      s.tick() // a double timer
+      await s.idle()
+    }
+    expect(ran).toEqual(['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24', '2026-11-25'].map(d => `daily:${d}`))
+    const rows = new JobRuns(db).recent('daily', 20)
+    expect(rows.length).toBe(7)
+    expect(rows.every(r => r.outcome === 'ok' && r.attempt === 1 && r.trigger === 'schedule' && r.error === null)).toBe(true)
+    expect(rows[0].slot).toBe('daily:2026-11-25')
+    expect(rows[0].slotMs).toBe(at('2026-11-25T00:30:00Z'))
+    expect(rows[0].startedAtMs).toBe(at('2026-11-25T12:00:00Z'))
+    expect(rows[0].counts).toEqual({ n: 7 })
+    await s.stop()
+  })
+
+  test('two schedulers on one database (two processes): every slot runs exactly once', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:00:00Z'))
+    const db = openDb(':memory:')
+    const ranA: string[] = [], ranB: string[] = []
+    const a = new Scheduler({ clock, db, log, timers: false })
+    const b = new Scheduler({ clock, db, log, timers: false })
+    a.register(dailyJob(ranA))
+    b.register(dailyJob(ranB))
+    a.start()
+    b.start()
+    for (let d = 0; d < 4; d++) {
+      clock.advance(DAY)
+      a.tick()
+      b.tick()
+      await Promise.all([a.idle(), b.idle()])
+    }
+    expect([...ranA, ...ranB].sort()).toEqual(['daily:2026-11-20', 'daily:2026-11-21', 'daily:2026-11-22', 'daily:2026-11-23'])
+    expect(new JobRuns(db).recent('daily', 20).length).toBe(4)
+  })
+
+  test('missed slots are caught up at start-up, oldest first, in the background', async () => {
+    const clock = new ManualClock(at('2026-11-20T01:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    const first = new Scheduler({ clock, db, log, timers: false })
+    first.register(dailyJob(ran, { catchUpMs: 30 * DAY }))
+    first.start()
+    await first.idle()
+    // a fresh database: the whole window (30 slots, ending with today's) runs
+    expect(ran.length).toBe(30)
+    expect(ran[0]).toBe('daily:2026-10-22')
+    expect(ran[29]).toBe('daily:2026-11-20')
+    await first.stop()
+    // the service is down for three days and comes back at 12:00
+    clock.set(at('2026-11-23T12:00:00Z'))
+    ran.length = 0
+    let release!: () => void
+    const gate = new Promise<void>(r => (release = r))
+    const second = new Scheduler({ clock, db, log, timers: false })
+    second.register(dailyJob(ran, {
+      catchUpMs: 30 * DAY,
+      run: async ctx => {
+        await gate
+        ran.push(ctx.slot)
+      },
+    }))
+    second.start() // returns while the catch-up waits on the gate
+    expect(ran).toEqual([])
+    release()
+    await second.idle()
+    expect(ran).toEqual(['daily:2026-11-21', 'daily:2026-11-22', 'daily:2026-11-23'])
+    expect(new JobRuns(db).bySlot('daily:2026-11-21')[0].trigger).toBe('catch-up')
+  })
+
+  test('a failed run is recorded with its error and retried when the next slot comes due', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    let failOn: string | null = 'daily:2026-11-20'
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, {
+      catchUpMs: 7 * DAY,
+      run: async ctx => {
+        ran.push(`${ctx.slot}#${ctx.attempt}`)
+        if (ctx.slot === failOn) throw new Error('upstream gone')
+      },
+    }))
+    s.start()
+    await s.idle()
+    ran.length = 0 // the catch-up of the empty window is tested above
+    clock.set(at('2026-11-20T00:30:00Z'))
+    s.tick()
+    await s.idle()
+    const failed = new JobRuns(db).bySlot('daily:2026-11-20')
+    expect(failed.length).toBe(1)
+    expect(failed[0].outcome).toBe('failed')
+    expect(failed[0].error).toContain('upstream gone')
+    expect(failed[0].finishedAtMs).toBe(at('2026-11-20T00:30:00Z'))
+    failOn = null
+    clock.set(at('2026-11-21T00:30:00Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1', 'daily:2026-11-20#2', 'daily:2026-11-21#1'])
+    const retried = new JobRuns(db).bySlot('daily:2026-11-20')
+    expect(retried.map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'ok', 'catch-up']])
+    // done slots are not run again, by any later tick
+    clock.advance(60_000)
+    s.tick()
+    await s.idle()
+    expect(ran.length).toBe(3)
+  })
+
+  test('retryAfterMs: a failed slot is tried again that long after, before the next slot', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:00:00Z'))
+    const db = openDb(':memory:')
+    const ran: string[] = []
+    let dataArrived = false
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, {
+      retryAfterMs: 3_600_000,
+      run: async ctx => {
+        ran.push(`${ctx.slot}#${ctx.attempt}:${ctx.trigger}`)
+        if (!dataArrived) throw new Error('candles not there yet')
+      },
+    }))
+    s.start()
+    clock.set(at('2026-11-20T00:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T01:29:59Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule']) // not before the hour
+    clock.set(at('2026-11-20T01:30:00Z'))
+    s.tick()
+    await s.idle()
+    dataArrived = true
+    clock.set(at('2026-11-20T02:30:00Z'))
+    s.tick()
+    await s.idle()
+    clock.set(at('2026-11-20T05:00:00Z'))
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual(['daily:2026-11-20#1:schedule', 'daily:2026-11-20#2:retry', 'daily:2026-11-20#3:retry'])
+    expect(new JobRuns(db).bySlot('daily:2026-11-20').map(r => r.outcome)).toEqual(['failed', 'failed', 'ok'])
+  })
+
+  test('skipped runs are recorded with their reason; a manual run takes the next attempt', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
+    const db = openDb(':memory:')
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob([], { run: async () => ({ skipped: 'nothing new' }) }))
+    const first = await s.runSlot('daily', at('2026-11-20T00:30:00Z'), 'schedule')
+    expect(first!.outcome).toBe('skipped')
+    expect(first!.error).toBe('nothing new')
+    expect(await s.runSlot('daily', at('2026-11-20T00:30:00Z'), 'schedule')).toBeNull() // done
+    const manual = await s.runSlot('daily', at('2026-11-20T00:30:00Z'), 'manual')
+    expect(manual!.attempt).toBe(2)
+    expect(manual!.trigger).toBe('manual')
+  })
+
+  test('an unfinished run of a dead process is taken over once it is stale', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
+    const db = openDb(':memory:')
+    const runs = new JobRuns(db)
+    runs.claim({ job: 'daily', slot: 'daily:2026-11-20', attempt: 1, trigger: 'schedule', slotMs: clock.now(), startedAtMs: clock.now() })
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran))
+    expect(await s.runSlot('daily', clock.now(), 'schedule')).toBeNull() // still running elsewhere
+    clock.advance(STALE_RUN_MS + 1)
+    const row = await s.runSlot('daily', at('2026-11-20T00:30:00Z'), 'catch-up')
+    expect(row!.attempt).toBe(2)
+    expect(ran).toEqual(['daily:2026-11-20'])
+  })
+
+  test('stop() ends a long run at its next yield; the run is recorded as failed', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
+    const db = openDb(':memory:')
+    const s = new Scheduler({ clock, db, log, timers: false })
+    let steps = 0
+    s.register(dailyJob([], {
+      catchUpMs: 60_000,
+      run: async ctx => {
+        for (;;) {
+          steps++
+          await ctx.yield()
+        }
+      },
+    }))
+    s.start()
+    await new Promise(r => setTimeout(r, 5))
+    await s.stop()
+    expect(steps).toBeGreaterThan(0)
+    const row = new JobRuns(db).bySlot('daily:2026-11-20')[0]
+    expect(row.outcome).toBe('failed')
+    expect(row.error).toContain('shut down')
+  })
+
+  test('with timers on, the scheduler wakes itself for each slot (real clock, a job every second)', async () => {
+    const db = openDb(':memory:')
+    const s = new Scheduler({ clock: systemClock, db, log })
+    const ran: string[] = []
+    s.register({ name: 'tick', cron: '* * * * * *', description: 'every second', run: async ctx => void ran.push(ctx.slot) })
+    s.start()
+    await new Promise(r => setTimeout(r, 2600))
+    await s.stop()
+    expect(ran.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(ran).size).toBe(ran.length)
+    expect(ran.every(x => /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(x) || /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(x))).toBe(true)
+  })
+
+  test('an unknown job name is an error naming the known ones', () => {
+    const s = new Scheduler({ clock: new ManualClock(0), db: openDb(':memory:'), log, timers: false })
+    s.register(dailyJob([]))
+    expect(() => s.slotOf('nope', 0)).toThrow("unknown job 'nope'; known jobs: daily")
+    expect(() => s.register(dailyJob([]))).toThrow('registered twice')
+  })
+})
