@@ -9,6 +9,7 @@ import type { OptimizeRequest, OptimizeResponse, ValidateRequest, ValidateRespon
 import type { OhlcvResponse } from '../src/modules/ohlcv/model'
 import type { StrategyList } from '../src/modules/strategies/model'
 import type { CoinInfo } from '../src/modules/coins/model'
+import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
 export type BacktestBody = Partial<typeof BacktestRequest.static> & { entry: (typeof BacktestRequest.static)['entry'] }
@@ -32,6 +33,9 @@ export type OptimizeBody = Partial<typeof OptimizeRequest.static> & Pick<typeof 
 export type OptimizeResult = typeof OptimizeResponse.static
 export type Ohlcv = typeof OhlcvResponse.static
 export type Coin = typeof CoinInfo.static
+export type RankingsResult = typeof DailyRankingResponse.static
+export type RankingRow = typeof RankingRowSchema.static
+export type HotStrategies = typeof HotStrategiesResponse.static
 
 /** one problem of a 422, keyed by the request field it names */
 export interface FieldProblem {
@@ -108,6 +112,9 @@ export const api = {
   compare: (b: CompareBody, s?: AbortSignal) => call<CompareResult>('POST', '/simulate/compare', b, s),
   validate: (b: ValidateBody, s?: AbortSignal) => call<ValidateResult>('POST', '/simulate/validate', b, s),
   optimize: (b: OptimizeBody, s?: AbortSignal) => call<OptimizeResult>('POST', '/simulate/optimize', b, s),
+  rankings: (q: { period: string; group: string; date: string }, s?: AbortSignal) =>
+    call<RankingsResult>('GET', `/rankings/daily?${new URLSearchParams({ period: q.period, group: q.group, ...(q.date ? { date: q.date } : {}) })}`, undefined, s),
+  hotStrategies: (s?: AbortSignal) => call<HotStrategies>('GET', '/hot-strategies', undefined, s),
   ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
     call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

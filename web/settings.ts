@@ -10,8 +10,8 @@ import type { ConditionTree } from '../src/modules/strategies/model'
 
 export type ConditionNode = typeof ConditionTree.static
 
-export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize'
-export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize']
+export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings'
+export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings']
 export type Lang = 'en' | 'ko'
 export type Mode = 'registry' | 'builder'
 export type Universe = 'top' | 'symbols'
@@ -56,6 +56,10 @@ export interface Settings {
   /** optimize view */
   slGrid: string
   tpGrid: string
+  /** rankings view: period, group, day ('' = the latest) */
+  period: string
+  group: string
+  rdate: string
 }
 
 /** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
@@ -86,6 +90,9 @@ export const DEFAULTS: Settings = {
   sims: '1000',
   slGrid: '3,5,8,10',
   tpGrid: '4,8,12',
+  period: '30d',
+  group: 'top50',
+  rdate: '',
 }
 
 /** query name of each plain string setting */
@@ -107,6 +114,9 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['sims', 'sims'],
   ['slGrid', 'slGrid'],
   ['tpGrid', 'tpGrid'],
+  ['period', 'period'],
+  ['group', 'group'],
+  ['rdate', 'date'],
 ]
 
 /** `bb-squeeze` + `short` or `bb-squeeze-long` + `short` → `bb-squeeze-short` (when that id exists) */

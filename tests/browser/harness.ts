@@ -24,11 +24,16 @@ export interface Served {
 }
 
 /** Generate a synthetic store and start the real server on a free port. */
-export async function startServed(opts: { coins?: number; days?: number; env?: Record<string, string> } = {}): Promise<Served> {
+export async function startServed(opts: { coins?: number; days?: number; env?: Record<string, string>; prepare?: string[][] } = {}): Promise<Served> {
   const dataDir = tempDir('perpsim-web-')
   const env = { ...process.env, DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', WORKERS: '2', ...opts.env }
   const gen = Bun.spawnSync([BUN, 'src/cli.ts', 'data', 'generate', '--coins', String(opts.coins ?? 12), '--days', String(opts.days ?? 240)], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
   if (gen.exitCode !== 0) throw new Error(`data generate failed: ${gen.stderr.toString()}`)
+  // CLI commands run on the store before the server starts (e.g. `jobs run rankings`)
+  for (const args of opts.prepare ?? []) {
+    const p = Bun.spawnSync([BUN, 'src/cli.ts', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+    if (p.exitCode !== 0) throw new Error(`${args.join(' ')} failed: ${p.stderr.toString()}`)
+  }
   const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
   let log = ''
   const port = await new Promise<number>((resolve, reject) => {

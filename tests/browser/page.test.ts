@@ -375,3 +375,43 @@ describe.skipIf(!CHROMIUM)('busy and rate-limited answers', () => {
     await page.close()
   }, 60_000)
 })
+
+describe.skipIf(!CHROMIUM)('rankings', () => {
+  let served: Served
+  let browser: Browser
+  beforeAll(async () => {
+    // a published ranking day, made by the job that makes it in production
+    served = await startServed({ prepare: [['jobs', 'run', 'rankings']] })
+    browser = await launch()
+  }, 180_000)
+  afterAll(async () => {
+    await browser?.close()
+    await served?.stop()
+  })
+
+  test('rankings: the day’s top and worst 3, each with a link that reruns its configuration', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors = collectErrors(page)
+    await page.goto(`${served.base}/?view=rankings`)
+    await page.waitForSelector('#top3 tbody tr', { timeout: 30_000 })
+    expect(await page.locator('#top3 tbody tr').count()).toBe(3)
+    expect(await page.locator('#worst3 tbody tr').count()).toBe(3)
+    // the hot strategies (GET /hot-strategies) below
+    await page.waitForSelector('#hot tbody tr', { timeout: 30_000 })
+    await screenshot(page, 'rankings')
+    const href = (await page.locator('#top3 tbody tr:first-child a').getAttribute('href'))!
+    expect(await page.locator('#top3 tbody tr:first-child a').getAttribute('title')).toBe('Simulate this configuration')
+    const q = new URL(href, served.base).searchParams
+    expect(q.get('strategy')).toBeTruthy()
+    expect(q.get('topN')).toBe('50')
+    expect(q.get('from')).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    await page.click('#top3 tbody tr:first-child a')
+    await page.waitForSelector('#m-trades dd', { timeout: 30_000 })
+    expect(await page.inputValue('#f-sl')).toBe(q.get('sl')!)
+    // a ranking row's figures are a /simulate run of its configuration: the same trade count
+    const rowTrades = await (await fetch(`${served.base}/rankings/daily`)).json().then(r => (r as { top3: { total_trades: number }[] }).top3[0].total_trades)
+    expect(Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))).toBe(rowTrades)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+})
