@@ -25,7 +25,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   const started = performance.now()
   const proc = Bun.spawn([BUN, join(ROOT, 'src/cli.ts'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '0', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0', ...env },
     stdout: 'inherit',
     stderr: 'inherit',
   })

@@ -7,8 +7,14 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
-import { openapiPlugin } from './http/openapi'
+import { fieldRules } from './http/field-rules'
+import { jsonBody, requiredFields } from './http/json-body'
+import { openapiPlugin, type RouteBody } from './http/openapi'
 import { rateLimit } from './http/rate-limit'
+import { eventLoopLag, loadShedding } from './http/load-shedding'
+import { createHttpMetrics, metricsRoute } from './http/metrics'
+import { requestContext } from './http/request-context'
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './http/cors-headers'
 import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
@@ -30,12 +36,33 @@ export function buildApp(deps: AppDeps) {
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
-  return new Elysia({ encodeSchema: false })
+  const metrics = createHttpMetrics(deps)
+  // every route of the finished app, read by hooks at request time (the same instance: use() adds to it)
+  const app = new Elysia({ encodeSchema: false })
+  const routeTable = (): readonly RouteBody[] => app.routes
+  return app
     .use(errorHandler)
-    .use(cors({ origin: '*', credentials: false }))
-    .use(bodyLimit(deps.config.bodyLimitBytes))
-    .use(rateLimit(deps.config.rateLimitPerMin, deps.clock))
-    .use(openapiPlugin())
+    .use(requestContext(deps.log, metrics))
+    .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
+    .use(bodyLimit(deps.config.bodyLimitBytes, deps.config.headerLimitBytes))
+    .use(jsonBody(deps.config.bodyLimitBytes, () => routeTable()))
+    .use(fieldRules)
+    .use(
+      rateLimit(
+        {
+          computePerMin: deps.config.rateLimitPerMin,
+          subscribePerMin: deps.config.rateLimitSubscribePerMin,
+          otherPerMin: deps.config.rateLimitOtherPerMin,
+          trustProxy: deps.config.trustProxy,
+          maxClients: deps.config.rateLimitClients,
+        },
+        deps.clock,
+      ),
+    )
+    .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))
+    .use(requiredFields(() => routeTable()))
+    .use(openapiPlugin(() => routeTable()))
+    .use(metricsRoute(metrics))
     .use(healthModule(deps))
     .use(coinsModule(deps))
     .use(coinStatsModule(deps))

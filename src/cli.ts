@@ -10,13 +10,14 @@
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
+import './production-env' // first: Elysia reads NODE_ENV when it loads
 import { renameSync } from 'node:fs'
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { systemClock } from './clock'
 import { ConfigError, loadConfig, type Config } from './config'
 import { createLogger } from './log'
 import { CandleStore } from './market/candle-store'
-import { formatImportReport, importPaths } from './market/import-binance'
+import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore } from './market/generate-store'
 import { isoDate } from './market/coin-summary'
@@ -35,6 +36,44 @@ const USAGE = `usage: perpsim <command>
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress`
 
 class UsageError extends Error {}
+/** a failure that is not the caller's wording: one line, exit 1 */
+class RuntimeError extends Error {}
+
+/** node:util parseArgs, with its refusals (unknown flag, `--coins -5`) as one-line usage errors. */
+function parseFlags<const T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  // `--coins -5`: a value that starts with a dash is still the option's value, so that the
+  // option's own check names it ("--coins -5: expected an integer from 1 to 2000")
+  const opts = (config.options ?? {}) as Record<string, { type: string }>
+  const given = config.args ?? []
+  const joined: string[] = []
+  for (let i = 0; i < given.length; i++) {
+    const a = given[i]
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : null
+    if (name && opts[name]?.type === 'string' && i + 1 < given.length && given[i + 1].startsWith('-')) joined.push(`${a}=${given[++i]}`)
+    else joined.push(a)
+  }
+  try {
+    return parseArgs({ ...config, args: joined } as T)
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? ''
+    if (!code.startsWith('ERR_PARSE_ARGS')) throw e
+    throw new UsageError((e as Error).message.split('\n')[0].replace(/\. To specify.*$/, ''))
+  }
+}
+
+/**
+ * `data sync` asks the exchange once, briefly, before anything else: offline (or with the
+ * URL unreachable) it gives up within seconds with one line, instead of retrying for minutes.
+ */
+async function reachable(baseUrl: string, timeoutMs = 5000): Promise<string | null> {
+  try {
+    await fetch(`${baseUrl}/fapi/v1/ping`, { signal: AbortSignal.timeout(timeoutMs) })
+    return null
+  } catch (e) {
+    const err = e as Error & { code?: string }
+    return err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (err.code ?? err.message.split('\n')[0])
+  }
+}
 
 function positiveInt(name: string, raw: string | undefined, def: number, max: number): number {
   if (raw === undefined) return def
@@ -44,7 +83,7 @@ function positiveInt(name: string, raw: string | undefined, def: number, max: nu
 }
 
 async function dataGenerate(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { coins: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, force: { type: 'boolean' } } })
+  const { values } = parseFlags({ args, options: { coins: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, force: { type: 'boolean' } } })
   const coins = positiveInt('coins', values.coins, SYNTHETIC_DEFAULTS.coins, 2000)
   const days = positiveInt('days', values.days, SYNTHETIC_DEFAULTS.days, 3650)
   const seed = positiveInt('seed', values.seed, SYNTHETIC_DEFAULTS.seed, 2 ** 31 - 1)
@@ -65,7 +104,7 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
 }
 
 async function dataImport(config: Config, args: string[]): Promise<number> {
-  const { values, positionals: paths } = parseArgs({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' } } })
+  const { values, positionals: paths } = parseFlags({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' } } })
   if (paths.length === 0) throw new UsageError('data import needs at least one file or folder')
   let store = CandleStore.open(config.dataDir)
   if (store.isSynthetic()) {
@@ -77,14 +116,17 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
     process.stderr.write(`moved the synthetic store to ${aside}\n`)
     store = CandleStore.open(config.dataDir)
   }
-  const report = await importPaths(store, paths, line => process.stderr.write(line + '\n'))
+  const report = await importPaths(store, paths, line => process.stderr.write(escapeControl(line) + '\n'))
   console.log(formatImportReport(report))
   return report.files.some(f => f.error) ? 1 : 0
 }
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseArgs({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
+  const unreachable = await reachable(baseUrl)
+  if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
   if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
   const symbols = values.symbols?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean)
   const store = CandleStore.open(config.dataDir)
@@ -117,12 +159,17 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv
   if (cmd === 'serve') {
     const server = await startServer(config)
-    const shutdown = async () => {
+    let stopping = false
+    const shutdown = async (signal: string) => {
+      if (stopping) process.exit(1) // a second signal: stop now
+      stopping = true
+      server.deps.log?.info(`${signal}: stopping (new connections refused, in-flight requests finish)`)
       await server.stop()
+      server.deps.log?.info('stopped')
       process.exit(0)
     }
-    process.on('SIGINT', shutdown)
-    process.on('SIGTERM', shutdown)
+    process.on('SIGINT', () => void shutdown('SIGINT'))
+    process.on('SIGTERM', () => void shutdown('SIGTERM'))
     return -1 // keep running
   }
   if (cmd === 'data') {
@@ -149,11 +196,19 @@ if (import.meta.main) {
         process.stderr.write(`configuration error: ${err.message}\n`)
         process.exit(2)
       }
+      // a command that calls parseArgs itself: its refusal is a usage error too
+      if (String((err as { code?: string })?.code ?? '').startsWith('ERR_PARSE_ARGS'))
+        err = new UsageError(String((err as Error).message).split('\n')[0].replace(/\. To specify.*$/, ''))
       if (err instanceof UsageError) {
-        process.stderr.write(`${err.message}\n${USAGE}\n`)
+        process.stderr.write(`${escapeControl(err.message)} (perpsim help lists the commands)\n`)
         process.exit(2)
       }
-      createLogger('error').error((err as Error)?.stack ?? String(err))
+      // one line naming the problem (a bad DATA_DIR, an address that cannot be bound, ...);
+      // the stack only with LOG_LEVEL=debug
+      const e = err as Error & { code?: string; path?: string }
+      const where = e?.path && !String(e.message).includes(e.path) ? ` (${e.path})` : ''
+      process.stderr.write(`perpsim: ${escapeControl(String(e?.message ?? err).split('\n')[0])}${where}\n`)
+      if (process.env.LOG_LEVEL === 'debug') process.stderr.write(`${e?.stack ?? ''}\n`)
       process.exit(1)
     },
   )

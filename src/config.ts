@@ -23,10 +23,24 @@ export interface Config {
   queueMax: number
   /** largest accepted request body in bytes (413 beyond it) */
   bodyLimitBytes: number
+  /** largest accepted request headers in all, in bytes (431 beyond it) */
+  headerLimitBytes: number
   /** finished results kept in memory (the result cache) */
   resultCacheSize: number
   /** requests per minute per client IP on compute endpoints; 0 disables */
   rateLimitPerMin: number
+  /** requests per minute per client on /api/subscribe; 0 disables */
+  rateLimitSubscribePerMin: number
+  /** requests per minute per client on every other route but /health and /metrics; 0 disables */
+  rateLimitOtherPerMin: number
+  /** clients whose rate windows are remembered at once (least recently seen forgotten first) */
+  rateLimitClients: number
+  /** trusted reverse-proxy hops: 0 = the socket address is the client; n = n-th X-Forwarded-For entry from the right */
+  trustProxy: number
+  /** event-loop lag (ms) past which compute requests are shed with 503; 0 disables */
+  shedLagMs: number
+  /** published rows of result_requests kept (oldest deleted beyond it) */
+  resultIndexMax: number
   /** upstream base URLs and timeouts (market context) */
   upstream: UpstreamConfig
 }
@@ -105,6 +119,20 @@ function urlList(env: Env, name: string, def: string[]): string[] {
   return items.map((item, i) => url({ [`${name}[${i}]`]: item }, `${name}[${i}]`, ''))
 }
 
+/**
+ * The address to listen on: 127.0.0.1 unless HOST says otherwise (the service has no
+ * authentication; README "Exposing the service"). An IP literal or a host name.
+ */
+function host(env: Env): string {
+  const raw = env.HOST
+  if (raw === undefined || raw === '') return '127.0.0.1'
+  const name = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+  const v6 = /^[0-9A-Fa-f:.]{2,45}$/
+  if (!name.test(raw) && !(raw.includes(':') && v6.test(raw)))
+    throw new ConfigError(`HOST=${JSON.stringify(raw)}: expected an IP address or a host name (e.g. 127.0.0.1, or 0.0.0.0 for every interface)`)
+  return raw
+}
+
 export const DEFAULT_NEWS_FEEDS = [
   'https://www.coindesk.com/arc/outboundfeeds/rss/',
   'https://cointelegraph.com/rss',
@@ -115,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, cpus().length)
   return {
     port: int(env, 'PORT', 8000, 0, 65535),
-    host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
+    host: host(env),
     dataDir: resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
     adminKey: env.ADMIN_KEY ?? '',
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
@@ -124,8 +152,15 @@ export function loadConfig(env: Env = process.env): Config {
     workers: int(env, 'WORKERS', cores, 1, 64),
     queueMax: int(env, 'QUEUE_MAX', 64, 1, 100_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    headerLimitBytes: int(env, 'MAX_HEADER_BYTES', 8192, 1024, 1 << 20),
     resultCacheSize: int(env, 'RESULT_CACHE_SIZE', 256, 0, 100_000),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 120, 0, 1_000_000),
+    rateLimitSubscribePerMin: int(env, 'RATE_LIMIT_SUBSCRIBE_PER_MIN', 5, 0, 1_000_000),
+    rateLimitOtherPerMin: int(env, 'RATE_LIMIT_OTHER_PER_MIN', 600, 0, 1_000_000),
+    rateLimitClients: int(env, 'RATE_LIMIT_CLIENTS', 100_000, 100, 10_000_000),
+    trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
+    shedLagMs: int(env, 'SHED_LAG_MS', 1000, 0, 600_000),
+    resultIndexMax: int(env, 'RESULT_INDEX_MAX', 100_000, 100, 100_000_000),
     upstream: {
       binanceSpotUrl: url(env, 'BINANCE_SPOT_URL', 'https://api.binance.com'),
       binanceFuturesUrl: url(env, 'BINANCE_FUTURES_URL', 'https://fapi.binance.com'),

@@ -5,6 +5,8 @@
 import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Db } from './db'
+import type { LagMonitor } from './http/load-shedding'
+import type { Logger } from './log'
 import type { MarketContext } from './market-context/service'
 import type { CandleStore } from './market/candle-store'
 import type { SeriesCache } from './market/series'
@@ -24,4 +26,8 @@ export interface AppDeps {
   marketContext: MarketContext
   /** clock time when the service started (for uptime) */
   startedAtMs: number
+  /** the service log (access lines, errors); absent in most tests */
+  log?: Logger
+  /** event-loop lag source for load shedding; default: the process's own (http/load-shedding.ts) */
+  eventLoopLag?: LagMonitor
 }

@@ -27,11 +27,14 @@ import { pageAssets } from './web/assets'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
+/** how long a SIGTERM waits for in-flight requests */
+export const SHUTDOWN_GRACE_MS = 10_000
+
 export interface RunningServer {
   port: number
   deps: AppDeps
   scheduler: Scheduler
-  stop(): Promise<void>
+  stop(graceMs?: number): Promise<void>
 }
 
 /** Generate the synthetic universe into an empty store, printing progress. */
@@ -65,7 +68,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const universe = new Universe(store)
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax })
+  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax, resultIndexMax: config.resultIndexMax })
   const deps: AppDeps = {
     config,
     clock,
@@ -84,6 +87,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       strategyStats: symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
     }),
     startedAtMs: clock.now(),
+    log,
   }
   const scheduler = new Scheduler({ clock, db, log })
   if (!config.offline) {
@@ -107,18 +111,41 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     page => log.info(`page: ${page.dir}`),
     err => log.error(`page not available (the API still is): ${err instanceof Error ? err.message : err}`),
   )
-  const app = buildApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes })
+  // Bun's own cap answers 413 with an empty body: it sits above ours, which answers in JSON
+  const app = buildApp(deps)
+  try {
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
+  } catch (e) {
+    await executor.close()
+    db.$client.close()
+    const why = (e as Error).message.includes('in use') ? 'the port is in use' : (e as Error).message
+    throw new Error(`cannot listen on ${config.host}:${config.port} (HOST, PORT): ${why}`)
+  }
   const port = app.server!.port!
-  log.info(`perpsim listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`)
+  const shown = config.host.includes(':') ? `[${config.host}]` : config.host
+  log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
   registerJobs(scheduler, deps, log)
   scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,
     deps,
     scheduler,
-    async stop() {
-      await scheduler.stop()
-      await app.stop()
+    /**
+     * Graceful stop (SIGTERM): stop accepting, let in-flight requests finish for up to
+     * `graceMs` (then close what is left), stop the jobs, the workers, the database.
+     */
+    async stop(graceMs = SHUTDOWN_GRACE_MS) {
+      // refuse new connections first, then stop the jobs while in-flight requests finish
+      const drained = app.stop(false).then(() => false)
+      const jobsStopped = Promise.resolve(scheduler.stop())
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = await Promise.race([drained, new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs)))])
+      clearTimeout(timer)
+      await jobsStopped
+      if (late) {
+        log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
+        await app.stop(true)
+      }
       await executor.close()
       db.$client.close()
     },

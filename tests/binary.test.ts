@@ -1,43 +1,64 @@
-/** `npm run build`'s single binary starts from another directory without the checkout. */
+/**
+ * `npm run build`'s single binary (scripts/build.ts), smoke-tested as CI does: copied into an
+ * empty temporary folder with nothing of the checkout around it, it generates a store,
+ * serves /health, /ohlcv and /simulate (and, when the service has them, /rankings/daily and
+ * an /og card), and answers oversized headers with its JSON 431.
+ */
 import { afterAll, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { copyFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './helpers/fixtures'
 
 const ROOT = join(import.meta.dir, '..')
+const build = tempDir('perpsim-build-')
 const out = tempDir('perpsim-bin-')
-afterAll(() => rmSync(out, { recursive: true, force: true }))
+afterAll(() => {
+  rmSync(build, { recursive: true, force: true })
+  rmSync(out, { recursive: true, force: true })
+})
 
-test('the compiled binary runs its CLI and serves, with migrations, assets and the worker inside', async () => {
+test('the compiled binary runs from an empty folder: CLI, migrations, assets and the worker inside', async () => {
+  const built = join(build, 'perpsim')
+  const b = Bun.spawnSync([join(ROOT, 'node_modules/.bin/bun'), 'scripts/build.ts', '--outfile', built], { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' })
+  expect(b.exitCode).toBe(0)
+  expect(b.stdout.toString()).toContain('workers: workers/sim.worker.ts')
   const exe = join(out, 'perpsim')
-  const build = Bun.spawnSync(
-    [join(ROOT, 'node_modules/.bin/bun'), 'build', '--compile', 'src/cli.ts', 'workers/sim.worker.ts', '--asset', './db', '--asset', './assets', '--outfile', exe],
-    { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' },
-  )
-  expect(build.exitCode).toBe(0)
-  const data = join(out, 'data')
-  const gen = Bun.spawnSync([exe, 'data', 'generate', '--coins', '3', '--days', '2'], { cwd: out, env: { ...process.env, DATA_DIR: data }, stdout: 'pipe', stderr: 'pipe' })
+  copyFileSync(built, exe)
+  const env = { PATH: process.env.PATH ?? '', HOME: out, TMPDIR: out, DATA_DIR: join(out, 'data'), OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'info' }
+  const gen = Bun.spawnSync([exe, 'data', 'generate', '--coins', '4', '--days', '30'], { cwd: out, env, stdout: 'pipe', stderr: 'pipe' })
   expect(gen.exitCode).toBe(0)
-  const info = Bun.spawnSync([exe, 'data', 'info'], { cwd: out, env: { ...process.env, DATA_DIR: data }, stdout: 'pipe' })
-  expect(info.exitCode).toBe(0)
-  expect(info.stdout.toString()).toContain('sources: synthetic; coins: 3')
-  // serve: SQLite migrations from inside the binary, and a simulation on its worker entry
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
   const port = probe.port!
-  probe.stop(true)
-  const proc = Bun.spawn([exe, 'serve'], { cwd: out, env: { ...process.env, DATA_DIR: data, PORT: String(port), HOST: '127.0.0.1', OFFLINE: '1', DEMO: '0' }, stderr: 'pipe' })
+  await probe.stop(true)
+  const proc = Bun.spawn([exe, 'serve'], { cwd: out, env: { ...env, PORT: String(port) }, stderr: 'pipe' })
+  const base = `http://127.0.0.1:${port}`
   try {
     let up = false
-    for (let i = 0; i < 200 && !up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/health`).then(r => r.ok, () => false)
+    for (let i = 0; i < 400 && !up; i++) {
+      up = await fetch(`${base}/health`).then(r => r.ok, () => false)
       if (!up) await Bun.sleep(50)
     }
     expect(up).toBe(true)
-    const sim = await fetch(`http://127.0.0.1:${port}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'ma-cross-long', top_n: 3 }) })
+    const coins = (await (await fetch(`${base}/coins`)).json()) as { symbol: string }[]
+    const ohlcv = await fetch(`${base}/ohlcv/${coins[0].symbol}?limit=24`)
+    expect(ohlcv.status).toBe(200)
+    const sim = await fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'ma-cross-long', top_n: 4 }) })
     expect(sim.status).toBe(200)
-    expect(((await sim.json()) as any).executed).toBe(true)
+    expect(((await sim.json()) as { executed: boolean }).executed).toBe(true)
+    const paths = Object.keys(((await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> }).paths)
+    if (paths.includes('/rankings/daily')) expect((await fetch(`${base}/rankings/daily`)).status).toBeLessThan(500)
+    if (paths.includes('/og')) {
+      // the card: fonts embedded as files and copied out for resvg, the native add-on extracted to TMPDIR
+      const card = await fetch(`${base}/og?strategy=ma-cross-long`)
+      expect(card.status).toBe(200)
+      expect(card.headers.get('content-type')).toContain('image/png')
+      expect([...new Uint8Array(await card.arrayBuffer()).slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47])
+    }
+    const big = await fetch(`${base}/health`, { headers: { 'x-big': 'x'.repeat(20_000) } })
+    expect(big.status).toBe(431)
+    expect(((await big.json()) as { detail: string }).detail).toContain('headers too large')
   } finally {
     proc.kill('SIGTERM')
-    await proc.exited
+    expect(await proc.exited).toBe(0)
   }
-}, 120_000)
+}, 180_000)

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Bars, FundingSeries } from '../src/market/types'
 import { HOUR_MS } from '../src/market/types'
+import { REAL_DATA_DIR } from './helpers/real-data-dir'
 import { simulateCoin } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 
@@ -102,7 +103,7 @@ export function expectAllClose(actual: readonly number[], expected: readonly num
 }
 
 /** ../shared/data beside the repo (absent in some checkouts: tests skip then). */
-export const SHARED_DATA = join(import.meta.dir, '../../shared/data')
+export const SHARED_DATA = REAL_DATA_DIR
 export const hasSharedData = existsSync(SHARED_DATA)
 
 function csvRows(path: string): number[][] {

@@ -30,7 +30,7 @@ describe('POST /simulate', () => {
   })
 
   test('spot runs have no funding and no leverage', async () => {
-    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', market_type: 'spot', leverage: 10 } })
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-long', market_type: 'spot' } })
     expect(r.body.leverage).toBe(1)
     expect(r.body.total_funding_pct).toBe(0)
     expect(r.body.fee_pct).toBe(0.001)

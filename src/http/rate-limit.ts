@@ -1,34 +1,94 @@
 /**
- * Requests per minute per client IP on the compute endpoints (the contract's 120/min):
- * a fixed one-minute window on the injected clock. Beyond it: 429 with Retry-After and
- * a JSON detail (clients must not retry blindly). 0 disables the limit.
+ * Requests per minute per client, by the ROUTED path (the route template Elysia matched,
+ * so `/backtest/` and `/backtest` count alike), in three classes (docs/api.md "Limits"):
+ * - compute: /backtest, /simulate and everything under it, /ohlcv/{symbol}, /export/csv,
+ *   /share…, /og…, /generate-bot (the contract's 120/min, RATE_LIMIT_PER_MIN);
+ * - subscribe: /api/subscribe (RATE_LIMIT_SUBSCRIBE_PER_MIN, a few per minute);
+ * - every other route (RATE_LIMIT_OTHER_PER_MIN); /health and /metrics are not limited.
+ * A fixed one-minute window per client and class on the injected clock; counting is
+ * synchronous, so it is exact however many requests arrive at once. The windows live in
+ * an LRU map of at most `maxClients` entries: a flood of new addresses evicts the idlest
+ * clients, never everyone's window. Beyond the limit: 429, JSON body and Retry-After.
+ * The client is the socket address, or with TRUST_PROXY=n the address n hops from the right
+ * of X-Forwarded-For (each trusted proxy appends the peer it saw).
  */
 import { Elysia } from 'elysia'
 import type { Clock } from '../clock'
+import { HttpError } from './errors'
 
 const WINDOW_MS = 60_000
-/** the routes the limit applies to (simulation and candle reads) */
-export const RATE_LIMITED = /^\/(backtest|simulate(\/.*)?|ohlcv\/.*)$/
 
-export function rateLimit(perMinute: number, clock: Clock) {
-  const windows = new Map<string, { startMs: number; count: number }>()
-  return new Elysia({ name: 'rate-limit', seed: perMinute }).onRequest(({ request, server }) => {
-    if (perMinute <= 0) return
-    const path = new URL(request.url).pathname
-    if (!RATE_LIMITED.test(path)) return
-    const ip = server?.requestIP(request)?.address ?? 'local'
-    const now = clock.now()
-    let w = windows.get(ip)
-    if (!w || now - w.startMs >= WINDOW_MS) {
-      if (windows.size > 10_000) windows.clear() // forget idle clients rather than grow
-      w = { startMs: now, count: 0 }
-      windows.set(ip, w)
-    }
-    if (++w.count <= perMinute) return
-    const retry = Math.max(1, Math.ceil((w.startMs + WINDOW_MS - now) / 1000))
-    return new Response(JSON.stringify({ detail: `Rate limit exceeded: ${perMinute} requests per minute per client on compute endpoints; do not retry before ${retry} s` }), {
-      status: 429,
-      headers: { 'content-type': 'application/json', 'retry-after': String(retry), 'access-control-allow-origin': '*' },
-    })
+export type LimitClass = 'compute' | 'subscribe' | 'other'
+
+export interface RateLimits {
+  computePerMin: number
+  subscribePerMin: number
+  otherPerMin: number
+  /** trusted reverse-proxy hops in front of the service (0: the socket address is the client) */
+  trustProxy: number
+  /** most clients remembered at once (LRU) */
+  maxClients: number
+}
+
+const COMPUTE = /^\/(backtest|simulate(\/.*)?|ohlcv\/.*|export\/csv|share(\/.*)?|og(\/.*)?|generate-bot)$/
+const UNLIMITED = /^\/(health|metrics)$/
+
+/** The limit class of a route template, or null when the route is not limited. */
+export function limitClassOf(route: string): LimitClass | null {
+  const r = route.length > 1 ? route.replace(/\/+$/, '') : route
+  if (UNLIMITED.test(r)) return null
+  if (COMPUTE.test(r)) return 'compute'
+  if (r === '/api/subscribe') return 'subscribe'
+  return 'other'
+}
+
+/** Who the client is: the socket address, or the right X-Forwarded-For entry behind `hops` trusted proxies. */
+export function clientOf(socketIp: string | undefined, forwardedFor: string | null, hops: number): string {
+  if (hops > 0 && forwardedFor) {
+    const chain = forwardedFor.split(',').map(s => s.trim()).filter(Boolean)
+    if (chain.length) return chain[Math.max(0, chain.length - hops)]
+  }
+  return socketIp ?? 'local'
+}
+
+/** Fixed windows per key in an LRU map (re-inserted on every use, oldest evicted first). */
+export class WindowCounter {
+  private readonly windows = new Map<string, { startMs: number; count: number }>()
+  constructor(private readonly maxKeys: number) {}
+
+  get size(): number {
+    return this.windows.size
+  }
+
+  /** Counts one request; returns the seconds to wait when it is over `limit`, else 0. */
+  hit(key: string, limit: number, nowMs: number): number {
+    let w = this.windows.get(key)
+    if (w) this.windows.delete(key)
+    if (!w || nowMs - w.startMs >= WINDOW_MS) w = { startMs: nowMs, count: 0 }
+    this.windows.set(key, w)
+    while (this.windows.size > this.maxKeys) this.windows.delete(this.windows.keys().next().value!)
+    if (++w.count <= limit) return 0
+    return Math.max(1, Math.ceil((w.startMs + WINDOW_MS - nowMs) / 1000))
+  }
+}
+
+export function rateLimit(limits: RateLimits, clock: Clock) {
+  const counter = new WindowCounter(limits.maxClients)
+  const perClass: Record<LimitClass, number> = { compute: limits.computePerMin, subscribe: limits.subscribePerMin, other: limits.otherPerMin }
+  return new Elysia({ name: 'rate-limit', seed: limits }).onTransform({ as: 'global' }, ({ request, server, route }) => {
+    const cls = limitClassOf(route)
+    if (!cls || perClass[cls] <= 0) return
+    const client = clientOf(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'), limits.trustProxy)
+    const retry = counter.hit(`${cls} ${client}`, perClass[cls], clock.now())
+    if (retry === 0) return
+    throw new HttpError(
+      429,
+      {
+        detail: `Rate limit exceeded: ${perClass[cls]} requests per minute per client on ${cls === 'other' ? 'this kind of' : cls} endpoint; do not retry before ${retry} s`,
+        limit_per_minute: perClass[cls],
+        retry_after_seconds: retry,
+      },
+      { 'retry-after': String(retry) },
+    )
   })
 }

@@ -67,10 +67,9 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   let candlesAppended = 0, fundingAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
   for (const group of groupBySymbol(parsed)) {
-    const failedBefore = new Set(group.files.filter(f => f.result.error))
+    // errors are reported once, in the summary (formatImportReport), not also as they happen
     const appended = appendGroup(store, group)
     log(`${group.symbol} ${group.kind}: ${appended} rows appended from ${group.files.length} file(s)`)
-    for (const f of group.files) if (f.result.error && !failedBefore.has(f)) log(`${f.result.file}: ${formatError(f.result.error)}`)
     if (group.kind === 'klines') {
       candlesAppended += appended
       const bars = store.bars(group.symbol)
@@ -114,7 +113,6 @@ function readAll(paths: string[], log: (line: string) => void): { results: Impor
     }
     if (files.length >= 100 && (i + 1) % 100 === 0) log(`read ${i + 1} of ${files.length} files`)
   }
-  for (const r of results) if (r.error) log(`${r.file}: ${formatError(r.error)}`)
   return { results, parsed }
 }
 
@@ -278,8 +276,9 @@ function concatColumns(parts: { cols: Float64Array[]; from: number }[]): Float64
   return out
 }
 
-function formatError(e: ImportFileError): string {
-  return e.line === null ? e.reason : `line ${e.line}: ${e.reason}`
+/** Control characters from a file (its name or cells) are shown escaped, never sent to the terminal. */
+export function escapeControl(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, c => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
 /** A human summary: one line per file, the errors again with file and line, totals. */
@@ -290,12 +289,12 @@ export function formatImportReport(report: ImportReport): string {
   for (const f of report.files) {
     const name = f.file.length > w ? `…${f.file.slice(-(w - 1))}` : f.file.padEnd(w)
     const status = f.error ? '  FAILED' : ''
-    lines.push(`${name}  ${(f.kind ?? '-').padEnd(8)} ${(f.symbol ?? '-').padEnd(14)} ${String(f.rows).padStart(8)} ${String(f.appended).padStart(9)} ${String(f.skipped).padStart(8)}${status}`)
+    lines.push(`${escapeControl(name)}  ${(f.kind ?? '-').padEnd(8)} ${(f.symbol ?? '-').padEnd(14)} ${String(f.rows).padStart(8)} ${String(f.appended).padStart(9)} ${String(f.skipped).padStart(8)}${status}`)
   }
   const errors = report.files.filter(f => f.error)
   if (errors.length) {
     lines.push('', 'errors (nothing of these files was stored):')
-    for (const f of errors) lines.push(`  ${f.file}${f.error!.line === null ? '' : `:${f.error!.line}`}: ${f.error!.reason}`)
+    for (const f of errors) lines.push(`  ${escapeControl(f.file)}${f.error!.line === null ? '' : `:${f.error!.line}`}: ${escapeControl(f.error!.reason)}`)
   }
   for (const w of report.warnings) lines.push(`warning: ${w}`)
   lines.push(

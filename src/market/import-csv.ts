@@ -79,8 +79,14 @@ export function kindOf(layout: Layout): ImportKind {
 }
 
 /** Why a candle is impossible, or null when it is fine. Shared with the exchange sync. */
+/** No traded instrument is priced above this (USD) or trades more per hour (units): such a row is corrupt. */
+export const MAX_PRICE = 1e9
+export const MAX_VOLUME = 1e18
+
 export function candleProblem(o: number, h: number, l: number, c: number, v: number): string | null {
   if (!(o > 0 && h > 0 && l > 0 && c > 0)) return 'prices must be positive numbers'
+  if (h > MAX_PRICE) return `price ${h} is above ${MAX_PRICE}: not a real price`
+  if (v > MAX_VOLUME) return `volume ${v} is above ${MAX_VOLUME}: not a real volume`
   if (h < l) return `high ${h} is below low ${l}`
   if (o > h || o < l) return `open ${o} is outside low..high ${l}..${h}`
   if (c > h || c < l) return `close ${c} is outside low..high ${l}..${h}`
@@ -116,6 +122,7 @@ export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: s
     }
     const t = toMs(vals[0])
     if (!Number.isFinite(t)) throw new RowError(lineNo, `open time ${lines.cell(0)} is not a timestamp in s, ms or µs`)
+    if (t > Date.now() + HOUR_MS) throw new RowError(lineNo, `open time ${isoOf(t)} is in the future`)
     const problem = candleProblem(vals[1], vals[2], vals[3], vals[4], vals[5])
     if (problem) throw new RowError(lineNo, problem)
     if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
@@ -163,6 +170,7 @@ export function parseFunding(lines: CsvLines, guess: LayoutGuess): ParsedFunding
     if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
     const t = toMs(lines.number(0))
     if (!Number.isFinite(t)) throw new RowError(lineNo, `funding time "${lines.cell(0)}" is not a timestamp in s, ms or µs`)
+    if (t > Date.now() + HOUR_MS) throw new RowError(lineNo, `funding time ${isoOf(t)} is in the future`)
     const rate = lines.number(rateCol)
     if (!Number.isFinite(rate)) throw new RowError(lineNo, `funding rate "${lines.cell(rateCol)}" is not a number`)
     // a rate is a fraction per interval (0.0001 = 0.01 %); Binance caps it far below 1

@@ -14,6 +14,10 @@ export class ResultStore {
   private readonly results = new Map<string, RunResult>()
   private readonly metrics = new Map<string, RunMetricsResult>()
   private insertRequest: { run(values: Record<string, unknown>): unknown } | null = null
+  private pruneRequests: { run(max: number): unknown } | null = null
+  /** lookups of get() (GET /metrics) */
+  hits = 0
+  misses = 0
 
   constructor(
     private readonly deps: {
@@ -21,12 +25,16 @@ export class ResultStore {
       clock: Clock
       /** results (and metrics) kept in memory; 0 keeps none */
       size: number
+      /** result_requests rows kept, the newest (RESULT_INDEX_MAX; docs/api.md); absent: all */
+      indexMax?: number
     },
   ) {}
 
   /** A result in memory (now the most recently used). */
   get(hash: string): RunResult | undefined {
     const hit = this.results.get(hash)
+    if (hit) this.hits++
+    else this.misses++
     if (hit) {
       this.results.delete(hash)
       this.results.set(hash, hit)
@@ -55,6 +63,11 @@ export class ResultStore {
       .onConflictDoNothing()
       .prepare()
     this.insertRequest.run({ hash: result.hash, kind: result.spec.kind, request: result.spec, dataVersion, createdAtMs: clock.now() })
+    if (this.deps.indexMax) {
+      // rowids grow with every insert, so at most indexMax rows lie above max(rowid) - indexMax
+      this.pruneRequests ??= db.$client.prepare('DELETE FROM result_requests WHERE rowid <= (SELECT max(rowid) FROM result_requests) - ?')
+      this.pruneRequests.run(this.deps.indexMax)
+    }
     if (this.deps.size <= 0) return
     this.results.set(result.hash, result)
     while (this.results.size > this.deps.size) this.results.delete(this.results.keys().next().value!)

@@ -56,9 +56,16 @@ export class RunService {
       cacheSize: number
       /** runs computing or waiting at once; one more is shed with 503 (QUEUE_MAX) */
       maxRuns?: number
+      /** result_requests rows kept (RESULT_INDEX_MAX) */
+      resultIndexMax?: number
     },
   ) {
-    this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize })
+    this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize, indexMax: deps.resultIndexMax })
+  }
+
+  /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
+  runStats() {
+    return { activeRuns: this.active, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.executor.stats?.() ?? null }
   }
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */

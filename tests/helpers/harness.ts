@@ -33,7 +33,7 @@ export interface Harness {
 
 export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number } = {}): Harness {
   const dataDir = opts.dataDir ?? tempDir()
-  const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', ...opts.env }) }
+  const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0', RATE_LIMIT_SUBSCRIBE_PER_MIN: '0', SHED_LAG_MS: '0', ...opts.env }) }
   const store = CandleStore.open(dataDir)
   opts.fill?.(store)
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
@@ -47,7 +47,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     universe,
     series: new SeriesCache(store),
     db,
-    runs: new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64 }),
+    runs: new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64, resultIndexMax: config.resultIndexMax }),
     marketContext: new MarketContext({ config, clock, db, store, universe }),
     startedAtMs: clock.now(),
   }

@@ -7,10 +7,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import type { Bars, FundingSeries } from '../../src/market/types'
+import { REAL_DATA_DIR } from './real-data-dir'
 
-export const REAL_1H_DIR = join(import.meta.dir, '../../../shared/data/binance-usdm-1h')
+export const REAL_1H_DIR = join(REAL_DATA_DIR, 'binance-usdm-1h')
 
-export const REAL_DATA_MISSING = `real candles not found at ${REAL_1H_DIR} (../shared/data beside the repo); skipped`
+export const REAL_DATA_MISSING = `real candles not found at ${REAL_1H_DIR} (REAL_DATA_DIR, or ../shared/data beside the repo); skipped`
 
 export const hasRealData = (): boolean => existsSync(REAL_1H_DIR)
 
@@ -57,7 +58,7 @@ export function headOf(bars: Bars, n: number): Bars {
   }
 }
 
-export const REAL_FUNDING_DIR = join(import.meta.dir, '../../../shared/data/binance-usdm-funding')
+export const REAL_FUNDING_DIR = join(REAL_DATA_DIR, 'binance-usdm-funding')
 
 /** Real funding events of a symbol (`funding_time_ms,funding_rate`), or null when the set has none for it. */
 export function loadRealFunding(symbol: string): FundingSeries | null {

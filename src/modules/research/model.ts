@@ -188,11 +188,12 @@ const Time = t.Optional(t.Union([t.String({ maxLength: 40 }), t.Number(), t.Null
 
 export const SessionTradeItem = t.Object({
   direction: t.UnionEnum(['long', 'short']),
-  entry_price: t.Number({ exclusiveMinimum: 0 }),
-  exit_price: t.Number({ exclusiveMinimum: 0 }),
+  // bounded so that no figure can overflow: a ratio of at most 1e24, times leverage and 100
+  entry_price: t.Number({ minimum: 1e-12, maximum: 1e12 }),
+  exit_price: t.Number({ minimum: 1e-12, maximum: 1e12 }),
   entry_time: Time,
   exit_time: Time,
-  size_usd: t.Optional(t.Union([t.Number({ exclusiveMinimum: 0 }), t.Null()], { description: 'margin in USD; USD figures need it on every trade' })),
+  size_usd: t.Optional(t.Union([t.Number({ exclusiveMinimum: 0, maximum: 1e12 }), t.Null()], { description: 'margin in USD; USD figures need it on every trade' })),
   leverage: t.Optional(t.Union([t.Number({ minimum: 1, maximum: 125 }), t.Null()], { description: 'default 1' })),
   fee_pct: t.Optional(
     t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], { description: 'taker fee in PERCENT of notional per side (0.05 = 0.05 %), unlike /simulate’s fraction; default 0' }),

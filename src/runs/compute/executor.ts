@@ -5,7 +5,7 @@
  */
 import type { CandleStore } from '../../market/candle-store'
 import { TaskContext, type Task } from './context'
-import { WorkerPool } from './pool'
+import { WorkerPool, type PoolStats } from './pool'
 import { snapshotOf } from './store-view'
 import { taskName } from './tasks'
 
@@ -15,6 +15,8 @@ export interface Executor {
   /** `affinity`: tasks with the same number run on the same worker (its caches stay warm) */
   run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R>
   close(): Promise<void>
+  /** workers, busy, queued tasks and busy time (pools only; GET /metrics) */
+  stats?(): PoolStats
 }
 
 export class InProcessExecutor implements Executor {
@@ -57,6 +59,10 @@ export class PoolExecutor implements Executor {
 
   get parallelism(): number {
     return this.pool.size
+  }
+
+  stats(): PoolStats {
+    return this.pool.stats()
   }
 
   run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {

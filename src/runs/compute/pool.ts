@@ -35,6 +35,8 @@ export interface PoolStats {
   workers: number
   busy: number
   queued: number
+  /** total ms workers spent on tasks (GET /metrics) */
+  busyMs: number
   completed: number
 }
 
@@ -47,6 +49,8 @@ export class WorkerPool {
   private closed = false
   /** moving average of task duration, for Retry-After */
   private avgTaskMs = 100
+
+  private busyMs = 0
 
   constructor(size: number, private readonly queueMax: number) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn())
@@ -114,6 +118,7 @@ export class WorkerPool {
     if (!p || p.id !== msg.id) return
     slot.busy = null
     this.completed++
+    this.busyMs += performance.now() - p.startedAt
     this.avgTaskMs = this.avgTaskMs * 0.8 + (performance.now() - p.startedAt) * 0.2
     if (msg.ok) p.resolve(msg.result)
     else p.reject(new Error(msg.error))
@@ -125,7 +130,7 @@ export class WorkerPool {
   }
 
   stats(): PoolStats {
-    return { workers: this.slots.length, busy: this.slots.filter(s => s.busy).length, queued: this.queue.length, completed: this.completed }
+    return { workers: this.slots.length, busy: this.slots.filter(s => s.busy).length, queued: this.queue.length, completed: this.completed, busyMs: this.busyMs }
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,269 @@
+/**
+ * Crash safety and shutdown (issue #19 §3), against the real CLI process:
+ * SIGKILL in the middle of a data import, a sync and result-index writes, then a restart
+ * proves nothing finalized was lost, torn or duplicated; SIGTERM stops gracefully.
+ */
+import { Database } from 'bun:sqlite'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { CandleStore } from '../src/market/candle-store'
+import { HOUR_MS } from '../src/market/types'
+import { makeCandles, makeFunding, startFakeBinance } from './fixtures/binance-server'
+import { tempDir } from './helpers/fixtures'
+
+const ROOT = join(import.meta.dir, '..')
+const BUN = join(ROOT, 'node_modules/.bin/bun')
+const dir = tempDir('perpsim-crash-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const env = (dataDir: string, extra: Record<string, string> = {}) => ({ ...process.env, DATA_DIR: dataDir, OFFLINE: '1', LOG_LEVEL: 'info', ...extra })
+
+function spawnCli(args: string[], e: Record<string, string | undefined>) {
+  return Bun.spawn([BUN, 'src/cli.ts', ...args], { cwd: ROOT, env: e, stdout: 'pipe', stderr: 'pipe' })
+}
+
+/** Resolves once `stream` has printed text matching `pattern` (or rejects after `ms`). */
+async function waitFor(stream: ReadableStream<Uint8Array>, pattern: RegExp, ms = 30_000): Promise<string> {
+  const reader = stream.getReader()
+  const dec = new TextDecoder()
+  let text = ''
+  const deadline = Date.now() + ms
+  try {
+    while (Date.now() < deadline) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += dec.decode(value)
+      if (pattern.test(text)) return text
+    }
+  } finally {
+    reader.releaseLock()
+  }
+  throw new Error(`never printed ${pattern}: ${text.slice(-500)}`)
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = probe.port!
+  await probe.stop(true)
+  return port
+}
+
+async function waitUp(base: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await fetch(`${base}/health`).then(r => r.ok, () => false)) return
+    await Bun.sleep(50)
+  }
+  throw new Error('server did not come up')
+}
+
+const rowsOf = (store: CandleStore, s: string): number[][] => {
+  const b = store.bars(s)
+  if (!b) return []
+  return Array.from({ length: b.n }, (_, i) => [b.t[i], b.o[i], b.h[i], b.l[i], b.c[i], b.v[i]])
+}
+
+describe('SIGKILL mid data import', () => {
+  test('every symbol holds all of its file or none of it; a second import completes without duplicates', async () => {
+    const src = join(dir, 'csv')
+    mkdirSync(src, { recursive: true })
+    const t0 = Date.UTC(2023, 0, 1)
+    const expected = new Map<string, number[][]>()
+    for (let k = 0; k < 60; k++) {
+      const sym = `C${String(k).padStart(3, '0')}USDT`
+      const rows = makeCandles(t0, 6000, k + 1)
+      expected.set(sym, rows)
+      writeFileSync(join(src, `${sym}-1h.csv`), rows.map(r => r.join(',')).join('\n') + '\n')
+    }
+    const data = join(dir, 'import-data')
+    const proc = spawnCli(['data', 'import', src], env(data))
+    await waitFor(proc.stderr, /rows appended/)
+    proc.kill('SIGKILL')
+    await proc.exited
+    const partial = CandleStore.open(data)
+    let whole = 0
+    for (const [sym, rows] of expected) {
+      const got = rowsOf(partial, sym)
+      expect(got.length === 0 || got.length === rows.length).toBe(true)
+      if (got.length) expect(got).toEqual(rows)
+      if (got.length) whole++
+    }
+    expect(whole).toBeLessThan(expected.size) // the kill did land mid-import
+    const again = spawnCli(['data', 'import', src], env(data))
+    expect(await again.exited).toBe(0)
+    const done = CandleStore.open(data)
+    for (const [sym, rows] of expected) expect(rowsOf(done, sym)).toEqual(rows)
+  }, 120_000)
+})
+
+describe('SIGKILL mid data sync', () => {
+  test('stored candles are always a gap-free prefix of the exchange; a second sync completes them exactly', async () => {
+    const now = Date.now()
+    const start = Math.floor(now / HOUR_MS) * HOUR_MS - 2200 * HOUR_MS
+    const markets = Array.from({ length: 10 }, (_, k) => ({
+      symbol: `S${String(k).padStart(2, '0')}USDT`,
+      candles: makeCandles(start, 2200, k + 7),
+      funding: makeFunding(start, now, 8, k + 7),
+    }))
+    const fake = startFakeBinance({ markets })
+    try {
+      const data = join(dir, 'sync-data')
+      const e = env(data, { OFFLINE: '0', BINANCE_FUTURES_URL: fake.url })
+      const symbols = markets.map(m => m.symbol).join(',')
+      const proc = spawnCli(['data', 'sync', '--symbols', symbols], e)
+      for (let i = 0; i < 600 && fake.requests.filter(r => r.path === '/fapi/v1/klines').length < 8; i++) await Bun.sleep(10)
+      proc.kill('SIGKILL')
+      await proc.exited
+      const closed = (m: (typeof markets)[number]) => m.candles.filter(r => r[0] + HOUR_MS <= Date.now())
+      const partial = CandleStore.open(data)
+      let complete = 0
+      for (const m of markets) {
+        const got = rowsOf(partial, m.symbol)
+        expect(got).toEqual(closed(m).slice(0, got.length))
+        if (got.length === closed(m).length) complete++
+      }
+      expect(complete).toBeLessThan(markets.length)
+      const again = spawnCli(['data', 'sync', '--symbols', symbols], e)
+      expect(await again.exited).toBe(0)
+      const done = CandleStore.open(data)
+      for (const m of markets) {
+        const want = closed(m)
+        const got = rowsOf(done, m.symbol)
+        // an hour may have closed during the run: at most one more candle than when we looked
+        expect(got.slice(0, want.length)).toEqual(want)
+        expect(got.length - want.length).toBeLessThanOrEqual(1)
+      }
+    } finally {
+      await fake.stop()
+    }
+  }, 120_000)
+})
+
+describe('the server', () => {
+  const data = join(dir, 'serve-data')
+
+  test('SIGKILL during result-index writes: every answered result is still indexed, the database is intact', async () => {
+    const gen = spawnCli(['data', 'generate', '--coins', '12', '--days', '60'], env(data))
+    expect(await gen.exited).toBe(0)
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const proc = spawnCli(['serve'], env(data, { PORT: String(port), DEMO: '0', WORKERS: '1', RATE_LIMIT_PER_MIN: '0' }))
+    await waitUp(base)
+    const answered: string[] = []
+    const calls = Array.from({ length: 40 }, (_, k) =>
+      fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'bb-squeeze-long', top_n: 12, sl_pct: 1 + k * 0.5 }) })
+        .then(async r => {
+          if (r.status === 200) answered.push(((await r.json()) as { result_hash: string }).result_hash)
+        })
+        .catch(() => {}),
+    )
+    while (answered.length < 3) await Bun.sleep(5)
+    proc.kill('SIGKILL')
+    await proc.exited
+    await Promise.all(calls)
+    expect(answered.length).toBeLessThan(40)
+
+    const db = new Database(join(data, 'perpsim.sqlite'))
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    const rows = db.query('SELECT hash, request FROM result_requests').all() as { hash: string; request: string }[]
+    db.close()
+    const hashes = new Set(rows.map(r => r.hash))
+    expect(hashes.size).toBe(rows.length)
+    for (const h of answered) expect(hashes.has(h)).toBe(true)
+    for (const r of rows) expect(() => JSON.parse(r.request)).not.toThrow()
+
+    // restarted, the service recomputes an answered result from its index
+    const again = spawnCli(['serve'], env(data, { PORT: String(port), DEMO: '0', WORKERS: '1' }))
+    try {
+      await waitUp(base)
+      const csv = await fetch(`${base}/export/csv?hash=${answered[0]}`)
+      expect(csv.status).toBe(200)
+    } finally {
+      again.kill('SIGTERM')
+      expect(await again.exited).toBe(0)
+    }
+  }, 120_000)
+
+  test('SIGTERM: new connections are refused, an in-flight request still gets its answer, exit 0', async () => {
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const proc = spawnCli(['serve'], env(data, { PORT: String(port), DEMO: '0', WORKERS: '1' }))
+    await waitUp(base)
+    // a request whose body is still arriving when the signal comes
+    let push!: (s: string) => void
+    let end!: () => void
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        push = s => c.enqueue(new TextEncoder().encode(s))
+        end = () => c.close()
+      },
+    })
+    // (a rejection is kept as a value: a failure here must not surface in another test)
+    const inFlight = fetch(`${base}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit).catch((e: Error) => e)
+    push('{"strategy":"bb-squeeze-long",')
+    await Bun.sleep(200)
+    proc.kill('SIGTERM')
+    const log = waitFor(proc.stderr, /SIGTERM: stopping/)
+    await log
+    const refused = await fetch(`${base}/health`).then(() => false, () => true)
+    expect(refused).toBe(true)
+    push('"top_n":5}')
+    end()
+    const r = await inFlight
+    expect(r).toBeInstanceOf(Response)
+    expect((r as Response).status).toBe(200)
+    expect(((await (r as Response).json()) as { executed: boolean }).executed).toBe(true)
+    expect(await proc.exited).toBe(0)
+  }, 60_000)
+})
+
+describe('SIGKILL mid ranking writes', () => {
+  test('every published day file is whole (its sha256 matches its bytes) and unchanged after a restart, which publishes the rest', async () => {
+    const { createHash } = await import('node:crypto')
+    const data = join(dir, 'rank-data')
+    const gen = spawnCli(['data', 'generate', '--coins', '8', '--days', '60'], env(data))
+    expect(await gen.exited).toBe(0)
+    const port = await freePort()
+    const e = env(data, { PORT: String(port), DEMO: '0', WORKERS: '1' })
+    const files = () => {
+      const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+      try {
+        return db.query('SELECT date, sha256, body FROM ranking_day_files ORDER BY date').all() as { date: string; sha256: string; body: string }[]
+      } catch {
+        return []
+      } finally {
+        db.close()
+      }
+    }
+    const proc = spawnCli(['serve'], e)
+    await waitUp(`http://127.0.0.1:${port}`)
+    // killed while the start-up backfill is publishing day files
+    for (let i = 0; i < 1200 && files().length < 2; i++) await Bun.sleep(50)
+    proc.kill('SIGKILL')
+    await proc.exited
+    const before = files()
+    expect(before.length).toBeGreaterThanOrEqual(2)
+    expect(before.length).toBeLessThan(30) // the kill landed mid-backfill
+    const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    db.close()
+    for (const f of before) expect(createHash('sha256').update(f.body).digest('hex')).toBe(f.sha256)
+
+    const again = spawnCli(['serve'], e)
+    try {
+      await waitUp(`http://127.0.0.1:${port}`)
+      for (let i = 0; i < 2400 && files().length <= before.length; i++) await Bun.sleep(50)
+      const after = files()
+      expect(after.length).toBeGreaterThan(before.length)
+      const byDate = new Map(after.map(f => [f.date, f]))
+      expect(byDate.size).toBe(after.length)
+      for (const f of before) expect(byDate.get(f.date)).toEqual(f) // published bytes never change
+      const served = await fetch(`http://127.0.0.1:${port}/rankings/files/${before[0].date.replace(/-/g, '')}`)
+      expect(served.status).toBe(200)
+      expect(await served.text()).toBe(before[0].body)
+    } finally {
+      again.kill('SIGTERM')
+      expect(await again.exited).toBe(0)
+    }
+  }, 180_000)
+})

@@ -1,0 +1,14 @@
+/**
+ * Preloaded by `bun test` (bunfig.toml). When the real data is absent, says once, up front,
+ * which tests will be skipped and how to run them; .ci/run repeats the line beside its
+ * closing count.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { REAL_DATA_DIR } from './real-data-dir'
+
+if (!existsSync(join(REAL_DATA_DIR, 'binance-usdm-1h')))
+  process.stderr.write(
+    `skipped: the real-data tests (Binance candles and funding) - no binance-usdm-1h/ under ${REAL_DATA_DIR}; ` +
+      'set REAL_DATA_DIR to a folder with binance-usdm-1h/ and binance-usdm-funding/ (README "Tests")\n',
+  )
