@@ -19,7 +19,7 @@ export const WEB_SOURCE_DIR = join(PROJECT_ROOT, 'web')
 /** where a checkout keeps its built pages, one folder per source digest (gitignored) */
 export const WEB_BUILD_ROOT = join(PROJECT_ROOT, 'dist', 'web')
 /**
- * the prebuilt page of the single binary: package.json's build script writes dist/page and
+ * the prebuilt page of the single binary: `npm run build` (scripts/build.ts) writes dist/page and
  * embeds it with `--asset ./dist/page`, which keeps only the folder's own name (/$bunfs/root/page)
  */
 export const EMBEDDED_PAGE_DIR = Bun.isStandaloneExecutable ? join(PROJECT_ROOT, 'page') : join(PROJECT_ROOT, 'dist', 'page')
