@@ -377,6 +377,46 @@ describe('rolling extremes, log ratios and ROC fast paths', () => {
     expect(worst).toBeGreaterThan(0) // the steps round differently: this test sees both forms
   })
 
+  test('rsi and stochRsi: a bar whose close equals the previous one keeps the previous value exactly (both Wilder averages shrink by 13/14, so the real RSI is unchanged)', () => {
+    // a walk on a 0.01 tick grid: about a third of the bars are flat
+    const r = rng(29)
+    const c = new Float64Array(4000)
+    c[0] = 20
+    for (let i = 1; i < c.length; i++) c[i] = Math.round((c[i - 1] + Math.floor(r() * 3 - 1) * 0.01) * 100) / 100
+    const out = new Float64Array(c.length)
+    rsi(c, 14, out)
+    // smoothing 1: K is the raw %K; after a bar at the window's low (high) a flat bar is there too
+    const k = new Float64Array(c.length)
+    const d1 = new Float64Array(c.length)
+    stochRsi(c, 14, 14, 1, 1, k, d1)
+    let stayed = 0
+    let flats = 0
+    let moved = 0
+    let gain = 0
+    let loss = 0
+    let prev = 0
+    for (let i = 1; i < c.length; i++) {
+      const d = c[i] - c[i - 1]
+      gain = i <= 14 ? gain + Math.max(d, 0) / 14 : (gain * 13 + Math.max(d, 0)) / 14
+      loss = i <= 14 ? loss + Math.max(-d, 0) / 14 : (loss * 13 + Math.max(-d, 0)) / 14
+      const plain = (100 * gain) / (gain + loss)
+      if (i > 14 && d === 0) {
+        flats++
+        expect(out[i]).toBe(out[i - 1])
+        if (plain !== prev) moved++
+        if (i >= 28 && (k[i - 1] === 0 || k[i - 1] === 100)) {
+          expect(k[i]).toBe(k[i - 1])
+          stayed++
+        }
+      }
+      prev = plain
+    }
+    expect(flats).toBeGreaterThan(1000)
+    expect(stayed).toBeGreaterThan(100)
+    // the plain recursion moves an ulp on some flat bars: the rule is what keeps them equal
+    expect(moved).toBeGreaterThan(0)
+  })
+
   test('logRatio is ln(a / b) to 2 ulps on both sides of the series threshold (|u| = 2⁻⁵)', () => {
     // reference: log1p of the exact-ish relative move (Math.log(a / b) loses digits on tiny moves)
     const r = rng(17)
@@ -557,15 +597,24 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
     expect(hundreds).toBeGreaterThan(0)
   })
 
-  test('smoothStochastic: 3 and 3 sum each window afresh (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
+  test('smoothStochastic: 3 and 3 average each window afresh, raw and K on a 2⁻⁴⁴ grid (within 1e-12 of sma), other periods are sma exactly, NaN stays inside its windows', () => {
     const raw = new Float64Array(N)
     for (let i = 0; i < N; i++) raw[i] = i < 5 ? NaN : i === 700 ? NaN : (Math.sin(i / 7) + 1) * 50
     const k = new Float64Array(N)
     const d = new Float64Array(N)
     smoothStochastic(raw, 3, 3, k, d, N)
+    // round to the nearest multiple of 2⁻⁴⁴, ties to even (exact: a value in 0..512 has at most 53 bits there)
+    const grid = (x: number) => {
+      const y = x * 2 ** 44
+      let r = Math.round(y)
+      if (r - y === 0.5 && r % 2 !== 0) r -= 1
+      return r / 2 ** 44
+    }
+    // K: the mean of three raw values on the grid, put on the grid; D: the mean of three K
+    const kOf = (a: number, b: number, c: number) => grid((grid(a) + grid(b) + grid(c)) * (1 / 3))
     for (let i = 0; i < N; i++) {
-      const kw = (raw[i - 2] + raw[i - 1] + raw[i]) * (1 / 3)
-      const dw = (((raw[i - 4] + raw[i - 3] + raw[i - 2]) * (1 / 3) + (raw[i - 3] + raw[i - 2] + raw[i - 1]) * (1 / 3)) + kw) * (1 / 3)
+      const kw = kOf(raw[i - 2], raw[i - 1], raw[i])
+      const dw = (kOf(raw[i - 4], raw[i - 3], raw[i - 2]) + kOf(raw[i - 3], raw[i - 2], raw[i - 1]) + kw) * (1 / 3)
       if (i < 7 || (i >= 700 && i <= 702)) expect(Number.isNaN(k[i])).toBe(true)
       else expect(k[i]).toBe(kw)
       if (i < 9 || (i >= 700 && i <= 704)) expect(Number.isNaN(d[i])).toBe(true)
@@ -583,6 +632,32 @@ describe('stochastic smoothing and Stoch RSI to the bit', () => {
     sma(smaK, 2, smaD, N)
     expect(Array.from(k2)).toEqual(Array.from(smaK))
     expect(Array.from(d2)).toEqual(Array.from(smaD))
+  })
+
+  test('smoothStochastic 3 and 3: windows holding the same values in any order give the same K, and D = K where the last three K are equal (the ties of real arithmetic stay ties)', () => {
+    // values that are not exact in binary, so a plain (a + b + c) / 3 depends on the order
+    const vals = [0, 100, 63.08371637024849, 23.560028417398634, 1e-15, 99.99999999999999]
+    let equalK = 0
+    for (const a of vals)
+      for (const b of vals)
+        for (const c of vals) {
+          // a period-3 pattern: every window of three is a rotation of (a, b, c)
+          const raw = Float64Array.from({ length: 12 }, (_, i) => [a, b, c][i % 3])
+          const k = new Float64Array(12)
+          const d = new Float64Array(12)
+          smoothStochastic(raw, 3, 3, k, d, 12)
+          for (let i = 3; i < 12; i++) expect(k[i]).toBe(k[2])
+          for (let i = 4; i < 12; i++) expect(d[i]).toBe(k[i])
+          // within the window's values, to the grid's half step
+          if (k[2] >= Math.min(a, b, c) - 2 ** -45 && k[2] <= Math.max(a, b, c) + 2 ** -45) equalK++
+        }
+    expect(equalK).toBe(vals.length ** 3)
+    // the sum-times-a-third it replaced misses both on these values
+    const s = (x: number, y: number, z: number) => (x + y + z) * (1 / 3)
+    const v = 63.08371637024849
+    expect(s(100, 100, v)).not.toBe(s(v, 100, 100))
+    const kk = 7.853342805799569
+    expect(s(kk, kk, kk)).not.toBe(kk)
   })
 })
 

@@ -33,6 +33,10 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
   // two bars (it bounded the kernel); the first bar of a step is avg · keep + x₁ as before.
   // Steps start at row period + 1 whatever the length, so a row's value never depends on
   // where the series ends; rounding differs from the one-bar form by a few ulps.
+  // A bar whose close equals the previous one keeps the previous row's value: both averages
+  // shrink by the same factor, so in real numbers the RSI is unchanged, while the two rounded
+  // products would move it by an ulp or two (which a stochastic of the RSI would then read as
+  // a new high or low: docs/strategies.md, stochastic-rsi). TA-Lib's zero rule still wins.
   const keep = (period - 1) / period
   const keep2 = keep * keep
   const share = 0.5 / period
@@ -54,6 +58,12 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
     out[i] = (t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0) + offset // TA_IS_ZERO, the total being >= 0
     const t2 = gain + loss
     out[i + 1] = (t2 >= 1e-8 ? (100 * gain) / t2 : 0) + offset
+    // flat closes are about 1 % of bars: one rarely taken branch (choosing by selects on every
+    // bar made the loop-carried value a chain and cost 0.7 ns per bar)
+    if (d1 === 0 || d2 === 0) {
+      if (d1 === 0 && t1 >= 1e-8) out[i] = out[i - 1]
+      if (d2 === 0 && t2 >= 1e-8) out[i + 1] = out[i]
+    }
   }
   if (i < rows) {
     const d1 = src[i] - src[i - 1]
@@ -61,7 +71,7 @@ function wilderRsi(src: Float64Array, period: number, out: Float64Array, rows: n
     const gainAt1 = gain * keep + (s1 + d1) * share
     const lossAt1 = loss * keep + (s1 - d1) * share
     const t1 = gainAt1 + lossAt1
-    out[i] = (t1 >= 1e-8 ? (100 * gainAt1) / t1 : 0) + offset
+    out[i] = t1 >= 1e-8 ? (d1 === 0 ? out[i - 1] : (100 * gainAt1) / t1 + offset) : offset
   }
 }
 

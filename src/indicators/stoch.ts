@@ -78,16 +78,24 @@ export function stoch(
 }
 
 const THIRD = 1 / 3
+/** x + GRID − GRID rounds x ∈ [−128, 128] to a multiple of 2⁻⁴⁴: x + 384 lies in [256, 512), whose ulp is 2⁻⁴⁴ */
+const GRID = 384
 
 /**
  * The two smoothings of a stochastic: outK = SMA(kSmooth) of raw, outD = SMA(dPeriod) of outK.
  * raw may be outD itself: each row of raw is read before that row of outD is written.
  *
- * The usual 3 and 3 take one pass that sums each window afresh, (a + b + c) · ⅓, with the last
- * two values of each series in registers: the same values as sma's to a few ulps, in half the
- * time of its two passes (0.62 against 1.27 ns per bar), and a window of three 0s or 100s is
- * exactly 0 or 100. Other periods take sma. A NaN in raw makes NaN every K and D whose window
- * holds it, as sma does.
+ * The usual 3 and 3 (raw a stochastic, in 0..100) take one pass, with the last two values of
+ * each series in registers. Raw values and K are rounded to multiples of 2⁻⁴⁴ (≈ 5.7e-14)
+ * before three are summed, so the sums are exact (below 512: 53 bits): a window's mean depends
+ * on its values only, not on their order. And three equal values v on that grid give v back:
+ * 3v is exact, and 3v · ⅓ = v · (1 − 2⁻⁵⁴) is within half an ulp of v, so it rounds to v. So
+ * wherever exact arithmetic gives equal means (windows holding the same values: a raw %K of 0,
+ * 100 or a repeated value moving through them) the floats are equal too, and D = K where the
+ * last three K are equal: a strict K > D is false at those ties as in real numbers (the plain
+ * (a + b + c) · ⅓ it replaced put D an ulp off K there; docs/strategies.md, stochastic-rsi).
+ * K and D are the means to 3e-14 and stay in 0..100; 0 and 100 are on the grid. Other periods
+ * take sma. A NaN in raw makes NaN every K and D whose window holds it, as sma does.
  */
 export function smoothStochastic(
   raw: Float64Array,
@@ -111,8 +119,8 @@ export function smoothStochastic(
   let k1 = NaN
   let k2 = NaN
   for (let i = first; i < rows; i++) {
-    const x = raw[i]
-    const k = (r2 + r1 + x) * THIRD
+    const x = raw[i] + GRID - GRID
+    const k = (r2 + r1 + x) * THIRD + GRID - GRID
     outK[i] = k
     outD[i] = (k2 + k1 + k) * THIRD
     r2 = r1
