@@ -68,6 +68,13 @@ describe('serving the page', () => {
     expect(await missing.json()).toEqual({ detail: 'Not Found' })
   })
 
+  test('/favicon.ico is the site’s icon (browsers ask for it on every HTML page)', async () => {
+    const res = await get('/favicon.ico')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('image/svg+xml')
+    expect(await res.text()).toStartWith('<svg xmlns="http://www.w3.org/2000/svg"')
+  })
+
   test('the page routes are left out of /openapi.json', async () => {
     const spec = (await (await get('/openapi.json')).json()) as { paths: Record<string, unknown> }
     expect(Object.keys(spec.paths)).not.toContain('/')
