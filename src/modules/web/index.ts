@@ -6,14 +6,6 @@
 import { Elysia, t } from 'elysia'
 import { pageAssets, type PageAssets, type PageFile } from '../../web/assets'
 
-/**
- * The site's icon: browsers ask for /favicon.ico on every HTML page of the service (the
- * /share page too), and a 404 there is an error in their console. A rising line, as SVG.
- */
-const FAVICON = new TextEncoder().encode(
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0f172a"/><path d="M5 24 L12 16 L17 20 L27 8" fill="none" stroke="#38bdf8" stroke-width="3.5" stroke-linecap="round" stroke-linejoin="round"/></svg>',
-)
-
 const NO_CACHE = 'no-cache'
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
@@ -46,7 +38,21 @@ export const webModule = (load: () => Promise<PageAssets> = pageAssets) =>
       },
       { detail: { hide: true } },
     )
-    .get('/favicon.ico', () => new Response(FAVICON, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' } }), { detail: { hide: true } })
+    // browsers ask for /favicon.ico on every HTML page of the service (/share too); a 404 there is an error in their console
+    .get(
+      '/favicon.ico',
+      async ({ request }) => {
+        let icon: PageFile | undefined
+        try {
+          icon = [...(await load()).files].find(([name]) => name.startsWith('favicon-'))?.[1]
+        } catch (err) {
+          return unavailable(err)
+        }
+        if (!icon) return new Response(JSON.stringify({ detail: 'Not Found' }), { status: 404, headers: { 'content-type': 'application/json' } })
+        return send(icon, 'public, max-age=86400', request)
+      },
+      { detail: { hide: true } },
+    )
     .get(
       '/static/:file',
       async ({ request, params }) => {
