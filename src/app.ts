@@ -30,6 +30,7 @@ import { newsModule } from './modules/news'
 import { regimeModule } from './modules/regime'
 import { ohlcvModule } from './modules/ohlcv'
 import { botsModule } from './modules/bots'
+import { webModule } from './modules/web'
 import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
@@ -86,6 +87,7 @@ export function buildApp(deps: AppDeps) {
     .use(researchModule(deps))
     .use(exportModule(deps))
     .use(botsModule(deps))
+    .use(webModule())
     .use(rankingsModule(deps))
     .use(signalsModule(deps))
     .use(trustModule(deps))

@@ -24,6 +24,7 @@ import { PoolExecutor } from './runs/compute/executor'
 import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
+import { pageAssets } from './web/assets'
 
 export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
@@ -111,6 +112,11 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     scheduler.register(demoCandlesJob({ store, clock, log, seed: SYNTHETIC_DEFAULTS.seed }))
   }
 
+  // the page is built (or found built) before listening, so the first visitor does not wait for the bundler
+  await pageAssets().then(
+    page => log.info(`page: ${page.dir}`),
+    err => log.error(`page not available (the API still is): ${err instanceof Error ? err.message : err}`),
+  )
   // Bun's own cap answers 413 with an empty body: it sits above ours, which answers in JSON
   const app = buildApp(deps)
   try {

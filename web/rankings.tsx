@@ -1,0 +1,157 @@
+/** Rankings: GET /rankings/daily and /hot-strategies. */
+import type { Group, Period } from '../src/modules/rankings/configurations'
+import { api, type RankingRow, type RankingsResult } from './api'
+import { TextField } from './form'
+import { useRun } from './run'
+import { useEffect } from 'preact/hooks'
+import type { Key } from './i18n'
+import { DEFAULTS, toQuery, type Settings } from './settings'
+import { DataTable, described, ErrorBox, Field, Pct, Progress, useI18n, type Column } from './ui'
+import type { ViewProps } from './views'
+
+/** every period and group the rankings publish (a new one fails the type check here) */
+const PERIOD_KEYS: Record<Period, Key> = { '7d': 'rk.7d', '30d': 'rk.30d', '365d': 'rk.365d' }
+/** top N of each group; null: BTCUSDT alone */
+const GROUP_TOP_N: Record<Group, number | null> = { top30: 30, top50: 50, top100: 100, btc: null }
+const PERIODS = Object.keys(PERIOD_KEYS) as Period[]
+const GROUPS = Object.keys(GROUP_TOP_N) as Group[]
+
+function groupLabel(g: Group, t: (k: Key, v?: Record<string, string | number>) => string): string {
+  const n = GROUP_TOP_N[g]
+  return n === undefined ? g : n === null ? 'BTCUSDT' : t('rk.top', { n })
+}
+
+/** the page's address that reruns a ranked configuration as /simulate does (its window, coins and exits) */
+export function rankingRunLink(row: RankingRow, r: RankingsResult, lang: Settings['lang']): string {
+  const top = GROUP_TOP_N[r.group as Group] ?? null
+  const s: Settings = {
+    ...DEFAULTS,
+    lang,
+    strategy: row.strategy,
+    sl: String(row.sl_pct),
+    tp: String(row.tp_pct),
+    bars: String(row.max_bars),
+    tf: row.timeframe,
+    from: String((r as { start_date?: string }).start_date ?? ''),
+    to: String((r as { end_date?: string }).end_date ?? ''),
+    ...(top === null ? { universe: 'symbols' as const, symbols: 'BTCUSDT' } : { topN: String(top) }),
+  }
+  const q = new URLSearchParams(toQuery(s, { run: true }))
+  // spelled out even where it equals the page's default, so the link does not depend on it
+  if (top !== null) q.set('topN', String(top))
+  return `/?${q}`
+}
+
+function RankTable(props: { rows: RankingRow[]; r: RankingsResult; caption: string; id: string }) {
+  const { t, n, lang } = useI18n()
+  const cols: Column<RankingRow>[] = [
+    { key: 'rank', label: '#', value: x => x.rank, numeric: true },
+    {
+      key: 'name',
+      label: t('strategy'),
+      value: x => (lang === 'ko' && x.name_ko) || x.name_en,
+      // the name is the link that reruns this configuration on the simulate view
+      render: x => (
+        <a href={rankingRunLink(x, props.r, lang)} title={t('rk.simulate')}>
+          {(lang === 'ko' && x.name_ko) || x.name_en} ↗
+        </a>
+      ),
+    },
+    { key: 'cfg', label: t('rk.config'), value: x => `${x.timeframe} · ${x.sl_pct}/${x.tp_pct}/${x.max_bars}` },
+    { key: 'status', label: t('strategy.status'), value: x => x.status },
+    { key: 'pf', label: t('res.pf'), value: x => x.profit_factor, render: x => `${n(x.profit_factor)}${x.pf_capped ? ' (cap)' : ''}`, numeric: true },
+    { key: 'wr', label: t('res.winRate'), value: x => x.win_rate, render: x => `${n(x.win_rate, 1)} %`, numeric: true },
+    { key: 'ret', label: t('tbl.return'), value: x => x.total_return, render: x => <Pct v={x.total_return} />, numeric: true },
+    { key: 'trades', label: t('res.trades'), value: x => x.total_trades, numeric: true },
+    { key: 'mdd', label: t('res.mdd'), value: x => x.max_drawdown, render: x => <Pct v={-x.max_drawdown} />, numeric: true },
+    {
+      key: 'chg',
+      label: t('rk.change'),
+      value: x => x.rank_change ?? 0,
+      render: x => (x.rank_change === null ? t('rk.new') : x.rank_change > 0 ? `▲ ${x.rank_change}` : x.rank_change < 0 ? `▼ ${-x.rank_change}` : '＝'),
+      numeric: true,
+    },
+  ]
+  return <DataTable id={props.id} caption={props.caption} rows={props.rows} columns={cols} />
+}
+
+export function RankingsView(p: ViewProps) {
+  const { t, lang } = useI18n()
+  const run = useRun<RankingsResult>()
+  const hot = useRun<Awaited<ReturnType<typeof api.hotStrategies>>>()
+  const go = () => {
+    void run.start(sig => api.rankings({ period: p.s.period, group: p.s.group, date: p.s.rdate.replaceAll('-', '') }, sig))
+    void hot.start(sig => api.hotStrategies(sig))
+  }
+  useEffect(() => {
+    if (p.runSignal > 0 || !run.result) go()
+  }, [p.runSignal])
+  const r = run.result
+  return (
+    <>
+      <form
+        class="panel"
+        noValidate
+        aria-label={t('view.rankings')}
+        onSubmit={e => {
+          e.preventDefault()
+          p.commit()
+        }}
+      >
+        <div class="row-fields">
+          <Field id="f-period" label={t('rk.period')}>
+            <select {...described('f-period')} value={p.s.period} onChange={e => p.set({ period: (e.target as HTMLSelectElement).value })}>
+              {PERIODS.map(x => (
+                <option value={x}>{t(PERIOD_KEYS[x])}</option>
+              ))}
+            </select>
+          </Field>
+          <Field id="f-group" label={t('rk.group')}>
+            <select {...described('f-group')} value={p.s.group} onChange={e => p.set({ group: (e.target as HTMLSelectElement).value })}>
+              {GROUPS.map(x => (
+                <option value={x}>{groupLabel(x, t)}</option>
+              ))}
+            </select>
+          </Field>
+          <TextField k="rdate" label={t('rk.date')} s={p.s} set={p.set} error={run.error} type="date" api={['date']} />
+        </div>
+        <div class="run-bar">
+          <button type="submit" class="primary" id="run" disabled={run.busy}>
+            {t('rk.show')}
+          </button>
+          {run.busy && <Progress />}
+        </div>
+        <ErrorBox error={run.error} shownFields={['date']} />
+      </form>
+      {r && (
+        <section class="results" id="results" aria-label={t('view.rankings')}>
+          <h2>{t('rk.title', { date: r.date, period: t(PERIOD_KEYS[r.period as Period] ?? 'rk.30d'), group: groupLabel(r.group as Group, t) })}</h2>
+          <p class="hint">{t('rk.linkHint')}</p>
+          {r.headline_note && <p class="warn">ⓘ {lang === 'ko' ? r.headline_note.ko : r.headline_note.en}</p>}
+          <RankTable rows={r.top3} r={r} caption={t('rk.top3')} id="top3" />
+          <RankTable rows={r.worst3} r={r} caption={t('rk.worst3')} id="worst3" />
+          <p class="hint">
+            {r.rc_scope} <a href={r.criteria_url}>{t('rk.criteria')}</a> · <a href={r.citation && typeof r.citation === 'object' ? String((r.citation as { day_file_url?: string }).day_file_url ?? '') : ''}>{t('rk.dayFile')}</a>
+          </p>
+        </section>
+      )}
+      {hot.result && hot.result.strategies.length > 0 && (
+        <section class="results" aria-label={t('rk.hot')}>
+          <DataTable
+            id="hot"
+            caption={t('rk.hot')}
+            rows={hot.result.strategies}
+            columns={[
+              { key: 'name', label: t('strategy'), value: x => x.strategy_name },
+              { key: 'status', label: t('strategy.status'), value: x => x.status },
+              { key: 'pf', label: t('res.pf'), value: x => x.profit_factor, render: x => x.profit_factor.toFixed(2), numeric: true },
+              { key: 'wr', label: t('res.winRate'), value: x => x.win_rate, render: x => `${x.win_rate.toFixed(1)} %`, numeric: true },
+              { key: 'ret', label: t('tbl.return'), value: x => x.total_return_pct, render: x => <Pct v={x.total_return_pct} />, numeric: true },
+              { key: 'trades', label: t('res.trades'), value: x => x.total_trades, numeric: true },
+            ]}
+          />
+        </section>
+      )}
+    </>
+  )
+}
