@@ -65,8 +65,9 @@ function lastCandleMs(store: CandleStore): number | null {
 }
 
 /**
- * A batch admitted like any request; while the queue is full (Overloaded) the job waits the
- * Retry-After it was given and asks again, instead of failing the day: requests go first.
+ * A batch of background work; should the pool's backstop bound on waiting job tasks be
+ * reached (Overloaded), the job waits the Retry-After it was given and asks again, instead
+ * of failing the day.
  */
 async function whenAdmitted<T>(work: () => Promise<T>, yieldStep: () => Promise<void>): Promise<T> {
   for (;;) {
@@ -112,18 +113,23 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
   const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
   const results = await whenAdmitted(
     () =>
-      deps.runs.admitted(async executor => {
-        const parallelism = Math.max(1, executor.parallelism)
-        // a strategy's configurations go to one worker (always the same): its signal masks are
-        // computed once there and stay cached for the other presets, periods and days
-        const strategyNo = new Map<string, number>()
-        for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
-        const parts = Array.from({ length: parallelism }, (_, k) => ({ worker: k, configs: configs.map((_, i) => i).filter(i => strategyNo.get(configs[i].strategy)! % parallelism === k) })).filter(p => p.configs.length > 0)
-        const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
-        const out: RunMetricsResult[][] = new Array(configs.length)
-        parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
-        return out
-      }),
+      deps.runs.admitted(
+        async executor => {
+          // one task per strategy (its presets): short chunks, so a request's tasks, which go
+          // ahead of these on the workers, wait at most for the ones already running. A
+          // strategy's tasks go to one worker (always the same): its signal masks are computed
+          // once there and stay cached for the other presets, periods and days
+          const strategyNo = new Map<string, number>()
+          for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
+          const parts = [...strategyNo].map(([strategy, no]) => ({ worker: no, configs: configs.map((_, i) => i).filter(i => configs[i].strategy === strategy) }))
+          const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
+          const out: RunMetricsResult[][] = new Array(configs.length)
+          parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
+          return out
+        },
+        // scheduled work: behind every request on the workers, and never counted against QUEUE_MAX
+        { background: true },
+      ),
     yieldStep,
   )
   const out = {} as Record<Group, GroupFigures>
