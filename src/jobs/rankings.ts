@@ -115,13 +115,13 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
     () =>
       deps.runs.admitted(
         async executor => {
-          // one task per strategy (its presets): short chunks, so a request's tasks, which go
-          // ahead of these on the workers, wait at most for the ones already running. A
-          // strategy's tasks go to one worker (always the same): its signal masks are computed
-          // once there and stay cached for the other presets, periods and days
+          // one task per configuration: short chunks, so a request's tasks, which go ahead of
+          // these on the workers, wait at most for the ones already running. A strategy's
+          // tasks go to one worker (always the same): its signal masks are computed once there
+          // and stay cached for the other presets, periods and days
           const strategyNo = new Map<string, number>()
           for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
-          const parts = [...strategyNo].map(([strategy, no]) => ({ worker: no, configs: configs.map((_, i) => i).filter(i => configs[i].strategy === strategy) }))
+          const parts = configs.map((c, i) => ({ worker: strategyNo.get(c.strategy)!, configs: [i] }))
           const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
           const out: RunMetricsResult[][] = new Array(configs.length)
           parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
