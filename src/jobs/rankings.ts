@@ -1,7 +1,7 @@
 /**
  * The daily rankings job (00:30 UTC): every configuration × period × group run through the
  * run pipeline exactly as POST /simulate runs it (the row's published body goes through
- * simulateSpec, the /simulate service's own body → spec step), ranked, and published as
+ * simulateSpec, src/runs/simulate-spec.ts: the /simulate service's own body → spec step), ranked, and published as
  * one append-only day file. Missed days (and, on a fresh store, the last 30) are caught
  * up at start-up in the background.
  */
@@ -9,9 +9,9 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
-// the one mapping from a /simulate body to its RunSpec: a row's run is, by construction,
-// the run /simulate makes of the body the row publishes (not a second copy of the mapping)
-import { simulateSpec } from '../modules/simulate/service'
+// the one mapping from a /simulate body to its RunSpec (the /simulate service calls it too):
+// a row's run is, by construction, the run /simulate makes of the body the row publishes
+import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunMetricsResult } from '../runs/compute/coin-tasks'
 import { runNestedRuns } from '../runs/compute/nested-runs'
