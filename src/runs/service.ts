@@ -167,7 +167,7 @@ export class RunService {
       }
       p = this.counted(compute)
     }
-    // a request must not join a run whose tasks wait behind its own: a job's run is not shared
+    // a request must not join a job's run (its tasks wait in the job's lane): not shared in flight
     if (noCache || background) return p
     const shared = p.finally(() => {
       if (this.inFlight.get(hash) === shared) this.inFlight.delete(hash)
