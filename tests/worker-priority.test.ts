@@ -134,9 +134,11 @@ describe('the run pipeline', () => {
     const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, executor, db: h.deps.db, clock: h.clock, cacheSize: 0 })
     const s = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
     s.register(rankingsJob({ clock: h.clock, db: h.deps.db, store: h.deps.store, runs }))
-    const job = s.runSlot('rankings', h.clock.now(), 'manual')
+    let settled = false
+    const job = s.runSlot('rankings', h.clock.now(), 'manual').finally(() => (settled = true))
     // wait until job tasks are queued behind the one running
-    while (h.executor.stats!().queuedBackground < 3) await Bun.sleep(1)
+    while (h.executor.stats!().queuedBackground < 3 && !settled) await Bun.sleep(1)
+    expect(settled).toBe(false)
     for (let k = 0; k < 3; k++) await runs.run(simulateSpec(body(8 + k)), { noCache: true })
     const row = await job
     expect(row!.outcome).toBe('ok')
