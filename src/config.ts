@@ -18,6 +18,8 @@ export interface Config {
   offline: boolean
   /** null: decided by the store (on for a synthetic store, off otherwise) */
   demo: boolean | null
+  /** false: the scheduled jobs (rankings, …) are not registered (benchmarks of requests alone) */
+  jobs: boolean
   workers: number
   /** simulations waiting for a worker before new ones are shed with 503 */
   queueMax: number
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     offline: bool(env, 'OFFLINE', false) as boolean,
     demo: bool(env, 'DEMO', null),
+    jobs: bool(env, 'JOBS', true) as boolean,
     workers: int(env, 'WORKERS', cores, 1, 64),
     queueMax: int(env, 'QUEUE_MAX', 64, 1, 100_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),

@@ -130,7 +130,8 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const port = app.server!.port!
   const shown = config.host.includes(':') ? `[${config.host}]` : config.host
   log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
-  registerJobs(scheduler, deps, log)
+  if (config.jobs) registerJobs(scheduler, deps, log)
+  else log.info('JOBS=0: the scheduled jobs (rankings, …) are not run')
   scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,

@@ -15,6 +15,7 @@ describe('configuration', () => {
       [{ PORT: '70000' }, /^PORT=.*integer from 0 to 65535/],
       [{ OFFLINE: 'maybe' }, /^OFFLINE=.*1\/0/],
       [{ DEMO: '2' }, /^DEMO=/],
+      [{ JOBS: 'later' }, /^JOBS=.*1\/0/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL=.*one of debug, info/],
       [{ WORKERS: '0' }, /^WORKERS=/],
       [{ COINGECKO_URL: 'ftp://x' }, /^COINGECKO_URL=.*http\(s\) URL/],
@@ -23,6 +24,12 @@ describe('configuration', () => {
       expect(() => loadConfig(env)).toThrow(ConfigError)
       expect(() => loadConfig(env)).toThrow(msg)
     }
+  })
+
+  test('JOBS: the scheduled jobs run unless JOBS=0', () => {
+    expect(loadConfig({}).jobs).toBe(true)
+    expect(loadConfig({ JOBS: '1' }).jobs).toBe(true)
+    expect(loadConfig({ JOBS: '0' }).jobs).toBe(false)
   })
 
   test('OFFLINE and DEMO accept 1/0', () => {

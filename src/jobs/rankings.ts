@@ -1,7 +1,7 @@
 /**
  * The daily rankings job (00:30 UTC): every configuration × period × group run through the
  * run pipeline exactly as POST /simulate runs it (the row's published body goes through
- * simulateSpec, the /simulate service's own body → spec step), ranked, and published as
+ * simulateSpec, src/runs/simulate-spec.ts: the /simulate service's own body → spec step), ranked, and published as
  * one append-only day file. Missed days (and, on a fresh store, the last 30) are caught
  * up at start-up in the background.
  */
@@ -9,9 +9,9 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
-// the one mapping from a /simulate body to its RunSpec: a row's run is, by construction,
-// the run /simulate makes of the body the row publishes (not a second copy of the mapping)
-import { simulateSpec } from '../modules/simulate/service'
+// the one mapping from a /simulate body to its RunSpec (the /simulate service calls it too):
+// a row's run is, by construction, the run /simulate makes of the body the row publishes
+import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunMetricsResult } from '../runs/compute/coin-tasks'
 import { runNestedRuns } from '../runs/compute/nested-runs'
@@ -65,8 +65,9 @@ function lastCandleMs(store: CandleStore): number | null {
 }
 
 /**
- * A batch admitted like any request; while the queue is full (Overloaded) the job waits the
- * Retry-After it was given and asks again, instead of failing the day: requests go first.
+ * A batch of background work; should the pool's backstop bound on waiting job tasks be
+ * reached (Overloaded), the job waits the Retry-After it was given and asks again, instead
+ * of failing the day.
  */
 async function whenAdmitted<T>(work: () => Promise<T>, yieldStep: () => Promise<void>): Promise<T> {
   for (;;) {
@@ -112,18 +113,23 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
   const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
   const results = await whenAdmitted(
     () =>
-      deps.runs.admitted(async executor => {
-        const parallelism = Math.max(1, executor.parallelism)
-        // a strategy's configurations go to one worker (always the same): its signal masks are
-        // computed once there and stay cached for the other presets, periods and days
-        const strategyNo = new Map<string, number>()
-        for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
-        const parts = Array.from({ length: parallelism }, (_, k) => ({ worker: k, configs: configs.map((_, i) => i).filter(i => strategyNo.get(configs[i].strategy)! % parallelism === k) })).filter(p => p.configs.length > 0)
-        const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
-        const out: RunMetricsResult[][] = new Array(configs.length)
-        parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
-        return out
-      }),
+      deps.runs.admitted(
+        async executor => {
+          // one task per configuration: short chunks, so a request's tasks, which go ahead of
+          // these on the workers, wait at most for the ones already running. A strategy's
+          // tasks go to one worker (always the same): its signal masks are computed once there
+          // and stay cached for the other presets, periods and days
+          const strategyNo = new Map<string, number>()
+          for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
+          const parts = configs.map((c, i) => ({ worker: strategyNo.get(c.strategy)!, configs: [i] }))
+          const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
+          const out: RunMetricsResult[][] = new Array(configs.length)
+          parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
+          return out
+        },
+        // scheduled work: behind every request on the workers, and never counted against QUEUE_MAX
+        { background: true },
+      ),
     yieldStep,
   )
   const out = {} as Record<Group, GroupFigures>

@@ -3,7 +3,9 @@
  * `run` one spec (cached by result hash, identical runs in flight shared), `batch` several
  * small runs over the same coins (compare), `admitted` for any other work on the workers
  * (validate's and optimize's tasks). Each counts against QUEUE_MAX: one more is shed with
- * Overloaded (503).
+ * Overloaded (503). Scheduled jobs pass `background: true`: their tasks wait behind every
+ * request's on the workers, and their runs neither count against QUEUE_MAX nor are shed,
+ * so job work never makes a request wait in the queue or answer 503.
  *
  * A run: its universe, its coins' trades computed in chunks on the executor
  * (runCoinTrades), the chunks merged, the trades booked (engine/run.ts) and presented
@@ -19,7 +21,7 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult } from './compute/coin-tasks'
-import type { Executor } from './compute/executor'
+import { inBackground, type Executor } from './compute/executor'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembleRun, type RunOutcome, type RunResult } from './present'
@@ -36,6 +38,13 @@ export interface RunOptions {
   statistics?: boolean
   /** the caller runs inside `admitted` already: not admitted or counted again */
   admitted?: boolean
+  /** a scheduled job's run: its tasks wait behind requests' on the workers; not counted against QUEUE_MAX */
+  background?: boolean
+}
+
+export interface AdmitOptions {
+  /** a scheduled job's work: its tasks wait behind requests' on the workers; not counted against QUEUE_MAX, never shed */
+  background?: boolean
 }
 
 export class RunService {
@@ -43,6 +52,10 @@ export class RunService {
   private readonly inFlight = new Map<string, Promise<RunResult>>()
   private readonly statsInFlight = new WeakMap<RunResult, Promise<void>>()
   private active = 0
+  /** scheduled jobs' runs in flight (not counted in `active`: they never make a request shed) */
+  private activeBackground = 0
+  /** the executor as jobs' work sees it: every task at background priority */
+  private readonly backgroundExecutor: Executor
   /** moving average of a run's duration, for Retry-After */
   private avgRunMs = 200
 
@@ -60,12 +73,13 @@ export class RunService {
       resultIndexMax?: number
     },
   ) {
+    this.backgroundExecutor = inBackground(deps.executor)
     this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize, indexMax: deps.resultIndexMax })
   }
 
   /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
   runStats() {
-    return { activeRuns: this.active, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.executor.stats?.() ?? null }
+    return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.executor.stats?.() ?? null }
   }
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
@@ -94,12 +108,24 @@ export class RunService {
     }
   }
 
+  /** Count `work` as one background run while it lasts (metrics only: never admitted or shed). */
+  private async countedBackground<T>(work: () => Promise<T>): Promise<T> {
+    this.activeBackground++
+    try {
+      return await work()
+    } finally {
+      this.activeBackground--
+    }
+  }
+
   /**
    * Work on the executor as one admitted run (validate, optimize): shed with Overloaded when
    * QUEUE_MAX runs are in flight, else `work` gets the executor and counts while it lasts.
-   * Runs it starts pass `admitted: true`.
+   * Runs it starts pass `admitted: true`. `background: true` (scheduled jobs): `work` gets
+   * the executor at background priority, and is neither counted against QUEUE_MAX nor shed.
    */
-  admitted<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
+  admitted<T>(work: (executor: Executor) => Promise<T>, opts: AdmitOptions = {}): Promise<T> {
+    if (opts.background) return this.countedBackground(() => work(this.backgroundExecutor))
     try {
       this.admit()
     } catch (e) {
@@ -111,12 +137,17 @@ export class RunService {
   /** Run (or fetch from cache) a backtest-shaped run, with its statistics unless `statistics: false`. */
   async run(spec: RunSpec, opts: RunOptions = {}): Promise<RunResult> {
     const withStatistics = opts.statistics !== false
-    const r = await this.runOnce(spec, opts.noCache === true, opts.admitted === true, withStatistics)
-    if (withStatistics && r.statistics === null) await this.addStatistics(r)
+    const background = opts.background === true
+    const r = await this.runOnce(spec, opts.noCache === true, opts.admitted === true, withStatistics, background)
+    if (withStatistics && r.statistics === null) await this.addStatistics(r, this.executorFor(background))
     return r
   }
 
-  private runOnce(spec: RunSpec, noCache: boolean, admitted: boolean, statistics: boolean): Promise<RunResult> {
+  private executorFor(background: boolean): Executor {
+    return background ? this.backgroundExecutor : this.deps.executor
+  }
+
+  private runOnce(spec: RunSpec, noCache: boolean, admitted: boolean, statistics: boolean, background: boolean): Promise<RunResult> {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!noCache) {
       const hit = this.results.get(hash)
@@ -124,9 +155,10 @@ export class RunService {
       const pending = this.inFlight.get(hash)
       if (pending) return pending
     }
-    const compute = () => this.compute(spec, hash, statistics)
+    const compute = () => this.compute(spec, hash, statistics, this.executorFor(background))
     let p: Promise<RunResult>
     if (admitted) p = compute()
+    else if (background) p = this.countedBackground(compute)
     else {
       try {
         this.admit()
@@ -135,7 +167,8 @@ export class RunService {
       }
       p = this.counted(compute)
     }
-    if (noCache) return p
+    // a request must not join a job's run (its tasks wait in the job's lane): not shared in flight
+    if (noCache || background) return p
     const shared = p.finally(() => {
       if (this.inFlight.get(hash) === shared) this.inFlight.delete(hash)
     })
@@ -144,7 +177,7 @@ export class RunService {
   }
 
   /** Compute a result's statistics once (with the jobs its run started early, if any). */
-  private addStatistics(r: RunResult, jobs?: TradeStatisticsJobs): Promise<void> {
+  private addStatistics(r: RunResult, executor: Executor, jobs?: TradeStatisticsJobs): Promise<void> {
     let p = this.statsInFlight.get(r)
     if (!p) {
       p = yieldToLoop()
@@ -156,7 +189,7 @@ export class RunService {
             portfolio: r.assembled.portfolio,
             metrics: r.assembled.metrics,
             bars: s => this.deps.store.bars(s),
-            executor: this.deps.executor,
+            executor,
             jobs,
           }),
         )
@@ -169,11 +202,11 @@ export class RunService {
     return p
   }
 
-  private async compute(spec: RunSpec, hash: string, statistics: boolean): Promise<RunResult> {
+  private async compute(spec: RunSpec, hash: string, statistics: boolean, executor: Executor): Promise<RunResult> {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
-    const { coins, trades } = await this.coinOutcomes(spec, symbols)
+    const { coins, trades } = await this.coinOutcomes(spec, symbols, executor)
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
@@ -197,7 +230,7 @@ export class RunService {
             spec,
             hash,
             symbols,
-            executor: this.deps.executor,
+            executor,
             cols: tradeColumns(trades, acceptance.taken),
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
@@ -208,7 +241,7 @@ export class RunService {
     const assembled = await assembleRun(outcome, this.deps.store, acceptance)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, jobs)
+      await this.addStatistics(result, executor, jobs)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
@@ -219,12 +252,12 @@ export class RunService {
   }
 
   /** Trades of every coin, computed in chunks spread over the executor: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[]): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
-    const chunks = chunkCount(symbols.length, this.deps.executor.parallelism)
+  private async coinOutcomes(spec: RunSpec, symbols: string[], executor: Executor): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
+    const chunks = chunkCount(symbols.length, executor.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
-    const results = await Promise.all(parts.map((p, k) => this.deps.executor.run(runCoinTrades, { spec, symbols: p }, k)))
+    const results = await Promise.all(parts.map((p, k) => executor.run(runCoinTrades, { spec, symbols: p }, k)))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
@@ -241,11 +274,14 @@ export class RunService {
    * Metrics are cached by result hash like results (a cached full result serves too). The
    * coins are the first spec's universe.
    */
-  batch(specs: RunSpec[], opts: { noCache?: boolean } = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
-    return this.admitted(async executor => {
-      const { symbols, accounting } = this.resolveUniverse(specs[0])
-      return { symbols, accounting, runs: await this.batchMetrics(executor, specs, symbols, opts.noCache === true) }
-    })
+  batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
+    return this.admitted(
+      async executor => {
+        const { symbols, accounting } = this.resolveUniverse(specs[0])
+        return { symbols, accounting, runs: await this.batchMetrics(executor, specs, symbols, opts.noCache === true) }
+      },
+      { background: opts.background },
+    )
   }
 
   private async batchMetrics(executor: Executor, specs: RunSpec[], symbols: string[], noCache: boolean): Promise<RunMetricsResult[]> {

@@ -4,12 +4,11 @@
  */
 import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
-import { DEFAULT_FEE_FRAC, type MarketType } from '../../engine/types'
-import type { Timeframe } from '../../market/timeframe'
 import { OverLimit, UnknownSymbols } from '../../runs/errors'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
-import { checkDates, registrySpec, registryStrategy, type RunSpec } from '../../runs/spec'
+import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
+import { marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, SimulateRequest, SimulateResponse } from './model'
 
@@ -22,33 +21,8 @@ export const COMPARE_MAX_TOP_N = 5
 /** coins whose indicators the cached paths (compare, validate, optimize) compute per request */
 export const INDICATOR_CACHE_COINS = 50
 
-/** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
-function marketOf(body: { market_type: MarketType; leverage: number; fee_pct: number | null; timeframe: Timeframe; start_date: string | null; end_date: string | null }): Partial<RunSpec> {
-  return {
-    marketType: body.market_type,
-    leverage: body.market_type === 'spot' ? 1 : body.leverage, // spot: no leverage
-    feeFrac: body.fee_pct ?? DEFAULT_FEE_FRAC[body.market_type],
-    timeframe: body.timeframe,
-    startDate: body.start_date,
-    endDate: body.end_date,
-  }
-}
-
-export function simulateSpec(body: SimulateBody): RunSpec {
-  const s = registryStrategy(body.strategy)
-  return registrySpec(s, {
-    slPct: body.sl_pct ?? s.sl_pct,
-    tpPct: body.tp_pct ?? s.tp_pct,
-    maxBars: body.max_bars ?? s.max_bars,
-    ...marketOf(body),
-    topN: body.symbols ? null : body.top_n,
-    symbols: body.symbols ? body.symbols.map(x => x.toUpperCase()) : null,
-    includeStablecoins: body.include_stablecoins,
-    perCoinUsd: body.per_coin_usd,
-    maxConcurrent: body.max_concurrent_positions,
-    compounding: body.compounding,
-  })
-}
+/** the one /simulate body → RunSpec step lives in the run pipeline (the rankings job calls it too) */
+export { simulateSpec }
 
 export async function runSimulate(runs: RunService, body: SimulateBody, noCache: boolean): Promise<typeof SimulateResponse.static> {
   checkDates(body.start_date, body.end_date)
@@ -68,7 +42,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     slPct: body.sl_pct,
     tpPct: body.tp_pct,
     maxBars: body.max_bars,
-    ...marketOf(body),
+    ...marketSpecOf(body),
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
   })

@@ -1,19 +1,24 @@
 /**
  * Where tasks run: the worker pool in the service, or the calling thread (tests, tools).
  * Both run the same task functions, so results are identical. A task is passed as its
- * function (`run(runCoinTrades, payload)`), typed by it end to end.
+ * function (`run(runCoinTrades, payload)`), typed by it end to end. A scheduled job's work
+ * runs through `inBackground(executor)`: its tasks wait behind every request's on the pool.
  */
 import type { CandleStore } from '../../market/candle-store'
 import { TaskContext, type Task } from './context'
 import { WorkerPool, type PoolStats } from './pool'
 import { snapshotOf } from './store-view'
+import type { Priority } from './task-queue'
 import { taskName } from './tasks'
 
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
   readonly parallelism: number
-  /** `affinity`: tasks with the same number run on the same worker (its caches stay warm) */
-  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R>
+  /**
+   * `affinity`: tasks with the same number run on the same worker (its caches stay warm);
+   * `priority`: 'background' (scheduled jobs) waits behind every 'interactive' task (the default)
+   */
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority?: Priority): Promise<R>
   close(): Promise<void>
   /** workers, busy, queued tasks and busy time (pools only; GET /metrics) */
   stats?(): PoolStats
@@ -65,11 +70,27 @@ export class PoolExecutor implements Executor {
     return this.pool.stats()
   }
 
-  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
-    return this.pool.run(task, payload, affinity)
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority?: Priority): Promise<R> {
+    return this.pool.run(task, payload, affinity, priority)
   }
 
   close(): Promise<void> {
     return this.pool.close()
+  }
+}
+
+/**
+ * The same executor for a scheduled job's work: every task it runs goes in at background
+ * priority (taken by a worker only when no request's task waits for it). In-process, where
+ * a task runs at once on the calling thread, priority changes nothing.
+ */
+export function inBackground(executor: Executor): Executor {
+  return {
+    get parallelism() {
+      return executor.parallelism
+    },
+    run: (task, payload, affinity) => executor.run(task, payload, affinity, 'background'),
+    close: () => executor.close(),
+    stats: executor.stats ? () => executor.stats!() : undefined,
   }
 }

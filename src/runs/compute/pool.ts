@@ -1,15 +1,17 @@
 /**
  * A pool of Bun Workers (one per core) that run simulation tasks off the request loop.
  * Workers read the candle store through SharedArrayBuffers (no copies); the pool sends a
- * fresh snapshot whenever the store changes, before any later task. A bounded queue:
- * beyond `queueMax` waiting tasks, `run` throws Overloaded (the HTTP layer answers 503
- * with Retry-After).
+ * fresh snapshot whenever the store changes, before any later task. Waiting tasks sit in
+ * two lanes (task-queue.ts): a request's before a job's. A bounded queue: beyond `queueMax`
+ * waiting tasks of its own lane, `run` throws Overloaded (the HTTP layer answers 503 with
+ * Retry-After), so queued job tasks never make a request's task shed.
  */
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../paths'
 import { Overloaded } from '../errors'
 import type { Task } from './context'
 import type { StoreSnapshot } from './store-view'
+import { TaskQueue, type Priority } from './task-queue'
 import { taskName, type TaskName } from './tasks'
 
 /** the worker entry, beside the sources or inside the single binary (`npm run build` lists it) */
@@ -21,6 +23,7 @@ interface Pending {
   payload: unknown
   /** run only on this worker (keeps a coin's cached signals where they were computed) */
   slot: number | null
+  priority: Priority
   startedAt: number
   resolve(v: unknown): void
   reject(e: unknown): void
@@ -35,6 +38,8 @@ export interface PoolStats {
   workers: number
   busy: number
   queued: number
+  /** of `queued`, the scheduled jobs' tasks (background priority) */
+  queuedBackground: number
   /** total ms workers spent on tasks (GET /metrics) */
   busyMs: number
   completed: number
@@ -42,7 +47,7 @@ export interface PoolStats {
 
 export class WorkerPool {
   private readonly slots: Slot[] = []
-  private readonly queue: Pending[] = []
+  private readonly queue = new TaskQueue<Pending>()
   private nextId = 1
   private completed = 0
   private snapshot: StoreSnapshot | null = null
@@ -82,7 +87,8 @@ export class WorkerPool {
     for (const s of this.slots) s.worker.postMessage({ type: 'store', snapshot })
   }
 
-  run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
+  /** `priority`: 'background' for scheduled jobs' work, taken only when no request's task waits */
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority: Priority = 'interactive'): Promise<R> {
     let name: TaskName
     try {
       name = taskName(task)
@@ -90,13 +96,13 @@ export class WorkerPool {
       return Promise.reject(e)
     }
     if (this.closed) return Promise.reject(new Error('worker pool is closed'))
-    if (this.queue.length >= this.queueMax) {
-      const perWorker = Math.ceil((this.queue.length + this.slots.length) / this.slots.length)
+    if (this.queue.waiting(priority) >= this.queueMax) {
+      const perWorker = Math.ceil((this.queue.waiting(priority) + this.slots.length) / this.slots.length)
       throw new Overloaded(Math.max(1, Math.ceil((perWorker * this.avgTaskMs) / 1000)))
     }
     return new Promise((resolve, reject) => {
       const slot = affinity === undefined ? null : affinity % this.slots.length
-      this.queue.push({ id: this.nextId++, task: name, payload, slot, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
+      this.queue.push({ id: this.nextId++, task: name, payload, slot, priority, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
       this.pump()
     })
   }
@@ -104,9 +110,8 @@ export class WorkerPool {
   private pump(): void {
     this.slots.forEach((slot, idx) => {
       if (slot.busy || this.queue.length === 0) return
-      const k = this.queue.findIndex(p => p.slot === null || p.slot === idx)
-      if (k < 0) return
-      const [p] = this.queue.splice(k, 1)
+      const p = this.queue.take(idx)
+      if (!p) return
       slot.busy = p
       p.startedAt = performance.now()
       slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload })
@@ -130,12 +135,12 @@ export class WorkerPool {
   }
 
   stats(): PoolStats {
-    return { workers: this.slots.length, busy: this.slots.filter(s => s.busy).length, queued: this.queue.length, completed: this.completed, busyMs: this.busyMs }
+    return { workers: this.slots.length, busy: this.slots.filter(s => s.busy).length, queued: this.queue.length, queuedBackground: this.queue.waiting('background'), completed: this.completed, busyMs: this.busyMs }
   }
 
   async close(): Promise<void> {
     this.closed = true
-    for (const p of this.queue.splice(0)) p.reject(new Error('worker pool is closed'))
+    for (const p of this.queue.drain()) p.reject(new Error('worker pool is closed'))
     for (const s of this.slots) {
       s.busy?.reject(new Error('worker pool is closed'))
       s.worker.terminate()
