@@ -3,7 +3,7 @@
  * in-process and call `app.handle(new Request('http://localhost/...'))`.
  */
 import { cors } from '@elysiajs/cors'
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { bodyLimit } from './http/body-limit'
 import { errorHandler } from './http/errors'
@@ -49,7 +49,7 @@ export function buildApp(deps: AppDeps) {
   // every route of the finished app, read by hooks at request time (the same instance: use() adds to it)
   const app = new Elysia({ encodeSchema: false })
   const routeTable = (): readonly RouteBody[] => app.routes
-  return app
+  const withPlugins = app
     .use(errorHandler)
     .use(requestContext(deps.log, metrics))
     .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
@@ -72,28 +72,38 @@ export function buildApp(deps: AppDeps) {
     .use(requiredFields(() => routeTable()))
     .use(openapiPlugin(() => routeTable()))
     .use(metricsRoute(metrics))
-    .use(healthModule(deps))
-    .use(coinsModule(deps))
-    .use(coinStatsModule(deps))
-    .use(marketModule(deps))
-    .use(newsModule(deps))
-    .use(macroModule(deps))
-    .use(regimeModule(deps))
-    .use(ohlcvModule(deps))
-    .use(strategiesModule())
-    .use(builderModule())
-    .use(backtestModule(deps))
-    .use(simulateModule(deps))
-    .use(researchModule(deps))
-    .use(exportModule(deps))
-    .use(botsModule(deps))
-    .use(webModule())
-    .use(rankingsModule(deps))
-    .use(signalsModule(deps))
-    .use(trustModule(deps))
-    .use(paperModule(deps))
-    .use(cardsModule(deps))
-    .use(subscribeModule(deps, mailer))
+  // the areas are added one by one: chained in one expression their route types nest too
+  // deep for the type checker, and no caller reads the app's route types
+  for (const area of areaModules(deps, mailer)) withPlugins.use(area)
+  return withPlugins
+}
+
+/** The contract's areas, in the order their routes are matched. */
+function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>): AnyElysia[] {
+  return [
+    healthModule(deps),
+    coinsModule(deps),
+    coinStatsModule(deps),
+    marketModule(deps),
+    newsModule(deps),
+    macroModule(deps),
+    regimeModule(deps),
+    ohlcvModule(deps),
+    strategiesModule(),
+    builderModule(),
+    backtestModule(deps),
+    simulateModule(deps),
+    researchModule(deps),
+    exportModule(deps),
+    botsModule(deps),
+    webModule(),
+    rankingsModule(deps),
+    signalsModule(deps),
+    trustModule(deps),
+    paperModule(deps),
+    cardsModule(deps),
+    subscribeModule(deps, mailer),
+  ]
 }
 
 export type App = ReturnType<typeof buildApp>
