@@ -377,12 +377,12 @@ describe.skipIf(!CHROMIUM)('busy and rate-limited answers', () => {
   }, 60_000)
 })
 
-describe.skipIf(!CHROMIUM)('rankings', () => {
+describe.skipIf(!CHROMIUM)('rankings and signals', () => {
   let served: Served
   let browser: Browser
   beforeAll(async () => {
-    // a published ranking day, made by the job that makes it in production
-    served = await startServed({ prepare: [['jobs', 'run', 'rankings']] })
+    // a published ranking day and scored signals, made by the jobs that make them in production
+    served = await startServed({ prepare: [['jobs', 'run', 'rankings'], ['jobs', 'run', 'live-records']] })
     browser = await launch()
   }, 180_000)
   afterAll(async () => {
@@ -412,6 +412,18 @@ describe.skipIf(!CHROMIUM)('rankings', () => {
     // a ranking row's figures are a /simulate run of its configuration: the same trade count
     const rowTrades = await (await fetch(`${served.base}/rankings/daily`)).json().then(r => (r as { top3: { total_trades: number }[] }).top3[0].total_trades)
     expect(Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))).toBe(rowTrades)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('signals: recent and scored signals, outcomes in words', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors = collectErrors(page)
+    await page.goto(`${served.base}/?view=signals&days=30`)
+    await page.waitForSelector('#scored tbody tr', { timeout: 30_000 })
+    expect(await page.locator('#scored tbody tr').count()).toBeGreaterThan(0)
+    expect(await page.textContent('#scored tbody')).toMatch(/take profit|stop loss|time out|open/)
+    await screenshot(page, 'signals')
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
