@@ -4,14 +4,10 @@
  * under tests/browser/output/ for review.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { CHROMIUM, collectErrors, launch, pixelsOfColour, screenshot, SKIP_REASON, startServed, until, type Served } from './harness'
 
 const STRATEGY_BLUE: [number, number, number] = [0x1d, 0x4e, 0xd8]
-const SHARE_SERVED = existsSync(join(import.meta.dir, '..', '..', 'src', 'modules', 'cards'))
-if (CHROMIUM && !SHARE_SERVED) process.stderr.write('skipped: following a /share link in the browser - GET /share (issue 17) is not in this tree; the /share query itself is tested\n')
 
 describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
   let served: Served
@@ -136,8 +132,8 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 60_000)
 
-  // GET /share (issue 17) redirects people to the page with the settings in its query; until it is served, the test above stands in
-  test.skipIf(!SHARE_SERVED)('following a /share link lands on the page with its settings and their run', async () => {
+  // GET /share (issue 17) redirects people to the page with the settings in its query
+  test('following a /share link lands on the page with its settings and their run', async () => {
     const { page, errors } = await open('/share?preset=rsi-reversal-short&dir=short&sl=7&tp=9&topN=6&lev=2&fee=0.04')
     await page.waitForURL(url => url.pathname === '/' && url.searchParams.get('strategy') !== null, { timeout: 30_000 })
     await page.waitForSelector('#trades tbody tr, #zero-trades', { timeout: 30_000 })
