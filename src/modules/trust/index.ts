@@ -12,7 +12,7 @@ export const METRICS_CACHE_MS = 60_000
 /** /trust/* and /real-mode-checklist. */
 export function trustModule(
   deps: AppDeps,
-  service = new TrustService({ ...deps, leafSources: [paperLeafSource], paper: paperFigures(deps.db), adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: Boolean(process.env.SMTP_URL) }),
+  service = new TrustService({ ...deps, leafSources: [paperLeafSource], paper: paperFigures(deps.db), adminKeyConfigured: deps.config.adminKey !== '', smtpConfigured: deps.config.mail.smtpUrl !== null }),
 ) {
   const admin = adminOnly(deps.config.adminKey)
   // a sealed day's leaves never change: kept until evicted; the metrics for a minute
