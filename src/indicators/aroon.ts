@@ -12,15 +12,8 @@ import { indexScratch } from './rolling-extremes'
  * side. The first writes the suffix extreme (index) of every complete block, four blocks at a
  * time (four independent chains). The second runs the prefix extremes of four blocks at a time,
  * joins each with the suffix of its window's first row and writes the output straight away: no
- * index column and no output pass. Against rollingMaxIndex + rollingMinIndex + an output pass
- * (suffixes computed inside the prefix loop, which spilled registers in Bun's JIT): 7.6 against
- * 9.1 ns per bar; in the bench's Aroon(14) row 7.7–7.9 against 8.9–9.2 (3.2–3.3× ixjb94, was
- * 2.8×). Tried and dropped: also storing the suffix values so the join reads no price through
- * an index (7.9: one more store per row costs more than the dependent load), index arithmetic
- * truncated with `| 0` to drop JSC's overflow checks (10 % slower), one pass for the suffixes of
- * highs and lows together (no faster within noise), only the output fused into rolling-extremes.ts's
- * scheme (8.1), the crossover of suffix and prefix found per block by binary search with two
- * chains per round (one side 6.6 against 4.0: latency-bound).
+ * index column and no output pass. The measured alternatives and their times are in
+ * docs/benchmarks.md (Indicators).
  * Every value is an exact integer age times the factor, so a row's value is the same wherever
  * the series ends; a block's suffix reads no row past the block, which ends at or before the
  * last row of the first window that uses it. A NaN never wins a comparison (the extreme of a

@@ -17,9 +17,8 @@ import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
  * are summed in one pass, since they share period − 4 typical prices (one load serves five
  * sums); five rather than four saves ~3 %, six or more run out of registers in Bun's JIT and
  * take 1.7× longer. Each bar's sum is taken in the same order wherever the series ends, so a
- * row's value never depends on later rows. Bench row CCI(20): 7.7 ns per bar, 2.8× ixjb94 (the
- * backwards typical-price pass below took it from 7.9–8.0). Ruled out: moving the typical
- * prices into the five-bar loop (12.3 ns: three more arrays there spill registers), and
+ * row's value never depends on later rows (times and the forms tried: docs/benchmarks.md).
+ * Ruled out for exactness:
  * taking Σ|x − m| of the five bars from one reference mean with a sign count (x − m_k =
  * (x − m_0) − δ_k when x is not between the means): which rows are "between" depends on the
  * later bars' means, so the earlier bars' rounding would depend on later rows; 15 % of rows
