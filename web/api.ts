@@ -9,6 +9,7 @@ import type { OptimizeRequest, OptimizeResponse, ValidateRequest, ValidateRespon
 import type { OhlcvResponse } from '../src/modules/ohlcv/model'
 import type { StrategyList } from '../src/modules/strategies/model'
 import type { CoinInfo } from '../src/modules/coins/model'
+import type { HistoryResponse, ScoredResponse } from '../src/modules/signals/model'
 import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
@@ -36,6 +37,10 @@ export type Coin = typeof CoinInfo.static
 export type RankingsResult = typeof DailyRankingResponse.static
 export type RankingRow = typeof RankingRowSchema.static
 export type HotStrategies = typeof HotStrategiesResponse.static
+export interface SignalsResult {
+  recent: typeof HistoryResponse.static
+  scored: typeof ScoredResponse.static
+}
 
 /** one problem of a 422, keyed by the request field it names */
 export interface FieldProblem {
@@ -115,6 +120,8 @@ export const api = {
   rankings: (q: { period: string; group: string; date: string }, s?: AbortSignal) =>
     call<RankingsResult>('GET', `/rankings/daily?${new URLSearchParams({ period: q.period, group: q.group, ...(q.date ? { date: q.date } : {}) })}`, undefined, s),
   hotStrategies: (s?: AbortSignal) => call<HotStrategies>('GET', '/hot-strategies', undefined, s),
+  signalsHistory: (hours: string, s?: AbortSignal) => call<SignalsResult['recent']>('GET', `/signals/history?hours=${encodeURIComponent(hours)}`, undefined, s),
+  signalsScored: (days: string, s?: AbortSignal) => call<SignalsResult['scored']>('GET', `/signals/scored?days=${encodeURIComponent(days)}`, undefined, s),
   ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
     call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

@@ -1,6 +1,6 @@
-/** Rankings: GET /rankings/daily and /hot-strategies. */
+/** Rankings (GET /rankings/daily, /hot-strategies) and signals (GET /signals/history, /signals/scored). */
 import type { Group, Period } from '../src/modules/rankings/configurations'
-import { api, type RankingRow, type RankingsResult } from './api'
+import { api, type RankingRow, type RankingsResult, type SignalsResult } from './api'
 import { TextField } from './form'
 import { useRun } from './run'
 import { useEffect } from 'preact/hooks'
@@ -150,6 +150,77 @@ export function RankingsView(p: ViewProps) {
               { key: 'trades', label: t('res.trades'), value: x => x.total_trades, numeric: true },
             ]}
           />
+        </section>
+      )}
+    </>
+  )
+}
+
+type Scored = SignalsResult['scored']['signals'][number]
+type Recent = SignalsResult['recent']['signals'][number]
+
+export function SignalsView(p: ViewProps) {
+  const { t, n } = useI18n()
+  const run = useRun<SignalsResult>()
+  // the query values are sent as typed ('' = the route's default): the server's 422 names a bad one
+  const go = () =>
+    void run.start(async sig => {
+      const [recent, scored] = await Promise.all([api.signalsHistory(p.s.sigHours.trim() || '24', sig), api.signalsScored(p.s.sigDays.trim() || '14', sig)])
+      return { recent, scored }
+    })
+  useEffect(() => {
+    if (p.runSignal > 0 || !run.result) go()
+  }, [p.runSignal])
+  const r = run.result
+  const recentCols: Column<Recent>[] = [
+    { key: 'time', label: t('sig.time'), value: x => x.signal_time, render: x => x.signal_time.replace('T', ' ').slice(0, 16) },
+    { key: 'coin', label: t('coin.symbol'), value: x => x.coin },
+    { key: 'strategy', label: t('strategy'), value: x => x.strategy_name },
+    { key: 'dir', label: t('direction'), value: x => x.direction, render: x => t(x.direction) },
+    { key: 'tf', label: t('tf'), value: x => x.timeframe },
+    { key: 'entry', label: t('tr.entryPrice'), value: x => x.entry_price, render: x => x.entry_price.toPrecision(6), numeric: true },
+    { key: 'exits', label: t('sig.exits'), value: x => x.sl_pct, render: x => `${x.sl_pct} / ${x.tp_pct} / ${x.max_bars}` },
+    { key: 'status', label: t('strategy.status'), value: x => x.status },
+  ]
+  const scoredCols: Column<Scored>[] = [
+    { key: 'time', label: t('sig.time'), value: x => x.signal_time, render: x => x.signal_time.replace('T', ' ').slice(0, 16) },
+    { key: 'coin', label: t('coin.symbol'), value: x => x.coin },
+    { key: 'strategy', label: t('strategy'), value: x => x.strategy_name },
+    { key: 'dir', label: t('direction'), value: x => x.direction, render: x => t(x.direction) },
+    { key: 'status', label: t('sig.outcome'), value: x => x.status, render: x => <span class={`badge badge-${x.status === 'tp' ? 'pass' : x.status === 'open' || x.status === 'unscoreable' ? 'not_evaluated' : 'fail'}`}>{t(`sig.${x.status}`)}</span> },
+    { key: 'pnl', label: t('tr.pnl'), value: x => x.pnl_pct, render: x => <Pct v={x.pnl_pct} />, numeric: true },
+    { key: 'bars', label: t('tr.bars'), value: x => x.bars_held ?? -1, render: x => (x.bars_held === null ? '—' : String(x.bars_held)), numeric: true },
+    { key: 'fee', label: t('tr.fee'), value: x => x.fee_pct ?? 0, render: x => n(x.fee_pct, 3), numeric: true },
+    { key: 'fund', label: t('tr.funding'), value: x => x.funding_pct ?? 0, render: x => n(x.funding_pct, 3), numeric: true },
+  ]
+  return (
+    <>
+      <form
+        class="panel"
+        noValidate
+        aria-label={t('view.signals')}
+        onSubmit={e => {
+          e.preventDefault()
+          p.commit()
+        }}
+      >
+        <div class="row-fields">
+          <TextField k="sigHours" label={t('sig.hours')} s={p.s} set={p.set} error={run.error} api={['hours']} inputMode="numeric" />
+          <TextField k="sigDays" label={t('sig.days')} s={p.s} set={p.set} error={run.error} api={['days']} inputMode="numeric" />
+        </div>
+        <div class="run-bar">
+          <button type="submit" class="primary" id="run" disabled={run.busy}>
+            {t('sig.show')}
+          </button>
+          {run.busy && <Progress />}
+        </div>
+        <ErrorBox error={run.error} shownFields={['hours', 'days']} />
+      </form>
+      {r && (
+        <section class="results" id="results" aria-label={t('view.signals')}>
+          {r.recent.signals.length === 0 ? <p class="empty">{t('sig.none')}</p> : <DataTable id="recent" caption={t('sig.recent', { h: r.recent.hours })} rows={r.recent.signals} columns={recentCols} pageSize={25} />}
+          <p class="hint">{r.scored.note}</p>
+          {r.scored.signals.length === 0 ? <p class="empty">{t('sig.none')}</p> : <DataTable id="scored" caption={t('sig.scored')} rows={r.scored.signals} columns={scoredCols} pageSize={25} />}
         </section>
       )}
     </>

@@ -10,8 +10,8 @@ import type { ConditionTree } from '../src/modules/strategies/model'
 
 export type ConditionNode = typeof ConditionTree.static
 
-export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings'
-export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings']
+export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings' | 'signals'
+export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings', 'signals']
 export type Lang = 'en' | 'ko'
 export type Mode = 'registry' | 'builder'
 export type Universe = 'top' | 'symbols'
@@ -60,6 +60,9 @@ export interface Settings {
   period: string
   group: string
   rdate: string
+  /** signals view: recent hours, scored days */
+  sigHours: string
+  sigDays: string
 }
 
 /** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
@@ -93,6 +96,8 @@ export const DEFAULTS: Settings = {
   period: '30d',
   group: 'top50',
   rdate: '',
+  sigHours: '24',
+  sigDays: '14',
 }
 
 /** query name of each plain string setting */
@@ -117,6 +122,8 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['period', 'period'],
   ['group', 'group'],
   ['rdate', 'date'],
+  ['sigHours', 'hours'],
+  ['sigDays', 'days'],
 ]
 
 /** `bb-squeeze` + `short` or `bb-squeeze-long` + `short` → `bb-squeeze-short` (when that id exists) */

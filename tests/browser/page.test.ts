@@ -4,14 +4,10 @@
  * under tests/browser/output/ for review.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { CHROMIUM, collectErrors, launch, pixelsOfColour, screenshot, SKIP_REASON, startServed, until, type Served } from './harness'
 
 const STRATEGY_BLUE: [number, number, number] = [0x1d, 0x4e, 0xd8]
-const SHARE_SERVED = existsSync(join(import.meta.dir, '..', '..', 'src', 'modules', 'cards'))
-if (CHROMIUM && !SHARE_SERVED) process.stderr.write('skipped: following a /share link in the browser - GET /share (issue 17) is not in this tree; the /share query itself is tested\n')
 
 describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
   let served: Served
@@ -136,8 +132,8 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 60_000)
 
-  // GET /share (issue 17) redirects people to the page with the settings in its query; until it is served, the test above stands in
-  test.skipIf(!SHARE_SERVED)('following a /share link lands on the page with its settings and their run', async () => {
+  // GET /share (issue 17) redirects people to the page with the settings in its query
+  test('following a /share link lands on the page with its settings and their run', async () => {
     const { page, errors } = await open('/share?preset=rsi-reversal-short&dir=short&sl=7&tp=9&topN=6&lev=2&fee=0.04')
     await page.waitForURL(url => url.pathname === '/' && url.searchParams.get('strategy') !== null, { timeout: 30_000 })
     await page.waitForSelector('#trades tbody tr, #zero-trades', { timeout: 30_000 })
@@ -377,12 +373,12 @@ describe.skipIf(!CHROMIUM)('busy and rate-limited answers', () => {
   }, 60_000)
 })
 
-describe.skipIf(!CHROMIUM)('rankings', () => {
+describe.skipIf(!CHROMIUM)('rankings and signals', () => {
   let served: Served
   let browser: Browser
   beforeAll(async () => {
-    // a published ranking day, made by the job that makes it in production
-    served = await startServed({ prepare: [['jobs', 'run', 'rankings']] })
+    // a published ranking day and scored signals, made by the jobs that make them in production
+    served = await startServed({ prepare: [['jobs', 'run', 'rankings'], ['jobs', 'run', 'live-records']] })
     browser = await launch()
   }, 180_000)
   afterAll(async () => {
@@ -412,6 +408,18 @@ describe.skipIf(!CHROMIUM)('rankings', () => {
     // a ranking row's figures are a /simulate run of its configuration: the same trade count
     const rowTrades = await (await fetch(`${served.base}/rankings/daily`)).json().then(r => (r as { top3: { total_trades: number }[] }).top3[0].total_trades)
     expect(Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))).toBe(rowTrades)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('signals: recent and scored signals, outcomes in words', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors = collectErrors(page)
+    await page.goto(`${served.base}/?view=signals&days=30`)
+    await page.waitForSelector('#scored tbody tr', { timeout: 30_000 })
+    expect(await page.locator('#scored tbody tr').count()).toBeGreaterThan(0)
+    expect(await page.textContent('#scored tbody')).toMatch(/take profit|stop loss|time out|open/)
+    await screenshot(page, 'signals')
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
