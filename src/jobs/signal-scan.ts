@@ -129,7 +129,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
 
 /**
  * The coins' scans: on the worker pool when the run service is there (chunks of coins,
- * one per worker, admitted as one unit of work like validate's tasks), else on this thread
+ * one per worker, one unit of background work: requests' tasks go first), else on this thread
  * coin by coin with a turn of the event loop between them.
  */
 async function computeScans(deps: ScanDeps, coins: string[], payload: (symbols: string[]) => ScanPayload, pause: Pause): Promise<CoinScan[]> {
@@ -142,7 +142,7 @@ async function computeScans(deps: ScanDeps, coins: string[], payload: (symbols: 
       const chunks = Array.from({ length: n }, (_, k) => coins.filter((_, i) => i % n === k)).filter(c => c.length > 0)
       const parts = await Promise.all(chunks.map((c, k) => executor.run(runScanSignals, payload(c), k)))
       return parts.flat()
-    })
+    }, { background: true }) // scheduled work: behind every request on the workers, not counted against QUEUE_MAX
   }
   const out: CoinScan[] = []
   const tf = payload([]).timeframe
