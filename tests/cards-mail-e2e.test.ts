@@ -5,18 +5,10 @@ import { join } from 'node:path'
 import { tempDir } from './helpers/fixtures'
 import { parseMail } from './helpers/mime'
 import { startSmtpSink } from './helpers/smtp-sink'
+import { BUN, freePort, ROOT } from './helpers/serve'
 
-const ROOT = join(import.meta.dir, '..')
-const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
 const dirs: string[] = []
 afterAll(() => dirs.forEach(d => rmSync(d, { recursive: true, force: true })))
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const port = s.port!
-  s.stop(true)
-  return port
-}
 
 /** a small synthetic store, then `serve` on it; resolves once /health answers */
 async function serve(env: Record<string, string>, port?: number) {

@@ -4,20 +4,11 @@
  */
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { tempDir } from './helpers/fixtures'
+import { BUN, freePort, ROOT } from './helpers/serve'
 
-const ROOT = join(import.meta.dir, '..')
-const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
 const dirs: string[] = []
 afterAll(() => dirs.forEach(d => rmSync(d, { recursive: true, force: true })))
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const port = s.port!
-  s.stop(true)
-  return port
-}
 
 test('JOBS=0: a fresh store is served without any scheduled job run', async () => {
   const dataDir = tempDir()

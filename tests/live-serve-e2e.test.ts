@@ -10,18 +10,10 @@ import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { HOUR_MS } from '../src/market/types'
 import { tempDir, walkCandles } from './helpers/fixtures'
+import { BUN, freePort, ROOT } from './helpers/serve'
 
-const ROOT = join(import.meta.dir, '..')
-const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
 const dataDir = tempDir()
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const port = s.port!
-  s.stop(true)
-  return port
-}
 
 function fillStore(): void {
   const store = CandleStore.open(dataDir)
