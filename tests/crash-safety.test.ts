@@ -267,3 +267,89 @@ describe('SIGKILL mid ranking writes', () => {
     }
   }, 180_000)
 })
+
+describe('SIGKILL mid scoring pass (live-records job)', () => {
+  test('the recorded signals survive; after a restart every signal is scored exactly once and every day root matches its leaves', async () => {
+    const { walkCandles } = await import('./helpers/fixtures')
+    const { merkleRoot, leafHash, toHex } = await import('../src/engine/merkle')
+    const data = join(dir, 'score-data')
+    // 60 coins of 40 days ending at the last completed hour: the start-up catch-up records
+    // ~6,000 backfill signals, and scoring them takes long enough (~0.5 s) to be hit
+    const store = CandleStore.open(data)
+    const bars = 40 * 24
+    const start = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - bars * HOUR_MS
+    const coins = Array.from({ length: 60 }, (_, k) => `K${String(k).padStart(3, '0')}USDT`)
+    coins.forEach((s, k) => store.appendCandles(s, walkCandles(bars, start, 71 + k), bars))
+    store.upsertMeta(coins.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: start })), 'binance-csv')
+    const q = <T>(sql: string): T[] => {
+      const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+      try {
+        return db.query(sql).all() as T[]
+      } finally {
+        db.close()
+      }
+    }
+    const port = await freePort()
+    const e = env(data, { PORT: String(port), HOST: '127.0.0.1', DEMO: '0', WORKERS: '1' })
+    const proc = spawnCli(['serve'], e)
+    // the scan's progress line is logged once its signals are committed; scoring comes next
+    await waitFor(proc.stderr, /scan: [1-9]\d* new signals/, 60_000)
+    proc.kill('SIGKILL')
+    await proc.exited
+    expect(q<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+    const signalsBefore = q<Record<string, unknown>>('SELECT * FROM signals ORDER BY id')
+    expect(signalsBefore.length).toBeGreaterThan(1000)
+    // the kill landed mid-pass: the scan was committed, its scoring was not, its run never finished
+    expect(q<{ n: number }>('SELECT count(*) AS n FROM scored_signals')[0]!.n).toBe(0)
+    expect(q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome IS NULL")[0]!.n).toBe(1)
+    expect(q<{ n: number }>('SELECT count(*) AS n FROM day_roots')[0]!.n).toBe(0)
+
+    // restarted, the catch-up runs the newest live-records slot, which scores and seals everything
+    const again = spawnCli(['serve'], e)
+    try {
+      await waitUp(`http://127.0.0.1:${port}`)
+      const ok = () => q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'")[0]!.n
+      for (let i = 0; i < 1200 && ok() === 0; i++) await Bun.sleep(50)
+      expect(ok()).toBeGreaterThan(0)
+      expect(q<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+      // no recorded signal lost, changed or duplicated (the restart may only add newer ones)
+      const signalsAfter = q<Record<string, unknown>>('SELECT * FROM signals ORDER BY id')
+      const byId = new Map(signalsAfter.map(s => [s.id, s]))
+      expect(byId.size).toBe(signalsAfter.length)
+      for (const s of signalsBefore) expect(byId.get(s.id)).toEqual(s)
+      // every signal scored exactly once
+      const scored = q<{ signal_id: string; status: string; finalized_at_ms: number | null }>('SELECT signal_id, status, finalized_at_ms FROM scored_signals')
+      expect(new Set(scored.map(r => r.signal_id)).size).toBe(scored.length)
+      expect(scored.map(r => r.signal_id).sort()).toEqual(signalsAfter.map(s => s.id as string).sort())
+      const final = scored.filter(r => r.status !== 'open')
+      expect(final.length).toBeGreaterThan(0)
+      for (const r of final) expect(r.finalized_at_ms).not.toBeNull()
+      // every sealed day: its root is the Merkle root of its leaves, each leaf hashed right,
+      // each leaf a final scored signal (or a closed paper trade), no record in two days
+      const roots = q<{ day: string; leaf_count: number; root: string | null }>('SELECT day, leaf_count, root FROM day_roots ORDER BY day')
+      expect(roots.length).toBeGreaterThan(0)
+      const finalIds = new Set(final.map(r => `scored_signal:${r.signal_id}`))
+      const leaves = q<{ day: string; idx: number; record_id: string; leaf: string; leaf_hash: string }>('SELECT day, idx, record_id, leaf, leaf_hash FROM day_leaves ORDER BY day, idx')
+      expect(new Set(leaves.map(l => l.record_id)).size).toBe(leaves.length)
+      let signalLeaves = 0
+      for (const d of roots) {
+        const mine = leaves.filter(l => l.day === d.day)
+        expect(mine.length).toBe(d.leaf_count)
+        expect(mine.map(l => l.idx)).toEqual(mine.map((_, i) => i))
+        for (const l of mine) {
+          expect(l.leaf_hash).toBe(toHex(leafHash(l.leaf)))
+          if (l.record_id.startsWith('scored_signal:')) {
+            expect(finalIds.has(l.record_id)).toBe(true)
+            signalLeaves++
+          }
+        }
+        const root = merkleRoot(mine.map(l => l.leaf))
+        expect(d.root).toBe(root === null ? null : toHex(root))
+      }
+      expect(signalLeaves).toBeGreaterThan(0)
+    } finally {
+      again.kill('SIGTERM')
+      expect(await again.exited).toBe(0)
+    }
+  }, 180_000)
+})
