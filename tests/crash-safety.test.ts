@@ -1,7 +1,8 @@
 /**
  * Crash safety and shutdown (issue #19 §3), against the real CLI process:
  * SIGKILL in the middle of a data import, a sync and result-index writes, then a restart
- * proves nothing finalized was lost, torn or duplicated; SIGTERM stops gracefully.
+ * proves nothing finalized was lost, torn or duplicated; likewise mid scoring pass of the
+ * live-records job and mid SMTP delivery from the mail outbox; SIGTERM stops gracefully.
  */
 import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -391,7 +392,7 @@ describe('SIGKILL mid mail delivery (SMTP)', () => {
       const port = await freePort()
       const e = env(data, { PORT: String(port), HOST: '127.0.0.1', DEMO: '0', WORKERS: '1', SMTP_URL: sink.url })
       const proc = spawnCli(['serve'], e)
-      for (let i = 0; i < 1200 && sink.received.length < 30; i++) await Bun.sleep(10)
+      for (let i = 0; i < 6000 && sink.received.length < 30; i++) await Bun.sleep(10)
       proc.kill('SIGKILL')
       await proc.exited
       const receivedAtKill = sink.received.length
@@ -412,7 +413,7 @@ describe('SIGKILL mid mail delivery (SMTP)', () => {
       db.close()
       const again = spawnCli(['serve'], e)
       try {
-        for (let i = 0; i < 1200 && rows().some(r => r.status !== 'sent'); i++) await Bun.sleep(50)
+        for (let i = 0; i < 2400 && rows().some(r => r.status !== 'sent'); i++) await Bun.sleep(50)
         const final = rows()
         expect(final.length).toBe(N)
         for (const r of final) expect(r.status).toBe('sent')
