@@ -1,7 +1,8 @@
 /**
  * Crash safety and shutdown (issue #19 §3), against the real CLI process:
  * SIGKILL in the middle of a data import, a sync and result-index writes, then a restart
- * proves nothing finalized was lost, torn or duplicated; SIGTERM stops gracefully.
+ * proves nothing finalized was lost, torn or duplicated; likewise mid scoring pass of the
+ * live-records job and mid SMTP delivery from the mail outbox; SIGTERM stops gracefully.
  */
 import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -264,6 +265,178 @@ describe('SIGKILL mid ranking writes', () => {
     } finally {
       again.kill('SIGTERM')
       expect(await again.exited).toBe(0)
+    }
+  }, 180_000)
+})
+
+describe('SIGKILL mid scoring pass (live-records job)', () => {
+  test('the recorded signals survive; after a restart every signal is scored exactly once and every day root matches its leaves', async () => {
+    const { walkCandles } = await import('./helpers/fixtures')
+    const { merkleRoot, leafHash, toHex } = await import('../src/engine/merkle')
+    const data = join(dir, 'score-data')
+    // 60 coins of 40 days ending at the last completed hour: the start-up catch-up records
+    // ~6,000 backfill signals, and scoring them takes long enough (~0.5 s) to be hit
+    const store = CandleStore.open(data)
+    const bars = 40 * 24
+    const start = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - bars * HOUR_MS
+    const coins = Array.from({ length: 60 }, (_, k) => `K${String(k).padStart(3, '0')}USDT`)
+    coins.forEach((s, k) => store.appendCandles(s, walkCandles(bars, start, 71 + k), bars))
+    store.upsertMeta(coins.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: start })), 'binance-csv')
+    const q = <T>(sql: string): T[] => {
+      const db = new Database(join(data, 'perpsim.sqlite'), { readonly: true })
+      try {
+        return db.query(sql).all() as T[]
+      } finally {
+        db.close()
+      }
+    }
+    const port = await freePort()
+    const e = env(data, { PORT: String(port), HOST: '127.0.0.1', DEMO: '0', WORKERS: '1' })
+    const proc = spawnCli(['serve'], e)
+    // the scan's progress line is logged once its signals are committed; scoring comes next
+    await waitFor(proc.stderr, /scan: [1-9]\d* new signals/, 60_000)
+    proc.kill('SIGKILL')
+    await proc.exited
+    expect(q<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+    const signalsBefore = q<Record<string, unknown>>('SELECT * FROM signals ORDER BY id')
+    expect(signalsBefore.length).toBeGreaterThan(1000)
+    // the kill landed mid-pass: the scan was committed, its scoring was not, its run never finished
+    expect(q<{ n: number }>('SELECT count(*) AS n FROM scored_signals')[0]!.n).toBe(0)
+    expect(q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome IS NULL")[0]!.n).toBe(1)
+    expect(q<{ n: number }>('SELECT count(*) AS n FROM day_roots')[0]!.n).toBe(0)
+
+    // restarted, the catch-up runs the newest live-records slot, which scores and seals everything
+    const again = spawnCli(['serve'], e)
+    try {
+      await waitUp(`http://127.0.0.1:${port}`)
+      const ok = () => q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'")[0]!.n
+      for (let i = 0; i < 1200 && ok() === 0; i++) await Bun.sleep(50)
+      expect(ok()).toBeGreaterThan(0)
+      expect(q<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
+      // no recorded signal lost, changed or duplicated (the restart may only add newer ones)
+      const signalsAfter = q<Record<string, unknown>>('SELECT * FROM signals ORDER BY id')
+      const byId = new Map(signalsAfter.map(s => [s.id, s]))
+      expect(byId.size).toBe(signalsAfter.length)
+      for (const s of signalsBefore) expect(byId.get(s.id)).toEqual(s)
+      // every signal scored exactly once
+      const scored = q<{ signal_id: string; status: string; finalized_at_ms: number | null }>('SELECT signal_id, status, finalized_at_ms FROM scored_signals')
+      expect(new Set(scored.map(r => r.signal_id)).size).toBe(scored.length)
+      expect(scored.map(r => r.signal_id).sort()).toEqual(signalsAfter.map(s => s.id as string).sort())
+      const final = scored.filter(r => r.status !== 'open')
+      expect(final.length).toBeGreaterThan(0)
+      for (const r of final) expect(r.finalized_at_ms).not.toBeNull()
+      // every sealed day: its root is the Merkle root of its leaves, each leaf hashed right,
+      // each leaf a final scored signal (or a closed paper trade), no record in two days
+      const roots = q<{ day: string; leaf_count: number; root: string | null }>('SELECT day, leaf_count, root FROM day_roots ORDER BY day')
+      expect(roots.length).toBeGreaterThan(0)
+      const finalIds = new Set(final.map(r => `scored_signal:${r.signal_id}`))
+      const leaves = q<{ day: string; idx: number; record_id: string; leaf: string; leaf_hash: string }>('SELECT day, idx, record_id, leaf, leaf_hash FROM day_leaves ORDER BY day, idx')
+      expect(new Set(leaves.map(l => l.record_id)).size).toBe(leaves.length)
+      let signalLeaves = 0
+      for (const d of roots) {
+        const mine = leaves.filter(l => l.day === d.day)
+        expect(mine.length).toBe(d.leaf_count)
+        expect(mine.map(l => l.idx)).toEqual(mine.map((_, i) => i))
+        for (const l of mine) {
+          expect(l.leaf_hash).toBe(toHex(leafHash(l.leaf)))
+          if (l.record_id.startsWith('scored_signal:')) {
+            expect(finalIds.has(l.record_id)).toBe(true)
+            signalLeaves++
+          }
+        }
+        const root = merkleRoot(mine.map(l => l.leaf))
+        expect(d.root).toBe(root === null ? null : toHex(root))
+      }
+      expect(signalLeaves).toBeGreaterThan(0)
+    } finally {
+      again.kill('SIGTERM')
+      expect(await again.exited).toBe(0)
+    }
+  }, 180_000)
+})
+
+describe('SIGKILL mid mail delivery (SMTP)', () => {
+  test('after a restart every outbox row is sent; no mail lost, and at most the one in flight at the kill sent twice with the same Message-ID', async () => {
+    const { startSmtpSink } = await import('./helpers/smtp-sink')
+    const { openDb } = await import('../src/db')
+    const { isoWeek } = await import('../src/mail/iso-week')
+    const data = join(dir, 'mail-data')
+    mkdirSync(data, { recursive: true })
+    const dbPath = join(data, 'perpsim.sqlite')
+    // 600 pending subscribers, each with its confirmation mail queued (one row per recipient and week)
+    const N = 600
+    const now = Date.now()
+    const week = isoWeek(now)
+    const seed = openDb(dbPath)
+    const ins = seed.$client.prepare("INSERT INTO subscribers (email, lang, status, created_at_ms, updated_at_ms) VALUES (?, 'en', 'pending', ?, ?)")
+    const out = seed.$client.prepare("INSERT INTO mail_outbox (kind, recipient, week, lang, status, attempts, next_attempt_at_ms, created_at_ms) VALUES ('confirm', ?, ?, 'en', 'pending', 0, ?, ?)")
+    seed.$client.transaction(() => {
+      for (let k = 0; k < N; k++) {
+        const email = `u${k}@example.com`
+        ins.run(email, now, now)
+        out.run(email, week, now - 1000, now)
+      }
+    })()
+    seed.$client.close()
+    const rows = () => {
+      const db = new Database(dbPath, { readonly: true })
+      try {
+        return db.query('SELECT id, recipient, status, attempts FROM mail_outbox ORDER BY id').all() as { id: number; recipient: string; status: string; attempts: number }[]
+      } finally {
+        db.close()
+      }
+    }
+    const idOf = (raw: string) => /^Message-ID:\s*<confirm-[^-]+-[^-]+-(\d+)@/im.exec(raw)?.[1]
+    const sink = await startSmtpSink()
+    try {
+      const port = await freePort()
+      const e = env(data, { PORT: String(port), HOST: '127.0.0.1', DEMO: '0', WORKERS: '1', SMTP_URL: sink.url })
+      const proc = spawnCli(['serve'], e)
+      for (let i = 0; i < 6000 && sink.received.length < 30; i++) await Bun.sleep(10)
+      proc.kill('SIGKILL')
+      await proc.exited
+      const receivedAtKill = sink.received.length
+      const atKill = rows()
+      const byStatus = (s: string) => atKill.filter(r => r.status === s).length
+      // the kill landed mid-delivery: some rows sent, some claimed (leased), the rest not yet
+      expect(byStatus('sent')).toBeGreaterThan(0)
+      expect(byStatus('sending')).toBeGreaterThan(0)
+      expect(byStatus('sent')).toBeLessThan(N)
+      expect(receivedAtKill).toBeLessThan(N)
+      // a row marked sent was accepted by the SMTP server
+      const seen = new Set(sink.received.map(m => idOf(m.raw)))
+      for (const r of atKill.filter(r => r.status === 'sent')) expect(seen.has(String(r.id))).toBe(true)
+
+      // a claimed row waits out its 10-minute lease (docs/mail.md); let that time pass
+      const db = new Database(dbPath)
+      db.run("UPDATE mail_outbox SET next_attempt_at_ms = 0 WHERE status = 'sending'")
+      db.close()
+      const again = spawnCli(['serve'], e)
+      try {
+        for (let i = 0; i < 2400 && rows().some(r => r.status !== 'sent'); i++) await Bun.sleep(50)
+        const final = rows()
+        expect(final.length).toBe(N)
+        for (const r of final) expect(r.status).toBe('sent')
+        // every row reached the server, to its recipient; a copy only of a row sent at the kill
+        const count = new Map<string, number>()
+        for (const m of sink.received) {
+          const id = idOf(m.raw)!
+          expect(id).toBeDefined()
+          const row = final.find(r => String(r.id) === id)!
+          expect(m.to).toEqual([row.recipient])
+          count.set(id, (count.get(id) ?? 0) + 1)
+        }
+        for (const r of final) expect(count.get(String(r.id))).toBeGreaterThanOrEqual(1)
+        const twice = [...count].filter(([, n]) => n > 1)
+        expect(twice.length).toBeLessThanOrEqual(1)
+        for (const [, n] of twice) expect(n).toBe(2)
+        expect(sink.received.length).toBe(N + twice.length)
+      } finally {
+        again.kill('SIGTERM')
+        expect(await again.exited).toBe(0)
+      }
+    } finally {
+      await sink.close()
     }
   }, 180_000)
 })

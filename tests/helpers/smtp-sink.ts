@@ -8,6 +8,8 @@ import { SMTPServer } from 'smtp-server'
 export interface SmtpSink {
   url: string
   received: { to: string[]; raw: string }[]
+  /** connection errors (a client killed mid-session resets its socket) */
+  errors: Error[]
   failNext(code: number, times?: number): void
   close(): Promise<void>
 }
@@ -35,11 +37,15 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
       })
     },
   })
+  // without a listener, a client reset (ECONNRESET) is thrown as an unhandled 'error' event
+  const errors: Error[] = []
+  server.on('error', e => errors.push(e))
   await new Promise<void>(r => server.listen(port, '127.0.0.1', () => r()))
   const bound = (server.server.address() as AddressInfo).port
   return {
     url: `smtp://127.0.0.1:${bound}`,
     received,
+    errors,
     failNext(code, times = 1) {
       failures = { code, left: times }
     },
