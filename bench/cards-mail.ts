@@ -11,19 +11,15 @@ import { buildApp } from '../src/app'
 import { ManualClock } from '../src/clock'
 import { loadConfig } from '../src/config'
 import { openDb, schema } from '../src/db'
-import type { AppDeps } from '../src/deps'
 import { createLogger } from '../src/log'
 import { mailerFor } from '../src/mail/mailer'
 import { runWeeklyMail } from '../src/mail/weekly'
-import { MarketContext } from '../src/market-context/service'
 import { generateStore } from '../src/market/generate-store'
-import { SeriesCache } from '../src/market/series'
-import { Universe } from '../src/market/universe'
 import { GROUPS, PERIODS, periodWindow } from '../src/modules/rankings/configurations'
 import { DayFiles, type DayFile } from '../src/modules/rankings/day-files'
 import type { RankedRow } from '../src/modules/rankings/rank'
 import { PoolExecutor } from '../src/runs/compute/executor'
-import { RunService } from '../src/runs/service'
+import { composeDeps } from '../src/compose'
 
 const dir = mkdtempSync(join(tmpdir(), 'perpsim-cards-'))
 const nowMs = Date.UTC(2026, 10, 23, 1) // a Monday, 01:00 UTC
@@ -35,23 +31,11 @@ const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: no
 const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', PUBLIC_URL: 'https://perpsim.example.org' })
 const clock = new ManualClock(nowMs)
 const db = openDb(join(dir, 'perpsim.sqlite'))
-const universe = new Universe(store)
 const executor = new PoolExecutor(store, workers, 64 * 256)
-const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 256, maxRuns: 64 })
 const log = createLogger('silent')
 const mailer = mailerFor(config, db, clock, log)
-const deps: AppDeps = {
-  config,
-  clock,
-  store,
-  universe,
-  series: new SeriesCache(store),
-  db,
-  runs,
-  marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
-  mailer,
-  startedAtMs: nowMs,
-}
+const deps = composeDeps({ config, clock, store, db, executor, log, mailer, maxRuns: 64, cacheSize: 256, strategyStats: () => async () => new Map() })
+const { runs } = deps
 const app = buildApp(deps)
 const get = async (path: string) => {
   const t = performance.now()

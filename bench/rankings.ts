@@ -12,18 +12,14 @@ import { buildApp } from '../src/app'
 import { ManualClock } from '../src/clock'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
-import type { AppDeps } from '../src/deps'
 import { computeDayFile, rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
-import { MarketContext } from '../src/market-context/service'
 import { generateStore } from '../src/market/generate-store'
-import { SeriesCache } from '../src/market/series'
-import { Universe } from '../src/market/universe'
 import { DAY_MS } from '../src/market/types'
 import { PoolExecutor } from '../src/runs/compute/executor'
-import { RunService } from '../src/runs/service'
 import { configurations } from '../src/modules/rankings/configurations'
+import { composeDeps } from '../src/compose'
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { days: { type: 'string' } } })
 const backfillDays = Number(values.days ?? 30)
@@ -37,21 +33,10 @@ const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: no
 const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0' })
 const clock = new ManualClock(nowMs)
 const db = openDb(':memory:')
-const universe = new Universe(store)
 const executor = new PoolExecutor(store, workers, 64 * 256)
-const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 64, maxRuns: 64 })
 const log = createLogger('silent')
-const deps: AppDeps = {
-  config,
-  clock,
-  store,
-  universe,
-  series: new SeriesCache(store),
-  db,
-  runs,
-  marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
-  startedAtMs: nowMs,
-}
+const deps = composeDeps({ config, clock, store, db, executor, log, maxRuns: 64, cacheSize: 64, strategyStats: () => async () => new Map() })
+const { runs } = deps
 const app = buildApp(deps)
 const quiet = { progress: () => {}, yield: async () => {}, trigger: 'manual' as const }
 

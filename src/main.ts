@@ -9,19 +9,17 @@ import { systemClock, type Clock } from './clock'
 import type { Config } from './config'
 import { openDb } from './db'
 import type { AppDeps } from './deps'
+import { composeDeps } from './compose'
 import { Scheduler } from './jobs/scheduler'
 import { demoCandlesJob } from './jobs/demo-candles'
 import { registerJobs } from './jobs/registry'
 import { createLogger, type Logger } from './log'
-import { MarketContext, REFRESH_TICK_MS } from './market-context/service'
+import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
-import { SeriesCache } from './market/series'
 import { generateStore } from './market/generate-store'
 import { appendDemoCandles } from './market/synthetic'
-import { Universe } from './market/universe'
 import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
-import { RunService } from './runs/service'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
 import { pageAssets } from './web/assets'
@@ -66,32 +64,19 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
-  const universe = new Universe(store)
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: config.queueMax, resultIndexMax: config.resultIndexMax })
   const mailer = mailerFor(config, db, clock, log)
-  const deps: AppDeps = {
+  const deps = composeDeps({
     config,
     clock,
     store,
-    universe,
-    series: new SeriesCache(store),
     db,
-    runs,
-    marketContext: new MarketContext({
-      config,
-      clock,
-      db,
-      store,
-      universe,
-      log,
-      strategyStats: symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
-    }),
-    mailer,
-    startedAtMs: clock.now(),
+    executor,
     log,
-  }
+    mailer,
+    strategyStats: runs => symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
+  })
   const scheduler = new Scheduler({ clock, db, log })
   if (!config.offline) {
     // warm the upstream caches now, then refresh each when its interval has passed on the clock

@@ -9,13 +9,10 @@ import { loadConfig } from '../../src/config'
 import { openDb } from '../../src/db'
 import type { AppDeps } from '../../src/deps'
 import { CandleStore } from '../../src/market/candle-store'
-import { SeriesCache } from '../../src/market/series'
-import { Universe } from '../../src/market/universe'
-import { MarketContext } from '../../src/market-context/service'
 import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/runs/compute/executor'
-import { RunService } from '../../src/runs/service'
 
 import { tempDir } from './fixtures'
+import { composeDeps } from '../../src/compose'
 
 export { fillWalkUniverse, SHARED, tempDir, walkCandles } from './fixtures'
 
@@ -38,19 +35,8 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
   opts.fill?.(store)
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
   const db = openDb(':memory:')
-  const universe = new Universe(store)
   const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, (opts.queueMax ?? 64) * 256) : new InProcessExecutor(store)
-  const deps: AppDeps = {
-    config,
-    clock,
-    store,
-    universe,
-    series: new SeriesCache(store),
-    db,
-    runs: new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: opts.queueMax ?? 64, resultIndexMax: config.resultIndexMax }),
-    marketContext: new MarketContext({ config, clock, db, store, universe }),
-    startedAtMs: clock.now(),
-  }
+  const deps = composeDeps({ config, clock, store, db, executor, maxRuns: opts.queueMax ?? 64 })
   const app = buildApp(deps)
   return {
     dataDir,
