@@ -18,6 +18,8 @@ export interface Config {
   offline: boolean
   /** null: decided by the store (on for a synthetic store, off otherwise) */
   demo: boolean | null
+  /** hourly exchange sync of a real store; null: decided by the store (on when it was synced with `data sync`) */
+  sync: boolean | null
   /** false: the scheduled jobs (rankings, …) are not registered (benchmarks of requests alone) */
   jobs: boolean
   workers: number
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     offline: bool(env, 'OFFLINE', false) as boolean,
     demo: bool(env, 'DEMO', null),
+    sync: bool(env, 'SYNC', null),
     jobs: bool(env, 'JOBS', true) as boolean,
     workers: int(env, 'WORKERS', cores, 1, 64),
     queueMax: int(env, 'QUEUE_MAX', 64, 1, 100_000),

@@ -11,13 +11,14 @@ import { openDb } from './db'
 import type { AppDeps } from './deps'
 import { composeDeps } from './compose'
 import { Scheduler } from './jobs/scheduler'
-import { demoCandlesJob } from './jobs/demo-candles'
+import { candlesJob } from './jobs/candles'
 import { registerJobs } from './jobs/registry'
 import { createLogger, type Logger } from './log'
 import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
 import { generateStore } from './market/generate-store'
-import { appendDemoCandles } from './market/synthetic'
+import { demoFeed, exchangeFeed, type CandleFeed } from './market/candle-feed'
+import { HOUR_MS } from './market/types'
 import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
@@ -60,6 +61,26 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
   return store
 }
 
+/**
+ * What brings the hourly candles: demo mode on a synthetic store (DEMO), the exchange sync
+ * on a store synced from Binance (SYNC), or nothing (a static store).
+ */
+export function candleFeedFor(config: Config, store: CandleStore, clock: Clock, log: Logger): CandleFeed | null {
+  const demo = config.demo ?? store.isSynthetic()
+  if (store.isSynthetic()) {
+    if (config.sync) log.warn('SYNC=1 ignored: the store holds synthetic data, and real candles cannot continue generated ones')
+    return demo ? demoFeed(store, store.syntheticSeed() ?? SYNTHETIC_DEFAULTS.seed) : null
+  }
+  if (demo) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
+  const sync = config.sync ?? store.sources().includes('ccxt')
+  if (!sync || store.coinCount === 0) return null
+  if (config.offline) {
+    if (config.sync) log.warn('SYNC=1 ignored: OFFLINE=1 allows no outbound calls')
+    return null
+  }
+  return exchangeFeed(store, clock, { baseUrl: config.upstream.binanceFuturesUrl, log: line => log.debug(`sync: ${line}`) })
+}
+
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
@@ -86,16 +107,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   // mails queued before a restart (or waiting for a retry) go out now, then every minute
   mailer.kick()
   scheduler.every('mail-outbox', 60_000, () => mailer.deliverDue().then(() => undefined))
-  const demo = config.demo ?? store.isSynthetic()
-  if (demo && !store.isSynthetic()) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
-  else if (demo) {
-    const tick = () => {
-      const added = appendDemoCandles(store, clock.now(), store.syntheticSeed() ?? SYNTHETIC_DEFAULTS.seed)
-      if (added > 0) log.info(`demo: appended ${added} candles`)
-    }
-    tick() // catch up on the hours the store missed while the service was down
-    scheduler.register(demoCandlesJob({ store, clock, log, seed: SYNTHETIC_DEFAULTS.seed }))
+  const feed = candleFeedFor(config, store, clock, log)
+  if (feed?.source === 'demo') {
+    // catch up on the hours the store missed while the service was down, and draw the forming hour
+    const added = (await feed.candles(clock.now())).appended
+    if (added > 0) log.info(`demo: appended ${added} candles`)
   }
+  // an exchange sync runs in the background at start-up (its latest missed slot), never before listening
+  if (feed) scheduler.register(candlesJob({ feed, clock, log, catchUpMs: feed.source === 'demo' ? 0 : HOUR_MS }))
 
   // the page is built (or found built) before listening, so the first visitor does not wait for the bundler
   await pageAssets().then(
@@ -114,8 +133,8 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   }
   const port = app.server!.port!
   const shown = config.host.includes(':') ? `[${config.host}]` : config.host
-  log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${demo && store.isSynthetic() ? ', demo mode' : ''})`, { host: config.host, port })
-  if (config.jobs) registerJobs(scheduler, deps, log)
+  log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${feed?.source === 'demo' ? ', demo mode' : feed ? `, hourly sync from ${feed.source}` : ''})`, { host: config.host, port })
+  if (config.jobs) registerJobs(scheduler, { ...deps, feed: feed ?? undefined }, log)
   else log.info('JOBS=0: the scheduled jobs (rankings, …) are not run')
   scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {

@@ -1,7 +1,7 @@
 /**
  * A simulated week of hours on the scheduler and the injected clock: candles arrive hour
- * by hour (completed candles only, as a sync or demo mode delivers them), the live-records
- * job scans, scores and seals. One service is restarted in the middle of the week and is
+ * by hour as a sync or demo mode delivers them (the completed candles, and the open of the
+ * one forming), the live-records job scans, scores and seals. One service is restarted in the middle of the week and is
  * down for three hours; it must end with exactly the records of a service that ran
  * without a break (nothing lost, nothing twice).
  */
@@ -42,13 +42,15 @@ interface Service {
 function boot(dir: string, clock: ManualClock): Service {
   const db = openDb(join(dir, 'perpsim.sqlite'))
   const store = CandleStore.open(dir)
+  // a starting service brings the hour at once (the demo tick or the sync at start-up)
+  deliver(store, clock.now())
   const scheduler = new Scheduler({ clock, db, log, timers: false })
   scheduler.register(liveRecordsJob({ db, clock, store, series: new SeriesCache(store), universe: new Universe(store) }))
   scheduler.start()
   return { dir, clock, db, store, scheduler }
 }
 
-/** Append every candle completed by the clock's time. */
+/** Append every candle completed by the clock's time, and keep the open of the one forming. */
 function deliver(store: CandleStore, nowMs: number): void {
   COINS.forEach((symbol, k) => {
     const [t, ...rest] = candles[k]!
@@ -56,6 +58,8 @@ function deliver(store: CandleStore, nowMs: number): void {
     const rows: number[] = []
     for (let i = 0; i < t!.length; i++) if (t![i]! > last && t![i]! + HOUR_MS <= nowMs) rows.push(i)
     if (rows.length) store.appendCandles(symbol, [t!, ...rest].map(c => rows.map(i => c[i]!)), rows.length, { durable: false })
+    const f = t!.indexOf(store.lastCandleMs(symbol)! + HOUR_MS)
+    if (f >= 0 && t![f]! <= nowMs) store.setFormingOpen(symbol, t![f]!, rest[0]![f]!)
   })
 }
 
@@ -116,9 +120,13 @@ describe('a simulated week, with a restart in the middle', () => {
     const ids = (db: Db) => db.select({ id: signals.id }).from(signals).all().map(r => r.id).sort()
     expect(ids(a.db)).toEqual(ids(b.db))
     // the hours it was down were caught up after the restart, and say so
-    const late = a.db.select().from(signals).all().filter(s => s.signalTimeMs >= DOWN_FROM - HOUR_MS && s.signalTimeMs < DOWN_FROM + (DOWN_HOURS - 1) * HOUR_MS && s.timeframe === '1H')
+    const restartMs = DOWN_FROM + DOWN_HOURS * HOUR_MS + 10_000
+    const late = a.db.select().from(signals).all().filter(s => s.signalTimeMs >= DOWN_FROM && s.signalTimeMs < DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
     expect(late.length).toBeGreaterThan(0)
-    expect(late.every(s => s.publishedAtMs === DOWN_FROM + DOWN_HOURS * HOUR_MS + 10_000)).toBe(true)
+    expect(late.every(s => s.publishedAtMs === restartMs && s.backfill)).toBe(true)
+    // the bar that closed at the restart is live again at once
+    const first = a.db.select().from(signals).all().filter(s => s.signalTimeMs === DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
+    expect(first.every(s => s.publishedAtMs === restartMs && !s.backfill)).toBe(true)
   })
 
   test('final scores are the same in both, and every day is sealed with the same leaves', () => {
@@ -133,10 +141,10 @@ describe('a simulated week, with a restart in the middle', () => {
     expect(days(a.db)).toEqual(days(b.db))
   })
 
-  test('a signal is recorded one hour after its signal time when only completed candles arrive', () => {
-    const hourly = b.db.select().from(signals).all().filter(s => s.timeframe === '1H' && !s.backfill)
-    expect(hourly.length).toBeGreaterThan(0)
-    for (const s of hourly) expect(s.publishedAtMs - s.signalTimeMs).toBe(HOUR_MS + 10_000)
+  test('a signal is recorded at its bar close (plus the job offset of 10 s), on every timeframe', () => {
+    const live = b.db.select().from(signals).all().filter(s => !s.backfill)
+    for (const tf of ['1H', '4H', '1D']) expect(live.some(s => s.timeframe === tf)).toBe(true)
+    for (const s of live) expect(s.publishedAtMs - s.signalTimeMs).toBe(10_000)
   })
 
   test('closed results checked by hand from the candles (fixed levels, stand-in funding)', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { dayLeaves, paperHistory, paperPositions } from '../db/schema'
+import { dayLeaves, paperHistory, paperPositions, signals } from '../db/schema'
 import { sealDays } from '../src/jobs/day-roots'
-import { runPaper, SLOTS, STARTING_CAPITAL } from '../src/jobs/paper-trader'
+import { PAPER_ENTRY_GRACE_MS, paperEntryTimeMs, runPaper, SLOTS, STARTING_CAPITAL } from '../src/jobs/paper-trader'
 import { scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
@@ -97,19 +97,38 @@ describe('paper trading', () => {
       expect(latest.body).toHaveProperty(k)
   })
 
-  test('entries are taken from publication on, at the next bar open: never a price older than the decision', () => {
+  test('live signals are entered at the next bar open like the backtests, the reference entry; catch-up rows are not taken', () => {
     const all = h.deps.db.select().from(paperPositions).all()
     expect(all.length).toBeGreaterThan(5)
     const picked = new Set(['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long'])
+    const byId = new Map(h.deps.db.select().from(signals).all().map(s => [s.id, s]))
     for (const p of all) {
       expect(picked.has(p.strategy)).toBe(true)
-      expect(p.entryTimeMs).toBe(Math.ceil(p.openedAtMs / HOUR_MS) * HOUR_MS)
-      expect(p.entryTimeMs).toBeGreaterThanOrEqual(p.openedAtMs)
+      const sig = byId.get(p.signalId)!
+      expect(sig.backfill).toBe(false)
+      // published 10 s after its bar closed: the entry is bar i+1's open, the signal's reference entry
+      expect(p.openedAtMs - sig.signalTimeMs).toBe(10_000)
+      expect(p.entryTimeMs).toBe(sig.signalTimeMs)
+      expect(p.referenceEntryPrice).toBe(sig.entryPrice)
       if (p.entryPrice === null) continue
       const bars = h.deps.store.bars(p.coin)!
       expect(p.entryPrice).toBe(bars.o[(p.entryTimeMs - bars.t[0]) / HOUR_MS]!)
+      expect(p.entryPrice).toBe(sig.entryPrice)
     }
+    // the first scan's 72-hour catch-up matched the picks too, and none of it was taken
+    const missed = [...byId.values()].filter(s => s.backfill && picked.has(s.strategy) && s.timeframe === '1H' && s.publishedAtMs >= START)
+    expect(missed.length).toBeGreaterThan(0)
     expect(Math.max(...maxBusy)).toBeLessThanOrEqual(SLOTS)
+  })
+
+  test('a signal published later than the grace is entered at the first open after its publication, never before', () => {
+    const t = Date.UTC(2025, 5, 1, 12)
+    expect(paperEntryTimeMs(t, t + 10_000, HOUR_MS)).toBe(t)
+    expect(paperEntryTimeMs(t, t + PAPER_ENTRY_GRACE_MS, HOUR_MS)).toBe(t)
+    expect(paperEntryTimeMs(t, t + PAPER_ENTRY_GRACE_MS + 1, HOUR_MS)).toBe(t + HOUR_MS)
+    expect(paperEntryTimeMs(t, t + HOUR_MS, HOUR_MS)).toBe(t + HOUR_MS)
+    expect(paperEntryTimeMs(t, t + HOUR_MS + 1, HOUR_MS)).toBe(t + 2 * HOUR_MS)
+    expect(paperEntryTimeMs(t, t + 5 * 60_000, 4 * HOUR_MS)).toBe(Date.UTC(2025, 5, 1, 16))
   })
 
   test('one position per coin at a time', () => {

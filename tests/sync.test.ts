@@ -111,6 +111,42 @@ describe('data sync against a loopback Binance USDⓈ-M', () => {
     expect(fake!.requests.filter(r => r.path === '/fapi/v1/klines')).toHaveLength(0)
   })
 
+  test("with `forming`, the open candle's open is kept (never stored), asked for once, and lapses when that candle is stored", async () => {
+    const list = markets()
+    serve(list)
+    const store = CandleStore.open(dataDir)
+    const currentHourMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS
+    const openOf = (symbol: string, t: number) => list.find(m => m.symbol === symbol)!.candles!.find(r => r[0] === t)![1]
+    await sync(store, { forming: true })
+    for (const m of list) {
+      expect(store.lastCandleMs(m.symbol)).toBe(currentHourMs - HOUR_MS)
+      expect(store.formingOpen(m.symbol)).toEqual({ t: currentHourMs, o: openOf(m.symbol, currentHourMs) })
+    }
+    // known already: no candle request until an hour has closed
+    fake!.requests.length = 0
+    nowMs += 10 * 60_000
+    await sync(store, { forming: true })
+    expect(fake!.requests.filter(r => r.path === '/fapi/v1/klines')).toHaveLength(0)
+    // after a restart it is not known: one request each brings it back
+    const reopened = CandleStore.open(dataDir)
+    await sync(reopened, { forming: true })
+    expect(fake!.requests.filter(r => r.path === '/fapi/v1/klines')).toHaveLength(list.length)
+    for (const m of list) expect(reopened.formingOpen(m.symbol)?.o).toBe(openOf(m.symbol, currentHourMs))
+    // the next hour: the candle is stored with that open, and the new forming one is kept
+    nowMs = currentHourMs + HOUR_MS + 5_000
+    await sync(reopened, { forming: true })
+    for (const m of list) {
+      const b = reopened.bars(m.symbol)!
+      expect(b.t[b.n - 1]).toBe(currentHourMs)
+      expect(b.o[b.n - 1]).toBe(openOf(m.symbol, currentHourMs))
+      expect(reopened.formingOpen(m.symbol)).toEqual({ t: currentHourMs + HOUR_MS, o: openOf(m.symbol, currentHourMs + HOUR_MS) })
+    }
+    // without the option (the CLI's `data sync`) nothing of it is kept
+    const plain = CandleStore.open(dataDir)
+    await sync(plain)
+    for (const m of list) expect(plain.formingOpen(m.symbol)).toBeUndefined()
+  })
+
   test('a sync cut off by an outage keeps the pages it stored, and the next sync resumes there', async () => {
     // the resumed sync takes the store's symbols: those the first one reached
     const list = markets()

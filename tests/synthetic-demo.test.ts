@@ -93,6 +93,28 @@ describe('appendDemoCandles', () => {
     expect(snapshot(store)).toBe(snapshot(a.store))
   })
 
+  test("the forming candle's open is known when its hour opens, and is the open it is stored with when the hour is over", () => {
+    const { dir, store: first } = generated()
+    let store = first
+    appendDemoCandles(store, END_MS, SEED) // 12:30: 12:00 is forming
+    for (let hour = 0; hour < 12; hour++) {
+      const formingMs = Date.UTC(2026, 10, 22, 12 + hour)
+      const drawn = new Map(store.symbols().map(s => [s, store.formingOpen(s)]))
+      for (const [s, f] of drawn) expect(f).toEqual({ t: formingMs, o: expect.any(Number) })
+      // the next hour, after a restart every other hour (the store keeps no forming open on disk)
+      if (hour % 2 === 1) {
+        store = CandleStore.open(dir)
+        for (const s of store.symbols()) expect(store.formingOpen(s)).toBeUndefined()
+      }
+      appendDemoCandles(store, formingMs + HOUR_MS + 5_000, SEED)
+      for (const [s, f] of drawn) {
+        const b = store.bars(s)!
+        expect(b.t[b.n - 1]).toBe(formingMs)
+        expect(b.o[b.n - 1]).toBe(f!.o)
+      }
+    }
+  })
+
   test('another seed continues differently', () => {
     const a = generated(), b = generated()
     appendDemoCandles(a.store, END_MS + 3 * HOUR_MS, SEED)

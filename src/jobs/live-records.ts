@@ -1,6 +1,7 @@
 /**
- * The hourly live-records job (10 s past every hour, after the demo candle at 5 s): the
- * signal scan, scoring, the paper trader, then the day roots, in that order in one run,
+ * The hourly live-records job (10 s past every hour, after the candles job at 5 s): the
+ * hour's candles (the feed's run, waited for), the signal scan, the hour's funding,
+ * scoring, the paper trader, then the day roots, in that order in one run,
  * because each step reads what the one before wrote (the paper trader takes the signals
  * just recorded; a day is sealed only once its signals and paper trades are final). The
  * steps live in their own files (signal-scan.ts, signal-score.ts, paper-trader.ts,
@@ -10,6 +11,7 @@
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
+import type { CandleFeed, FeedReport } from '../market/candle-feed'
 import type { CandleStore } from '../market/candle-store'
 import { HOUR_MS } from '../market/types'
 import type { SeriesCache } from '../market/series'
@@ -34,6 +36,8 @@ export interface LiveRecordsDeps {
   runs?: RunService
   /** the regime's recommended registry ids, the paper trader's fallback picks */
   regimeStrategies?: () => Promise<string[]>
+  /** what brings the hour's candles (demo or exchange); absent: the store is static */
+  feed?: CandleFeed
 }
 
 export function liveRecordsJob(deps: LiveRecordsDeps): JobDefinition {
@@ -44,15 +48,32 @@ export function liveRecordsJob(deps: LiveRecordsDeps): JobDefinition {
     slotOf: ms => `${LIVE_RECORDS_JOB}:${new Date(ms).toISOString().slice(0, 13)}`,
     catchUpMs: 2 * HOUR_MS,
     run: async ctx => {
+      const fed = await feedStep(deps, 'candles', ctx.progress)
       const scan = await scanSignals(deps, ctx.yield)
       ctx.progress(`scan: ${scan.added} new signals (${scan.coins} coins × ${scan.strategies} strategies)`)
+      await feedStep(deps, 'funding', ctx.progress)
       const score = await scoreSignals(deps, ctx.yield)
       ctx.progress(`score: ${score.scored} rows (${score.open} open, ${score.closed} closed, ${score.unscoreable} unscoreable)`)
       const paper = await runPaper(deps)
       ctx.progress(`paper: cycle ${paper.cycle}, ${paper.taken} taken, ${paper.closed} closed, ${paper.open} open`)
       const seal = await sealDays({ ...deps, leafSources: [paperLeafSource] }, ctx.yield)
       if (seal.sealed.length) ctx.progress(`sealed ${seal.sealed.join(', ')}`)
-      return { counts: { signals_added: scan.added, scored: score.scored, closed: score.closed, unscoreable: score.unscoreable, paper_taken: paper.taken, paper_closed: paper.closed, days_sealed: seal.sealed.length } }
+      return { counts: { candles: fed?.appended ?? 0, signals_added: scan.added, scored: score.scored, closed: score.closed, unscoreable: score.unscoreable, paper_taken: paper.taken, paper_closed: paper.closed, days_sealed: seal.sealed.length } }
     },
+  }
+}
+
+/**
+ * One half of the feed (it shares a run the candles job has in flight). A failing feed does
+ * not stop the hour: the records are made from what the store holds, and the feed's own
+ * job reports the failure and catches up.
+ */
+async function feedStep(deps: LiveRecordsDeps, half: 'candles' | 'funding', progress: (msg: string) => void): Promise<FeedReport | null> {
+  if (!deps.feed) return null
+  try {
+    return await deps.feed[half](deps.clock.now())
+  } catch (e) {
+    progress(`${half}: ${deps.feed.source} failed (${e instanceof Error ? e.message : String(e)}); going on with the store as it is`)
+    return null
   }
 }

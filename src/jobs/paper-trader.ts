@@ -8,10 +8,12 @@
  *    three best-ranked configurations of distinct strategies in the latest 30-day top-50
  *    ranking with profit factor ≥ 1.5 and ≥ 30 trades; when none qualifies, the current
  *    regime's recommended strategies on 1H with their own settings;
- * 3. every signal published after the picks that matches a pick (strategy and timeframe)
- *    is taken if a slot is free and the coin has no position: entry at the open of the
- *    first bar that opens at or after the signal's publication (never a price older than
- *    the decision), margin = capital / slots, leverage 1, futures fee;
+ * 3. every live signal (not a catch-up row) published after the picks that matches a pick
+ *    (strategy and timeframe) is taken if a slot is free and the coin has no position: entry at the signal's own
+ *    entry bar (bar i+1, as a backtest enters) when it was published within
+ *    PAPER_ENTRY_GRACE_MS of that bar's open, else at the open of the first bar that opens
+ *    after its publication (never a price older than the decision), margin = capital /
+ *    slots, leverage 1, futures fee;
  * 4. positions follow the engine's one trade model with the pick's SL/TP/max bars and
  *    are marked to the last completed close every hour; each finished day's equity is
  *    written to the history once.
@@ -41,6 +43,13 @@ export const PICK_MIN_TRADES = 30
 export const PICK_AFTER_MS = HOUR_MS
 export const PICK_PERIOD = '30d'
 export const PICK_GROUP = 'top50'
+/**
+ * A signal published this soon after its bar closed is entered at the next bar's open, the
+ * backtests' entry: a bot acting at the close fills there, give or take the first
+ * seconds' drift (the hourly scan publishes about 10 s after the close). Later, the open
+ * of the next bar after publication.
+ */
+export const PAPER_ENTRY_GRACE_MS = 60_000
 export const PICK_RULE =
   `the ${PICK_COUNT} best-ranked configurations of distinct strategies in the latest ${PICK_PERIOD} ${PICK_GROUP} ranking with profit factor ≥ ${PICK_MIN_PF} and ≥ ${PICK_MIN_TRADES} trades; ` +
   `when none qualifies, the current regime's recommended strategies on 1H with their own SL/TP/max bars`
@@ -156,9 +165,9 @@ function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): nu
     // the picks in force when the signal was published
     const active = picksRows.filter(p => p.pickedAtMs <= s.publishedAtMs).at(-1)
     const pick = active?.picks.find(p => p.strategy === s.strategy && p.timeframe === s.timeframe)
-    if (!pick || !isTimeframe(s.timeframe)) continue
-    const step = TIMEFRAME_MS[s.timeframe]
-    const entryTimeMs = Math.ceil(s.publishedAtMs / step) * step
+    // a catch-up row is history (a newer bar of its coin had closed when it was recorded), not a live signal
+    if (!pick || s.backfill || !isTimeframe(s.timeframe)) continue
+    const entryTimeMs = paperEntryTimeMs(s.signalTimeMs, s.publishedAtMs, TIMEFRAME_MS[s.timeframe])
     if (entryTimeMs >= endMs) continue
     const busy = positions.filter(p => OPEN_STATUSES.includes(p.status) || (p.exitTimeMs ?? Infinity) > s.publishedAtMs)
     if (busy.length >= cycle.slots || busy.some(p => p.coin === s.coin)) continue
@@ -175,6 +184,12 @@ function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): nu
   }
   db.update(paperCycles).set({ processedThroughMs: untilMs }).where(eq(paperCycles.id, cycle.id)).run()
   return taken
+}
+
+/** The open time of the bar a paper position enters at (PAPER_ENTRY_GRACE_MS). */
+export function paperEntryTimeMs(signalTimeMs: number, publishedAtMs: number, stepMs: number): number {
+  if (publishedAtMs - signalTimeMs <= PAPER_ENTRY_GRACE_MS) return signalTimeMs
+  return Math.ceil(publishedAtMs / stepMs) * stepMs
 }
 
 /**

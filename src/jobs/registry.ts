@@ -5,6 +5,7 @@
  */
 import type { AppDeps } from '../deps'
 import type { Logger } from '../log'
+import type { CandleFeed } from '../market/candle-feed'
 import { rankingsJob } from './rankings'
 import type { Scheduler } from './scheduler'
 import { liveRecordsJob } from './live-records'
@@ -12,8 +13,8 @@ import { weeklyMailJob } from './weekly-mail'
 import { mailerFor } from '../mail/mailer'
 import { scoredSignalsSource } from '../mail/weekly-signals'
 
-/** what the jobs read: the stores, the clock and the run pipeline */
-export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series' | 'mailer'> & Partial<Pick<AppDeps, 'marketContext'>>
+/** what the jobs read: the stores, the clock, the run pipeline, and what brings the hourly candles */
+export type JobDeps = Pick<AppDeps, 'clock' | 'db' | 'store' | 'universe' | 'runs' | 'config' | 'series' | 'mailer'> & Partial<Pick<AppDeps, 'marketContext'>> & { feed?: CandleFeed }
 
 export function registerJobs(scheduler: Scheduler, deps: JobDeps, log: Logger): void {
   void log

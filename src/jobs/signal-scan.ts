@@ -3,7 +3,9 @@
  * entry condition true at bar i's close, computed by the same compiled strategy over the
  * same series as a backtest (strategies/compile.ts, market/series.ts), one signal per
  * true bar. It is recorded once bar i has completed and the open of bar i+1 (the trade
- * model's entry) is in the store; `signal_time` is that instant, bar i's close.
+ * model's entry) is known: in the store, or the forming candle's open the store keeps
+ * (demo mode draws it, the exchange sync reads it), so a signal is normally recorded
+ * seconds after `signal_time`, bar i's close.
  *
  * The masks are computed in src/runs/compute/signal-tasks.ts, on the worker pool when the
  * run service is given (the top 100 split over the workers), else on this thread.
@@ -16,18 +18,19 @@
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
+import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import type { Timeframe } from '../market/timeframe'
 import { TIMEFRAME_MS } from '../market/timeframe'
 import { HOUR_MS } from '../market/types'
 import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../modules/signals/records'
-import { runScanSignals, scanCoins, type CoinScan, type ScanPayload } from '../runs/compute/signal-tasks'
+import { lowerBound, runScanSignals, scanCoins, type CoinScan, type NextOpen, type ScanPayload } from '../runs/compute/signal-tasks'
 import type { RunService } from '../runs/service'
 import { yieldToLoop } from '../runs/yield'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
 
-export { compiledStrategy, entryMask, exitMask, lowerBound, newestSignalBar } from '../runs/compute/signal-tasks'
+export { compiledStrategy, entryMask, exitMask, lowerBound, newestSignalBar, nextOpen } from '../runs/compute/signal-tasks'
 
 /** coins scanned: the first eligible coins in market-cap order */
 export const SCAN_TOP_N = 100
@@ -38,6 +41,8 @@ export const BACKFILL_HOURS = 72
 
 export interface ScanDeps {
   db: Db
+  /** the forming candles' opens (the entry price of the bar that just closed) */
+  store: Pick<CandleStore, 'formingOpen'>
   series: SeriesCache
   universe: Universe
   clock: Clock
@@ -87,7 +92,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
   const watermark = scanWatermark(deps.db, tf)
   const earliestMs = nowMs - BACKFILL_HOURS * HOUR_MS
   const known = signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
-  const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark })
+  const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark, next: nextOpens(deps, tf, symbols) })
   const scans = await computeScans(deps, coins, payload, pause)
   const rows: SignalRow[] = []
   let newestBarMs: number | null = null
@@ -125,6 +130,26 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
     recordScan(deps.db, { timeframe: tf, signalBarMs: newestBarMs, scannedAtMs: nowMs, coins: coins.length, strategies: strategies.length, signalsFound: added })
   }
   return { timeframe: tf, signalBarMs: newestBarMs, barsScanned, added }
+}
+
+/**
+ * Per symbol, the open of the bar after its `tf` series' last one when that is known: the
+ * stored hour that opens it (a higher timeframe's bar still unfinished), or the forming
+ * candle's open (the hour that just began).
+ */
+function nextOpens(deps: ScanDeps, tf: Timeframe, symbols: string[]): Record<string, NextOpen> {
+  const out: Record<string, NextOpen> = {}
+  for (const s of symbols) {
+    const bars = deps.series.get(s, tf)
+    const hours = deps.series.get(s, '1H')
+    if (!bars || !hours || bars.n === 0) continue
+    const t = bars.t[bars.n - 1] + bars.stepMs
+    const k = lowerBound(hours, t)
+    const forming = deps.store.formingOpen(s)
+    if (k < hours.n && hours.t[k] === t) out[s] = { t, o: hours.o[k] }
+    else if (forming?.t === t) out[s] = { t, o: forming.o }
+  }
+  return out
 }
 
 /**

@@ -12,6 +12,8 @@
  *   /simulate/coin reports for that entry.
  * - `unscoreable` with a reason: the entry candle is gone or differs from the recorded
  *   price, the strategy left the registry, or the coin's candles stopped.
+ * A signal recorded from the forming candle's open waits `open` (pnl 0) until its entry
+ * candle has completed and is in the series.
  * Final rows are never written again (and the database refuses it).
  */
 import type { Clock } from '../clock'
@@ -120,7 +122,14 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
     const s = p.signal
     const frozen = frozenInputs(p, fundingSource)
     const e = lowerBound(bars, s.signalTimeMs)
-    if (e >= bars.n || bars.t[e] !== s.signalTimeMs) {
+    if (e >= bars.n) {
+      // the entry candle has not completed yet (a signal recorded from the forming candle's open)
+      const stoppedMs = bars.t[bars.n - 1] + bars.stepMs
+      if (nowMs - stoppedMs > STALE_CANDLES_MS) rows.push(unscoreableRow(p, `the coin's candles stopped at ${new Date(stoppedMs).toISOString()}`, nowMs, fundingSource))
+      else if (!p.scored) rows.push({ ...frozen, status: 'open', pnlPct: 0, markedThroughMs: s.signalTimeMs, updatedAtMs: nowMs })
+      continue
+    }
+    if (bars.t[e] !== s.signalTimeMs) {
       rows.push(unscoreableRow(p, 'the entry candle is missing from the store', nowMs, fundingSource))
       continue
     }

@@ -13,12 +13,18 @@
  *
  * In memory every symbol's columns live in one SharedArrayBuffer with headroom, so
  * workers read the same memory and hourly appends usually need no reallocation.
+ *
+ * Beside the stored candles the store remembers, in memory only, the open of each
+ * symbol's forming candle (types.ts FormingOpen): whoever appends candles (demo mode, the
+ * exchange sync) sets it, and it lapses by itself once a newer candle is appended. It is
+ * not written to disk: it is market state of the current hour, and the next demo tick or
+ * sync after a restart brings it again.
  */
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FundingSeries } from './types'
+import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
 import { HOUR_MS } from './types'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -65,6 +71,7 @@ export class CandleStore {
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
   private readonly barViews = new Map<string, Bars>()
+  private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
   private sourceSet = new Set<StoreSource>()
   private seed: number | undefined
@@ -157,6 +164,28 @@ export class CandleStore {
   lastCandleMs(symbol: string): number | null {
     const c = this.candles.get(symbol)
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
+  }
+
+  /**
+   * The open of the symbol's forming candle, when it is known and still forming on the
+   * store's terms: it opens right after the last stored candle.
+   */
+  formingOpen(symbol: string): FormingOpen | undefined {
+    const f = this.forming.get(symbol)
+    const last = this.lastCandleMs(symbol)
+    return f && last !== null && f.t === last + HOUR_MS ? f : undefined
+  }
+
+  /**
+   * Remember the open of the candle forming after the symbol's last stored candle. A
+   * price that is not positive, or a time that is not the next hour, is refused: it could
+   * only be a misread, and a signal would take it for its entry price.
+   */
+  setFormingOpen(symbol: string, tMs: number, open: number): void {
+    const last = this.lastCandleMs(symbol)
+    if (last === null || tMs !== last + HOUR_MS) throw new StoreError(`${symbol}: a forming candle at ${tMs} does not follow the last stored candle (${last})`)
+    if (!(open > 0) || !Number.isFinite(open)) throw new StoreError(`${symbol}: a forming candle's open must be a positive price, got ${open}`)
+    this.forming.set(symbol, { t: tMs, o: open })
   }
 
   /** Increases on every change; cheap to compare. */

@@ -35,6 +35,16 @@ export interface SyncOptions {
   /** rows asked per request (default 1000, the most ccxt asks Binance for) */
   pageLimit?: number
   retry?: RetryPolicy
+  /**
+   * Also keep the open of each symbol's forming candle (store.setFormingOpen), asking for
+   * it even when no candle has closed since the last sync: the hourly sync of a running
+   * service does, so a signal of the hour that just closed has its entry price at once.
+   */
+  forming?: boolean
+  /** one half of the sync: candles alone, or funding alone (default both, symbol by symbol) */
+  only?: 'candles' | 'funding'
+  /** false: keep the markets a reused `exchange` loaded before (default: load them afresh) */
+  reloadMarkets?: boolean
 }
 
 export interface SyncSymbolResult {
@@ -86,11 +96,11 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   }
 
   // reload: ccxt keeps a failed load's rejected promise, so a retry must ask afresh
-  await call('load markets', () => exchange.loadMarkets(true))
+  if (opts.reloadMarkets !== false || !exchange.markets) await call('load markets', () => exchange.loadMarkets(true))
   const symbols = opts.symbols?.length ? [...new Set(opts.symbols.map(normaliseSymbol))] : store.symbols().length ? store.symbols() : listedPerpetuals(exchange)
   log(`syncing ${symbols.length} symbols from ${exchange.id}`)
 
-  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs }
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only }
   const results: SyncSymbolResult[] = []
   let stopped = false
   for (const symbol of symbols) {
@@ -130,8 +140,8 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
   if (!market) return { result: { ...result, error: `not a USDT perpetual on ${ctx.exchange.id}` }, fatal: false }
   let fatal = false
   try {
-    await syncCandles(store, market, symbol, result, ctx)
-    await syncFunding(store, market, symbol, result, ctx)
+    if (ctx.only !== 'funding') await syncCandles(store, market, symbol, result, ctx)
+    if (ctx.only !== 'candles') await syncFunding(store, market, symbol, result, ctx)
   } catch (e) {
     result.error = (e as Error).message
     fatal = e instanceof SyncError || (await isTransient(e))
@@ -148,24 +158,33 @@ interface PageContext {
   now: () => number
   pageLimit: number
   sinceMs: number | null
+  forming: boolean
+  only: SyncOptions['only']
 }
 
 async function syncCandles(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
   const last = store.lastCandleMs(symbol)
   let since = last !== null ? last + HOUR_MS : ceilHour(ctx.sinceMs ?? market.created ?? BINANCE_USDM_START_MS)
   for (;;) {
-    // a candle opening at `since` can only be complete an hour later
-    if (since + HOUR_MS > ctx.now()) return
+    // a candle opening at `since` can only be complete an hour later; then only the forming one is worth asking for
+    const wantsForming = ctx.forming && since <= ctx.now() && last !== null && !store.formingOpen(symbol)
+    if (since + HOUR_MS > ctx.now() && !wantsForming) return
     const from = since
     const rows = await ctx.call(`${symbol} candles from ${isoOf(from)}`, () => ctx.exchange.fetchOHLCV(market.symbol, '1h', from, ctx.pageLimit))
     const nowMs = ctx.now()
     const cols = Array.from({ length: 6 }, () => new Float64Array(rows.length))
     let n = 0
+    let forming: { t: number; o: number } | null = null
     let sawOpen = false
     for (const row of rows) {
       const [t, o, h, l, c, v] = row as number[]
       if (!(t >= since)) continue
-      if (t + HOUR_MS > nowMs) { sawOpen = true; break }
+      if (t + HOUR_MS > nowMs) {
+        // the candle still open: never stored; its open is kept when it follows the stored ones
+        if (t === (n > 0 ? cols[0][n - 1] : since - HOUR_MS) + HOUR_MS && t <= nowMs && o > 0 && Number.isFinite(o)) forming = { t, o }
+        sawOpen = true
+        break
+      }
       if (t % HOUR_MS !== 0 || (n > 0 && t <= cols[0][n - 1])) throw new Error(`${symbol}: the exchange sent a candle at ${isoOf(t)} out of order`)
       const problem = candleProblem(o, h, l, c, v)
       if (problem) throw new Error(`${symbol}: the exchange sent an impossible candle at ${isoOf(t)}: ${problem}`)
@@ -173,6 +192,7 @@ async function syncCandles(store: CandleStore, market: MarketLike, symbol: strin
       n++
     }
     if (n > 0) result.candlesAppended += store.appendCandles(symbol, cols.map(col => col.subarray(0, n)), n).appended
+    if (forming && ctx.forming && store.lastCandleMs(symbol) === forming.t - HOUR_MS) store.setFormingOpen(symbol, forming.t, forming.o)
     if (sawOpen || rows.length < ctx.pageLimit || n === 0) return
     since = cols[0][n - 1] + HOUR_MS
   }

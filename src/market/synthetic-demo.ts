@@ -340,7 +340,12 @@ function residualTarget(p: CoinParams): number {
 /**
  * Append to every coin of a synthetic store each hour completed since its last candle,
  * up to the last hour that closed at or before nowMs, and the funding events at its
- * settlement hours. Returns the candle rows appended (0 for a store that is not synthetic).
+ * settlement hours; then draw the hour now forming and keep its open in the store
+ * (store.setFormingOpen), so a signal of the hour that just closed has its entry price at
+ * once. The forming candle is drawn exactly as the next call will draw it when its hour
+ * is over (same seed stream, same stored candles before it), so the open the store
+ * remembers now is the open it will store then (tested). Returns the candle rows appended
+ * (0 for a store that is not synthetic).
  */
 export function appendDemoCandles(store: CandleStore, nowMs: number, seed: number): number {
   if (!store.isSynthetic()) return 0
@@ -349,26 +354,25 @@ export function appendDemoCandles(store: CandleStore, nowMs: number, seed: numbe
   let btc: DemoCoin | null = null
   for (const symbol of store.symbols()) {
     const last = store.lastCandleMs(symbol)
-    const needs = last !== null && last < targetOpenMs
-    // BTC is loaded even when it is up to date: it is the others' market factor
-    if (!needs && symbol !== 'BTCUSDT') continue
+    if (last === null || last > targetOpenMs) continue
     const coin = loadCoin(store, symbol, seed)
     if (!coin) continue
     if (symbol === 'BTCUSDT') btc = coin
-    if (needs) coins.push(coin)
+    coins.push(coin)
   }
   if (coins.length === 0) return 0
   // BTC first in every hour: the others' market return is its return
   coins.sort((a, b) => (a === btc ? -1 : b === btc ? 1 : 0))
-  const fromMs = Math.min(...coins.map(c => c.t[c.t.length - 1])) + HOUR_MS
   const marketHash = hash32(seed, 'demo:market')
-  for (let tMs = fromMs; tMs <= targetOpenMs; tMs += HOUR_MS) {
+  const step = (tMs: number) => {
     const market = marketDraw(marketHash, tMs)
     const btcSd = btc ? btcSigmaAt(btc, tMs) : 0
     for (const coin of coins) {
       if (coin.t[coin.t.length - 1] === tMs - HOUR_MS) stepCoin(coin, btc, tMs, market, btcSd)
     }
   }
+  const fromMs = Math.min(...coins.map(c => c.t[c.t.length - 1])) + HOUR_MS
+  for (let tMs = fromMs; tMs <= targetOpenMs; tMs += HOUR_MS) step(tMs)
   let rows = 0
   for (const coin of coins) {
     const n = coin.t.length - coin.firstNew
@@ -377,6 +381,13 @@ export function appendDemoCandles(store: CandleStore, nowMs: number, seed: numbe
     // demo candles are regenerated identically after a loss, so they skip the fsyncs
     rows += store.appendCandles(coin.symbol, cols, n, { durable: false }).appended
     if (coin.fundT.length) store.appendFunding(coin.symbol, coin.fundT, coin.fundRate, coin.fundT.length, { durable: false })
+  }
+  // the forming hour: drawn whole (the others need BTC's return of the hour), its open kept
+  const formingMs = targetOpenMs + HOUR_MS
+  step(formingMs)
+  for (const coin of coins) {
+    const k = coin.t.length - 1
+    if (coin.t[k] === formingMs) store.setFormingOpen(coin.symbol, formingMs, coin.o[k])
   }
   return rows
 }

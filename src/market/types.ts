@@ -40,5 +40,17 @@ export interface CoinMeta {
   listingMs: number | null
 }
 
+/**
+ * The open of the 1H candle now forming: the bar after the store's last completed one.
+ * Only completed candles are stored; this one price is known the moment the hour opens
+ * (an exchange's klines include the forming candle; demo mode draws it), and it is the
+ * trade model's entry for a signal of the bar that just closed (docs/signals.md).
+ */
+export interface FormingOpen {
+  /** open time in ms: the store's last candle + 1 h */
+  readonly t: number
+  readonly o: number
+}
+
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000

@@ -100,13 +100,38 @@ export function exitMask(s: StrategyDef, bars: Bars): Uint8Array | null {
 }
 
 /**
- * The newest bar whose signal can be recorded at `nowMs`: it has closed, and the bar after
- * it has opened and is in the store. −1 when there is none.
+ * The open of the bar after a series' last one, when it is known although that bar is not
+ * in the series: its first hour is stored while the bar is unfinished (a higher timeframe),
+ * or it is the forming candle's (market/types.ts FormingOpen).
  */
-export function newestSignalBar(bars: Bars, nowMs: number): number {
+export interface NextOpen {
+  /** open time in ms: the series' last bar + its step */
+  t: number
+  o: number
+}
+
+/**
+ * The newest bar whose signal can be recorded at `nowMs`: it has closed, and the open of
+ * the bar after it (the trade model's entry) is known: that bar is in the series, or it is
+ * `next`. −1 when there is none.
+ */
+export function newestSignalBar(bars: Bars, nowMs: number, next?: NextOpen): number {
+  const last = bars.n - 1
+  if (last >= 0 && follows(bars, next) && next!.t <= nowMs) return last
   let i = bars.n - 2
   while (i >= 0 && !(bars.t[i + 1] <= nowMs && bars.t[i] + bars.stepMs <= nowMs)) i--
   return i
+}
+
+/** `next` opens the bar right after the series' last one */
+function follows(bars: Bars, next: NextOpen | undefined): boolean {
+  return next !== undefined && bars.n > 0 && next.t === bars.t[bars.n - 1] + bars.stepMs
+}
+
+/** The open of bar i+1 (the trade model's entry for a signal of bar i): in the series, or `next`. */
+export function nextOpen(bars: Bars, i: number, next?: NextOpen): number {
+  if (i + 1 < bars.n) return bars.o[i + 1]
+  return i === bars.n - 1 && follows(bars, next) ? next!.o : NaN
 }
 
 /** First index with t ≥ tMs (bars.n when none). */
@@ -131,6 +156,8 @@ export interface ScanPayload {
   earliestMs: number
   /** the newest bar scanned before on this timeframe (a coin with nothing newer is skipped) */
   watermark: number | null
+  /** per symbol, the open of the bar after its series' last one, when known (NextOpen) */
+  next: Record<string, NextOpen>
 }
 
 export interface CoinScan {
@@ -150,7 +177,8 @@ export function scanCoins(barsOf: (symbol: string) => Bars | undefined, p: ScanP
   for (const symbol of p.symbols) {
     const bars = barsOf(symbol)
     if (!bars || bars.n < 2) continue
-    const last = newestSignalBar(bars, p.nowMs)
+    const next = p.next[symbol]
+    const last = newestSignalBar(bars, p.nowMs, next)
     if (last < 0) continue
     const scan: CoinScan = { symbol, newestBarMs: bars.t[last], bars: 0, hits: [] }
     out.push(scan)
@@ -162,8 +190,10 @@ export function scanCoins(barsOf: (symbol: string) => Bars | undefined, p: ScanP
     strategies.forEach((s, k) => {
       const entry = entryMask(s, bars)
       for (let i = from; i <= last; i++) {
+        if (entry[i] === 0) continue
         // the trade model enters only at a positive open (engine/trade-model.ts)
-        if (entry[i] !== 0 && bars.o[i + 1] > 0) scan.hits.push(k, bars.t[i], bars.o[i + 1])
+        const open = nextOpen(bars, i, next)
+        if (open > 0) scan.hits.push(k, bars.t[i], open)
       }
     })
   }
