@@ -18,7 +18,7 @@ import { createLogger } from '../src/log'
 import { generateStore } from '../src/market/generate-store'
 import { DAY_MS } from '../src/market/types'
 import { PoolExecutor } from '../src/runs/compute/executor'
-import { configurations } from '../src/modules/rankings/configurations'
+import { configurations } from '../src/records/rankings/configurations'
 import { composeDeps } from '../src/compose'
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { days: { type: 'string' } } })

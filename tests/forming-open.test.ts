@@ -11,7 +11,7 @@ import { scoreSignals } from '../src/jobs/signal-score'
 import { CandleStore, StoreError } from '../src/market/candle-store'
 import { resample } from '../src/market/resample'
 import { DAY_MS, HOUR_MS, type Bars } from '../src/market/types'
-import { signalsSince, type SignalRow } from '../src/modules/signals/records'
+import { signalsSince, type SignalRow } from '../src/records/signals'
 import { newestSignalBar, nextOpen } from '../src/runs/compute/signal-tasks'
 import { makeHarness, tempDir, walkCandles } from './helpers/harness'
 

@@ -79,9 +79,9 @@ function circles(g: Map<string, { local: string[] }>): string[][] {
 const under = (dir: string) => (f: string) => relative(ROOT, f).startsWith(`${dir}/`)
 
 /** Imports from files under `dir` that break `rule`, as "file -> import". */
-function offenders(dir: string, rule: (target: { file?: string; pkg?: string }) => boolean): string[] {
+function offenders(dir: string, rule: (target: { file?: string; pkg?: string }) => boolean, g: typeof graph = graph): string[] {
   const out: string[] = []
-  for (const [f, { local, packages }] of graph) {
+  for (const [f, { local, packages }] of g) {
     if (!under(dir)(f)) continue
     for (const t of local) if (rule({ file: relative(ROOT, t) })) out.push(`${relative(ROOT, f)} -> ${relative(ROOT, t)}`)
     for (const p of packages) if (rule({ pkg: p })) out.push(`${relative(ROOT, f)} -> ${p}`)
@@ -91,6 +91,11 @@ function offenders(dir: string, rule: (target: { file?: string; pkg?: string }) 
 
 const isElysia = (pkg?: string) => pkg !== undefined && (pkg === 'elysia' || pkg.startsWith('elysia/') || pkg.startsWith('@elysiajs/'))
 const isIn = (file: string | undefined, ...dirs: string[]) => file !== undefined && dirs.some(d => file.startsWith(`${d}/`) || file === `${d}.ts`)
+
+/** the HTTP areas: jobs, mail and the records they share with the modules stay below them */
+const reachesModule = (t: { file?: string }) => isIn(t.file, 'src/modules')
+/** the records are read and written by modules and jobs alike, so they import neither */
+const recordsReachUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs')
 
 describe('the import graph of src/', () => {
   test('is read from every source file and its imports resolve', () => {
@@ -128,6 +133,34 @@ describe('the import graph of src/', () => {
   test('the run pipeline does not reach up into the modules, the HTTP layer or the app', () => {
     const rule = (t: { file?: string }) => isIn(t.file, 'src/modules', 'src/http', 'src/app', 'src/deps')
     expect(offenders('src/runs', rule)).toEqual([])
+  })
+
+  test('nothing under src/jobs/, src/mail/ or src/records/ imports a module (src/modules/)', () => {
+    expect(offenders('src/jobs', reachesModule)).toEqual([])
+    expect(offenders('src/mail', reachesModule)).toEqual([])
+    expect(offenders('src/records', reachesModule)).toEqual([])
+  })
+
+  test('the records import no Elysia, no src/http/ and no job', () => {
+    expect(offenders('src/records', recordsReachUp)).toEqual([])
+  })
+
+  test('the jobs, mail and records rules read real imports, and an import they forbid would be found', () => {
+    for (const dir of ['src/jobs', 'src/mail', 'src/records']) expect([...graph.keys()].filter(under(dir)).length).toBeGreaterThanOrEqual(2)
+    expect(offenders('src/jobs', t => isIn(t.file, 'src/records'))).toContain('src/jobs/day-roots.ts -> src/records/merkle-leaves.ts')
+    const fake = new Map([
+      [join(ROOT, 'src/jobs/day-roots.ts'), { local: [join(ROOT, 'src/modules/trust/leaves.ts')], packages: [] }],
+      [join(ROOT, 'src/mail/weekly.ts'), { local: [join(ROOT, 'src/modules/rankings/rank.ts')], packages: [] }],
+      [join(ROOT, 'src/records/paper.ts'), { local: [join(ROOT, 'src/modules/trust/service.ts'), join(ROOT, 'src/http/errors.ts'), join(ROOT, 'src/jobs/scheduler.ts')], packages: ['elysia', 'drizzle-orm'] }],
+    ])
+    expect(offenders('src/jobs', reachesModule, fake)).toEqual(['src/jobs/day-roots.ts -> src/modules/trust/leaves.ts'])
+    expect(offenders('src/mail', reachesModule, fake)).toEqual(['src/mail/weekly.ts -> src/modules/rankings/rank.ts'])
+    expect(offenders('src/records', recordsReachUp, fake)).toEqual([
+      'src/records/paper.ts -> src/modules/trust/service.ts',
+      'src/records/paper.ts -> src/http/errors.ts',
+      'src/records/paper.ts -> src/jobs/scheduler.ts',
+      'src/records/paper.ts -> elysia',
+    ])
   })
 
   test('module services use no Elysia (controllers and models do)', () => {

@@ -11,7 +11,7 @@ import { rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 import { DAY_MS } from '../src/market/types'
-import { configurations, GROUPS, PERIODS } from '../src/modules/rankings/configurations'
+import { configurations, GROUPS, PERIODS } from '../src/records/rankings/configurations'
 import { listStrategies } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 

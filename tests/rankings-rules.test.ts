@@ -4,9 +4,9 @@
  * weekly_best3, and every headline_note_kind case of the contract's table.
  */
 import { describe, expect, test } from 'bun:test'
-import { configurations, configurationId, periodWindow, PRESETS, RULES_VERSION, simulateBodyOf } from '../src/modules/rankings/configurations'
-import { koreanName } from '../src/modules/rankings/names-ko'
-import { compareRows, headlineOf, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/modules/rankings/rank'
+import { configurations, configurationId, periodWindow, PRESETS, RULES_VERSION, simulateBodyOf } from '../src/records/rankings/configurations'
+import { koreanName } from '../src/records/rankings/names-ko'
+import { compareRows, headlineOf, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/records/rankings/rank'
 import { listStrategies } from '../src/strategies/registry'
 
 function row(id: string, pf: number, wr: number, trades: number, over: Partial<RowFigures> = {}): RowFigures {

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { HOUR_MS } from '../src/market/types'
-import { GROUPS, PERIODS } from '../src/modules/rankings/configurations'
-import { DayFiles, type DayFile, type GroupRanking } from '../src/modules/rankings/day-files'
-import type { RankedRow } from '../src/modules/rankings/rank'
-import { insertSignals, recordScan, signalId, type SignalRow } from '../src/modules/signals/records'
+import { GROUPS, PERIODS } from '../src/records/rankings/configurations'
+import { DayFiles, type DayFile, type GroupRanking } from '../src/records/rankings/day-files'
+import type { RankedRow } from '../src/records/rankings/rank'
+import { insertSignals, recordScan, signalId, type SignalRow } from '../src/records/signals'
 import { getStrategy } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 

@@ -5,7 +5,7 @@ import { openDb } from '../src/db'
 import { scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
-import { latestScan, type ScoredRow, type SignalRow } from '../src/modules/signals/records'
+import { latestScan, type ScoredRow, type SignalRow } from '../src/records/signals'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
 const sig = (over: Partial<SignalRow> = {}): SignalRow => ({

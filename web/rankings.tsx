@@ -1,5 +1,5 @@
 /** Rankings (GET /rankings/daily, /hot-strategies) and signals (GET /signals/history, /signals/scored). */
-import type { Group, Period } from '../src/modules/rankings/configurations'
+import type { Group, Period } from '../src/records/rankings/configurations'
 import { api, type RankingRow, type RankingsResult, type SignalsResult } from './api'
 import { TextField } from './form'
 import { useRun } from './run'

@@ -8,9 +8,9 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { DAY_MS } from '../market/types'
-import { firstSignalTimeMs, scoringPendingBefore } from '../modules/signals/records'
+import { firstSignalTimeMs, scoringPendingBefore } from '../records/signals'
 import type { Pause } from './signal-scan'
-import { collectLeaves, dayKey, latestSealedDay, sealDay, dayStartOf, type LeafSource } from '../modules/trust/leaves'
+import { collectLeaves, dayKey, latestSealedDay, sealDay, dayStartOf, type LeafSource } from '../records/merkle-leaves'
 
 export interface DayRootDeps {
   db: Db

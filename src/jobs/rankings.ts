@@ -34,11 +34,11 @@ import {
   type Configuration,
   type Group,
   type Period,
-} from '../modules/rankings/configurations'
-import { DayFiles, type DayFile, type GroupRanking } from '../modules/rankings/day-files'
-import { koreanName } from '../modules/rankings/names-ko'
-import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../modules/rankings/rank'
-import { ENGINE_VERSION } from '../modules/rankings/versions'
+} from '../records/rankings/configurations'
+import { DayFiles, type DayFile, type GroupRanking } from '../records/rankings/day-files'
+import { koreanName } from '../records/rankings/names-ko'
+import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
+import { ENGINE_VERSION } from '../records/rankings/versions'
 import type { JobContext, JobDefinition } from './scheduler'
 
 export const RANKINGS_JOB = 'rankings'

@@ -26,7 +26,7 @@ import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
-import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../modules/signals/records'
+import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../records/signals'
 import { getStrategy } from '../strategies/registry'
 import { exitMask, lowerBound, slicer, type Pause } from './signal-scan'
 

@@ -6,7 +6,7 @@
  */
 import { and, eq, gte, inArray, lt } from 'drizzle-orm'
 import { schema, type Db } from '../db'
-import { koreanName } from '../modules/rankings/names-ko'
+import { koreanName } from '../records/rankings/names-ko'
 import { listStrategies } from '../strategies/registry'
 import type { WeeklySignalsSource } from './weekly'
 import type { DigestSignals } from './weekly-digest'

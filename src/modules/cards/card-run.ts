@@ -11,7 +11,7 @@ import { getPreset, listPresets } from '../../strategies/presets'
 import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
 import { backtestSpec } from '../backtest/service'
-import { koreanName } from '../rankings/names-ko'
+import { koreanName } from '../../records/rankings/names-ko'
 import { simulateSpec } from '../simulate/service'
 
 /** An id that is neither a registry strategy (nor a family of one) nor a builder preset. */

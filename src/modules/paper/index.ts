@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { isoZ } from '../signals/service'
+import { isoZ } from '../../records/iso-time'
 import { NotInitialized, PaperQuery, PaperState, PerformancePublic } from './model'
 import { PaperService } from './service'
 

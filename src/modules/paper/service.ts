@@ -9,8 +9,8 @@ import type { Db } from '../../db'
 import { equityAt, PICK_RULE, type PaperCycleRow } from '../../jobs/paper-trader'
 import { DAY_MS } from '../../market/types'
 import type { SeriesCache } from '../../market/series'
-import { isoZ } from '../signals/service'
-import { positionItem } from './records'
+import { isoZ } from '../../records/iso-time'
+import { positionItem } from '../../records/paper'
 
 export interface PaperServiceDeps {
   db: Db

@@ -4,7 +4,7 @@
  */
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import { listStrategies } from '../../strategies/registry'
-import { configurations, COSTS, GROUP_TOP_N, GROUPS, MIN_TRADES, PERIOD_DAYS, PERIODS, PRESETS, RULES_VERSION, SCHEMA_VERSION, STREAK_TOP, WEEKLY_DAYS, WEEKLY_MIN_DAYS } from './configurations'
+import { configurations, COSTS, GROUP_TOP_N, GROUPS, MIN_TRADES, PERIOD_DAYS, PERIODS, PRESETS, RULES_VERSION, SCHEMA_VERSION, STREAK_TOP, WEEKLY_DAYS, WEEKLY_MIN_DAYS } from '../../records/rankings/configurations'
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 

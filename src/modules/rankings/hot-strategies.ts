@@ -8,7 +8,7 @@ import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { RunService } from '../../runs/service'
 import { simulateSpec, type SimulateBody } from '../simulate/service'
 import { listStrategies } from '../../strategies/registry'
-import { COSTS, MIN_TRADES } from './configurations'
+import { COSTS, MIN_TRADES } from '../../records/rankings/configurations'
 
 export const HOT_CACHE_MS = HOUR_MS
 export const HOT_TOP_N = 50

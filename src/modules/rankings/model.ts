@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { GROUPS, PERIODS } from './configurations'
+import { GROUPS, PERIODS } from '../../records/rankings/configurations'
 
 export const DailyRankingQuery = t.Object({
   date: t.Optional(t.String({ pattern: '^[0-9]{8}$', description: 'ranking date YYYYMMDD; omitted = the latest' })),

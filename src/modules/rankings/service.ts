@@ -6,9 +6,9 @@
 import type { Db } from '../../db'
 import { InvalidRequest } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from './configurations'
-import { DayFiles, type StoredDayFile } from './day-files'
-import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from './rank'
+import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
+import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
+import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
 
 export interface DailyQuery {
   date?: string

@@ -9,21 +9,17 @@ import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import type { StrategyStatus } from '../../strategies/status'
 import type { Direction } from '../../engine/types'
-import { DayFiles } from '../rankings/day-files'
-import type { RankedRow } from '../rankings/rank'
-import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from './records'
+import { DayFiles } from '../../records/rankings/day-files'
+import type { RankedRow } from '../../records/rankings/rank'
+import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
+import { isoNoZone, isoZ } from '../../records/iso-time'
+import { scoredItem } from '../../records/scored-item'
 
 /** the contract's signal cache */
 export const SIGNAL_CACHE_MS = 5 * 60_000
 export const MAX_SIGNAL_IDS = 500
 export const SCORED_NOTE =
   'Scored values are model outcomes on previously recorded reference candle prices and are not fills a recipient could obtain. Reference timestamps may precede publication or delivery.'
-
-/** ISO 8601, UTC, without zone (the contract's signal_time form) */
-export const isoNoZone = (ms: number) => new Date(ms).toISOString().slice(0, 19)
-/** ISO 8601 with Z, as /simulate/coin writes trade times */
-export const isoZ = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const round = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d
 
 /** A value kept for a while on the injected clock. */
 export class TtlCache<V> {
@@ -57,52 +53,6 @@ export function signalItem(s: SignalRow) {
     max_bars: s.maxBars,
     published_at: isoNoZone(s.publishedAtMs),
     backfill: s.backfill,
-  }
-}
-
-export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
-  const closed = r.status !== 'open' && r.status !== 'unscoreable'
-  return {
-    id: s.id,
-    strategy: s.strategy,
-    strategy_name: s.strategyName,
-    strategy_status: s.status as StrategyStatus,
-    coin: s.coin,
-    direction: s.direction as Direction,
-    timeframe: s.timeframe,
-    entry_price: r.entryPrice,
-    sl_pct: r.slPct,
-    tp_pct: r.tpPct,
-    max_bars: r.maxBars,
-    signal_time: isoNoZone(s.signalTimeMs),
-    published_at: isoNoZone(s.publishedAtMs),
-    status: r.status as 'tp' | 'sl' | 'timeout' | 'liquidation' | 'open' | 'unscoreable',
-    engine: r.engine,
-    pnl_pct: round(r.pnlPct),
-    exit_price: r.exitPrice,
-    exit_time: r.exitTimeMs === null ? null : isoZ(r.exitTimeMs),
-    bars_held: r.barsHeld,
-    exit_reason: r.exitReason,
-    reason: r.reason,
-    gross_pct: r.grossPct === null ? null : round(r.grossPct),
-    fee_pct: r.feePct === null ? null : round(r.feePct),
-    funding_pct: r.fundingPct === null ? null : round(r.fundingPct),
-    marked_through: isoZ(r.markedThroughMs),
-    finalized_at: r.finalizedAtMs === null ? null : isoZ(r.finalizedAtMs),
-    frozen_inputs: {
-      fee_frac: r.feeFrac,
-      leverage: r.leverage,
-      mmr_frac: r.mmrFrac,
-      sl_pct: r.slPct,
-      tp_pct: r.tpPct,
-      max_bars: r.maxBars,
-      market_type: 'futures' as const,
-      funding_source: r.fundingSource,
-    },
-    funding_coverage:
-      closed && r.fundingEvents !== null
-        ? { events: r.fundingEvents, real_events: r.fundingEventsReal ?? 0, coverage_pct: r.fundingEvents > 0 ? round(((r.fundingEventsReal ?? 0) / r.fundingEvents) * 100, 2) : null }
-        : null,
   }
 }
 

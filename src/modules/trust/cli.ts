@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import type { Db } from '../../db'
 import { auditPath, canonicalJson, fromHex32, leafHash, toHex, verifyAuditPath } from '../../engine/merkle'
-import { dayStartOf, dayView } from './leaves'
+import { dayStartOf, dayView } from '../../records/merkle-leaves'
 import { importNav, parseNavCsv } from './service'
 
 export interface VerifyResult {

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { adminOnly } from '../../http/admin-auth'
 import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
-import { paperFigures, paperLeafSource } from '../paper/records'
+import { paperFigures, paperLeafSource } from '../../records/paper'
 import { JsonCache } from '../signals/json-cache'
 import { TrustService } from './service'
 

@@ -12,9 +12,10 @@ import { InvalidRequest } from '../../runs/errors'
 import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
-import { isoZ } from '../signals/service'
-import { latestScan } from '../signals/records'
-import { dayStartOf, dayView, sealedRoot, type LeafSource } from './leaves'
+import { isoZ } from '../../records/iso-time'
+import { latestScan } from '../../records/signals'
+import { dayStartOf, dayView, sealedRoot, type LeafSource } from '../../records/merkle-leaves'
+import type { PaperFigures } from '../../records/paper'
 
 export interface TrustDeps {
   db: Db
@@ -26,14 +27,6 @@ export interface TrustDeps {
   paper?: PaperFigures
   adminKeyConfigured: boolean
   smtpConfigured: boolean
-}
-
-export interface PaperFigures {
-  completedCycles(): number
-  /** paper entry vs the signal's reference entry, % (one value per paper position) */
-  slippagePct(sinceMs: number): number[]
-  /** [positions with SL and TP set, all positions] */
-  slTpSet(sinceMs: number): [number, number]
 }
 
 function quantile(sorted: number[], q: number): number | null {

@@ -4,8 +4,8 @@
  * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
  */
 import { and, desc, eq, gte, inArray, isNull, lt, max, ne, or, sql } from 'drizzle-orm'
-import { scoredSignals, signalScans, signals } from '../../../db/schema'
-import type { Db } from '../../db'
+import { scoredSignals, signalScans, signals } from '../../db/schema'
+import type { Db } from '../db'
 
 export type SignalRow = typeof signals.$inferSelect
 export type ScoredRow = typeof scoredSignals.$inferSelect

@@ -8,12 +8,12 @@
  * then by record id; the root is RFC 6962's over them.
  */
 import { and, asc, eq, gte, lt } from 'drizzle-orm'
-import { dayLeaves, dayRoots } from '../../../db/schema'
-import type { Db } from '../../db'
-import { canonicalJson, leafHash, MERKLE_ALGORITHM, rootOfHashes, toHex } from '../../engine/merkle'
-import { DAY_MS } from '../../market/types'
-import { finalScoredForDay } from '../signals/records'
-import { scoredItem } from '../signals/service'
+import { dayLeaves, dayRoots } from '../../db/schema'
+import type { Db } from '../db'
+import { canonicalJson, leafHash, MERKLE_ALGORITHM, rootOfHashes, toHex } from '../engine/merkle'
+import { DAY_MS } from '../market/types'
+import { finalScoredForDay } from './signals'
+import { scoredItem } from './scored-item'
 
 export type DayRootRow = typeof dayRoots.$inferSelect
 

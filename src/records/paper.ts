@@ -4,12 +4,11 @@
  * /trust/metrics and the real-mode checklist.
  */
 import { and, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
-import { paperCycles, paperPositions } from '../../../db/schema'
-import type { Db } from '../../db'
-import { isoZ } from '../signals/service'
-import type { Leaf, LeafSource } from '../trust/leaves'
-import { makeLeaf } from '../trust/leaves'
-import type { PaperFigures } from '../trust/service'
+import { paperCycles, paperPositions } from '../../db/schema'
+import type { Db } from '../db'
+import { isoZ } from './iso-time'
+import type { Leaf, LeafSource } from './merkle-leaves'
+import { makeLeaf } from './merkle-leaves'
 
 export type PaperPositionRow = typeof paperPositions.$inferSelect
 
@@ -80,6 +79,15 @@ export const paperLeafSource: LeafSource = {
       .get()?.n ?? 0
     return n > 0
   },
+}
+
+/** The paper-trading figures /trust/metrics and the real-mode checklist read. */
+export interface PaperFigures {
+  completedCycles(): number
+  /** paper entry vs the signal's reference entry, % (one value per paper position) */
+  slippagePct(sinceMs: number): number[]
+  /** [positions with SL and TP set, all positions] */
+  slTpSet(sinceMs: number): [number, number]
 }
 
 export function paperFigures(db: Db): PaperFigures {

@@ -7,7 +7,7 @@ import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import type { Timeframe } from '../../market/timeframe'
 import { DAY_MS } from '../../market/types'
-import type { SimulateBody } from '../simulate/service'
+import type { SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
 
@@ -103,7 +103,7 @@ export function periodWindow(dateMs: number, period: Period): { start_date: stri
 }
 
 /** The POST /simulate body whose answer a row's figures are. */
-export function simulateBodyOf(c: Configuration, dateMs: number, period: Period, group: Group): SimulateBody {
+export function simulateBodyOf(c: Configuration, dateMs: number, period: Period, group: Group): SimulateFields {
   const topN = GROUP_TOP_N[group]
   return {
     strategy: c.strategy,
