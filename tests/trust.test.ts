@@ -244,6 +244,8 @@ describe('admin routes', () => {
     expect(by.paper_cycle_completed.status).toBe('fail')
     expect(by.paper_cycle_completed.action).toBeString()
     expect(by.scoring_coverage.value).toBe(1)
+    // the fixture store holds the next bars already: every hourly signal was recorded 10 s after its close
+    expect(by.publication_latency).toMatchObject({ status: 'pass', value: { median: 10, p90: 10 } })
     expect(r.body.ready).toBe(false)
     for (const i of r.body.items) for (const k of ['id', 'status', 'value', 'threshold', 'action']) expect(i).toHaveProperty(k)
   })

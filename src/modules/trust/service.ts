@@ -37,6 +37,8 @@ function quantile(sorted: number[], q: number): number | null {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
 }
 
+/** the checklist's bound on publication latency: a signal recorded at its bar's close, give or take the hourly sync */
+export const MAX_LATENCY_P90_S = 120
 const r4 = (x: number | null) => (x === null ? null : Math.round(x * 1e4) / 1e4)
 
 export class TrustService {
@@ -157,11 +159,13 @@ export class TrustService {
     const m = this.metrics()
     const cycles = this.deps.paper?.completedCycles() ?? 0
     const slipP90 = m.paper_vs_reference_slippage_pct.p90
+    const latencyP90 = m.publication_latency_s.p90
     const item = (id: string, ok: boolean, value: unknown, threshold: string, todo: string) => ({ id, status: ok ? ('pass' as const) : ('fail' as const), value, threshold, action: ok ? null : todo })
     const items = [
-      item('data_fresh', ageH !== null && ageH <= 2, ageH === null ? null : r4(ageH), 'newest candle closed ≤ 2 h ago', 'run `cli data sync` on a schedule (or check the exchange connection)'),
+      item('data_fresh', ageH !== null && ageH <= 2, ageH === null ? null : r4(ageH), 'newest candle closed ≤ 2 h ago', 'leave SYNC on (the service syncs every hour) and check the exchange connection, or run `cli data sync` on a schedule'),
       item('real_data', !store.isSynthetic() && store.coinCount > 0, store.sources(), 'imported or synced exchange data, no synthetic', 'import Binance data (`cli data import`) or sync (`cli data sync`) into a fresh store'),
       item('scanner_warm', scanAgeH !== null && scanAgeH <= 2 && firstScanMs !== null && now - firstScanMs >= 72 * HOUR_MS, { last_scan_age_h: scanAgeH === null ? null : r4(scanAgeH), recording_since: firstScanMs === null ? null : isoZ(firstScanMs) }, 'a 1H scan ≤ 2 h ago and ≥ 72 h of records', 'keep the service running: the hourly scan warms up over 72 hours'),
+      item('publication_latency', latencyP90 !== null && latencyP90 <= MAX_LATENCY_P90_S, m.publication_latency_s, `p90 published_at − signal_time ≤ ${MAX_LATENCY_P90_S} s (signals recorded at their bar's close)`, 'the forming candle\'s open is missing: keep the hourly candles job running (SYNC or demo mode) and check its runs in `cli jobs list`'),
       item('scoring_coverage', (m.scoring_coverage ?? 0) >= 0.99, m.scoring_coverage, '≥ 0.99 of the last 7 days of signals scored', 'check the scoring job in `cli jobs list`'),
       item('paper_cycle_completed', cycles >= 1, cycles, '≥ 1 completed 30-day paper cycle', 'let paper trading run a full cycle'),
       item('paper_slippage', slipP90 !== null && slipP90 <= 0.1, slipP90, 'p90 |paper entry − reference entry| ≤ 0.1 %', 'paper positions are needed to measure it; investigate entries that deviate'),
