@@ -94,6 +94,8 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
   const known = signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
   const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark, next: nextOpens(deps, tf, symbols) })
   const scans = await computeScans(deps, coins, payload, pause)
+  // the instant the rows are written, after the scan's compute: what published_at promises
+  const recordedMs = deps.clock.now()
   const rows: SignalRow[] = []
   let newestBarMs: number | null = null
   let barsScanned = 0
@@ -119,7 +121,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
         slPct: s.sl_pct,
         tpPct: s.tp_pct,
         maxBars: s.max_bars,
-        publishedAtMs: nowMs,
+        publishedAtMs: recordedMs,
         // recorded by a catch-up: a newer bar of the coin had completed already
         backfill: barMs < scan.newestBarMs!,
       })
