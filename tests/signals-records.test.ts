@@ -5,7 +5,7 @@ import { openDb } from '../src/db'
 import { scanSignals } from '../src/jobs/signal-scan'
 import { scoreSignals } from '../src/jobs/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
-import { latestScan, type ScoredRow, type SignalRow } from '../src/records/signals'
+import { latestScan, recordScan, type ScoredRow, type SignalRow } from '../src/records/signals'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
 const sig = (over: Partial<SignalRow> = {}): SignalRow => ({
@@ -176,6 +176,13 @@ describe('signals over HTTP', () => {
     const b = await h.req('/signals/live?top_n=2')
     expect(a.body.length).toBeGreaterThan(0)
     expect(b.body.length).toBe(a.body.length + 1)
+    // a scan of a newer bar inside the 5 minutes shows at once: the cache is per scanned bar
+    const scan = latestScan(h.deps.db, '1H')!
+    const newer = scan.signalBarMs + HOUR_MS
+    h.deps.db.insert(signals).values(sig({ id: 'newer', coin: 'BTCUSDT', signalBarMs: newer, signalTimeMs: newer + HOUR_MS, timeframe: '1H' })).run()
+    recordScan(h.deps.db, { ...scan, signalBarMs: newer, scannedAtMs: h.clock.now() })
+    h.clock.advance(60_000)
+    expect((await h.req('/signals/live?top_n=2')).body.map((s: any) => s.id)).toEqual(['newer'])
   })
 
   test('/signals/scored: envelope, windows and the exact id lookup', async () => {

@@ -96,7 +96,8 @@ export class SignalsService {
 
   /** /signals/realtime: the contract's rules 1–5 (docs/signals.md). */
   realtime(minPf: number, maxResults: number) {
-    return this.realtimeCache.get(`${minPf}|${maxResults}`, () => this.computeRealtime(minPf, maxResults))
+    // keyed by the newest scanned bar too: a scan made inside the 5 minutes shows at once
+    return this.realtimeCache.get(`${minPf}|${maxResults}|${latestScan(this.deps.db, '1H')?.signalBarMs}`, () => this.computeRealtime(minPf, maxResults))
   }
 
   private computeRealtime(minPf: number, maxResults: number) {
@@ -126,8 +127,9 @@ export class SignalsService {
 
   /** Verified strategies' 1H signals of the newest scanned bar on the top `topN` coins. */
   live(topN: number) {
-    return this.liveCache.get(String(topN), () => {
-      const scan = latestScan(this.deps.db, '1H')
+    const scan = latestScan(this.deps.db, '1H')
+    // keyed by the newest scanned bar too: a scan made inside the 5 minutes shows at once
+    return this.liveCache.get(`${topN}|${scan?.signalBarMs}`, () => {
       if (!scan) return []
       const rank = new Map(this.deps.universe.topN(topN).map((c, i) => [c.meta.symbol, i]))
       return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
