@@ -8,7 +8,7 @@ import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { RunService } from '../../runs/service'
 import { simulateSpec, type SimulateBody } from '../simulate/service'
 import { listStrategies } from '../../strategies/registry'
-import { COSTS, MIN_TRADES } from '../../records/rankings/configurations'
+import { COST_FIELDS, MIN_TRADES } from '../../records/rankings/configurations'
 
 export const HOT_CACHE_MS = HOUR_MS
 export const HOT_TOP_N = 50
@@ -71,13 +71,7 @@ export class HotStrategiesService {
       ...window,
       top_n: HOT_TOP_N,
       symbols: null,
-      market_type: COSTS.market_type,
-      fee_pct: COSTS.fee_pct,
-      leverage: COSTS.leverage,
-      per_coin_usd: COSTS.per_coin_usd,
-      max_concurrent_positions: COSTS.max_concurrent_positions,
-      compounding: COSTS.compounding,
-      include_stablecoins: COSTS.include_stablecoins,
+      ...COST_FIELDS,
     }))
     const specs = bodies.map(simulateSpec)
     const { runs: results } = await this.deps.runs.batch(specs)

@@ -40,7 +40,8 @@ export const WEEKLY_MIN_DAYS = 5
 export const WEEKLY_DAYS = 7
 
 /** the costs and sizing of every row: those of POST /simulate's defaults */
-export const COSTS = {
+/** the cost fields of every ranked /simulate body */
+export const COST_FIELDS = {
   market_type: 'futures',
   fee_pct: DEFAULT_FEE_FRAC.futures,
   leverage: 1,
@@ -48,6 +49,10 @@ export const COSTS = {
   max_concurrent_positions: 100,
   compounding: false,
   include_stablecoins: false,
+} as const
+
+export const COSTS = {
+  ...COST_FIELDS,
   funding: 'real funding events of the store (0.01% per 8h outside the span of real events)',
 } as const
 
@@ -114,13 +119,7 @@ export function simulateBodyOf(c: Configuration, dateMs: number, period: Period,
     ...periodWindow(dateMs, period),
     top_n: topN,
     symbols: topN === null ? [BTC_SYMBOL] : null,
-    market_type: COSTS.market_type,
-    fee_pct: COSTS.fee_pct,
-    leverage: COSTS.leverage,
-    per_coin_usd: COSTS.per_coin_usd,
-    max_concurrent_positions: COSTS.max_concurrent_positions,
-    compounding: COSTS.compounding,
-    include_stablecoins: COSTS.include_stablecoins,
+    ...COST_FIELDS,
   }
 }
 
