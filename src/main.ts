@@ -11,21 +11,17 @@ import { openDb } from './db'
 import type { AppDeps } from './deps'
 import { composeDeps } from './compose'
 import { Scheduler } from './jobs/scheduler'
-import { candlesJob } from './jobs/candles'
-import { registerJobs } from './jobs/registry'
+import { candleFeedFor } from './jobs/candles'
+import { registerCandles, registerJobs } from './jobs/registry'
 import { createLogger, type Logger } from './log'
 import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
-import { generateStore } from './market/generate-store'
-import { demoFeed, exchangeFeed, type CandleFeed } from './market/candle-feed'
-import { HOUR_MS } from './market/types'
+import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
 import { pageAssets } from './web/assets'
-
-export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
 
 /** how long a SIGTERM waits for in-flight requests */
 export const SHUTDOWN_GRACE_MS = 10_000
@@ -61,26 +57,6 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
   return store
 }
 
-/**
- * What brings the hourly candles: demo mode on a synthetic store (DEMO), the exchange sync
- * on a store synced from Binance (SYNC), or nothing (a static store).
- */
-export function candleFeedFor(config: Config, store: CandleStore, clock: Clock, log: Logger): CandleFeed | null {
-  const demo = config.demo ?? store.isSynthetic()
-  if (store.isSynthetic()) {
-    if (config.sync) log.warn('SYNC=1 ignored: the store holds synthetic data, and real candles cannot continue generated ones')
-    return demo ? demoFeed(store, store.syntheticSeed() ?? SYNTHETIC_DEFAULTS.seed) : null
-  }
-  if (demo) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
-  const sync = config.sync ?? store.sources().includes('ccxt')
-  if (!sync || store.coinCount === 0) return null
-  if (config.offline) {
-    if (config.sync) log.warn('SYNC=1 ignored: OFFLINE=1 allows no outbound calls')
-    return null
-  }
-  return exchangeFeed(store, clock, { baseUrl: config.upstream.binanceFuturesUrl, log: line => log.debug(`sync: ${line}`) })
-}
-
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
@@ -113,8 +89,6 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     const added = (await feed.candles(clock.now())).appended
     if (added > 0) log.info(`demo: appended ${added} candles`)
   }
-  // an exchange sync runs in the background at start-up (its latest missed slot), never before listening
-  if (feed) scheduler.register(candlesJob({ feed, clock, log, catchUpMs: feed.source === 'demo' ? 0 : HOUR_MS }))
 
   // the page is built (or found built) before listening, so the first visitor does not wait for the bundler
   await pageAssets().then(
@@ -135,7 +109,10 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const shown = config.host.includes(':') ? `[${config.host}]` : config.host
   log.info(`perpsim listening on http://${shown}:${port} (${store.coinCount} coins, store ${store.sources().join('+') || 'empty'}${feed?.source === 'demo' ? ', demo mode' : feed ? `, hourly sync from ${feed.source}` : ''})`, { host: config.host, port })
   if (config.jobs) registerJobs(scheduler, { ...deps, feed: feed ?? undefined }, log)
-  else log.info('JOBS=0: the scheduled jobs (rankings, …) are not run')
+  else {
+    log.info('JOBS=0: the scheduled jobs (rankings, …) are not run')
+    if (feed) registerCandles(scheduler, feed, clock, log)
+  }
   scheduler.start() // missed slots (a fresh store: the last 30 ranking days) run in the background
   return {
     port,

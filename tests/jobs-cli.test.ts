@@ -36,5 +36,10 @@ test('jobs list, jobs run with --date (progress printed), a second run skipped, 
   expect(bad.stderr.toString()).toContain('--date 2026-02-30: expected a calendar date YYYY-MM-DD')
   const unknown = cli('jobs', 'run', 'nope')
   expect(unknown.exitCode).toBe(2)
-  expect(unknown.stderr.toString()).toContain("unknown job 'nope'; jobs: rankings")
+  expect(unknown.stderr.toString()).toContain("unknown job 'nope'; jobs: candles, rankings, live-records, weekly-mail")
+  // the hourly candles of a synthetic store are demo mode's: a manual run brings the hours up to now
+  expect(after).toContain('candles  (5 0 * * * * UTC)  demo mode')
+  const candles = cli('jobs', 'run', 'candles')
+  expect(candles.exitCode).toBe(0)
+  expect(candles.stdout.toString()).toMatch(/candles:\S+ attempt 1: ok .*forming 8/)
 }, 120_000)

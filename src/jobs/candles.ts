@@ -6,8 +6,11 @@
  * missed run needs no replay; `catchUpMs` only makes the latest one happen at start-up.
  */
 import type { Clock } from '../clock'
+import type { Config } from '../config'
 import type { Logger } from '../log'
-import type { CandleFeed } from '../market/candle-feed'
+import { demoFeed, exchangeFeed, type CandleFeed } from '../market/candle-feed'
+import type { CandleStore } from '../market/candle-store'
+import { SYNTHETIC_DEFAULTS } from '../market/generate-store'
 import type { JobDefinition } from './scheduler'
 
 export const CANDLES_JOB = 'candles'
@@ -27,4 +30,24 @@ export function candlesJob(deps: { feed: CandleFeed; clock: Clock; log: Logger; 
       return { counts: { candles: candles.appended, funding: funding.appended, forming: candles.forming } }
     },
   }
+}
+
+/**
+ * What brings the hourly candles: demo mode on a synthetic store (DEMO), the exchange sync
+ * on a store synced from Binance (SYNC), or nothing (a static store).
+ */
+export function candleFeedFor(config: Config, store: CandleStore, clock: Clock, log: Logger): CandleFeed | null {
+  const demo = config.demo ?? store.isSynthetic()
+  if (store.isSynthetic()) {
+    if (config.sync) log.warn('SYNC=1 ignored: the store holds synthetic data, and real candles cannot continue generated ones')
+    return demo ? demoFeed(store, store.syntheticSeed() ?? SYNTHETIC_DEFAULTS.seed) : null
+  }
+  if (demo) log.warn('DEMO=1 ignored: the store holds imported or synced data, and synthetic candles are never added to it')
+  const sync = config.sync ?? store.sources().includes('ccxt')
+  if (!sync || store.coinCount === 0) return null
+  if (config.offline) {
+    if (config.sync) log.warn('SYNC=1 ignored: OFFLINE=1 allows no outbound calls')
+    return null
+  }
+  return exchangeFeed(store, clock, { baseUrl: config.upstream.binanceFuturesUrl, log: line => log.debug(`sync: ${line}`) })
 }

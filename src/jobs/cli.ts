@@ -15,6 +15,7 @@ import { DAY_MS } from '../market/types'
 import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
+import { candleFeedFor } from './candles'
 import { registerJobs } from './registry'
 import { Scheduler } from './scheduler'
 
@@ -40,7 +41,8 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
   const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
   const scheduler = new Scheduler({ clock, db, log, timers: false })
-  registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store) }, log)
+  const feed = candleFeedFor(config, store, clock, log) ?? undefined
+  registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store), feed }, log)
   try {
     if (sub === 'list') {
       for (const j of scheduler.list()) {

@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { CandleStore } from './candle-store'
 import { generateSyntheticUniverse } from './synthetic'
 
+/** what `serve` generates into an empty store, and `data generate`'s defaults */
+export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
+
 export interface GenerateStoreOptions {
   coins: number
   days: number
