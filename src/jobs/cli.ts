@@ -16,6 +16,7 @@ import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
 import { registerJobs } from './registry'
+import { describeOwner } from './run-owner'
 import { Scheduler } from './scheduler'
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))
@@ -49,7 +50,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
         console.log(`  next run: ${j.next_run ?? '-'}`)
         console.log(
           last
-            ? `  last run: ${last.slot} attempt ${last.attempt} (${last.trigger}) ${last.outcome ?? 'running'}; started ${iso(last.startedAtMs)}, finished ${iso(last.finishedAtMs)}${last.counts ? `; ${Object.entries(last.counts).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${last.error ? `; ${last.error.split('\n')[0]}` : ''}`
+            ? `  last run: ${last.slot} attempt ${last.attempt} (${last.trigger}) ${last.outcome ?? `running (${describeOwner(last)}, last heartbeat ${iso(last.heartbeatMs)})`}; started ${iso(last.startedAtMs)}, finished ${iso(last.finishedAtMs)}${last.counts ? `; ${Object.entries(last.counts).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${last.error ? `; ${last.error.split('\n')[0]}` : ''}`
             : '  last run: never',
         )
       }
