@@ -43,6 +43,15 @@ export const jobRuns = sqliteTable('job_runs', {
   outcome: text('outcome'),
   error: text('error'),
   counts: text('counts', { mode: 'json' }).$type<Record<string, number>>(),
+  /**
+   * Who runs it (src/jobs/run-owner.ts): host name, pid and the scheduler's instance id;
+   * null on rows written before migration 0009.
+   */
+  ownerHost: text('owner_host'),
+  ownerPid: integer('owner_pid'),
+  ownerInstance: text('owner_instance'),
+  /** refreshed on the clock while the run is in progress; null on rows before migration 0009 */
+  heartbeatMs: integer('heartbeat_ms'),
 }, t => [uniqueIndex('job_runs_slot_attempt').on(t.slot, t.attempt), index('job_runs_job_slot_ms').on(t.job, t.slotMs)])
 
 /**

@@ -302,7 +302,9 @@ describe('SIGKILL mid scoring pass (live-records job)', () => {
     expect(signalsBefore.length).toBeGreaterThan(1000)
     // the kill landed mid-pass: the scan was committed, its scoring was not, its run never finished
     expect(q<{ n: number }>('SELECT count(*) AS n FROM scored_signals')[0]!.n).toBe(0)
-    expect(q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome IS NULL")[0]!.n).toBe(1)
+    const killed = q<{ id: number; slot: string; owner_pid: number }>("SELECT id, slot, owner_pid FROM job_runs WHERE job = 'live-records' AND outcome IS NULL")
+    expect(killed.length).toBe(1)
+    expect(killed[0]!.owner_pid).toBe(proc.pid)
     expect(q<{ n: number }>('SELECT count(*) AS n FROM day_roots')[0]!.n).toBe(0)
 
     // restarted, the catch-up runs the newest live-records slot, which scores and seals everything
@@ -312,6 +314,12 @@ describe('SIGKILL mid scoring pass (live-records job)', () => {
       const ok = () => q<{ n: number }>("SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'")[0]!.n
       for (let i = 0; i < 1200 && ok() === 0; i++) await Bun.sleep(50)
       expect(ok()).toBeGreaterThan(0)
+      // the killed run is recorded as abandoned (its pid is gone: no six-hour wait), and its
+      // slot, still inside the catch-up window, ran again at once as the next attempt
+      const slotRuns = q<{ attempt: number; outcome: string | null; error: string | null }>(`SELECT attempt, outcome, error FROM job_runs WHERE slot = '${killed[0]!.slot}' ORDER BY attempt`)
+      expect(slotRuns[0]!.outcome).toBe('failed')
+      expect(slotRuns[0]!.error).toStartWith(`abandoned: the process that ran it died (pid ${proc.pid} on `)
+      expect(slotRuns.slice(1).map(r => [r.attempt, r.outcome])).toEqual([[2, 'ok']])
       expect(q<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
       // no recorded signal lost, changed or duplicated (the restart may only add newer ones)
       const signalsAfter = q<Record<string, unknown>>('SELECT * FROM signals ORDER BY id')

@@ -4,10 +4,11 @@
  * the background, a failed run recorded and retried when the next slot comes due.
  */
 import { describe, expect, test } from 'bun:test'
+import { hostname } from 'node:os'
 import { ManualClock, systemClock } from '../src/clock'
-import { openDb } from '../src/db'
+import { openDb, schema, type Db } from '../src/db'
 import { JobRuns } from '../src/jobs/job-runs'
-import { Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
+import { LEASE_MS, Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 
 const DAY = 86_400_000
@@ -206,21 +207,6 @@ describe('scheduler', () => {
     expect(manual!.trigger).toBe('manual')
   })
 
-  test('an unfinished run of a dead process is taken over once it is stale', async () => {
-    const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
-    const db = openDb(':memory:')
-    const runs = new JobRuns(db)
-    runs.claim({ job: 'daily', slot: 'daily:2026-11-20', attempt: 1, trigger: 'schedule', slotMs: clock.now(), startedAtMs: clock.now() })
-    const ran: string[] = []
-    const s = new Scheduler({ clock, db, log, timers: false })
-    s.register(dailyJob(ran))
-    expect(await s.runSlot('daily', clock.now(), 'schedule')).toBeNull() // still running elsewhere
-    clock.advance(STALE_RUN_MS + 1)
-    const row = await s.runSlot('daily', at('2026-11-20T00:30:00Z'), 'catch-up')
-    expect(row!.attempt).toBe(2)
-    expect(ran).toEqual(['daily:2026-11-20'])
-  })
-
   test('stop() ends a long run at its next yield; the run is recorded as failed', async () => {
     const clock = new ManualClock(at('2026-11-20T00:30:00Z'))
     const db = openDb(':memory:')
@@ -262,5 +248,175 @@ describe('scheduler', () => {
     s.register(dailyJob([]))
     expect(() => s.slotOf('nope', 0)).toThrow("unknown job 'nope'; known jobs: daily")
     expect(() => s.register(dailyJob([]))).toThrow('registered twice')
+  })
+})
+
+/**
+ * A run killed with its process (SIGKILL, OOM, power loss) leaves its job_runs row
+ * unfinished. Its slot must run again as soon as the runner is known dead, and never while
+ * the runner lives (two schedulers may share one database).
+ */
+describe('unfinished runs: taken over when their runner died, never while it lives', () => {
+  const SLOT_MS = at('2026-11-20T00:30:00Z')
+  const SLOT = 'daily:2026-11-20'
+  /** the row a process writes when it claims the slot, left as it was when the process died */
+  function leftUnfinished(db: Db, owner: { host: string; pid: number; instance: string } | null, heartbeatMs: number | null, startedAtMs = SLOT_MS) {
+    db.insert(schema.jobRuns)
+      .values({ job: 'daily', slot: SLOT, attempt: 1, trigger: 'schedule', slotMs: SLOT_MS, startedAtMs, ownerHost: owner?.host ?? null, ownerPid: owner?.pid ?? null, ownerInstance: owner?.instance ?? null, heartbeatMs })
+      .run()
+  }
+  /** a pid that no process on this host has now: a child's, after it exited */
+  const deadPid = () => Bun.spawnSync(['true']).pid
+
+  test('killed on this host: the restart re-runs the slot at once and marks the dead row abandoned', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
+    const db = openDb(':memory:')
+    // killed at 00:34:30, 30 s after its last heartbeat: well inside the lease
+    leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, { catchUpMs: DAY }))
+    s.start()
+    await s.idle()
+    expect(ran).toEqual([SLOT])
+    const [dead, again] = new JobRuns(db).bySlot(SLOT)
+    expect(dead.outcome).toBe('failed')
+    expect(dead.error).toStartWith('abandoned: the process that ran it died')
+    expect(dead.finishedAtMs).toBe(clock.now())
+    expect([again.attempt, again.trigger, again.outcome, again.ownerPid, again.ownerInstance]).toEqual([2, 'catch-up', 'ok', process.pid, s.owner.instance])
+  })
+
+  test('at start-up a dead run outside the catch-up window is recorded as abandoned, and not run again', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran)) // no catch-up window
+    s.start()
+    await s.idle()
+    expect(ran).toEqual([])
+    expect(new JobRuns(db).bySlot(SLOT).map(r => [r.outcome, r.error?.slice(0, 9)])).toEqual([['failed', 'abandoned']])
+    expect(s.list()[0].last!.outcome).toBe('failed') // `jobs list` no longer shows it running
+  })
+
+  test('a row of this very pid under an instance id no live scheduler has (pid reused after a restart) is abandoned at once', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:31:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, { host: hostname(), pid: process.pid, instance: 'an earlier process with this pid' }, clock.now())
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob([]))
+    const row = await s.runSlot('daily', SLOT_MS, 'schedule')
+    expect(row!.attempt).toBe(2)
+    expect(new JobRuns(db).bySlot(SLOT)[0].error).toStartWith('abandoned:')
+  })
+
+  test('a run in progress in a second live scheduler on the same database is not taken over, its heartbeat follows the clock', async () => {
+    const clock = new ManualClock(SLOT_MS)
+    const db = openDb(':memory:')
+    let release!: () => void
+    const gate = new Promise<void>(r => (release = r))
+    const steps: string[] = []
+    const a = new Scheduler({ clock, db, log, timers: false })
+    a.register(dailyJob([], {
+      run: async ctx => {
+        await ctx.yield()
+        steps.push('a started')
+        await gate
+        await ctx.yield() // a step after the clock moved on: the heartbeat is refreshed
+        steps.push('a yielded')
+        await gate
+      },
+    }))
+    const b = new Scheduler({ clock, db, log, timers: false })
+    const ranB: string[] = []
+    b.register(dailyJob(ranB, { catchUpMs: DAY }))
+    const running = a.runSlot('daily', SLOT_MS, 'schedule')
+    while (steps.length === 0) await Bun.sleep(1)
+    clock.advance(60_000)
+    expect(await b.runSlot('daily', SLOT_MS, 'schedule')).toBeNull()
+    b.start() // the start-up catch-up finds the slot held too
+    await b.idle()
+    expect(ranB).toEqual([])
+    // minutes later a is still busy and has not yielded: known alive in this process all the same
+    clock.advance(LEASE_MS + 60_000)
+    expect(await b.runSlot('daily', SLOT_MS, 'catch-up')).toBeNull()
+    release()
+    await running
+    expect(steps).toEqual(['a started', 'a yielded'])
+    const rows = new JobRuns(db).bySlot(SLOT)
+    expect(rows.map(r => [r.attempt, r.outcome, r.ownerInstance])).toEqual([[1, 'ok', a.owner.instance]])
+    expect(rows[0].heartbeatMs).toBe(SLOT_MS + LEASE_MS + 120_000) // beaten at its yield after the clock moved
+    expect(ranB).toEqual([])
+  })
+
+  test('another host\'s run is left alone while its heartbeat is fresh and taken over once it is older than the lease', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, { host: 'other-host.invalid', pid: process.pid, instance: 'elsewhere' }, at('2026-11-20T00:31:00Z'))
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, { catchUpMs: DAY }))
+    s.start()
+    await s.idle()
+    expect(ran).toEqual([]) // held: the other host ran it a minute ago
+    expect(new JobRuns(db).bySlot(SLOT).map(r => r.outcome)).toEqual([null])
+    // the other host stops beating; once the lease from its last beat ran out, the slot is looked at again
+    clock.set(at('2026-11-20T00:31:00Z') + LEASE_MS)
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual([])
+    clock.advance(1)
+    s.tick()
+    await s.idle()
+    expect(ran).toEqual([SLOT])
+    const [dead, again] = new JobRuns(db).bySlot(SLOT)
+    expect(dead.error).toContain('abandoned: the process that ran it died')
+    expect(dead.error).toContain(`pid ${process.pid} on other-host.invalid`)
+    expect([again.attempt, again.trigger, again.outcome]).toEqual([2, 'retry', 'ok'])
+  })
+
+  test('a live pid on this host (perhaps reused by another program) counts as alive until its heartbeat is older than the lease', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, { host: hostname(), pid: process.ppid, instance: 'parent' }, at('2026-11-20T00:31:00Z'))
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob([]))
+    expect(await s.runSlot('daily', SLOT_MS, 'catch-up')).toBeNull()
+    clock.set(at('2026-11-20T00:31:00Z') + LEASE_MS + 1)
+    expect((await s.runSlot('daily', SLOT_MS, 'catch-up'))!.attempt).toBe(2)
+  })
+
+  test('a row written before owners existed (no heartbeat) is a run in progress for STALE_RUN_MS, as before', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, null, null)
+    const ran: string[] = []
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob(ran, { catchUpMs: DAY }))
+    s.start()
+    await s.idle()
+    expect(ran).toEqual([])
+    expect(await s.runSlot('daily', SLOT_MS, 'catch-up')).toBeNull()
+    clock.set(SLOT_MS + STALE_RUN_MS)
+    expect(await s.runSlot('daily', SLOT_MS, 'catch-up')).toBeNull()
+    clock.advance(1)
+    const row = await s.runSlot('daily', SLOT_MS, 'catch-up')
+    expect(row!.attempt).toBe(2)
+    expect(ran).toEqual([SLOT])
+    expect(new JobRuns(db).bySlot(SLOT)[0].error).toContain('abandoned: the process that ran it died (an unknown process')
+  })
+
+  test('a manual run does not wait for a live holder, and still marks dead rows abandoned', async () => {
+    const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
+    const db = openDb(':memory:')
+    leftUnfinished(db, { host: 'other-host.invalid', pid: 1, instance: 'elsewhere' }, clock.now())
+    const s = new Scheduler({ clock, db, log, timers: false })
+    s.register(dailyJob([]))
+    expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(2)
+    expect(new JobRuns(db).bySlot(SLOT)[0].outcome).toBeNull() // alive elsewhere: left running
+    db.insert(schema.jobRuns).values({ job: 'daily', slot: SLOT, attempt: 3, trigger: 'manual', slotMs: SLOT_MS, startedAtMs: clock.now(), ownerHost: hostname(), ownerPid: deadPid(), ownerInstance: 'cli', heartbeatMs: clock.now() }).run()
+    expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(4)
+    expect(new JobRuns(db).bySlot(SLOT).map(r => r.outcome)).toEqual([null, 'ok', 'failed', 'ok'])
   })
 })

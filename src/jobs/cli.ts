@@ -17,6 +17,7 @@ import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
 import { candleFeedFor } from './candles'
 import { registerJobs } from './registry'
+import { describeOwner } from './run-owner'
 import { Scheduler } from './scheduler'
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))
@@ -51,7 +52,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
         console.log(`  next run: ${j.next_run ?? '-'}`)
         console.log(
           last
-            ? `  last run: ${last.slot} attempt ${last.attempt} (${last.trigger}) ${last.outcome ?? 'running'}; started ${iso(last.startedAtMs)}, finished ${iso(last.finishedAtMs)}${last.counts ? `; ${Object.entries(last.counts).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${last.error ? `; ${last.error.split('\n')[0]}` : ''}`
+            ? `  last run: ${last.slot} attempt ${last.attempt} (${last.trigger}) ${last.outcome ?? `running (${describeOwner(last)}, last heartbeat ${iso(last.heartbeatMs)})`}; started ${iso(last.startedAtMs)}, finished ${iso(last.finishedAtMs)}${last.counts ? `; ${Object.entries(last.counts).map(([k, v]) => `${k} ${v}`).join(', ')}` : ''}${last.error ? `; ${last.error.split('\n')[0]}` : ''}`
             : '  last run: never',
         )
       }

@@ -20,8 +20,12 @@
  * serial; different jobs run side by side. A failed run is recorded with its error; when
  * the next slot comes due, failed (and missed) slots still inside the job's catch-up window
  * are retried first, oldest first, as the next attempt; the job keeps its schedule.
- * A slot is done once a run finished `ok` or `skipped`; an unfinished row older than
- * STALE_RUN_MS is taken for a process that died mid-run, and its slot runs again.
+ * A slot is done once a run finished `ok` or `skipped`. An unfinished row is a run in
+ * progress until its runner is known dead (run-owner.ts: the row names its scheduler, and
+ * a heartbeat refreshes it while it runs): then the next claim finishes it as failed
+ * ('abandoned: ...') and runs the slot again, at start-up when the dead process was this
+ * host's, else once the heartbeat is older than LEASE_MS. A slot held by a live run
+ * elsewhere is looked at again when that lease would run out.
  */
 import { Cron } from 'croner'
 import type { Clock } from '../clock'
@@ -29,6 +33,10 @@ import type { Db } from '../db'
 import type { Logger } from '../log'
 import { yieldToLoop } from '../runs/yield'
 import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from './job-runs'
+import { startHeartbeat } from './heartbeat'
+import { abandonedAfterMs, describeOwner, HEARTBEAT_MS, isAbandoned, newOwner, retireOwner, type RunOwner } from './run-owner'
+
+export { LEASE_MS, STALE_RUN_MS } from './run-owner'
 
 export interface JobContext {
   job: string
@@ -103,8 +111,6 @@ interface Registered {
 const iso = (ms: number) => new Date(ms).toISOString()
 /** longest a timer sleeps before re-reading the clock (a suspended machine wakes to a jump) */
 const MAX_SLEEP_MS = 60_000
-/** an unfinished run older than this belongs to a dead process: its slot is run again */
-export const STALE_RUN_MS = 6 * 60 * 60 * 1000
 
 export class Scheduler {
   private readonly jobs = new Map<string, Registered>()
@@ -113,13 +119,18 @@ export class Scheduler {
   private readonly intervals = new Set<ReturnType<typeof setTimeout>>()
   private started = false
   private stopped = false
+  /** written into the rows this scheduler claims */
+  readonly owner: RunOwner = newOwner()
 
   constructor(
     private readonly deps: {
       clock: Clock
       db: Db
       log: Logger
-      /** false: no timers at all; the caller drives time with tick() (tests) */
+      /**
+       * false: no scheduling timers; the caller drives time with tick() (tests, the CLI). A
+       * run in progress still beats its heartbeat on a timer (and at each ctx.yield()).
+       */
       timers?: boolean
     },
   ) {
@@ -170,6 +181,8 @@ export class Scheduler {
 
   private startJob(j: Registered): void {
     const now = this.deps.clock.now()
+    for (const r of this.runs.abandonDead(j.def.name, now, r => isAbandoned(r, now, this.owner)))
+      this.deps.log.warn(`job ${r.slot}: attempt ${r.attempt} was abandoned by ${describeOwner(r)} (it died mid-run)`)
     const missed = this.unfinished(j, now)
     if (missed.length > 0) this.deps.log.info(`job ${j.def.name}: catching up ${missed.length} missed slot(s) from ${this.slotOf(j.def.name, missed[0])}`)
     for (const ms of missed) this.enqueue(j, ms, 'catch-up')
@@ -181,7 +194,9 @@ export class Scheduler {
     const window = j.def.catchUpMs ?? 0
     if (window <= 0) return []
     const due = this.slotsBetween(j.def.name, now - window - 1, now)
-    const done = this.runs.doneSlots(j.def.name, now - window - 1, now - STALE_RUN_MS)
+    // a slot held by an unfinished run is listed too: its claim finds the runner dead and
+    // takes it over, or alive and looks again when its lease would run out
+    const done = this.runs.doneSlots(j.def.name, now - window - 1)
     return due.filter(ms => !done.has(this.slotOf(j.def.name, ms)))
   }
 
@@ -246,24 +261,36 @@ export class Scheduler {
   }
 
   /**
-   * Claim one slot and run it now, as the slot's next attempt. A scheduled or catch-up run
-   * first checks that no run finished the slot (else it returns null: nothing to do); a
-   * 'manual' run (cli jobs run) runs it regardless. Returns the recorded row, or null when
-   * the slot was done or another claimer took this attempt first.
+   * Claim one slot and run it now, as the slot's next attempt. A scheduled, catch-up or
+   * retry run claims nothing when a run finished the slot or a live run holds it (returns
+   * null; a held slot is looked at again when its holder's lease would run out); a
+   * 'manual' run (cli jobs run) runs it regardless. Unfinished rows of dead runners are
+   * finished as abandoned in the claim. Returns the recorded row, or null.
    */
   async runSlot(name: string, slotMs: number, trigger: JobTrigger, onProgress?: (msg: string) => void): Promise<JobRunRow | null> {
     const j = this.get(name)
     const slot = this.slotOf(name, slotMs)
     const startedAtMs = this.deps.clock.now()
-    if (trigger !== 'manual' && this.runs.doneSlots(name, slotMs, startedAtMs - STALE_RUN_MS).has(slot)) return null
-    const attempt = this.runs.lastAttempt(slot) + 1
-    const id = this.runs.claim({ job: name, slot, attempt, trigger, slotMs, startedAtMs })
-    if (id === null) {
-      this.deps.log.debug(`job ${name}: slot ${slot} attempt ${attempt} already claimed, skipped`)
+    const claim = this.runs.claim(
+      { job: name, slot, trigger, slotMs, startedAtMs, owner: this.owner },
+      { manual: trigger === 'manual', isAbandoned: r => isAbandoned(r, startedAtMs, this.owner) },
+    )
+    if (claim.kind === 'done') return null
+    if (claim.kind === 'held') {
+      this.deps.log.debug(`job ${name}: slot ${slot} is being run by ${describeOwner(claim.by)}, skipped`)
+      if (!this.stopped) {
+        // not sooner than a beat from now: a holder known alive in this process may have an old heartbeat
+        j.retries.set(slotMs, Math.max(abandonedAfterMs(claim.by), startedAtMs + HEARTBEAT_MS))
+        this.arm()
+      }
       return null
     }
+    for (const r of claim.abandoned) this.deps.log.warn(`job ${slot}: attempt ${r.attempt} was abandoned by ${describeOwner(r)} (it died mid-run); running attempt ${claim.row.attempt}`)
+    const id = claim.row.id
+    const beat = startHeartbeat({ clock: this.deps.clock, runs: this.runs, log: this.deps.log }, id, slot)
     const progress = (msg: string) => {
       this.deps.log.info(`job ${slot}: ${msg}`)
+      beat.maybe()
       onProgress?.(msg)
     }
     let outcome: JobOutcome = 'ok'
@@ -271,10 +298,11 @@ export class Scheduler {
     let counts: Record<string, number> | null = null
     try {
       const pause = async () => {
+        beat.maybe()
         await yieldToLoop()
         if (this.stopped) throw new JobStopped()
       }
-      const res = await j.def.run({ job: name, slot, slotMs, trigger, attempt, progress, yield: pause })
+      const res = await j.def.run({ job: name, slot, slotMs, trigger, attempt: claim.row.attempt, progress, yield: pause })
       if (res && res.counts) counts = res.counts
       if (res && res.skipped !== undefined) {
         outcome = 'skipped'
@@ -284,6 +312,8 @@ export class Scheduler {
       outcome = 'failed'
       error = (e as Error)?.stack ?? String(e)
       this.deps.log.error(`job ${slot} failed: ${error}`)
+    } finally {
+      beat.stop()
     }
     const finishedAtMs = this.deps.clock.now()
     this.runs.finish(id, { finishedAtMs, outcome, error, counts })
@@ -357,6 +387,7 @@ export class Scheduler {
     this.intervals.clear()
     for (const j of this.jobs.values()) j.cron.stop()
     await this.idle()
+    retireOwner(this.owner)
   }
 
   private get(name: string): Registered {
