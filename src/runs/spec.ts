@@ -6,6 +6,7 @@
  * of its universe.
  */
 import { createHash } from 'node:crypto'
+import { canonicalJsonLikeStringify } from '../engine/canonical-json'
 import { windowIndices, type BarWindow } from '../engine/date-window'
 import type { PortfolioOptions } from '../engine/portfolio'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
@@ -52,17 +53,12 @@ export interface RunSpec {
   compounding: boolean
 }
 
-/** JSON with object keys sorted, so equal specs give equal text whatever the key order. */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, val) =>
-    val && typeof val === 'object' && !Array.isArray(val)
-      ? Object.fromEntries(Object.keys(val).sort().map(k => [k, (val as Record<string, unknown>)[k]]))
-      : val,
-  )
-}
-
+/**
+ * Equal specs give equal hashes whatever their key order. The JSON.stringify-like form
+ * (docs/canonical-json.md): every hash already stored in result_requests was made with it.
+ */
 export function resultHash(spec: RunSpec, dataVersion: string): string {
-  return createHash('sha256').update(canonicalJson(spec)).update('\n').update(dataVersion).digest('hex')
+  return createHash('sha256').update(canonicalJsonLikeStringify(spec)).update('\n').update(dataVersion).digest('hex')
 }
 
 /** YYYY-MM-DD → UTC midnight ms, or null when not a real calendar date. */

@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Db } from '../../db'
-import { auditPath, canonicalJson, fromHex32, leafHash, toHex, verifyAuditPath } from '../../engine/merkle'
+import { canonicalJson } from '../../engine/canonical-json'
+import { auditPath, fromHex32, leafHash, toHex, verifyAuditPath } from '../../engine/merkle'
 import { dayStartOf, dayView } from '../../records/merkle-leaves'
 import { importNav, parseNavCsv } from './service'
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { desc, eq, lte, sql } from 'drizzle-orm'
 import { schema, type Db } from '../../db'
-import { canonicalJson } from '../../runs/spec'
+import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { Group, Period } from './configurations'
 import type { RankedRow, WeeklyRow } from './rank'
 
@@ -57,7 +57,9 @@ export class DayFiles {
    * when that date is already published (the stored file is never replaced).
    */
   publish(file: DayFile, generatedAtMs: number): { published: boolean; sha256: string } {
-    const body = canonicalJson(file)
+    // the form every published day file has been written in (docs/canonical-json.md), so
+    // all files stay one form; a NaN figure is written null, as before, not a failed day
+    const body = canonicalJsonLikeStringify(file)
     const sha256 = sha256Hex(body)
     const res = this.db
       .insert(schema.rankingDayFiles)

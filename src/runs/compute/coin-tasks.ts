@@ -9,9 +9,9 @@ import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin } from '../../engine/trade-model'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { canonicalJson, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
-import type { TaskContext } from './context'
+import { strategyKeyOf, type TaskContext } from './context'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -59,7 +59,7 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
   const { spec } = payload
   const params = tradeParamsOf(spec)
-  const strategyKey = canonicalJson(spec.strategy)
+  const strategyKey = strategyKeyOf(spec.strategy)
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, payload.symbols)
   payload.symbols.forEach((symbol, coin) => {

@@ -4,15 +4,23 @@
  * A run that only changes exits, costs or sizing reuses the masks instead of recomputing
  * every indicator.
  */
+import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
-import { canonicalJson, type RunSpec } from '../spec'
+import type { StrategySpec } from '../../strategies/conditions'
+import type { RunSpec } from '../spec'
 import type { StoreView } from './store-view'
 
 /** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
 const SIGNAL_CACHE_BYTES = 160 * 1024 * 1024
+
+/**
+ * The cache key of a strategy: its text in the result hash's form (docs/canonical-json.md),
+ * so specs that hash alike share one compiled strategy and one set of signal masks.
+ */
+export const strategyKeyOf = (strategy: StrategySpec): string => canonicalJsonLikeStringify(strategy)
 
 export interface CachedSignals {
   entry: Uint8Array
@@ -75,7 +83,7 @@ export class TaskContext {
   }
 
   strategy(spec: RunSpec): CompiledStrategy {
-    const key = canonicalJson(spec.strategy)
+    const key = strategyKeyOf(spec.strategy)
     let c = this.compiled.get(key)
     if (!c) {
       c = prepareStrategy(spec.strategy)

@@ -14,9 +14,9 @@ import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerform
 import { simulateCoin } from '../../engine/trade-model'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
 import type { Bars } from '../../market/types'
-import { canonicalJson, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import { coinMasks } from './coin-tasks'
-import type { TaskContext } from './context'
+import { strategyKeyOf, type TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
 
 export interface RandomEntryPayload {
@@ -93,7 +93,7 @@ function calendarAllowed(spec: RunSpec, bars: Bars): Uint8Array | null {
 export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): RandomEntryResult {
   const { spec, simulations, seed } = payload
   const params = tradeParamsOf(spec)
-  const strategyKey = canonicalJson(spec.strategy)
+  const strategyKey = strategyKeyOf(spec.strategy)
   const sums: Float64Array[] = []
   for (const { symbol, trades } of payload.coins) {
     const bars = ctx.bars(symbol, spec.timeframe)
@@ -137,7 +137,7 @@ export function runTradeBootstrap(_ctx: TaskContext, p: TradeBootstrapPayload): 
 export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): GridTradesResult {
   const { spec } = payload
   const base = tradeParamsOf(spec)
-  const strategyKey = canonicalJson(spec.strategy)
+  const strategyKey = strategyKeyOf(spec.strategy)
   const coins: GridCoin[] = []
   for (const symbol of payload.symbols) {
     const bars = ctx.bars(symbol, spec.timeframe)

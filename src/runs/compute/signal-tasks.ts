@@ -4,11 +4,11 @@
  * it) and as plain functions for the scorer and the paper trader. The masks are those of a
  * backtest: the same compiled trees over the same series (resampled as a run resamples).
  */
+import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { Bars } from '../../market/types'
 import type { Timeframe } from '../../market/timeframe'
 import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
 import { getStrategy, type StrategyDef } from '../../strategies/registry'
-import { canonicalJson } from '../spec'
 import type { TaskContext } from './context'
 
 const compiled = new Map<string, CompiledStrategy>()
@@ -37,7 +37,8 @@ function sibling(s: StrategyDef): { long: StrategyDef; short: StrategyDef } | nu
   const long = getStrategy(`${base}-long`)
   const short = getStrategy(`${base}-short`)
   if (!long || !short || long.direction !== 'long' || short.direction !== 'short') return null
-  return canonicalJson(long.indicators) === canonicalJson(short.indicators) ? { long, short } : null
+  // equal settings whatever their key order; compared in memory only, as the cache keys are
+  return canonicalJsonLikeStringify(long.indicators) === canonicalJsonLikeStringify(short.indicators) ? { long, short } : null
 }
 
 /**
