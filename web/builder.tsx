@@ -3,7 +3,7 @@
  * of the indicators they use, or, for a tree with nested groups, its JSON. Fields and
  * params come from GET /builder/indicators; presets from GET /builder/presets.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { BaseField } from '../src/strategies/catalog'
 import type { BuilderIndicator, PresetItem } from './api'
 import type { Key } from './i18n'
@@ -453,10 +453,7 @@ function parseNumber(text: string): number | string | undefined {
  * and follows the value only when it changes from outside (a preset, the address).
  */
 function NumberText(props: { id: string; value: number | string | undefined; placeholder?: string; label?: string; onValue: (v: number | string | undefined) => void }) {
-  const [text, setText] = useState(props.value === undefined ? '' : String(props.value))
-  useEffect(() => {
-    if (parseNumber(text) !== props.value) setText(props.value === undefined ? '' : String(props.value))
-  }, [props.value])
+  const typed = useTypedText(props.value, v => (v === undefined ? '' : String(v)), (t, v) => parseNumber(t) === v)
   return (
     <input
       id={props.id}
@@ -464,33 +461,59 @@ function NumberText(props: { id: string; value: number | string | undefined; pla
       inputMode="decimal"
       placeholder={props.placeholder}
       aria-label={props.label}
-      value={text}
+      value={typed.text}
+      onFocus={typed.onFocus}
+      onBlur={typed.onBlur}
       onInput={e => {
         const v = (e.target as HTMLInputElement).value
-        setText(v)
+        typed.setText(v)
         props.onValue(parseNumber(v))
       }}
     />
   )
 }
 
+/**
+ * The text of an input that edits a parsed value. While the input has the focus the text
+ * is kept as typed: the value coming back from the form can lag a keystroke behind under
+ * load, and taking it then would drop what was typed since ("65.5" became "6"). It follows
+ * the value when that changes from outside (a preset, the URL) or when the input is left.
+ */
+function useTypedText<V>(value: V, format: (v: V) => string, same: (text: string, v: V) => boolean) {
+  const [text, setText] = useState(format(value))
+  const focused = useRef(false)
+  useEffect(() => {
+    if (!focused.current && !same(text, value)) setText(format(value))
+  }, [value])
+  return {
+    text,
+    setText,
+    onFocus: () => {
+      focused.current = true
+    },
+    onBlur: () => {
+      focused.current = false
+      if (!same(text, value)) setText(format(value))
+    },
+  }
+}
+
 /** A list of numbers typed as "2, 3, 22": the text kept as typed, the value the parsed list (a non-number sent as typed). */
 function ListText(props: { id: string; value: (number | string)[]; onValue: (v: (number | string)[]) => void }) {
   const parse = (t: string) => t.split(/[\s,]+/).filter(Boolean).map(x => (Number.isFinite(Number(x)) ? Number(x) : x))
-  const [text, setText] = useState(props.value.join(', '))
-  useEffect(() => {
-    if (JSON.stringify(parse(text)) !== JSON.stringify(props.value)) setText(props.value.join(', '))
-  }, [props.value])
+  const typed = useTypedText(props.value, v => v.join(', '), (t, v) => JSON.stringify(parse(t)) === JSON.stringify(v))
   return (
     <input
       id={props.id}
       type="text"
       inputMode="decimal"
       placeholder="2, 3, 22"
-      value={text}
+      value={typed.text}
+      onFocus={typed.onFocus}
+      onBlur={typed.onBlur}
       onInput={e => {
         const v = (e.target as HTMLInputElement).value
-        setText(v)
+        typed.setText(v)
         props.onValue(parse(v))
       }}
     />
