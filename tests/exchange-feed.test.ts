@@ -101,6 +101,12 @@ describe('live records on an exchange-synced store', () => {
     expect(rows.some(r => r.status !== 'open')).toBe(true)
   })
 
+  test("the hourly sync asks each coin for two rows (the hour that closed and the forming one): Binance's lowest weight", () => {
+    const hourly = fake.requests.filter(r => r.path === '/fapi/v1/klines' && Number(r.query.startTime) >= START)
+    expect(hourly.length).toBe(HOURS * COINS.length)
+    for (const r of hourly) expect(r.query.limit).toBe('2')
+  })
+
   test('every request went to 127.0.0.1', () => {
     expect(fake.requests.length).toBeGreaterThan(0)
     expect(new Set(fake.requests.map(r => r.host))).toEqual(new Set(['127.0.0.1']))

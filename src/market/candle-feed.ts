@@ -59,9 +59,9 @@ export interface ExchangeFeedOptions {
 }
 
 /**
- * The exchange sync of the store's own symbols, hour by hour. Pages of 99 rows: the
- * hourly catch-up is one page, at Binance's lowest request weight (ccxt's limiter paces
- * weight-1 requests 50 ms apart).
+ * The exchange sync of the store's own symbols, hour by hour: the hourly catch-up is one
+ * request of two rows a coin (the hour that closed and the forming one), at Binance's
+ * lowest request weight (ccxt's limiter paces weight-1 requests 50 ms apart).
  */
 export function exchangeFeed(store: CandleStore, clock: Clock, opts: ExchangeFeedOptions = {}): CandleFeed {
   let exchange: Promise<ExchangeLike> | null = opts.exchange ? Promise.resolve(opts.exchange) : null
@@ -72,7 +72,6 @@ export function exchangeFeed(store: CandleStore, clock: Clock, opts: ExchangeFee
       exchange: await client(),
       symbols: store.symbols(),
       now: () => clock.now(),
-      pageLimit: 99,
       retry: opts.retry,
       log: opts.log,
       forming: only === 'candles',

@@ -170,7 +170,10 @@ async function syncCandles(store: CandleStore, market: MarketLike, symbol: strin
     const wantsForming = ctx.forming && since <= ctx.now() && last !== null && !store.formingOpen(symbol)
     if (since + HOUR_MS > ctx.now() && !wantsForming) return
     const from = since
-    const rows = await ctx.call(`${symbol} candles from ${isoOf(from)}`, () => ctx.exchange.fetchOHLCV(market.symbol, '1h', from, ctx.pageLimit))
+    // no more rows than can exist (the forming candle included): Binance weighs a request of
+    // up to 99 rows 1, of up to 1000 rows 5, so the hourly sync of a live store stays cheap
+    const limit = Math.min(ctx.pageLimit, Math.floor((ctx.now() - from) / HOUR_MS) + 1)
+    const rows = await ctx.call(`${symbol} candles from ${isoOf(from)}`, () => ctx.exchange.fetchOHLCV(market.symbol, '1h', from, limit))
     const nowMs = ctx.now()
     const cols = Array.from({ length: 6 }, () => new Float64Array(rows.length))
     let n = 0
@@ -193,7 +196,7 @@ async function syncCandles(store: CandleStore, market: MarketLike, symbol: strin
     }
     if (n > 0) result.candlesAppended += store.appendCandles(symbol, cols.map(col => col.subarray(0, n)), n).appended
     if (forming && ctx.forming && store.lastCandleMs(symbol) === forming.t - HOUR_MS) store.setFormingOpen(symbol, forming.t, forming.o)
-    if (sawOpen || rows.length < ctx.pageLimit || n === 0) return
+    if (sawOpen || rows.length < limit || n === 0) return
     since = cols[0][n - 1] + HOUR_MS
   }
 }
