@@ -362,6 +362,17 @@ describe.skipIf(recentMissing)('rankings on the recent 100-coin Binance set', ()
     expect(top100).toContain('0GUSDT')
   })
 
+  test("a period longer than the store's history says where its candles begin (data_start_date)", async () => {
+    const firstDay = new Date(Math.min(...r.deps.store.symbols().map(s => r.deps.store.bars(s)!.t[0]!))).toISOString().slice(0, 10)
+    expect(firstDay > file.periods['365d'].start_date).toBe(true)
+    for (const grp of GROUPS) {
+      expect(file.periods['365d'].groups[grp].data_start_date).toBe(grp === 'btc' ? new Date(r.deps.store.bars('BTCUSDT')!.t[0]!).toISOString().slice(0, 10) : firstDay)
+      expect(file.periods['30d'].groups[grp].data_start_date).toBe(file.periods['30d'].start_date)
+    }
+    const served = (await r.req(`/rankings/daily?date=${compact(RECENT_DATE)}&period=365d&group=top50`)).body
+    expect(served).toMatchObject({ start_date: file.periods['365d'].start_date, data_start_date: firstDay })
+  })
+
   test('top3 and worst3 of every period × group, and every 20th row, equal POST /simulate; 365d mixes real and stand-in funding', async () => {
     let checked = 0
     for (const period of PERIODS) for (const group of GROUPS) checked += await reverifyShown(r, RECENT_DATE, period, group)

@@ -214,7 +214,7 @@ export async function computeDayFile(
       const { symbols, accounting, rows } = figures[group]
       const ranked = rankPopulation(rows, previous?.periods[period]?.groups[group]?.rows ?? null)
       const days: RankedRow[][] = [ranked, ...week.flatMap(f => (f ? [f.periods[period]?.groups[group]?.rows ?? []] : []))]
-      groups[group] = { symbols, ...accounting, rows: ranked, weekly_best3: weeklyBest3(days) }
+      groups[group] = { symbols, ...accounting, data_start_date: dataStartDate(deps, symbols, periodWindow(dateMs, period).start_date), rows: ranked, weekly_best3: weeklyBest3(days) }
       if (ctx.trigger === 'manual') ctx.progress(`${date} ${period} ${group}: ${ranked.length} ranked of ${configs.length} configurations on ${symbols.length} coins (${((performance.now() - started) / 1000).toFixed(1)} s)`)
     }
     periods[period] = { ...periodWindow(dateMs, period), groups }
@@ -231,6 +231,18 @@ export async function computeDayFile(
     rules: { min_trades: MIN_TRADES, pf_cap: PF_CAP, streak_top: STREAK_TOP, weekly_days: WEEKLY_DAYS, weekly_min_days: WEEKLY_MIN_DAYS, costs: COSTS, configurations: configs.length, strategies: new Set(configs.map(c => c.strategy)).size },
     periods,
   }
+}
+
+/** The first day of the period that the coins' candles cover (GroupRanking.data_start_date). */
+function dataStartDate(deps: RankingDeps, symbols: string[], startDate: string): string | null {
+  let first = Infinity
+  for (const s of symbols) {
+    const t0 = deps.store.bars(s)?.t[0]
+    if (t0 !== undefined && t0 < first) first = t0
+  }
+  if (!Number.isFinite(first)) return null
+  const day = isoDay(Math.floor(first / DAY_MS) * DAY_MS)
+  return day > startDate ? day : startDate
 }
 
 export function rankingsJob(deps: RankingDeps): JobDefinition {

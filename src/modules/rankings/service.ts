@@ -145,6 +145,8 @@ export class RankingsService {
       group: q.group,
       start_date: window.start_date,
       end_date: window.end_date,
+      // later than start_date when the store's candles begin inside the period (null in files written before the field)
+      data_start_date: g.data_start_date ?? null,
       coins: g.symbols.length,
       eligible_universe: g.eligible_universe,
       ranked_count: rows.length,

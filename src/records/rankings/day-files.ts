@@ -15,6 +15,13 @@ export interface GroupRanking {
   symbols: string[]
   top_n_requested: number | null
   eligible_universe: number | null
+  /**
+   * the first day of the period the group's candles cover: the period's start_date, or the
+   * day of the coins' first candle when the store's history begins inside the period (a
+   * "365d" ranking over six months of data says so here); null without coins. Absent
+   * from files written before it existed.
+   */
+  data_start_date?: string | null
   rows: RankedRow[]
   weekly_best3: WeeklyRow[]
 }
