@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Meta } from '../web/meta'
 import { coinBody, compareBody, optimizeBody, rowErrors, shareLink, simulatePlan, validateBody } from '../web/requests'
-import { DEFAULTS, fromQuery, resolveStrategyId, toQuery, type Settings } from '../web/settings'
+import { DEFAULTS, fromQuery, merkleDayKey, resolveStrategyId, toQuery, type Settings } from '../web/settings'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { T0 } from './research-fixtures'
 
@@ -59,6 +59,26 @@ describe('the address', () => {
     const r = settings({ strategy: 'ma-cross-long', lev: '3' })
     const q = new URLSearchParams(toQuery(r, { run: true }))
     expect(Object.fromEntries(q)).toEqual({ strategy: 'ma-cross-long', dir: 'long', lev: '3' })
+  })
+
+  test('the paper view keeps its cycle and the trust view its day in the address', () => {
+    expect(fromQuery('?view=paper&cycle=2', ids(), presetIds())).toMatchObject({ view: 'paper', cycle: '2' })
+    expect(fromQuery('?view=trust&day=2026-11-24&lang=ko', ids(), presetIds())).toMatchObject({ view: 'trust', tday: '2026-11-24', lang: 'ko' })
+    const s = settings({ view: 'trust', tday: '2026-11-24', cycle: '3' })
+    expect(fromQuery(`?${toQuery(s)}`, ids(), presetIds())).toEqual(s)
+    // the latest cycle and yesterday are the defaults, so they stay out of the address
+    expect(toQuery(settings({ view: 'paper' }))).toBe('view=paper')
+    expect(merkleDayKey('2026-11-24')).toBe('20261124')
+    expect(merkleDayKey('', Date.UTC(2026, 10, 25, 0, 30))).toBe('20261124')
+    // not a day: sent as typed, for the server's 422
+    expect(merkleDayKey('24.11.2026')).toBe('24.11.2026')
+  })
+
+  test('the merkle day a 422 names is shown under the day field: the route answers a bad day with loc date', async () => {
+    const r = await h.req(`/trust/merkle/${merkleDayKey('2026-02-30')}`)
+    expect(r.status).toBe(422)
+    // web/api.ts reads the field as loc[1]
+    expect(r.body.detail[0].loc[1]).toBe('date')
   })
 })
 

@@ -10,6 +10,9 @@ import type { OhlcvResponse } from '../src/modules/ohlcv/model'
 import type { StrategyList } from '../src/modules/strategies/model'
 import type { CoinInfo } from '../src/modules/coins/model'
 import type { HistoryResponse, ScoredResponse } from '../src/modules/signals/model'
+import type { PaperState, PerformancePublic } from '../src/modules/paper/model'
+import type { RegimeResponse } from '../src/modules/regime/model'
+import type { MerkleDay, MerkleLeaves, TrustMetrics as TrustMetricsSchema } from '../src/modules/trust/model'
 import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
@@ -37,6 +40,13 @@ export type Coin = typeof CoinInfo.static
 export type RankingsResult = typeof DailyRankingResponse.static
 export type RankingRow = typeof RankingRowSchema.static
 export type HotStrategies = typeof HotStrategiesResponse.static
+export type Paper = typeof PaperState.static
+export type PaperPosition = Paper['open_positions'][number]
+/** /performance/public, its `regime` read as /regime's body (the route's schema leaves it open) */
+export type Performance = Omit<typeof PerformancePublic.static, 'regime'> & { regime: typeof RegimeResponse.static }
+export type TrustMetrics = typeof TrustMetricsSchema.static
+export type MerkleDayResult = typeof MerkleDay.static
+export type MerkleLeavesResult = typeof MerkleLeaves.static
 export interface SignalsResult {
   recent: typeof HistoryResponse.static
   scored: typeof ScoredResponse.static
@@ -122,6 +132,11 @@ export const api = {
   hotStrategies: (s?: AbortSignal) => call<HotStrategies>('GET', '/hot-strategies', undefined, s),
   signalsHistory: (hours: string, s?: AbortSignal) => call<SignalsResult['recent']>('GET', `/signals/history?hours=${encodeURIComponent(hours)}`, undefined, s),
   signalsScored: (days: string, s?: AbortSignal) => call<SignalsResult['scored']>('GET', `/signals/scored?days=${encodeURIComponent(days)}`, undefined, s),
+  paper: (cycle: string, s?: AbortSignal) => call<Paper>('GET', `/paper-trading${cycle ? `?cycle=${encodeURIComponent(cycle)}` : ''}`, undefined, s),
+  performance: (s?: AbortSignal) => call<Performance>('GET', '/performance/public', undefined, s),
+  trustMetrics: (s?: AbortSignal) => call<TrustMetrics>('GET', '/trust/metrics', undefined, s),
+  merkleDay: (day: string, s?: AbortSignal) => call<MerkleDayResult>('GET', `/trust/merkle/${encodeURIComponent(day)}`, undefined, s),
+  merkleLeaves: (day: string, s?: AbortSignal) => call<MerkleLeavesResult>('GET', `/trust/merkle/${encodeURIComponent(day)}/leaves`, undefined, s),
   ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
     call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

@@ -7,6 +7,8 @@ import { emptyBuilder, indicatorsFor } from './builder'
 import { fromQuery, toQuery, VIEWS, type Lang, type SetSettings, type Settings, type View } from './settings'
 import { ErrorBox, I18nContext } from './ui'
 import { RankingsView, SignalsView } from './rankings'
+import { PaperView } from './paper'
+import { TrustView } from './trust'
 import { CoinView, CompareView, OptimizeView, SimulateView, ValidateView, type ViewProps } from './views'
 
 const VIEW_COMPONENTS: Record<View, (p: ViewProps) => preact.JSX.Element> = {
@@ -17,6 +19,8 @@ const VIEW_COMPONENTS: Record<View, (p: ViewProps) => preact.JSX.Element> = {
   optimize: OptimizeView,
   rankings: RankingsView,
   signals: SignalsView,
+  paper: PaperView,
+  trust: TrustView,
 }
 
 /** a query with anything beyond the view and the language describes a run to reproduce */
@@ -31,7 +35,7 @@ export function App() {
   // the settings as last set, for a Run pressed before the render of the last edit
   const latest = useRef(s)
   latest.current = s
-  const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0, rankings: 0, signals: 0 })
+  const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0, rankings: 0, signals: 0, paper: 0, trust: 0 })
   const i18n = useMemo(() => ({ t: translator(s.lang), lang: s.lang, n: (v: number | null | undefined, d?: number) => numberFormat(s.lang, v, d) }), [s.lang])
   const { t } = i18n
 

@@ -3,19 +3,10 @@ import { useMemo, useState } from 'preact/hooks'
 import type { RunResult, Trade } from './api'
 import { BarList, COLORS, LineChart, type LineSpec } from './charts'
 import type { Key } from './i18n'
-import { DataTable, Pct, useI18n, Verdict, type Column } from './ui'
+import { DataTable, Metric, Pct, useI18n, Verdict, type Column } from './ui'
 
 type Period = RunResult['yearly_stats'][number]
 type CoinRow = RunResult['coin_results'][number]
-
-function Metric(props: { label: string; children: preact.ComponentChildren; id?: string }) {
-  return (
-    <div class="metric" id={props.id}>
-      <dt>{props.label}</dt>
-      <dd>{props.children}</dd>
-    </div>
-  )
-}
 
 function Headline(props: { r: RunResult }) {
   const { t, n } = useI18n()

@@ -10,8 +10,8 @@ import type { ConditionTree } from '../src/modules/strategies/model'
 
 export type ConditionNode = typeof ConditionTree.static
 
-export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings' | 'signals'
-export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings', 'signals']
+export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings' | 'signals' | 'paper' | 'trust'
+export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings', 'signals', 'paper', 'trust']
 export type Lang = 'en' | 'ko'
 export type Mode = 'registry' | 'builder'
 export type Universe = 'top' | 'symbols'
@@ -63,6 +63,10 @@ export interface Settings {
   /** signals view: recent hours, scored days */
   sigHours: string
   sigDays: string
+  /** paper view: the cycle ('' = the latest) */
+  cycle: string
+  /** trust view: the Merkle day, YYYY-MM-DD ('' = yesterday, UTC) */
+  tday: string
 }
 
 /** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
@@ -98,6 +102,8 @@ export const DEFAULTS: Settings = {
   rdate: '',
   sigHours: '24',
   sigDays: '14',
+  cycle: '',
+  tday: '',
 }
 
 /** query name of each plain string setting */
@@ -124,6 +130,8 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['rdate', 'date'],
   ['sigHours', 'hours'],
   ['sigDays', 'days'],
+  ['cycle', 'cycle'],
+  ['tday', 'day'],
 ]
 
 /** `bb-squeeze` + `short` or `bb-squeeze-long` + `short` → `bb-squeeze-short` (when that id exists) */
@@ -233,4 +241,11 @@ export function numberList(v: string): number[] {
       const n = Number(x)
       return Number.isFinite(n) ? n : (x as unknown as number)
     })
+}
+
+/** the trust view's day as /trust/merkle/{YYYYMMDD} takes it: '' = yesterday (UTC); YYYY-MM-DD without dashes; anything else as typed (the server's 422 says why) */
+export function merkleDayKey(tday: string, nowMs = Date.now()): string {
+  const v = tday.trim()
+  if (v === '') return new Date(nowMs - 86_400_000).toISOString().slice(0, 10).replaceAll('-', '')
+  return /^\d{4}-\d{2}-\d{2}$/.test(v) ? v.replaceAll('-', '') : v
 }

@@ -97,6 +97,16 @@ export function Verdict(props: { verdict: 'pass' | 'fail' | 'not_evaluated' }) {
   )
 }
 
+/** one figure of a `<dl class="metrics">` */
+export function Metric(props: { label: string; children: ComponentChildren; id?: string }) {
+  return (
+    <div class="metric" id={props.id}>
+      <dt>{props.label}</dt>
+      <dd>{props.children}</dd>
+    </div>
+  )
+}
+
 /** a signed percent with its sign spelled out, so colour is never the only cue */
 export function Pct(props: { v: number | null | undefined; digits?: number; signed?: boolean }) {
   const { n } = useI18n()

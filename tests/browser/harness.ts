@@ -25,7 +25,7 @@ export interface Served {
 }
 
 /** Generate a synthetic store and start the real server on a free port. */
-export async function startServed(opts: { coins?: number; days?: number; env?: Record<string, string>; prepare?: string[][] } = {}): Promise<Served> {
+export async function startServed(opts: { coins?: number; days?: number; env?: Record<string, string>; prepare?: string[][]; before?: (dataDir: string) => Promise<void> } = {}): Promise<Served> {
   const dataDir = tempDir('perpsim-web-')
   const env = { ...process.env, DATA_DIR: dataDir, OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', WORKERS: '2', ...opts.env }
   const gen = Bun.spawnSync([BUN, 'src/cli.ts', 'data', 'generate', '--coins', String(opts.coins ?? 12), '--days', String(opts.days ?? 240)], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
@@ -35,6 +35,8 @@ export async function startServed(opts: { coins?: number; days?: number; env?: R
     const p = Bun.spawnSync([BUN, 'src/cli.ts', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
     if (p.exitCode !== 0) throw new Error(`${args.join(' ')} failed: ${p.stderr.toString()}`)
   }
+  // work done in the test's own process on the store before the server starts
+  await opts.before?.(dataDir)
   const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
   let log = ''
   const port = await new Promise<number>((resolve, reject) => {
