@@ -13,6 +13,7 @@ import { PRESETS, getPreset, listPresets } from '../src/strategies/presets'
 import { STRATEGIES, getStrategy, listStrategies } from '../src/strategies/registry'
 import { STATUS_DEFINITIONS } from '../src/strategies/status'
 import { REAL_DATA_MISSING, hasRealData, headOf, loadRealBars, realSymbols } from './helpers/real-data'
+import { rng } from './indicators-synthetic'
 
 const strategies = listStrategies()
 
@@ -97,17 +98,6 @@ describe('the presets', () => {
   })
 })
 
-/** deterministic PRNG (mulberry32) */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** hourly random walk with volatility clustering, consistent OHLC */
 function syntheticBars(n: number, seed: number): Bars {

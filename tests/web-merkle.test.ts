@@ -6,18 +6,8 @@
 import { describe, expect, test } from 'bun:test'
 import { leafHash as serverLeafHash, merkleRoot, toHex as serverHex } from '../src/engine/merkle'
 import { checkDay, leafHash, rootOfHashes, toHex, type PublishedDay } from '../web/merkle'
+import { rng } from './indicators-synthetic'
 
-/** mulberry32: the same leaf sets on every run */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // non-ASCII on purpose: the leaf bytes are the text's UTF-8, not its UTF-16 code units
 const WORDS = ['BTCUSDT', 'tp', 'sl', '손절', 'timeout', '0.288619', 'é', '🙂', '"q"', '\\', '']
