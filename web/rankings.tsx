@@ -42,6 +42,12 @@ export function rankingRunLink(row: RankingRow, r: RankingsResult, lang: Setting
   return `/?${q}`
 }
 
+/** The period's start and where the group's candles begin, when they begin inside it (data_start_date). */
+function shortPeriod(r: RankingsResult): { start: string; data: string } | null {
+  const x = r as { start_date?: string; data_start_date?: string | null }
+  return x.start_date && x.data_start_date && x.data_start_date > x.start_date ? { start: x.start_date, data: x.data_start_date } : null
+}
+
 function RankTable(props: { rows: RankingRow[]; r: RankingsResult; caption: string; id: string }) {
   const { t, n, lang } = useI18n()
   const cols: Column<RankingRow>[] = [
@@ -127,6 +133,7 @@ export function RankingsView(p: ViewProps) {
         <section class="results" id="results" aria-label={t('view.rankings')}>
           <h2>{t('rk.title', { date: r.date, period: t(PERIOD_KEYS[r.period as Period] ?? 'rk.30d'), group: groupLabel(r.group as Group, t) })}</h2>
           <p class="hint">{t('rk.linkHint')}</p>
+          {shortPeriod(r) && <p class="warn" id="rk-short">ⓘ {t('rk.shortPeriod', shortPeriod(r)!)}</p>}
           {r.headline_note && <p class="warn">ⓘ {lang === 'ko' ? r.headline_note.ko : r.headline_note.en}</p>}
           <RankTable rows={r.top3} r={r} caption={t('rk.top3')} id="top3" />
           <RankTable rows={r.worst3} r={r} caption={t('rk.worst3')} id="worst3" />

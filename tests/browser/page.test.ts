@@ -395,6 +395,7 @@ describe.skipIf(!CHROMIUM)('rankings and signals', () => {
     expect(await page.locator('#worst3 tbody tr').count()).toBe(3)
     // the hot strategies (GET /hot-strategies) below
     await page.waitForSelector('#hot tbody tr', { timeout: 30_000 })
+    expect(await page.locator('#rk-short').count()).toBe(0) // 30 days: covered by the store
     await screenshot(page, 'rankings')
     const href = (await page.locator('#top3 tbody tr:first-child a').getAttribute('href'))!
     expect(await page.locator('#top3 tbody tr:first-child a').getAttribute('title')).toBe('Simulate this configuration')
@@ -408,6 +409,12 @@ describe.skipIf(!CHROMIUM)('rankings and signals', () => {
     // a ranking row's figures are a /simulate run of its configuration: the same trade count
     const rowTrades = await (await fetch(`${served.base}/rankings/daily`)).json().then(r => (r as { top3: { total_trades: number }[] }).top3[0].total_trades)
     expect(Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))).toBe(rowTrades)
+    // the 365-day period is longer than the store's 240 days: it says where its candles begin
+    const year = (await (await fetch(`${served.base}/rankings/daily?period=365d`)).json()) as { start_date: string; data_start_date: string }
+    expect(year.data_start_date > year.start_date).toBe(true)
+    await page.goto(`${served.base}/?view=rankings&period=365d`)
+    await page.waitForSelector('#rk-short', { timeout: 30_000 })
+    expect(await page.textContent('#rk-short')).toContain(`the candles of these coins begin on ${year.data_start_date}`)
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
