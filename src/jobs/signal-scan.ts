@@ -22,10 +22,10 @@ import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import type { Timeframe } from '../market/timeframe'
 import { TIMEFRAME_MS } from '../market/timeframe'
-import { HOUR_MS } from '../market/types'
+import { HOUR_MS, type FormingOpen } from '../market/types'
 import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../records/signals'
-import { lowerBound, runScanSignals, scanCoins, type CoinScan, type NextOpen, type ScanPayload } from '../runs/compute/signal-tasks'
+import { runScanSignals, scanCoins, type CoinScan, type ScanPayload } from '../runs/compute/signal-tasks'
 import type { RunService } from '../runs/service'
 import { yieldToLoop } from '../runs/yield'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
@@ -92,7 +92,7 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
   const watermark = scanWatermark(deps.db, tf)
   const earliestMs = nowMs - BACKFILL_HOURS * HOUR_MS
   const known = signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
-  const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark, next: nextOpens(deps, tf, symbols) })
+  const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark, forming: formingOf(deps, symbols) })
   const scans = await computeScans(deps, coins, payload, pause)
   // the instant the rows are written, after the scan's compute: what published_at promises
   const recordedMs = deps.clock.now()
@@ -134,22 +134,12 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
   return { timeframe: tf, signalBarMs: newestBarMs, barsScanned, added }
 }
 
-/**
- * Per symbol, the open of the bar after its `tf` series' last one when that is known: the
- * stored hour that opens it (a higher timeframe's bar still unfinished), or the forming
- * candle's open (the hour that just began).
- */
-function nextOpens(deps: ScanDeps, tf: Timeframe, symbols: string[]): Record<string, NextOpen> {
-  const out: Record<string, NextOpen> = {}
+/** The store's forming opens of these coins (the scan task derives each timeframe's next open from them). */
+function formingOf(deps: ScanDeps, symbols: string[]): Record<string, FormingOpen> {
+  const out: Record<string, FormingOpen> = {}
   for (const s of symbols) {
-    const bars = deps.series.get(s, tf)
-    const hours = deps.series.get(s, '1H')
-    if (!bars || !hours || bars.n === 0) continue
-    const t = bars.t[bars.n - 1] + bars.stepMs
-    const k = lowerBound(hours, t)
-    const forming = deps.store.formingOpen(s)
-    if (k < hours.n && hours.t[k] === t) out[s] = { t, o: hours.o[k] }
-    else if (forming?.t === t) out[s] = { t, o: forming.o }
+    const f = deps.store.formingOpen(s)
+    if (f) out[s] = f
   }
   return out
 }
@@ -172,9 +162,8 @@ async function computeScans(deps: ScanDeps, coins: string[], payload: (symbols: 
     }, { background: true }) // scheduled work: behind every request on the workers, not counted against QUEUE_MAX
   }
   const out: CoinScan[] = []
-  const tf = payload([]).timeframe
   for (const coin of coins) {
-    out.push(...scanCoins(s => deps.series.get(s, tf), payload([coin])))
+    out.push(...scanCoins((s, tf) => deps.series.get(s, tf), payload([coin])))
     await pause()
   }
   return out

@@ -5,7 +5,7 @@
  * backtest: the same compiled trees over the same series (resampled as a run resamples).
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
-import type { Bars } from '../../market/types'
+import type { Bars, FormingOpen } from '../../market/types'
 import type { Timeframe } from '../../market/timeframe'
 import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
 import { getStrategy, type StrategyDef } from '../../strategies/registry'
@@ -111,6 +111,15 @@ export interface NextOpen {
   o: number
 }
 
+/** NextOpen of a series: the stored hour that opens its next bar, else the forming candle when it does. */
+export function nextOpenOf(bars: Bars, hours: Bars, forming: FormingOpen | undefined): NextOpen | undefined {
+  if (bars.n === 0) return undefined
+  const t = bars.t[bars.n - 1] + bars.stepMs
+  const k = lowerBound(hours, t)
+  if (k < hours.n && hours.t[k] === t) return { t, o: hours.o[k] }
+  return forming?.t === t ? forming : undefined
+}
+
 /**
  * The newest bar whose signal can be recorded at `nowMs`: it has closed, and the open of
  * the bar after it (the trade model's entry) is known: that bar is in the series, or it is
@@ -157,8 +166,8 @@ export interface ScanPayload {
   earliestMs: number
   /** the newest bar scanned before on this timeframe (a coin with nothing newer is skipped) */
   watermark: number | null
-  /** per symbol, the open of the bar after its series' last one, when known (NextOpen) */
-  next: Record<string, NextOpen>
+  /** the forming 1H candle's open of the symbols that have one (store.formingOpen) */
+  forming: Record<string, FormingOpen>
 }
 
 export interface CoinScan {
@@ -172,13 +181,13 @@ export interface CoinScan {
 }
 
 /** The scan of some coins: every signal of the reachable bars, with the entry price. */
-export function scanCoins(barsOf: (symbol: string) => Bars | undefined, p: ScanPayload): CoinScan[] {
+export function scanCoins(barsOf: (symbol: string, tf: Timeframe) => Bars | undefined, p: ScanPayload): CoinScan[] {
   const strategies = p.strategies.map(id => getStrategy(id)!)
   const out: CoinScan[] = []
   for (const symbol of p.symbols) {
-    const bars = barsOf(symbol)
+    const bars = barsOf(symbol, p.timeframe)
     if (!bars || bars.n < 2) continue
-    const next = p.next[symbol]
+    const next = nextOpenOf(bars, barsOf(symbol, '1H')!, p.forming[symbol])
     const last = newestSignalBar(bars, p.nowMs, next)
     if (last < 0) continue
     const scan: CoinScan = { symbol, newestBarMs: bars.t[last], bars: 0, hits: [] }
@@ -203,5 +212,5 @@ export function scanCoins(barsOf: (symbol: string) => Bars | undefined, p: ScanP
 
 /** The worker task: scanCoins over the task context's series. */
 export function runScanSignals(ctx: TaskContext, p: ScanPayload): CoinScan[] {
-  return scanCoins(s => ctx.bars(s, p.timeframe), p)
+  return scanCoins((s, tf) => ctx.bars(s, tf), p)
 }
