@@ -6,11 +6,12 @@
  *
  * A feed has two halves, because signals need only the candles: `candles` (then the
  * signal scan runs) and `funding` (before scoring, which charges it). Demo mode writes
- * its funding with its candles. Calls of one half share the run in flight, so the hourly
- * candles job and the live-records job that waits for it never sync twice at once.
+ * its funding with its candles. Each half runs once an hour (`hourly`): the live-records
+ * job that asks after the candles job waits for its run, or finds the hour brought.
  */
 import type { Clock } from '../clock'
 import type { CandleStore } from './candle-store'
+import { HOUR_MS } from './types'
 import { appendDemoCandles } from './synthetic'
 import { syncFromExchange, type SyncReport } from './sync-ccxt'
 import { createBinanceUsdm, type ExchangeLike, type RetryPolicy } from './sync-exchange'
@@ -31,10 +32,25 @@ export interface CandleFeed {
   funding(nowMs: number): Promise<FeedReport>
 }
 
-/** One call at a time: a call made while one is running gets that run's result. */
-function singleFlight<T>(run: (nowMs: number) => Promise<T>): (nowMs: number) => Promise<T> {
-  let inFlight: Promise<T> | null = null
-  return nowMs => (inFlight ??= run(nowMs).finally(() => (inFlight = null)))
+/**
+ * One run an hour: a call made while one is running gets that run's result, and a call in
+ * the same clock hour as a run that finished without failures has nothing left to bring
+ * (candles close and funding settles on the hour), so it returns at once, appending nothing.
+ * A run with failures is tried again by the next call.
+ */
+function hourly(run: (nowMs: number) => Promise<FeedReport>): (nowMs: number) => Promise<FeedReport> {
+  let inFlight: Promise<FeedReport> | null = null
+  let done: { hour: number; report: FeedReport } | null = null
+  return nowMs => {
+    const hour = Math.floor(nowMs / HOUR_MS)
+    if (!inFlight && done?.hour === hour) return Promise.resolve({ ...done.report, appended: 0 })
+    return (inFlight ??= run(nowMs)
+      .then(report => {
+        done = report.failed === 0 ? { hour, report } : null
+        return report
+      })
+      .finally(() => (inFlight = null)))
+  }
 }
 
 function formingCount(store: CandleStore): number {
@@ -44,7 +60,7 @@ function formingCount(store: CandleStore): number {
 export function demoFeed(store: CandleStore, seed: number): CandleFeed {
   return {
     source: 'demo',
-    candles: singleFlight(async nowMs => ({ appended: appendDemoCandles(store, nowMs, seed), forming: formingCount(store), failed: 0 })),
+    candles: hourly(async nowMs => ({ appended: appendDemoCandles(store, nowMs, seed), forming: formingCount(store), failed: 0 })),
     funding: async () => ({ appended: 0, forming: formingCount(store), failed: 0 }),
   }
 }
@@ -80,11 +96,11 @@ export function exchangeFeed(store: CandleStore, clock: Clock, opts: ExchangeFee
     })
   return {
     source: 'binanceusdm',
-    candles: singleFlight(async () => {
+    candles: hourly(async () => {
       const r = await sync('candles')
       return report(r, r.candlesAppended)
     }),
-    funding: singleFlight(async () => {
+    funding: hourly(async () => {
       const r = await sync('funding')
       return report(r, r.fundingAppended)
     }),
