@@ -14,27 +14,13 @@ import type { RankedRow } from '../../records/rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
 import { isoNoZone, isoZ } from '../../records/iso-time'
 import { scoredItem } from '../../records/scored-item'
+import { TtlCache } from '../../http/ttl-cache'
 
 /** the contract's signal cache */
 export const SIGNAL_CACHE_MS = 5 * 60_000
 export const MAX_SIGNAL_IDS = 500
 export const SCORED_NOTE =
   'Scored values are model outcomes on previously recorded reference candle prices and are not fills a recipient could obtain. Reference timestamps may precede publication or delivery.'
-
-/** A value kept for a while on the injected clock. */
-export class TtlCache<V> {
-  private readonly entries = new Map<string, { v: V; until: number }>()
-  constructor(private readonly clock: Clock, private readonly ttlMs: number) {}
-  get(key: string, make: () => V): V {
-    const now = this.clock.now()
-    const hit = this.entries.get(key)
-    if (hit && hit.until > now) return hit.v
-    const v = make()
-    this.entries.set(key, { v, until: now + this.ttlMs })
-    if (this.entries.size > 256) this.entries.delete(this.entries.keys().next().value!)
-    return v
-  }
-}
 
 export function signalItem(s: SignalRow) {
   return {
