@@ -3,7 +3,7 @@
  * results. The scanner and scorer jobs write through here; the signals service reads.
  * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
  */
-import { and, desc, eq, gte, inArray, isNull, lt, max, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, lt, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db } from '../db'
 
@@ -63,14 +63,35 @@ export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
 }
 
 /** Signals with no scored row yet, or an open one: the scorer's work list. */
-export function signalsToScore(db: Db): { signal: SignalRow; scored: ScoredRow | null }[] {
-  return db
-    .select()
+/**
+ * Signals without a scored row. A scoring pass writes a row for every signal it reads, in one
+ * transaction, and signals are only ever inserted (their rowids rise with each insert), so
+ * these are exactly the signals after the newest one that has a row: the condition walks
+ * back from the newest signal to the first scored one instead of joining every signal ever
+ * recorded, which a year of records (millions of rows, read every hour) made a stall of
+ * seconds on the event loop.
+ */
+function unscored(db: Db): SQL {
+  const newest = db
+    .select({ k: sql<number>`${signals}.rowid` })
     .from(signals)
-    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
-    .where(or(isNull(scoredSignals.signalId), eq(scoredSignals.status, 'open')))
+    .where(sql`EXISTS (SELECT 1 FROM ${scoredSignals} WHERE ${scoredSignals.signalId} = ${signals.id})`)
+    .orderBy(sql`${signals}.rowid DESC`)
+    .limit(1)
+    .get()
+  return sql`${signals}.rowid > ${newest?.k ?? 0}`
+}
+
+export function signalsToScore(db: Db): { signal: SignalRow; scored: ScoredRow | null }[] {
+  const open = db
+    .select()
+    .from(scoredSignals)
+    .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+    .where(eq(scoredSignals.status, 'open'))
     .all()
-    .map(r => ({ signal: r.signals, scored: r.scored_signals }))
+    .map(r => ({ signal: r.signals, scored: r.scored_signals as ScoredRow | null }))
+  const fresh = db.select().from(signals).where(unscored(db)).all().map(signal => ({ signal, scored: null }))
+  return [...open, ...fresh]
 }
 
 const MUTABLE_COLUMNS = [
@@ -146,13 +167,8 @@ export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJ
  * signal of that time is unscored, or an open row has not been marked through it.
  */
 export function scoringPendingBefore(db: Db, dayEndMs: number): boolean {
-  const unscored = db
-    .select({ n: sql<number>`count(*)` })
-    .from(signals)
-    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
-    .where(and(isNull(scoredSignals.signalId), lt(signals.signalTimeMs, dayEndMs)))
-    .get()?.n ?? 0
-  if (unscored > 0) return true
+  // the unscored are few (those since the last pass): read on the rowid range, compared here
+  if (db.select({ t: signals.signalTimeMs }).from(signals).where(unscored(db)).all().some(r => r.t < dayEndMs)) return true
   const open = db
     .select({ n: sql<number>`count(*)` })
     .from(scoredSignals)
