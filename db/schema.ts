@@ -135,7 +135,7 @@ export const scoredSignals = sqliteTable('scored_signals', {
   updatedAtMs: integer('updated_at_ms').notNull(),
   /** when the row became final; null while open */
   finalizedAtMs: integer('finalized_at_ms'),
-}, t => [index('scored_status').on(t.status), index('scored_exit').on(t.exitTimeMs)])
+}, t => [index('scored_status').on(t.status), index('scored_exit').on(t.exitTimeMs), index('scored_finalized').on(t.finalizedAtMs)])
 
 /**
  * Sealed Merkle day roots (docs/trust.md) with their leaves. Both are written once, in

@@ -146,6 +146,8 @@ export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJ
     .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
     .where(
       and(
+        // the candidates on the two time indexes; the conditions below pick the day's leaves among them
+        or(and(gte(scoredSignals.exitTimeMs, fromMs), lt(scoredSignals.exitTimeMs, toMs)), and(gte(scoredSignals.finalizedAtMs, fromMs), lt(scoredSignals.finalizedAtMs, toMs))),
         ne(scoredSignals.status, 'open'),
         or(
           and(gte(leafTime, fromMs), lt(leafTime, toMs)),
