@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { HistoryQuery, HistoryResponse, LiveQuery, RealtimeList, RealtimeQuery, ScoredQuery, ScoredResponse, SignalList } from './model'
-import { JsonCache } from '../../http/ttl-cache'
+import { JsonCache } from '../../ttl-cache'
 import { SIGNAL_CACHE_MS, SignalsService } from './service'
 
 /** GET /signals/live, /signals/history, /signals/scored: the recorded signals and their scores. */

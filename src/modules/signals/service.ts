@@ -14,7 +14,7 @@ import type { RankedRow } from '../../records/rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
 import { isoNoZone, isoZ } from '../../records/iso-time'
 import { scoredItem } from '../../records/scored-item'
-import { TtlCache } from '../../http/ttl-cache'
+import { TtlCache } from '../../ttl-cache'
 
 /** the contract's signal cache */
 export const SIGNAL_CACHE_MS = 5 * 60_000

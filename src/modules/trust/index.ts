@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { adminOnly } from '../../http/admin-auth'
 import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
 import { paperFigures, paperLeafSource } from '../../records/paper'
-import { JsonCache } from '../../http/ttl-cache'
+import { JsonCache } from '../../ttl-cache'
 import { TrustService } from './service'
 
 /** how long /trust/metrics keeps an answer (its generated_at says when it was computed) */

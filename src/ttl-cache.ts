@@ -4,7 +4,7 @@
  * not just the objects: a 72-hour signal history is megabytes of JSON, and serialising and
  * encoding it again would be most of a request's time.
  */
-import type { Clock } from '../clock'
+import type { Clock } from './clock'
 
 /** A value per key until `ttlMs` after it was made; the least recently made dropped beyond `maxEntries`. */
 export class TtlCache<V> {
