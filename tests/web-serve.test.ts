@@ -4,8 +4,8 @@
  * when its sources change; and embedded in `npm run build`'s single binary.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { mkdirSync } from 'node:fs'
 import { ensurePageBuilt, sourceDigest, WEB_SOURCE_DIR } from '../src/web/build'
 import { Elysia } from 'elysia'
@@ -84,6 +84,25 @@ describe('serving the page', () => {
   })
 })
 
+/** every import of a value (not `import type`) that leaves `dir`, in any file below it, as "file: 'specifier'" */
+function valueImportsFromOutside(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name)
+      if (statSync(p).isDirectory()) walk(p)
+      else if (/\.tsx?$/.test(name)) {
+        for (const m of readFileSync(p, 'utf8').matchAll(/^import\s+(?!type\b)[^'"]*?from\s*'([^']+)'/gm)) {
+          const target = resolve(dirname(p), m[1])
+          if (m[1].startsWith('.') && relative(dir, target).startsWith('..')) out.push(`${relative(dir, p)}: '${m[1]}'`)
+        }
+      }
+    }
+  }
+  walk(dir)
+  return out
+}
+
 /** a copy of web/ inside the project (so preact and lightweight-charts resolve from node_modules) */
 function copyOfWeb(): string {
   mkdirSync(join(ROOT, '.tmp'), { recursive: true })
@@ -94,13 +113,15 @@ function copyOfWeb(): string {
 
 describe('building the page', () => {
   test('web/ takes only types from the server, so the source digest covers everything the bundle holds', () => {
-    const valueImports: string[] = []
-    for (const f of readdirSync(WEB_SOURCE_DIR).filter(f => /\.tsx?$/.test(f))) {
-      for (const line of readFileSync(join(WEB_SOURCE_DIR, f), 'utf8').split('\n')) {
-        if (/^import\b/.test(line) && /from '\.\.\//.test(line) && !/^import type\b/.test(line)) valueImports.push(`${f}: ${line}`)
-      }
-    }
-    expect(valueImports).toEqual([])
+    expect(valueImportsFromOutside(WEB_SOURCE_DIR)).toEqual([])
+  })
+
+  test('the check reads web/’s subfolders and tells a value import from outside web/ from one of a sibling', () => {
+    const src = copyOfWeb()
+    dirs.push(src)
+    mkdirSync(join(src, 'views', 'deep'), { recursive: true })
+    writeFileSync(join(src, 'views', 'deep', 'probe.ts'), "import { useI18n } from '../../ui'\nimport type { Settings } from '../../settings'\nimport type { Timeframe } from '../../../src/market/timeframe'\nimport {\n  DAY_MS,\n} from '../../../src/time'\n")
+    expect(valueImportsFromOutside(src)).toEqual([`views/deep/probe.ts: '../../../src/time'`])
   })
 
   test('a build is reused while the sources are unchanged, and an edit builds a new folder', async () => {

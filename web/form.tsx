@@ -5,7 +5,7 @@
  */
 import type { Timeframe } from '../src/market/timeframe'
 import type { Meta } from './meta'
-import { Builder } from './builder'
+import { Builder } from './builder/builder'
 import type { SetSettings, Settings } from './settings'
 import { described, Field, problemFor, useI18n } from './ui'
 

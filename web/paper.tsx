@@ -5,7 +5,7 @@ import { COLORS, LineChart, type LineSpec } from './charts'
 import type { Key } from './i18n'
 import { useRun } from './run'
 import { DataTable, described, ErrorBox, Field, Metric, Pct, Progress, useI18n, type Column } from './ui'
-import type { ViewProps } from './views'
+import type { ViewProps } from './views/view'
 
 interface PaperAnswer {
   /** null: the route's 404 (not initialized, or no such cycle) */

@@ -7,7 +7,7 @@ import { useEffect } from 'preact/hooks'
 import type { Key } from './i18n'
 import { DEFAULTS, toQuery, type Settings } from './settings'
 import { DataTable, described, ErrorBox, Field, Pct, Progress, useI18n, type Column } from './ui'
-import type { ViewProps } from './views'
+import type { ViewProps } from './views/view'
 
 /** every period and group the rankings publish (a new one fails the type check here) */
 const PERIOD_KEYS: Record<Period, Key> = { '7d': 'rk.7d', '30d': 'rk.30d', '365d': 'rk.365d' }

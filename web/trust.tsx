@@ -11,7 +11,7 @@ import { checkDay, type DayCheck } from './merkle'
 import { useRun } from './run'
 import { merkleDayKey } from './settings'
 import { ErrorBox, Progress, useI18n } from './ui'
-import type { ViewProps } from './views'
+import type { ViewProps } from './views/view'
 
 const iso = (s: string | null) => (s === null ? '—' : s.replace('T', ' ').slice(0, 19))
 const dashed = (d: string) => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` : d)

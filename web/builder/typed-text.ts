@@ -1,0 +1,26 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+
+/**
+ * The text of an input that edits a parsed value. While the input has the focus the text
+ * is kept as typed: the value coming back from the form can lag a keystroke behind under
+ * load, and taking it then would drop what was typed since ("65.5" became "6"). It follows
+ * the value when that changes from outside (a preset, the URL) or when the input is left.
+ */
+export function useTypedText<V>(value: V, format: (v: V) => string, same: (text: string, v: V) => boolean) {
+  const [text, setText] = useState(format(value))
+  const focused = useRef(false)
+  useEffect(() => {
+    if (!focused.current && !same(text, value)) setText(format(value))
+  }, [value])
+  return {
+    text,
+    setText,
+    onFocus: () => {
+      focused.current = true
+    },
+    onBlur: () => {
+      focused.current = false
+      if (!same(text, value)) setText(format(value))
+    },
+  }
+}

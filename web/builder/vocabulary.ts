@@ -1,0 +1,33 @@
+/**
+ * What a row offers, typed against the server's own unions, so one added there fails the
+ * page's type check until the page offers it: the operators, the window statistics and
+ * the candle's own fields.
+ */
+import type { BaseField } from '../../src/strategies/catalog'
+import type { Key } from '../i18n'
+import type { Leaf } from './tree'
+
+export type Op = Leaf['op']
+
+/** every operator of the condition language, with its words (a new operator fails the type check here) */
+export const OP_KEYS: Record<Op, Key> = {
+  '==': 'op.==',
+  '!=': 'op.!=',
+  '>': 'op.>',
+  '>=': 'op.>=',
+  '<': 'op.<',
+  '<=': 'op.<=',
+  crosses_above: 'op.crosses_above',
+  crosses_below: 'op.crosses_below',
+  in: 'op.in',
+  not_in: 'op.not_in',
+}
+export const isListOp = (op: Op) => op === 'in' || op === 'not_in'
+
+export type Stat = NonNullable<Leaf['stat']>
+/** the window statistics a field can be read through (a new one fails the type check here) */
+export const STAT_KEYS: Record<Stat, Key> = { mean: 'stat.mean', min: 'stat.min', max: 'stat.max' }
+export const OPS = Object.keys(OP_KEYS) as Op[]
+
+/** the candle's own fields, usable without any indicator */
+export const BASE_FIELDS: Record<BaseField, 'number'> = { close: 'number', open: 'number', high: 'number', low: 'number', volume: 'number', hour: 'number', weekday: 'number', next_hour: 'number' }
