@@ -32,7 +32,7 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { Logger } from '../log'
 import { yieldToLoop } from '../runs/yield'
-import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from './job-runs'
+import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from '../records/job-runs'
 import { startHeartbeat } from './heartbeat'
 import { abandonedAfterMs, describeOwner, HEARTBEAT_MS, isAbandoned, newOwner, retireOwner, type RunOwner } from './run-owner'
 

@@ -7,7 +7,7 @@
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { schema, type Db } from '../db'
-import { describeOwner, type RunOwner } from './run-owner'
+import { describeOwner, type RunOwner } from '../jobs/run-owner'
 
 export type JobTrigger = 'schedule' | 'catch-up' | 'retry' | 'manual'
 export type JobOutcome = 'ok' | 'failed' | 'skipped'

@@ -1,12 +1,12 @@
 /**
  * GET /paper-trading and /performance/public: the stored cycle as the paper trader left
- * it (src/jobs/paper-trader.ts); no simulation runs in a request.
+ * it (src/live/paper-trader.ts); no simulation runs in a request.
  */
 import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm'
 import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../../db/schema'
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
-import { equityAt, PICK_RULE, type PaperCycleRow } from '../../jobs/paper-trader'
+import { equityAt, PICK_RULE, type PaperCycleRow } from '../../live/paper-trader'
 import { DAY_MS } from '../../market/types'
 import type { SeriesCache } from '../../market/series'
 import { isoZ } from '../../records/iso-time'
