@@ -13,7 +13,7 @@ import type { Db } from './db'
 import { canonicalJson } from './engine/canonical-json'
 import { auditPath, fromHex32, leafHash, toHex, verifyAuditPath } from './engine/merkle'
 import { dayStartOf, dayView } from './records/merkle-leaves'
-import { importNav, parseNavCsv } from './modules/trust/service'
+import { importNav, parseNavCsv } from './records/real-track'
 
 export interface VerifyResult {
   ok: boolean

@@ -188,3 +188,23 @@ export function signalIdsSince(db: Db, timeframe: string, fromMs: number): Set<s
   const rows = db.select({ id: signals.id }).from(signals).where(and(eq(signals.timeframe, timeframe), gte(signals.signalBarMs, fromMs))).all()
   return new Set(rows.map(r => r.id))
 }
+
+/** How many signals were published at or after `sinceMs`. */
+export function publishedCountSince(db: Db, sinceMs: number): number {
+  return db.select({ n: sql<number>`count(*)` }).from(signals).where(gte(signals.publishedAtMs, sinceMs)).get()!.n
+}
+
+/** Signals published at or after `sinceMs`: publication and signal times, backfill, scored status (null: not scored). */
+export function publicationsSince(db: Db, sinceMs: number): { pub: number; st: number; backfill: boolean; status: string | null }[] {
+  return db
+    .select({ pub: signals.publishedAtMs, st: signals.signalTimeMs, backfill: signals.backfill, status: scoredSignals.status })
+    .from(signals)
+    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
+    .where(gte(signals.publishedAtMs, sinceMs))
+    .all()
+}
+
+/** When the first signal was published, or null. */
+export function firstPublishedMs(db: Db): number | null {
+  return db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+}
