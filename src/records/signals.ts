@@ -3,7 +3,7 @@
  * results. The scanner and scorer jobs write through here; the signals service reads.
  * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
  */
-import { and, desc, eq, gte, inArray, lt, max, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db } from '../db'
 
@@ -207,4 +207,14 @@ export function publicationsSince(db: Db, sinceMs: number): { pub: number; st: n
 /** When the first signal was published, or null. */
 export function firstPublishedMs(db: Db): number | null {
   return db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+}
+
+/** Signals published after `afterMs` and up to `untilMs`, in publication order (then signal time, id). */
+export function signalsPublishedBetween(db: Db, afterMs: number, untilMs: number): SignalRow[] {
+  return db
+    .select()
+    .from(signals)
+    .where(and(gt(signals.publishedAtMs, afterMs), lte(signals.publishedAtMs, untilMs)))
+    .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
+    .all()
 }
