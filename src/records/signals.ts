@@ -218,3 +218,16 @@ export function signalsPublishedBetween(db: Db, afterMs: number, untilMs: number
     .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
     .all()
 }
+
+/** statuses of a scored signal whose trade closed with a result (unscoreable rows have none) */
+const CLOSED = ['tp', 'sl', 'timeout', 'liquidation']
+
+/** The net results (% of margin) of the strategies' scored signals whose trade closed in [fromMs, toMs). */
+export function closedResultsBetween(db: Db, fromMs: number, toMs: number, strategies: string[]): { strategy: string; pnlPct: number }[] {
+  return db
+    .select({ strategy: signals.strategy, pnlPct: scoredSignals.pnlPct })
+    .from(scoredSignals)
+    .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+    .where(and(inArray(scoredSignals.status, CLOSED), gte(scoredSignals.exitTimeMs, fromMs), lt(scoredSignals.exitTimeMs, toMs), inArray(signals.strategy, strategies)))
+    .all()
+}
