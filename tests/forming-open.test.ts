@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { scoredSignals } from '../db/schema'
-import { scanSignals } from '../src/jobs/signal-scan'
-import { scoreSignals } from '../src/jobs/signal-score'
+import { scanSignals } from '../src/live/signal-scan'
+import { scoreSignals } from '../src/live/signal-score'
 import { CandleStore, StoreError } from '../src/market/candle-store'
 import { resample } from '../src/market/resample'
 import { DAY_MS, HOUR_MS, type Bars } from '../src/market/types'

@@ -92,10 +92,31 @@ function offenders(dir: string, rule: (target: { file?: string; pkg?: string }) 
 const isElysia = (pkg?: string) => pkg !== undefined && (pkg === 'elysia' || pkg.startsWith('elysia/') || pkg.startsWith('@elysiajs/'))
 const isIn = (file: string | undefined, ...dirs: string[]) => file !== undefined && dirs.some(d => file.startsWith(`${d}/`) || file === `${d}.ts`)
 
-/** the HTTP areas: jobs, mail and the records they share with the modules stay below them */
+/** the HTTP areas: jobs, live steps, mail and the records they share with the modules stay below them */
 const reachesModule = (t: { file?: string }) => isIn(t.file, 'src/modules')
-/** the records are read and written by modules and jobs alike, so they import neither */
-const recordsReachUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs')
+/** the records are read and written by modules, jobs and live steps alike, so they import none of them */
+const recordsReachUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs', 'src/live')
+/** a live step is called by its job, never the reverse, and serves no route */
+const liveReachesUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs')
+/** a module reads what jobs and live steps publish through src/records/, never through them */
+const moduleReachesJob = (t: { file?: string }) => isIn(t.file, 'src/jobs', 'src/live')
+
+/** The area of a file under src/modules/ (`src/modules/<area>/...`), or null. */
+const areaOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null
+
+/** Imports from one module (src/modules/<area>/) into another, as "file -> import". */
+function crossModule(g: typeof graph = graph): string[] {
+  const out: string[] = []
+  for (const [f, { local }] of g) {
+    const from = areaOf(relative(ROOT, f))
+    if (from === null) continue
+    for (const t of local) {
+      const to = relative(ROOT, t)
+      if (to.startsWith('src/modules/') && areaOf(to) !== from) out.push(`${relative(ROOT, f)} -> ${to}`)
+    }
+  }
+  return out
+}
 
 describe('the import graph of src/', () => {
   test('is read from every source file and its imports resolve', () => {
@@ -135,32 +156,64 @@ describe('the import graph of src/', () => {
     expect(offenders('src/runs', rule)).toEqual([])
   })
 
-  test('nothing under src/jobs/, src/mail/ or src/records/ imports a module (src/modules/)', () => {
-    expect(offenders('src/jobs', reachesModule)).toEqual([])
-    expect(offenders('src/mail', reachesModule)).toEqual([])
-    expect(offenders('src/records', reachesModule)).toEqual([])
+  test('nothing under src/jobs/, src/live/, src/mail/, src/records/ or the other areas below the modules imports a module (src/modules/)', () => {
+    for (const dir of ['src/jobs', 'src/live', 'src/mail', 'src/records', 'src/market-context', 'src/upstream', 'src/cards', 'src/bot-generator', 'src/web', 'src/model'])
+      expect(offenders(dir, reachesModule)).toEqual([])
   })
 
-  test('the records import no Elysia, no src/http/ and no job', () => {
+  test('the records import no Elysia, no src/http/, no job and no live step', () => {
     expect(offenders('src/records', recordsReachUp)).toEqual([])
   })
 
-  test('the jobs, mail and records rules read real imports, and an import they forbid would be found', () => {
-    for (const dir of ['src/jobs', 'src/mail', 'src/records']) expect([...graph.keys()].filter(under(dir)).length).toBeGreaterThanOrEqual(2)
-    expect(offenders('src/jobs', t => isIn(t.file, 'src/records'))).toContain('src/jobs/day-roots.ts -> src/records/merkle-leaves.ts')
+  test('the live steps import no job (the scheduler included), no module, no Elysia and no src/http/', () => {
+    expect(offenders('src/live', liveReachesUp)).toEqual([])
+  })
+
+  test('a module imports no other module', () => {
+    expect(crossModule()).toEqual([])
+  })
+
+  test('no module imports a job or a live step', () => {
+    expect(offenders('src/modules', moduleReachesJob)).toEqual([])
+  })
+
+  test('the jobs, live, mail and records rules read real imports, and an import they forbid would be found', () => {
+    for (const dir of ['src/jobs', 'src/live', 'src/mail', 'src/records']) expect([...graph.keys()].filter(under(dir)).length).toBeGreaterThanOrEqual(2)
+    expect(offenders('src/live', t => isIn(t.file, 'src/records'))).toContain('src/live/day-roots.ts -> src/records/merkle-leaves.ts')
+    expect(offenders('src/jobs', t => isIn(t.file, 'src/live'))).toContain('src/jobs/live-records.ts -> src/live/day-roots.ts')
     const fake = new Map([
-      [join(ROOT, 'src/jobs/day-roots.ts'), { local: [join(ROOT, 'src/modules/trust/leaves.ts')], packages: [] }],
+      [join(ROOT, 'src/jobs/live-records.ts'), { local: [join(ROOT, 'src/modules/trust/leaves.ts')], packages: [] }],
+      [join(ROOT, 'src/live/day-roots.ts'), { local: [join(ROOT, 'src/jobs/scheduler.ts'), join(ROOT, 'src/modules/trust/leaves.ts'), join(ROOT, 'src/records/merkle-leaves.ts')], packages: [] }],
       [join(ROOT, 'src/mail/weekly.ts'), { local: [join(ROOT, 'src/modules/rankings/rank.ts')], packages: [] }],
-      [join(ROOT, 'src/records/paper.ts'), { local: [join(ROOT, 'src/modules/trust/service.ts'), join(ROOT, 'src/http/errors.ts'), join(ROOT, 'src/jobs/scheduler.ts')], packages: ['elysia', 'drizzle-orm'] }],
+      [join(ROOT, 'src/records/paper.ts'), { local: [join(ROOT, 'src/modules/trust/service.ts'), join(ROOT, 'src/http/errors.ts'), join(ROOT, 'src/jobs/scheduler.ts'), join(ROOT, 'src/live/paper-trader.ts')], packages: ['elysia', 'drizzle-orm'] }],
     ])
-    expect(offenders('src/jobs', reachesModule, fake)).toEqual(['src/jobs/day-roots.ts -> src/modules/trust/leaves.ts'])
+    expect(offenders('src/jobs', reachesModule, fake)).toEqual(['src/jobs/live-records.ts -> src/modules/trust/leaves.ts'])
+    expect(offenders('src/live', reachesModule, fake)).toEqual(['src/live/day-roots.ts -> src/modules/trust/leaves.ts'])
+    expect(offenders('src/live', liveReachesUp, fake)).toEqual(['src/live/day-roots.ts -> src/jobs/scheduler.ts', 'src/live/day-roots.ts -> src/modules/trust/leaves.ts'])
     expect(offenders('src/mail', reachesModule, fake)).toEqual(['src/mail/weekly.ts -> src/modules/rankings/rank.ts'])
     expect(offenders('src/records', recordsReachUp, fake)).toEqual([
       'src/records/paper.ts -> src/modules/trust/service.ts',
       'src/records/paper.ts -> src/http/errors.ts',
       'src/records/paper.ts -> src/jobs/scheduler.ts',
+      'src/records/paper.ts -> src/live/paper-trader.ts',
       'src/records/paper.ts -> elysia',
     ])
+  })
+
+  test('the module rules read real imports, and a module importing another module, a job or a live step would be found', () => {
+    const areas = new Set([...graph.keys()].map(f => areaOf(relative(ROOT, f))).filter(a => a !== null))
+    expect(areas.size).toBeGreaterThanOrEqual(10)
+    // a module's files import each other and the shared model below every module: neither is a crossing
+    expect(offenders('src/modules', t => isIn(t.file, 'src/modules/simulate'))).toContain('src/modules/simulate/index.ts -> src/modules/simulate/model.ts')
+    expect(offenders('src/modules', t => t.file === 'src/model/shared.ts')).toContain('src/modules/simulate/model.ts -> src/model/shared.ts')
+    const fake = new Map([
+      [join(ROOT, 'src/modules/research/research-spec.ts'), { local: [join(ROOT, 'src/modules/research/model.ts'), join(ROOT, 'src/modules/backtest/service.ts'), join(ROOT, 'src/model/shared.ts')], packages: [] }],
+      [join(ROOT, 'src/modules/paper/service.ts'), { local: [join(ROOT, 'src/live/paper-trader.ts'), join(ROOT, 'src/jobs/registry.ts'), join(ROOT, 'src/records/paper.ts')], packages: [] }],
+      [join(ROOT, 'src/modules/macro/model.ts'), { local: [join(ROOT, 'src/modules/market/model.ts')], packages: ['elysia'] }],
+      [join(ROOT, 'src/app.ts'), { local: [join(ROOT, 'src/modules/simulate/index.ts')], packages: [] }],
+    ])
+    expect(crossModule(fake)).toEqual(['src/modules/research/research-spec.ts -> src/modules/backtest/service.ts', 'src/modules/macro/model.ts -> src/modules/market/model.ts'])
+    expect(offenders('src/modules', moduleReachesJob, fake)).toEqual(['src/modules/paper/service.ts -> src/live/paper-trader.ts', 'src/modules/paper/service.ts -> src/jobs/registry.ts'])
   })
 
   test('module services use no Elysia (controllers and models do)', () => {

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { hostname } from 'node:os'
 import { ManualClock, systemClock } from '../src/clock'
 import { openDb, schema, type Db } from '../src/db'
-import { JobRuns } from '../src/jobs/job-runs'
+import { JobRuns } from '../src/records/job-runs'
 import { LEASE_MS, Scheduler, STALE_RUN_MS, type JobDefinition } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 

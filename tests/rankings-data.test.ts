@@ -5,7 +5,7 @@
  * ago does not hold the day up.
  */
 import { afterAll, expect, test } from 'bun:test'
-import { JobRuns } from '../src/jobs/job-runs'
+import { JobRuns } from '../src/records/job-runs'
 import { rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { JobRuns } from '../src/jobs/job-runs'
+import { JobRuns } from '../src/records/job-runs'
 import { rankingsJob } from '../src/jobs/rankings'
 import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'

@@ -4,11 +4,11 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dayLeaves, dayRoots, signals } from '../db/schema'
 import { checkAdminKey } from '../src/http/admin-auth'
-import { sealDays } from '../src/jobs/day-roots'
-import { scanSignals } from '../src/jobs/signal-scan'
-import { scoreSignals } from '../src/jobs/signal-score'
+import { sealDays } from '../src/live/day-roots'
+import { scanSignals } from '../src/live/signal-scan'
+import { scoreSignals } from '../src/live/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
-import { verifyLeaf } from '../src/modules/trust/cli'
+import { verifyLeaf } from '../src/cli-trust'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
 const T0 = Date.UTC(2025, 0, 1)
@@ -227,7 +227,7 @@ describe('admin routes', () => {
     expect(proc.exitCode).toBe(0)
     expect(proc.stdout.toString()).toContain('3 new points')
     // the CLI wrote the service's database file; this harness reads its in-memory one, so import there too
-    const { importNavFile } = await import('../src/modules/trust/cli')
+    const { importNavFile } = await import('../src/cli-trust')
     expect(importNavFile(h.deps.db, csv, 0).added).toBe(3)
     const r = await h.req('/trust/real-track', { headers: { 'X-Admin-Key': 's3cret-key' } })
     expect(r.body.count).toBe(3)

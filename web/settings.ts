@@ -6,7 +6,7 @@
  * (docs/web.md). A value the page cannot read is kept as typed and sent, so the server's
  * 422 names it; nothing is clamped here.
  */
-import type { ConditionTree } from '../src/modules/strategies/model'
+import type { ConditionTree } from '../src/model/shared'
 
 export type ConditionNode = typeof ConditionTree.static
 

@@ -8,6 +8,7 @@
 import { Elysia, NotFoundError } from 'elysia'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { AppDeps } from '../deps'
+import { JobRuns } from '../records/job-runs'
 
 const FORWARDING = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'via']
 
@@ -83,15 +84,9 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'runs' | 'db'>): HttpMetri
       this.inc({ outcome: 'miss' }, s.cacheMisses)
     },
   })
-  // scheduled jobs, read from the scheduler's job_runs table when it exists (one row per run)
-  const jobRows = () => {
-    const client = deps.db.$client
-    const has = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'job_runs'").get()
-    if (!has) return []
-    return client
-      .query('SELECT job, outcome, count(*) AS n, coalesce(sum(finished_at_ms - started_at_ms), 0) AS ms FROM job_runs GROUP BY job, outcome')
-      .all() as { job: string; outcome: string | null; n: number; ms: number }[]
-  }
+  // scheduled jobs, read from the scheduler's job_runs table (src/records/job-runs.ts) when it exists
+  const jobRuns = new JobRuns(deps.db)
+  const jobRows = () => jobRuns.summary()
   new Counter({
     name: 'perpsim_job_runs_total',
     help: 'finished scheduled job runs by job and outcome (ok, failed, skipped)',

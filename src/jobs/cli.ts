@@ -17,7 +17,7 @@ import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
 import { candleFeedFor } from './candles'
 import { registerJobs } from './registry'
-import { describeOwner } from './run-owner'
+import { describeOwner } from '../records/job-runs'
 import { Scheduler } from './scheduler'
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))

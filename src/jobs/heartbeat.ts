@@ -1,7 +1,7 @@
 /** A run's sign of life in its job_runs row (why a timer: src/jobs/run-owner.ts). */
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
-import type { JobRuns } from './job-runs'
+import type { JobRuns } from '../records/job-runs'
 import { HEARTBEAT_MS } from './run-owner'
 
 /**

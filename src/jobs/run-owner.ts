@@ -22,6 +22,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import type { RunOwner } from '../records/job-runs'
 
 /** a running run's row is refreshed this often (injected-clock time, and a timer of this period) */
 export const HEARTBEAT_MS = 60_000
@@ -29,12 +30,6 @@ export const HEARTBEAT_MS = 60_000
 export const LEASE_MS = 3 * HEARTBEAT_MS
 /** an unfinished row without heartbeat (written before migration 0009) is dead after this */
 export const STALE_RUN_MS = 6 * 60 * 60 * 1000
-
-export interface RunOwner {
-  host: string
-  pid: number
-  instance: string
-}
 
 /** the instance ids of this process's Schedulers that have not stopped */
 const liveInstances = new Set<string>()
@@ -71,9 +66,6 @@ export function isAbandoned(row: OwnedRow, nowMs: number, me: RunOwner): boolean
 export function abandonedAfterMs(row: OwnedRow): number {
   return row.heartbeatMs === null ? row.startedAtMs + STALE_RUN_MS + 1 : row.heartbeatMs + LEASE_MS + 1
 }
-
-export const describeOwner = (row: Pick<OwnedRow, 'ownerHost' | 'ownerPid'>): string =>
-  row.ownerHost === null ? 'an unknown process' : `pid ${row.ownerPid} on ${row.ownerHost}`
 
 function pidExists(pid: number): boolean {
   try {

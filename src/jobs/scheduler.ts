@@ -32,9 +32,9 @@ import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { Logger } from '../log'
 import { yieldToLoop } from '../runs/yield'
-import { JobRuns, type JobOutcome, type JobRunRow, type JobTrigger } from './job-runs'
+import { describeOwner, JobRuns, type JobOutcome, type JobRunRow, type JobTrigger, type RunOwner } from '../records/job-runs'
 import { startHeartbeat } from './heartbeat'
-import { abandonedAfterMs, describeOwner, HEARTBEAT_MS, isAbandoned, newOwner, retireOwner, type RunOwner } from './run-owner'
+import { abandonedAfterMs, HEARTBEAT_MS, isAbandoned, newOwner, retireOwner } from './run-owner'
 
 export { LEASE_MS, STALE_RUN_MS } from './run-owner'
 

@@ -10,6 +10,7 @@ import type { Config } from '../config'
 import { join } from 'node:path'
 import { schema, type Db } from '../db'
 import type { Logger } from '../log'
+import { subscriber } from '../records/subscribers'
 import { isoWeek } from './iso-week'
 import { confirmationMail, weeklyMail, type MailContent } from './messages'
 import { BACKOFF_MS, Outbox, type OutboxRow } from './outbox'
@@ -137,7 +138,7 @@ export class Mailer {
 
   /** The mail of an outbox row, or null when its recipient no longer wants it. */
   private compose(row: OutboxRow, digests: Map<string, WeeklyDigest | null>): (MailContent & { unsubscribeUrl?: string }) | null {
-    const sub = this.deps.db.select().from(schema.subscribers).where(eq(schema.subscribers.email, row.recipient)).get()
+    const sub = subscriber(this.deps.db, row.recipient)
     const lang: Lang = row.lang === 'ko' ? 'ko' : 'en'
     if (row.kind === 'confirm') {
       if (!sub || sub.status !== 'pending') return null

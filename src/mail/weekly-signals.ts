@@ -4,24 +4,17 @@
  * positive net result, and their summed net result (% of margin, the reference model's
  * net). Open and unscoreable rows carry no result and are not counted.
  */
-import { and, eq, gte, inArray, lt } from 'drizzle-orm'
-import { schema, type Db } from '../db'
+import type { Db } from '../db'
 import { koreanName } from '../records/rankings/names-ko'
+import { closedResultsBetween } from '../records/signals'
 import { listStrategies } from '../strategies/registry'
 import type { WeeklySignalsSource } from './weekly'
 import type { DigestSignals } from './weekly-digest'
 
-const CLOSED = ['tp', 'sl', 'timeout', 'liquidation']
-
 export function scoredSignalsSource(db: Db): WeeklySignalsSource {
   return (fromMs, toMs) => {
     const verified = listStrategies().filter(s => s.status === 'verified')
-    const rows = db
-      .select({ strategy: schema.signals.strategy, pnlPct: schema.scoredSignals.pnlPct })
-      .from(schema.scoredSignals)
-      .innerJoin(schema.signals, eq(schema.scoredSignals.signalId, schema.signals.id))
-      .where(and(inArray(schema.scoredSignals.status, CLOSED), gte(schema.scoredSignals.exitTimeMs, fromMs), lt(schema.scoredSignals.exitTimeMs, toMs), inArray(schema.signals.strategy, verified.map(s => s.id))))
-      .all()
+    const rows = closedResultsBetween(db, fromMs, toMs, verified.map(s => s.id))
     return verified.map((s): DigestSignals => {
       const mine = rows.filter(r => r.strategy === s.id)
       const wins = mine.filter(r => r.pnlPct > 0).length

@@ -11,6 +11,7 @@ import type { Direction } from '../engine/types'
 import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../records/rankings/configurations'
 import { koreanName } from '../records/rankings/names-ko'
 import { DayFiles } from '../records/rankings/day-files'
+import { activeSubscribers } from '../records/subscribers'
 import { top3, type RankedRow, type WeeklyRow } from '../records/rankings/rank'
 import { isoWeek, weekStartMs } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
@@ -128,10 +129,6 @@ export interface WeeklyRun {
   delivery: DeliveryReport | null
   /** dry run: the mail each language would get (to the first active subscriber, or a placeholder address) */
   samples?: Record<'en' | 'ko', MailContent>
-}
-
-function activeSubscribers(db: Db): { email: string; lang: string }[] {
-  return db.select({ email: schema.subscribers.email, lang: schema.subscribers.lang }).from(schema.subscribers).where(eq(schema.subscribers.status, 'active')).all()
 }
 
 /** Run the weekly alert for the week holding `atMs`; `dryRun` stores and sends nothing. */

@@ -1,16 +1,23 @@
 /**
- * Paper-trading records as the trust layer and the /paper-trading service read them:
- * closed paper trades as Merkle leaves (docs/trust.md), and the execution figures of
- * /trust/metrics and the real-mode checklist.
+ * The paper-trading records (docs/paper-trading.md): the cycles, daily picks, positions and
+ * equity history the paper trader (src/live/paper-trader.ts) writes and the /paper-trading
+ * service reads, the pick rule both publish, closed paper trades as Merkle leaves
+ * (docs/trust.md), and the execution figures of /trust/metrics and the real-mode checklist.
  */
-import { and, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
-import { paperCycles, paperPositions } from '../../db/schema'
+import { and, asc, desc, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
+import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../db/schema'
 import type { Db } from '../db'
+import type { SeriesCache } from '../market/series'
+import { isTimeframe } from '../market/timeframe'
+import { lastCompletedBar, lowerBound } from '../runs/compute/signal-tasks'
 import { isoZ } from './iso-time'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
 
+export type PaperCycleRow = typeof paperCycles.$inferSelect
 export type PaperPositionRow = typeof paperPositions.$inferSelect
+export type PaperPicksRow = typeof paperPicks.$inferSelect
+export type PaperHistoryRow = typeof paperHistory.$inferSelect
 
 /** statuses that are not a trade (yet, or ever) */
 const NOT_TRADES = ['pending', 'open', 'cancelled']
@@ -106,4 +113,124 @@ export function paperFigures(db: Db): PaperFigures {
       return [rows.filter(r => r.sl > 0 && r.tp > 0).length, rows.length]
     },
   }
+}
+
+/** The pick rule (docs/paper-trading.md): how many, from which ranking, above which figures. */
+export const PICK_COUNT = 3
+export const PICK_MIN_PF = 1.5
+export const PICK_MIN_TRADES = 30
+export const PICK_PERIOD = '30d'
+export const PICK_GROUP = 'top50'
+export const PICK_RULE =
+  `the ${PICK_COUNT} best-ranked configurations of distinct strategies in the latest ${PICK_PERIOD} ${PICK_GROUP} ranking with profit factor ≥ ${PICK_MIN_PF} and ≥ ${PICK_MIN_TRADES} trades; ` +
+  `when none qualifies, the current regime's recommended strategies on 1H with their own SL/TP/max bars`
+
+/** statuses of a position still in play (waiting for its entry bar, or open) */
+const OPEN_STATUSES = ['pending', 'open']
+
+/** The cycle `id`, or the newest cycle when `id` is undefined; null when there is none. */
+export function paperCycle(db: Db, id?: number): PaperCycleRow | null {
+  const q = db.select().from(paperCycles)
+  return (id === undefined ? q.orderBy(desc(paperCycles.id)).limit(1).get() : q.where(eq(paperCycles.id, id)).get()) ?? null
+}
+
+export function insertCycle(db: Db, cycle: PaperCycleRow): void {
+  db.insert(paperCycles).values(cycle).run()
+}
+
+export function completeCycle(db: Db, id: number, v: { completedAtMs: number; finalEquity: number; processedThroughMs: number }): void {
+  db.update(paperCycles).set({ status: 'complete', ...v }).where(eq(paperCycles.id, id)).run()
+}
+
+/** The cycle has taken the signals published up to `ms`. */
+export function setProcessedThrough(db: Db, id: number, ms: number): void {
+  db.update(paperCycles).set({ processedThroughMs: ms }).where(eq(paperCycles.id, id)).run()
+}
+
+export function picksOfDay(db: Db, cycleId: number, day: string): PaperPicksRow | undefined {
+  return db.select().from(paperPicks).where(and(eq(paperPicks.cycleId, cycleId), eq(paperPicks.day, day))).get()
+}
+
+/** A day's picks, written once (a second write of the day is ignored). */
+export function insertPicks(db: Db, picks: typeof paperPicks.$inferInsert): void {
+  db.insert(paperPicks).values(picks).onConflictDoNothing().run()
+}
+
+/** The cycle's picks, oldest first. */
+export function picksOfCycle(db: Db, cycleId: number): PaperPicksRow[] {
+  return db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(asc(paperPicks.pickedAtMs)).all()
+}
+
+export function latestPicks(db: Db, cycleId: number): PaperPicksRow | null {
+  return db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(desc(paperPicks.pickedAtMs)).limit(1).get() ?? null
+}
+
+export function positionsOfCycle(db: Db, cycleId: number): PaperPositionRow[] {
+  return db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycleId)).all()
+}
+
+/** The cycle's pending and open positions, by entry time. */
+export function openPositions(db: Db, cycleId: number): PaperPositionRow[] {
+  return db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), inArray(paperPositions.status, OPEN_STATUSES))).orderBy(asc(paperPositions.entryTimeMs)).all()
+}
+
+/** The cycle's `limit` most recently closed positions (closed or cancelled), newest first. */
+export function closedPositions(db: Db, cycleId: number, limit: number): PaperPositionRow[] {
+  return db
+    .select()
+    .from(paperPositions)
+    .where(and(eq(paperPositions.cycleId, cycleId), notInArray(paperPositions.status, OPEN_STATUSES)))
+    .orderBy(desc(paperPositions.closedAtMs), desc(paperPositions.exitTimeMs), desc(paperPositions.id))
+    .limit(limit)
+    .all()
+}
+
+/** The P&L (USD) of the cycle's closed positions. */
+export function realizedPnlUsd(db: Db, cycleId: number): number {
+  return db.select({ p: paperPositions.pnlUsd }).from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), notInArray(paperPositions.status, OPEN_STATUSES))).all().reduce((s, r) => s + (r.p ?? 0), 0)
+}
+
+/** A new position (a signal already taken is not taken twice). */
+export function insertPosition(db: Db, row: PaperPositionRow): void {
+  db.insert(paperPositions).values(row).onConflictDoNothing().run()
+}
+
+/** Changes to positions, in one transaction; a position no longer pending or open is left as it is. */
+export function updateOpenPositions(db: Db, updates: { id: string; set: Partial<PaperPositionRow> }[]): void {
+  db.transaction(tx => {
+    for (const u of updates) tx.update(paperPositions).set(u.set).where(and(eq(paperPositions.id, u.id), inArray(paperPositions.status, OPEN_STATUSES))).run()
+  })
+}
+
+/** The cycle's daily equity rows, oldest first. */
+export function historyOf(db: Db, cycleId: number): PaperHistoryRow[] {
+  return db.select().from(paperHistory).where(eq(paperHistory.cycleId, cycleId)).orderBy(asc(paperHistory.date)).all()
+}
+
+/** A day's equity row, written once. */
+export function insertHistory(db: Db, row: PaperHistoryRow): void {
+  db.insert(paperHistory).values(row).onConflictDoNothing().run()
+}
+
+/** Equity at an instant: capital + closed P&L by then + open positions marked at the last close by then. */
+export function equityAt(deps: { db: Db; series: SeriesCache }, cycle: PaperCycleRow, atMs: number): { equity: number; open: number; closed: number } {
+  const positions = positionsOfCycle(deps.db, cycle.id)
+  let equity = cycle.startingCapital
+  let open = 0
+  let closed = 0
+  for (const p of positions) {
+    if (p.entryPrice === null || p.entryTimeMs > atMs) continue
+    if (p.exitTimeMs !== null && p.exitTimeMs <= atMs) {
+      equity += p.pnlUsd ?? 0
+      closed++
+      continue
+    }
+    open++
+    const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
+    if (!bars) continue
+    const k = lastCompletedBar(bars, atMs)
+    if (k < lowerBound(bars, p.entryTimeMs)) continue
+    equity += (p.direction === 'long' ? 1 : -1) * (bars.c[k] / p.entryPrice - 1) * p.leverage * p.marginUsd
+  }
+  return { equity, open, closed }
 }

@@ -3,7 +3,7 @@
  * results. The scanner and scorer jobs write through here; the signals service reads.
  * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
  */
-import { and, desc, eq, gte, inArray, lt, max, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db } from '../db'
 
@@ -187,4 +187,47 @@ export function firstSignalTimeMs(db: Db): number | null {
 export function signalIdsSince(db: Db, timeframe: string, fromMs: number): Set<string> {
   const rows = db.select({ id: signals.id }).from(signals).where(and(eq(signals.timeframe, timeframe), gte(signals.signalBarMs, fromMs))).all()
   return new Set(rows.map(r => r.id))
+}
+
+/** How many signals were published at or after `sinceMs`. */
+export function publishedCountSince(db: Db, sinceMs: number): number {
+  return db.select({ n: sql<number>`count(*)` }).from(signals).where(gte(signals.publishedAtMs, sinceMs)).get()!.n
+}
+
+/** Signals published at or after `sinceMs`: publication and signal times, backfill, scored status (null: not scored). */
+export function publicationsSince(db: Db, sinceMs: number): { pub: number; st: number; backfill: boolean; status: string | null }[] {
+  return db
+    .select({ pub: signals.publishedAtMs, st: signals.signalTimeMs, backfill: signals.backfill, status: scoredSignals.status })
+    .from(signals)
+    .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
+    .where(gte(signals.publishedAtMs, sinceMs))
+    .all()
+}
+
+/** When the first signal was published, or null. */
+export function firstPublishedMs(db: Db): number | null {
+  return db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+}
+
+/** Signals published after `afterMs` and up to `untilMs`, in publication order (then signal time, id). */
+export function signalsPublishedBetween(db: Db, afterMs: number, untilMs: number): SignalRow[] {
+  return db
+    .select()
+    .from(signals)
+    .where(and(gt(signals.publishedAtMs, afterMs), lte(signals.publishedAtMs, untilMs)))
+    .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
+    .all()
+}
+
+/** statuses of a scored signal whose trade closed with a result (unscoreable rows have none) */
+const CLOSED = ['tp', 'sl', 'timeout', 'liquidation']
+
+/** The net results (% of margin) of the strategies' scored signals whose trade closed in [fromMs, toMs). */
+export function closedResultsBetween(db: Db, fromMs: number, toMs: number, strategies: string[]): { strategy: string; pnlPct: number }[] {
+  return db
+    .select({ strategy: signals.strategy, pnlPct: scoredSignals.pnlPct })
+    .from(scoredSignals)
+    .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+    .where(and(inArray(scoredSignals.status, CLOSED), gte(scoredSignals.exitTimeMs, fromMs), lt(scoredSignals.exitTimeMs, toMs), inArray(signals.strategy, strategies)))
+    .all()
 }

@@ -2,52 +2,18 @@
  * POST /backtest: the request as a normalised RunSpec, run by the run service, and the
  * contract's "invalid strategy" answer (HTTP 200, executed false, placeholder zeros).
  */
-import { DEFAULT_FEE_FRAC } from '../../engine/types'
+import { backtestSpec } from '../../runs/backtest-spec'
 import { InvalidRequest, UnknownSymbols } from '../../runs/errors'
 import { responseBody } from '../../runs/present'
 import type { RunService } from '../../runs/service'
-import { checkDates, type RunSpec } from '../../runs/spec'
+import { checkDates } from '../../runs/spec'
 import { statisticsFields } from '../../runs/statistics'
-import { conditionsCount, type ConditionNode, type StrategySpec } from '../../strategies/conditions'
+import { conditionsCount, type StrategySpec } from '../../strategies/conditions'
 import { validateStrategy } from '../../strategies/validate'
 import type { BacktestRequest, BacktestResponse } from './model'
 
 export type BacktestBody = typeof BacktestRequest.static
 type BacktestAnswer = typeof BacktestResponse.static
-
-const sortedUnique = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
-
-export function backtestSpec(body: BacktestBody): RunSpec {
-  const symbols = body.symbol ? [body.symbol] : body.symbols
-  return {
-    kind: 'backtest',
-    name: body.name,
-    strategyId: null,
-    direction: body.direction ?? 'short',
-    directionSource: body.direction ? 'request' : 'default_short',
-    strategy: { indicators: body.indicators, entry: body.entry as unknown as ConditionNode, exit_conditions: (body.exit_conditions ?? null) as ConditionNode | null },
-    avoidHours: sortedUnique(body.avoid_hours),
-    avoidMonths: body.avoid_months ? sortedUnique(body.avoid_months) : null,
-    minVolRegime: body.min_vol_regime,
-    slPct: body.sl_pct,
-    tpPct: body.tp_pct,
-    tpSource: body.tp_source,
-    trailingPct: body.tp_source === 'trailing' ? body.trailing_pct : null,
-    maxBars: body.max_bars,
-    marketType: 'futures',
-    leverage: body.leverage,
-    feeFrac: DEFAULT_FEE_FRAC.futures,
-    timeframe: body.timeframe,
-    startDate: body.start_date,
-    endDate: body.end_date,
-    topN: symbols ? null : body.top_n,
-    symbols: symbols ? [...new Set(symbols.map(s => s.toUpperCase()))] : null,
-    includeStablecoins: symbols ? false : body.include_stablecoins,
-    perCoinUsd: body.per_coin_usd,
-    maxConcurrent: body.max_concurrent_positions,
-    compounding: body.compounding,
-  }
-}
 
 /** The figures an invalid strategy reports as 0 (nothing ran). */
 const ZERO_FIELDS = ['total_trades', 'wins', 'losses', 'win_rate', 'total_return_pct', 'profit_factor', 'avg_win_pct', 'avg_loss_pct', 'max_drawdown_pct', 'max_consecutive_losses', 'tp_count', 'sl_count', 'timeout_count', 'coins_used', 'total_fees_pct', 'total_funding_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'initial_capital_usd', 'total_return_usd', 'total_return_pct_portfolio', 'max_drawdown_usd', 'expectancy', 'recovery_factor', 'payoff_ratio', 'btc_hold_return_pct', 'eth_hold_return_pct', 'var_95', 'cvar_95', 'avg_bars_held', 'median_bars_held', 'positions_skipped', 'compute_time_ms'] as const

@@ -13,7 +13,7 @@ import { resample } from '../../market/resample'
 import { runPackBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
-import { backtestSpec, type BacktestBody } from '../backtest/service'
+import { backtestSpec, type BacktestFields } from '../../runs/backtest-spec'
 import type { ConditionNode, StrategySpec } from '../../strategies/conditions'
 import { lookAheadProblems, validateStrategy } from '../../strategies/validate'
 import { getStrategy } from '../../strategies/registry'
@@ -70,7 +70,7 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
   }
 }
 
-function backtestBody(cfg: BotConfig): BacktestBody {
+function backtestBody(cfg: BotConfig): BacktestFields {
   return {
     name: cfg.name,
     direction: cfg.direction,

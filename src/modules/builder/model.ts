@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { ConditionTree, Direction, IndicatorInfoFields, IndicatorParamsSchema } from '../strategies/model'
+import { ConditionTree, Direction, IndicatorInfoFields, IndicatorParamsSchema } from '../../model/shared'
 
 export const BuilderIndicator = t.Object({ id: t.String(), ...IndicatorInfoFields })
 

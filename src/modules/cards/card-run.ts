@@ -10,9 +10,9 @@ import type { RunSpec } from '../../runs/spec'
 import { getPreset, listPresets } from '../../strategies/presets'
 import { getStrategy, listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
-import { backtestSpec } from '../backtest/service'
+import { backtestSpec } from '../../runs/backtest-spec'
 import { koreanName } from '../../records/rankings/names-ko'
-import { simulateSpec } from '../simulate/service'
+import { simulateSpec } from '../../runs/simulate-spec'
 
 /** An id that is neither a registry strategy (nor a family of one) nor a builder preset. */
 export const unknownCardStrategy = (id: string) => new UnknownStrategy(id, [...listStrategies().map(s => s.id), ...listPresets().map(p => p.id)])

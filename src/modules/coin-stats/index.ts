@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { MarketContext } from '../../market-context/service'
-import { labelHeaders } from '../market/labels-headers'
+import { labelHeaders } from '../../http/label-headers'
 import { CoinStatsResponse } from './model'
 
 /** GET /coins/stats (contract: CoinStatsResponse). */

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { MarketContext } from '../../market-context/service'
-import { labelHeaders } from '../market/labels-headers'
+import { labelHeaders } from '../../http/label-headers'
 import { MacroResponse } from './model'
 
 /** GET /macro: DXY, US 10y, S&P 500, open interest, funding rates, upcoming events. */

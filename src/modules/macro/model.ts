@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { nullable, SourceLabel } from '../market/model'
+import { nullable, SourceLabel } from '../../model/shared'
 
 export const MacroQuote = t.Object({
   value: nullable(t.Number()),

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { MarketContext } from '../../market-context/service'
-import { labelHeaders } from './labels-headers'
+import { labelHeaders } from '../../http/label-headers'
 import { LiveResponse, MarketResponse } from './model'
 
 /** GET /market (overview) and GET /market/live (prices). */

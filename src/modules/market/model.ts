@@ -1,16 +1,5 @@
-import { t, type TSchema } from 'elysia'
-
-export const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
-
-/** Where a figure came from and how old it is (docs/market-context.md, "Labels"). */
-export const SourceLabel = t.Object({
-  source: nullable(t.String({ description: 'upstream name, "local" (candle store), "local-proxy", or null when nothing is available' })),
-  as_of: nullable(t.String({ description: 'fetch time (upstream) or close time of the candle used (local), ISO 8601' })),
-  age_seconds: nullable(t.Number()),
-  stale: t.Boolean({ description: 'older than its refresh interval, or missing' }),
-  proxy: t.Boolean({ description: 'a locally derived stand-in for an upstream index' }),
-  error: nullable(t.String({ description: 'why the newest upstream attempt failed' })),
-})
+import { t } from 'elysia'
+import { nullable, SourceLabel } from '../../model/shared'
 
 export const Mover = t.Object({
   symbol: t.String(),

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { MarketContext } from '../../market-context/service'
-import { labelHeaders } from '../market/labels-headers'
+import { labelHeaders } from '../../http/label-headers'
 import { NewsResponse } from './model'
 
 /** GET /news: an array (contract); the envelope labels travel in x-data-* headers. */

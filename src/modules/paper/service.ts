@@ -1,16 +1,13 @@
 /**
  * GET /paper-trading and /performance/public: the stored cycle as the paper trader left
- * it (src/jobs/paper-trader.ts); no simulation runs in a request.
+ * it (src/live/paper-trader.ts), read through src/records/paper.ts; no simulation runs in a request.
  */
-import { and, asc, desc, eq, inArray, notInArray } from 'drizzle-orm'
-import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../../db/schema'
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
-import { equityAt, PICK_RULE, type PaperCycleRow } from '../../jobs/paper-trader'
 import { DAY_MS } from '../../market/types'
 import type { SeriesCache } from '../../market/series'
 import { isoZ } from '../../records/iso-time'
-import { positionItem } from '../../records/paper'
+import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paperCycle, PICK_RULE, positionItem, realizedPnlUsd, type PaperCycleRow } from '../../records/paper'
 
 export interface PaperServiceDeps {
   db: Db
@@ -26,8 +23,7 @@ export class PaperService {
   constructor(private readonly deps: PaperServiceDeps) {}
 
   private cycleRow(cycle: number | undefined): PaperCycleRow | null {
-    const q = this.deps.db.select().from(paperCycles)
-    return (cycle === undefined ? q.orderBy(desc(paperCycles.id)).limit(1).get() : q.where(eq(paperCycles.id, cycle)).get()) ?? null
+    return paperCycle(this.deps.db, cycle)
   }
 
   /** The cycle's state, or null: no cycle yet (cycle undefined) or no such cycle. */
@@ -38,15 +34,15 @@ export class PaperService {
     const now = this.deps.clock.now()
     const endMs = c.startMs + c.lengthDays * DAY_MS
     const at = c.status === 'complete' ? endMs : Math.min(now, endMs)
-    const open = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), inArray(paperPositions.status, ['pending', 'open']))).orderBy(asc(paperPositions.entryTimeMs)).all()
-    const closed = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), notInArray(paperPositions.status, ['pending', 'open']))).orderBy(desc(paperPositions.closedAtMs), desc(paperPositions.exitTimeMs), desc(paperPositions.id)).limit(20).all()
-    const history = db.select().from(paperHistory).where(eq(paperHistory.cycleId, c.id)).orderBy(asc(paperHistory.date)).all()
-    const realized = db.select({ p: paperPositions.pnlUsd }).from(paperPositions).where(and(eq(paperPositions.cycleId, c.id), notInArray(paperPositions.status, ['pending', 'open']))).all().reduce((s, r) => s + (r.p ?? 0), 0)
+    const open = openPositions(db, c.id)
+    const closed = closedPositions(db, c.id, 20)
+    const history = historyOf(db, c.id)
+    const realized = realizedPnlUsd(db, c.id)
     const unrealized = open.reduce((s, p) => s + (p.unrealizedUsd ?? 0), 0)
     const equity = c.status === 'complete' && c.finalEquity !== null ? c.finalEquity : c.startingCapital + realized + unrealized
     const last = history.at(-1)
     const before = history.at(-2)
-    const picks = db.select().from(paperPicks).where(eq(paperPicks.cycleId, c.id)).orderBy(desc(paperPicks.pickedAtMs)).limit(1).get() ?? null
+    const picks = latestPicks(db, c.id)
     return {
       cycle_id: c.id,
       cycle_status: c.status as 'active' | 'complete',

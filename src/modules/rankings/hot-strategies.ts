@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { RunService } from '../../runs/service'
-import { simulateSpec, type SimulateBody } from '../simulate/service'
+import { simulateSpec, type SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import { COST_FIELDS, MIN_TRADES } from '../../records/rankings/configurations'
 
@@ -28,7 +28,7 @@ export interface HotStrategies {
     win_rate: number
     total_trades: number
     total_return_pct: number
-    request: { method: 'POST'; path: '/simulate'; body: SimulateBody }
+    request: { method: 'POST'; path: '/simulate'; body: SimulateFields }
   }[]
   computed_at: string
   period: string
@@ -62,7 +62,7 @@ export class HotStrategiesService {
     const today = Math.floor(now / DAY_MS) * DAY_MS
     const window = { start_date: isoDay(today - HOT_DAYS * DAY_MS), end_date: isoDay(today) }
     const strategies = listStrategies()
-    const bodies: SimulateBody[] = strategies.map(s => ({
+    const bodies: SimulateFields[] = strategies.map(s => ({
       strategy: s.id,
       sl_pct: s.sl_pct,
       tp_pct: s.tp_pct,

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { MarketContext } from '../../market-context/service'
-import { labelHeaders } from '../market/labels-headers'
+import { labelHeaders } from '../../http/label-headers'
 import { RegimeResponse } from './model'
 
 /** GET /regime: the band of the fear & greed value and the strategies recommended in it. */

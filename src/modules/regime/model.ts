@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { nullable, SourceLabel } from '../market/model'
+import { nullable, SourceLabel } from '../../model/shared'
 
 export const RegimeResponse = t.Object({
   regime: nullable(t.String({ description: 'Extreme Fear < 25; Fear 25-44; Neutral 45-59; Greed 60-79; Extreme Greed >= 80' })),

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { Detail } from '../simulate/model'
+import { Detail } from '../../model/shared'
 import { OptimizeRequest, OptimizeResponse, ScoreSessionRequest, ScoreSessionResponse, ValidateRequest, ValidateResponse } from './model'
 import { runOptimize } from './optimize-service'
 import { runScoreSession } from './score-session-service'

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, DeflatedSharpeInfo, Timeframe } from '../backtest/model'
+import { DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])

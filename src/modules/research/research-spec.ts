@@ -10,8 +10,9 @@ import { InvalidRequest } from '../../runs/errors'
 import { checkDates, DEFAULT_TOP_N, type RunSpec } from '../../runs/spec'
 import type { StrategySpec } from '../../strategies/conditions'
 import { validateStrategy } from '../../strategies/validate'
-import { backtestSpec } from '../backtest/service'
-import { INDICATOR_CACHE_COINS, simulateSpec } from '../simulate/service'
+import { backtestSpec } from '../../runs/backtest-spec'
+import { INDICATOR_CACHE_COINS } from '../../runs/limits'
+import { simulateSpec } from '../../runs/simulate-spec'
 import type { ValidateRequest } from './model'
 
 /** Fields shared by the validate and optimize requests. */

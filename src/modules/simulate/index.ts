@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, CompareTooMany, Detail, SimulateRequest, SimulateResponse } from './model'
+import { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, CompareTooMany, SimulateRequest, SimulateResponse } from './model'
+import { Detail } from '../../model/shared'
 import { runCoinSim, runCompare, runSimulate } from './service'
 
 const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../backtest/model'
+import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../../model/shared'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
 const FeeFrac = t.Union([t.Number({ minimum: 0, maximum: 0.01 }), t.Null()], {
@@ -107,4 +107,3 @@ export const CompareTooMany = t.Object({
   detail: t.Object({ error: t.String(), max_top_n: t.Integer(), requested: t.Integer(), alternative: t.String() }),
 })
 
-export const Detail = t.Object({ detail: t.String() })

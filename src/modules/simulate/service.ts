@@ -5,6 +5,7 @@
 import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { OverLimit, UnknownSymbols } from '../../runs/errors'
+import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
@@ -15,11 +16,6 @@ import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, 
 export type SimulateBody = typeof SimulateRequest.static
 export type CoinSimBody = typeof CoinSimRequest.static
 export type CompareBody = typeof CompareRequest.static
-
-/** most coins /simulate/compare runs (null top_n means this too) */
-export const COMPARE_MAX_TOP_N = 5
-/** coins whose indicators the cached paths (compare, validate, optimize) compute per request */
-export const INDICATOR_CACHE_COINS = 50
 
 /** the one /simulate body → RunSpec step lives in the run pipeline (the rankings job calls it too) */
 export { simulateSpec }

@@ -5,11 +5,11 @@
  * itself goes out from the outbox after the answer, so neither body nor timing tells
  * whether an address was known.
  */
-import { eq } from 'drizzle-orm'
 import type { Lang } from '../../cards/labels'
 import type { Clock } from '../../clock'
-import { schema, type Db } from '../../db'
+import type { Db } from '../../db'
 import type { Mailer } from '../../mail/mailer'
+import { activateSubscriber, requestSubscription, subscriber, unsubscribeSubscriber } from '../../records/subscribers'
 
 export type LinkOutcome = 'done' | 'already' | 'forbidden'
 
@@ -23,17 +23,7 @@ export class SubscriptionService {
   subscribe(rawEmail: string, lang: Lang): void {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
-    const t = schema.subscribers
-    const pending = this.deps.db.transaction(tx => {
-      const row = tx.select().from(t).where(eq(t.email, email)).get()
-      if (!row) {
-        tx.insert(t).values({ email, lang, status: 'pending', createdAtMs: now, updatedAtMs: now }).run()
-        return true
-      }
-      if (row.status === 'active') return false // nothing to confirm; the answer stays the same
-      tx.update(t).set({ status: 'pending', lang, updatedAtMs: now }).where(eq(t.email, email)).run()
-      return true
-    })
+    const pending = requestSubscription(this.deps.db, email, lang, now)
     if (pending && this.deps.mailer.queueConfirmation(email, lang)) this.deps.mailer.kick()
   }
 
@@ -41,11 +31,10 @@ export class SubscriptionService {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
     if (!this.deps.mailer.tokens.verify('confirm', email, token, now)) return 'forbidden'
-    const t = schema.subscribers
-    const row = this.deps.db.select().from(t).where(eq(t.email, email)).get()
+    const row = subscriber(this.deps.db, email)
     if (!row || row.status === 'unsubscribed') return 'forbidden'
     if (row.status === 'active') return 'already'
-    this.deps.db.update(t).set({ status: 'active', confirmedAtMs: now, updatedAtMs: now }).where(eq(t.email, email)).run()
+    activateSubscriber(this.deps.db, email, now)
     return 'done'
   }
 
@@ -53,16 +42,15 @@ export class SubscriptionService {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
     if (!this.deps.mailer.tokens.verify('unsubscribe', email, token, now)) return 'forbidden'
-    const t = schema.subscribers
-    const row = this.deps.db.select().from(t).where(eq(t.email, email)).get()
+    const row = subscriber(this.deps.db, email)
     if (!row || row.status === 'unsubscribed') return 'already'
-    this.deps.db.update(t).set({ status: 'unsubscribed', unsubscribedAtMs: now, updatedAtMs: now }).where(eq(t.email, email)).run()
+    unsubscribeSubscriber(this.deps.db, email, now)
     return 'done'
   }
 
   /** the language an address asked for (for the answer pages); en when unknown */
   langOf(rawEmail: string): Lang {
-    const row = this.deps.db.select({ lang: schema.subscribers.lang }).from(schema.subscribers).where(eq(schema.subscribers.email, normaliseEmail(rawEmail))).get()
+    const row = subscriber(this.deps.db, normaliseEmail(rawEmail))
     return row?.lang === 'ko' ? 'ko' : 'en'
   }
 }

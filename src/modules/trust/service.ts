@@ -3,8 +3,6 @@
  * records stand), execution-quality figures computed from the records, the anonymized
  * real-money NAV track, and the real-mode checklist. Nothing here writes.
  */
-import { asc, eq, gte, sql } from 'drizzle-orm'
-import { realTrack, scoredSignals, signals } from '../../../db/schema'
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
 import { auditPath, MERKLE_ALGORITHM, toHex } from '../../engine/merkle'
@@ -13,7 +11,8 @@ import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import { isoZ } from '../../records/iso-time'
-import { latestScan } from '../../records/signals'
+import { realTrackRows } from '../../records/real-track'
+import { firstPublishedMs, latestScan, publicationsSince, publishedCountSince } from '../../records/signals'
 import { dayStartOf, dayView, sealedRoot, type LeafSource } from '../../records/merkle-leaves'
 import type { PaperFigures } from '../../records/paper'
 
@@ -97,14 +96,9 @@ export class TrustService {
   metrics() {
     const { db } = this.deps
     const now = this.deps.clock.now()
-    const countSince = (ms: number) => db.select({ n: sql<number>`count(*)` }).from(signals).where(gte(signals.publishedAtMs, ms)).get()!.n
+    const countSince = (ms: number) => publishedCountSince(db, ms)
     const week = now - 7 * DAY_MS
-    const recent = db
-      .select({ pub: signals.publishedAtMs, st: signals.signalTimeMs, backfill: signals.backfill, status: scoredSignals.status })
-      .from(signals)
-      .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
-      .where(gte(signals.publishedAtMs, week))
-      .all()
+    const recent = publicationsSince(db, week)
     const latency = recent.filter(r => !r.backfill).map(r => (r.pub - r.st) / 1000).sort((a, b) => a - b)
     const scored = recent.filter(r => r.status !== null)
     const final = scored.filter(r => r.status !== 'open')
@@ -127,7 +121,7 @@ export class TrustService {
   }
 
   realTrack() {
-    const rows = this.deps.db.select().from(realTrack).orderBy(asc(realTrack.tMs)).all()
+    const rows = realTrackRows(this.deps.db)
     let peak = -Infinity
     let maxDd = 0
     for (const r of rows) {
@@ -155,7 +149,7 @@ export class TrustService {
     const ageH = newest === null ? null : (now - newest) / HOUR_MS
     const scan = latestScan(db, '1H')
     const scanAgeH = scan ? (now - scan.scannedAtMs) / HOUR_MS : null
-    const firstScanMs = db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+    const firstScanMs = firstPublishedMs(db)
     const m = this.metrics()
     const cycles = this.deps.paper?.completedCycles() ?? 0
     const slipP90 = m.paper_vs_reference_slippage_pct.p90
@@ -174,34 +168,4 @@ export class TrustService {
     ]
     return { generated_at: isoZ(now), ready: items.every(i => i.status === 'pass'), passed: items.filter(i => i.status === 'pass').length, total: items.length, items }
   }
-}
-
-/** Parse a NAV CSV: header with a time column (t, time, timestamp or date) and `nav`; other columns (bot or session ids) are dropped. */
-export function parseNavCsv(text: string): { rows: { tMs: number; nav: number }[]; errors: string[] } {
-  const lines = text.split(/\r?\n/).filter(l => l.trim() !== '')
-  const errors: string[] = []
-  if (lines.length === 0) return { rows: [], errors: ['empty file'] }
-  const header = lines[0]!.split(',').map(h => h.trim().toLowerCase())
-  const ti = header.findIndex(h => ['t', 'time', 'timestamp', 'date'].includes(h))
-  const ni = header.indexOf('nav')
-  if (ti < 0 || ni < 0) return { rows: [], errors: [`header needs a time column (t, time, timestamp or date) and nav; got: ${lines[0]}`] }
-  const rows: { tMs: number; nav: number }[] = []
-  lines.slice(1).forEach((line, k) => {
-    const cells = line.split(',').map(c => c.trim())
-    const rawT = cells[ti] ?? ''
-    const tMs = /^\d+(\.\d+)?$/.test(rawT) ? (Number(rawT) < 1e11 ? Number(rawT) * 1000 : Number(rawT)) : Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(rawT) || rawT.length <= 10 ? rawT : `${rawT}Z`)
-    const nav = Number(cells[ni])
-    if (!Number.isFinite(tMs) || !Number.isFinite(nav) || cells[ni] === '') errors.push(`line ${k + 2}: ${line}`)
-    else rows.push({ tMs, nav })
-  })
-  return { rows, errors }
-}
-
-/** Insert NAV points; a time already present keeps its stored value. Returns how many were new. */
-export function importNav(db: Db, rows: { tMs: number; nav: number }[], nowMs: number): number {
-  let added = 0
-  db.transaction(tx => {
-    for (const r of rows) added += tx.insert(realTrack).values({ ...r, importedAtMs: nowMs }).onConflictDoNothing().returning({ t: realTrack.tMs }).all().length
-  })
-  return added
 }

@@ -156,6 +156,13 @@ export function lowerBound(bars: Bars, tMs: number): number {
   return lo
 }
 
+/** The last bar whose close is at or before nowMs, or −1. */
+export function lastCompletedBar(bars: Bars, nowMs: number): number {
+  let k = bars.n - 1
+  while (k >= 0 && bars.t[k] + bars.stepMs > nowMs) k--
+  return k
+}
+
 export interface ScanPayload {
   timeframe: Timeframe
   symbols: string[]

@@ -24,9 +24,9 @@ import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction, type 
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
-import type { Bars } from '../market/types'
 import { HOUR_MS } from '../market/types'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../records/signals'
+import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { getStrategy } from '../strategies/registry'
 import { exitMask, lowerBound, slicer, type Pause } from './signal-scan'
 
@@ -53,13 +53,6 @@ export interface ScoreReport {
 interface Pending {
   signal: SignalRow
   scored: ScoredRow | null
-}
-
-/** The last bar whose close is at or before nowMs, or −1. */
-export function lastCompletedBar(bars: Bars, nowMs: number): number {
-  let k = bars.n - 1
-  while (k >= 0 && bars.t[k] + bars.stepMs > nowMs) k--
-  return k
 }
 
 /** The scored status of a closed trade: its result bucket, liquidation kept apart. */

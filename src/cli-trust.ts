@@ -9,11 +9,11 @@
  * algorithm, all in this process: a server cannot vouch for itself.
  */
 import { readFileSync } from 'node:fs'
-import type { Db } from '../../db'
-import { canonicalJson } from '../../engine/canonical-json'
-import { auditPath, fromHex32, leafHash, toHex, verifyAuditPath } from '../../engine/merkle'
-import { dayStartOf, dayView } from '../../records/merkle-leaves'
-import { importNav, parseNavCsv } from './service'
+import type { Db } from './db'
+import { canonicalJson } from './engine/canonical-json'
+import { auditPath, fromHex32, leafHash, toHex, verifyAuditPath } from './engine/merkle'
+import { dayStartOf, dayView } from './records/merkle-leaves'
+import { importNav, parseNavCsv } from './records/real-track'
 
 export interface VerifyResult {
   ok: boolean

@@ -18,8 +18,7 @@
  *    are marked to the last completed close every hour; each finished day's equity is
  *    written to the history once.
  */
-import { and, asc, desc, eq, gt, inArray, lte } from 'drizzle-orm'
-import { paperCycles, paperHistory, paperPicks, paperPositions, signals, type PaperPick } from '../../db/schema'
+import type { PaperPick } from '../../db/schema'
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { TradeModel } from '../engine/trade-model'
@@ -28,21 +27,41 @@ import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe, TIMEFRAME_MS } from '../market/timeframe'
 import { DAY_MS, HOUR_MS } from '../market/types'
+import {
+  completeCycle,
+  equityAt,
+  historyOf,
+  insertCycle,
+  insertHistory,
+  insertPicks,
+  insertPosition,
+  openPositions,
+  paperCycle,
+  picksOfCycle,
+  picksOfDay,
+  PICK_COUNT,
+  PICK_GROUP,
+  PICK_MIN_PF,
+  PICK_MIN_TRADES,
+  PICK_PERIOD,
+  positionsOfCycle,
+  setProcessedThrough,
+  updateOpenPositions,
+  type PaperCycleRow,
+  type PaperPositionRow,
+} from '../records/paper'
 import { DayFiles } from '../records/rankings/day-files'
+import { signalsPublishedBetween } from '../records/signals'
 import { getStrategy } from '../strategies/registry'
+import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { exitMask, lowerBound } from './signal-scan'
-import { lastCompletedBar, tradeParams } from './signal-score'
+import { tradeParams } from './signal-score'
 
 export const CYCLE_DAYS = 30
 export const STARTING_CAPITAL = 10_000
 export const SLOTS = 10
-export const PICK_COUNT = 3
-export const PICK_MIN_PF = 1.5
-export const PICK_MIN_TRADES = 30
 /** picks are made this long after midnight UTC, after the 00:30 ranking */
 export const PICK_AFTER_MS = HOUR_MS
-export const PICK_PERIOD = '30d'
-export const PICK_GROUP = 'top50'
 /**
  * A signal published this soon after its bar closed is entered at the next bar's open, the
  * backtests' entry: a bot acting at the close fills there, give or take the first
@@ -50,13 +69,6 @@ export const PICK_GROUP = 'top50'
  * of the next bar after publication.
  */
 export const PAPER_ENTRY_GRACE_MS = 60_000
-export const PICK_RULE =
-  `the ${PICK_COUNT} best-ranked configurations of distinct strategies in the latest ${PICK_PERIOD} ${PICK_GROUP} ranking with profit factor ≥ ${PICK_MIN_PF} and ≥ ${PICK_MIN_TRADES} trades; ` +
-  `when none qualifies, the current regime's recommended strategies on 1H with their own SL/TP/max bars`
-
-export type PaperCycleRow = typeof paperCycles.$inferSelect
-export type PaperPositionRow = typeof paperPositions.$inferSelect
-export type PaperPicksRow = typeof paperPicks.$inferSelect
 
 export interface PaperDeps {
   db: Db
@@ -87,18 +99,18 @@ export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const taken = takeSignals(deps, cycle, now)
   const closedAfter = updatePositions(deps, cycle, now)
   const historyDays = writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
-  const open = deps.db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycle.id), inArray(paperPositions.status, OPEN_STATUSES))).all().length
+  const open = openPositions(deps.db, cycle.id).length
   return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays }
 }
 
 /** The active cycle at `now`, completing the cycles that ended and starting their successors. */
 function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
   const { db } = deps
-  let cycle = db.select().from(paperCycles).orderBy(desc(paperCycles.id)).limit(1).get()
+  let cycle = paperCycle(db)
   if (!cycle) {
     const start = dayStart(now)
     cycle = { id: 1, startMs: start, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: start, completedAtMs: null, finalEquity: null }
-    db.insert(paperCycles).values(cycle).run()
+    insertCycle(db, cycle)
   }
   while (now >= cycle.startMs + cycle.lengthDays * DAY_MS) {
     const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
@@ -108,9 +120,9 @@ function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
     updatePositions(deps, cycle, endMs, true)
     writeHistory(deps, cycle, endMs)
     const equity = equityAt(deps, cycle, endMs).equity
-    db.update(paperCycles).set({ status: 'complete', completedAtMs: now, finalEquity: equity, processedThroughMs: endMs }).where(eq(paperCycles.id, cycle.id)).run()
+    completeCycle(db, cycle.id, { completedAtMs: now, finalEquity: equity, processedThroughMs: endMs })
     const next: PaperCycleRow = { id: cycle.id + 1, startMs: endMs, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: endMs, completedAtMs: null, finalEquity: null }
-    db.insert(paperCycles).values(next).run()
+    insertCycle(db, next)
     cycle = next
   }
   return cycle
@@ -119,7 +131,7 @@ function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
 async function pickOfTheDay(deps: PaperDeps, cycle: PaperCycleRow, now: number): Promise<void> {
   const day = isoDay(now)
   if (now - dayStart(now) < PICK_AFTER_MS) return
-  if (deps.db.select().from(paperPicks).where(and(eq(paperPicks.cycleId, cycle.id), eq(paperPicks.day, day))).get()) return
+  if (picksOfDay(deps.db, cycle.id, day)) return
   const files = new DayFiles(deps.db)
   const rankingDate = files.latestOnOrBefore(day)
   let picks: PaperPick[] = []
@@ -143,23 +155,18 @@ async function pickOfTheDay(deps: PaperDeps, cycle: PaperCycleRow, now: number):
       .map(s => ({ configuration_id: `regime:${s.id}:1H`, strategy: s.id, timeframe: '1H', sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, profit_factor: null, total_trades: null }))
     if (picks.length) rule = 'regime'
   }
-  deps.db.insert(paperPicks).values({ cycleId: cycle.id, day, pickedAtMs: now, rule, rankingDate: rule === 'ranking' ? rankingDate : null, picks }).onConflictDoNothing().run()
+  insertPicks(deps.db, { cycleId: cycle.id, day, pickedAtMs: now, rule, rankingDate: rule === 'ranking' ? rankingDate : null, picks })
 }
 
 /** Take the matching signals published since the cycle's watermark, up to `untilMs`. */
 function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
   const { db } = deps
-  const current = db.select().from(paperCycles).where(eq(paperCycles.id, cycle.id)).get()!
+  const current = paperCycle(db, cycle.id)!
   if (untilMs <= current.processedThroughMs) return 0
-  const picksRows = db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycle.id)).orderBy(asc(paperPicks.pickedAtMs)).all()
-  const fresh = db
-    .select()
-    .from(signals)
-    .where(and(gt(signals.publishedAtMs, current.processedThroughMs), lte(signals.publishedAtMs, untilMs)))
-    .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
-    .all()
+  const picksRows = picksOfCycle(db, cycle.id)
+  const fresh = signalsPublishedBetween(db, current.processedThroughMs, untilMs)
   const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
-  const positions = db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycle.id)).all()
+  const positions = positionsOfCycle(db, cycle.id)
   let taken = 0
   for (const s of fresh) {
     // the picks in force when the signal was published
@@ -178,11 +185,11 @@ function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): nu
       exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null,
       markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null,
     }
-    db.insert(paperPositions).values(row).onConflictDoNothing().run()
+    insertPosition(db, row)
     positions.push(row)
     taken++
   }
-  db.update(paperCycles).set({ processedThroughMs: untilMs }).where(eq(paperCycles.id, cycle.id)).run()
+  setProcessedThrough(db, cycle.id, untilMs)
   return taken
 }
 
@@ -199,16 +206,15 @@ export function paperEntryTimeMs(signalTimeMs: number, publishedAtMs: number, st
  */
 function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: number, atCycleEnd = false): number {
   const { db } = deps
-  const live = db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycle.id), inArray(paperPositions.status, OPEN_STATUSES))).all()
+  const updates: { id: string; set: Partial<PaperPositionRow> }[] = []
   let closed = 0
-  db.transaction(tx => {
-    for (const p of live) {
-      const next = advance(deps, p, nowMs, atCycleEnd)
-      if (next === null) continue
-      if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
-      tx.update(paperPositions).set(next).where(and(eq(paperPositions.id, p.id), inArray(paperPositions.status, OPEN_STATUSES))).run()
-    }
-  })
+  for (const p of openPositions(db, cycle.id)) {
+    const next = advance(deps, p, nowMs, atCycleEnd)
+    if (next === null) continue
+    if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
+    updates.push({ id: p.id, set: next })
+  }
+  updateOpenPositions(db, updates)
   return closed
 }
 
@@ -255,38 +261,15 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
   }
 }
 
-/** Equity at an instant: capital + closed P&L by then + open positions marked at the last close by then. */
-export function equityAt(deps: Pick<PaperDeps, 'db' | 'series'>, cycle: PaperCycleRow, atMs: number): { equity: number; open: number; closed: number } {
-  const positions = deps.db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycle.id)).all()
-  let equity = cycle.startingCapital
-  let open = 0
-  let closed = 0
-  for (const p of positions) {
-    if (p.entryPrice === null || p.entryTimeMs > atMs) continue
-    if (p.exitTimeMs !== null && p.exitTimeMs <= atMs) {
-      equity += p.pnlUsd ?? 0
-      closed++
-      continue
-    }
-    open++
-    const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
-    if (!bars) continue
-    const k = lastCompletedBar(bars, atMs)
-    if (k < lowerBound(bars, p.entryTimeMs)) continue
-    equity += (p.direction === 'long' ? 1 : -1) * (bars.c[k] / p.entryPrice - 1) * p.leverage * p.marginUsd
-  }
-  return { equity, open, closed }
-}
-
 /** History rows for every finished day of the cycle up to `untilMs` not written yet. */
 function writeHistory(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
-  const written = new Set(deps.db.select({ date: paperHistory.date }).from(paperHistory).where(eq(paperHistory.cycleId, cycle.id)).all().map(r => r.date))
+  const written = new Set(historyOf(deps.db, cycle.id).map(r => r.date))
   let n = 0
   for (let d = cycle.startMs; d + DAY_MS <= untilMs; d += DAY_MS) {
     const date = isoDay(d)
     if (written.has(date)) continue
     const e = equityAt(deps, cycle, d + DAY_MS)
-    deps.db.insert(paperHistory).values({ cycleId: cycle.id, date, equity: e.equity, openCount: e.open, closedCount: e.closed }).onConflictDoNothing().run()
+    insertHistory(deps.db, { cycleId: cycle.id, date, equity: e.equity, openCount: e.open, closedCount: e.closed })
     n++
   }
   return n

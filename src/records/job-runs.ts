@@ -3,11 +3,20 @@
  * run's outcome. Several processes sharing one database claim each slot once: the claim
  * reads the slot's rows and inserts the next attempt in one IMMEDIATE transaction (one
  * writer at a time), and (slot, attempt) is unique besides. An unfinished row of a runner
- * that died (run-owner.ts) is finished as failed in the claim's transaction.
+ * that died (src/jobs/run-owner.ts) is finished as failed in the claim's transaction.
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { schema, type Db } from '../db'
-import { describeOwner, type RunOwner } from './run-owner'
+
+/** Who runs a claimed slot: the scheduler's identity written into its rows (src/jobs/run-owner.ts). */
+export interface RunOwner {
+  host: string
+  pid: number
+  instance: string
+}
+
+export const describeOwner = (row: Pick<JobRunRow, 'ownerHost' | 'ownerPid'>): string =>
+  row.ownerHost === null ? 'an unknown process' : `pid ${row.ownerPid} on ${row.ownerHost}`
 
 export type JobTrigger = 'schedule' | 'catch-up' | 'retry' | 'manual'
 export type JobOutcome = 'ok' | 'failed' | 'skipped'
@@ -130,6 +139,19 @@ export class JobRuns {
   /** The newest runs of a job, newest first. */
   recent(job: string, limit = 10): JobRunRow[] {
     return this.db.select().from(schema.jobRuns).where(eq(schema.jobRuns.job, job)).orderBy(desc(schema.jobRuns.slotMs), desc(schema.jobRuns.attempt)).limit(limit).all().map(rowOf)
+  }
+
+  /**
+   * Runs per job and outcome (null: in progress) with their summed duration, for /metrics;
+   * empty when the table does not exist (a database the scheduler never opened).
+   */
+  summary(): { job: string; outcome: string | null; n: number; ms: number }[] {
+    const client = this.db.$client
+    const has = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'job_runs'").get()
+    if (!has) return []
+    return client
+      .query('SELECT job, outcome, count(*) AS n, coalesce(sum(finished_at_ms - started_at_ms), 0) AS ms FROM job_runs GROUP BY job, outcome')
+      .all() as { job: string; outcome: string | null; n: number; ms: number }[]
   }
 
   bySlot(slot: string): JobRunRow[] {
