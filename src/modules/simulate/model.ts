@@ -107,4 +107,3 @@ export const CompareTooMany = t.Object({
   detail: t.Object({ error: t.String(), max_top_n: t.Integer(), requested: t.Integer(), alternative: t.String() }),
 })
 
-export const Detail = t.Object({ detail: t.String() })

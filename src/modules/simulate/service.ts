@@ -4,7 +4,7 @@
  */
 import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
-import { OverLimit, UnknownSymbols } from '../../runs/errors'
+import { asSpelled, OverLimit } from '../../runs/errors'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
@@ -29,7 +29,8 @@ export async function runSimulate(runs: RunService, body: SimulateBody, noCache:
   const spec = simulateSpec(body)
   const s = registryStrategy(body.strategy)
   // the body is built by runs/present.ts; the response schema checks it on the way out
-  return responseBody(await runs.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
+  const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbols ?? []))
+  return responseBody(run, { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
 }
 
 export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: boolean): Promise<typeof CoinSimResponse.static> {
@@ -46,13 +47,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
   })
-  let r
-  try {
-    r = await runs.run(spec, { noCache, statistics: false })
-  } catch (e) {
-    if (e instanceof UnknownSymbols) throw new UnknownSymbols([body.symbol]) // named as the request spelled it
-    throw e
-  }
+  const r = await runs.run(spec, { noCache, statistics: false }).catch(asSpelled([body.symbol]))
   const m = r.assembled.metrics
   return {
     symbol: spec.symbols![0],
