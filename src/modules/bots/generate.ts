@@ -122,13 +122,13 @@ export async function loadBotRuntime(): Promise<BotRuntime> {
 /** `noCache`: recompute the backtest even when an identical run is cached (the request's Cache-Control: no-cache). */
 export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, noCache = false): Promise<GeneratedBot> {
   const { description, ...resolved } = resolveStrategy(req)
-  const runtime = await deps.runtime()
-  const problems: Problem[] = []
-  if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
   const coins = req.coins
   // an unknown symbol is the 404 of every route that takes one
   const unknown = [...new Set(coins.filter(coin => !deps.store.bars(coin)))]
   if (unknown.length) throw new UnknownSymbols(unknown)
+  const runtime = await deps.runtime()
+  const problems: Problem[] = []
+  if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
   coins.forEach((coin, i) => {
     if (coins.indexOf(coin) !== i) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} is listed twice`, input: coin })
     const base = deps.store.bars(coin)!

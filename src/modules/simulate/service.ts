@@ -8,7 +8,7 @@ import { asSpelled, OverLimit } from '../../runs/errors'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
-import { marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
+import { checkSpotSide, marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, SimulateRequest, SimulateResponse } from './model'
 
@@ -38,6 +38,15 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
   const requested = body.strategy ? registryStrategy(body.strategy) : null
   const direction = body.direction ?? requested?.direction ?? 'short'
   const s = requested ?? registryStrategy(`bb-squeeze-${direction}`)
+  checkSpotSide(
+    body.market_type,
+    direction,
+    body.direction !== undefined
+      ? { field: 'direction', input: body.direction, why: "direction is 'short'" }
+      : requested
+        ? { field: 'strategy', input: body.strategy, why: `'${requested.id}' is a short strategy` }
+        : { field: 'direction', input: null, why: "direction defaults to 'short' when neither direction nor strategy is given" },
+  )
   const spec = registrySpec(s, {
     direction,
     slPct: body.sl_pct,
