@@ -8,6 +8,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
 import { InvalidRequest, NotFound, Overloaded, OverLimit } from '../runs/errors'
+import type { ValidationErrorItem } from './detail'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
 export let internalErrorSink: (error: unknown, request: Request) => void = error => console.error('[error]', error)
@@ -15,12 +16,8 @@ export function setInternalErrorSink(sink: (error: unknown, request: Request) =>
   internalErrorSink = sink
 }
 
-export interface ValidationDetail {
-  type: string
-  loc: (string | number)[]
-  msg: string
-  input: unknown
-}
+/** One entry of a 422 body: its schema is `ValidationErrorItem` in ./detail.ts. */
+export type ValidationDetail = typeof ValidationErrorItem.static
 
 /** A refusal by the HTTP layer itself (body parser, limits, shedding), with its status and headers. */
 export class HttpError extends Error {
