@@ -10,6 +10,7 @@ import { errorHandler } from './http/errors'
 import { fieldRules } from './http/field-rules'
 import { jsonBody, requiredFields } from './http/json-body'
 import { openapiPlugin, type RouteBody } from './http/openapi'
+import { queryBooleans } from './http/query-booleans'
 import { rateLimit } from './http/rate-limit'
 import { eventLoopLag, loadShedding } from './http/load-shedding'
 import { createHttpMetrics, metricsRoute } from './http/metrics'
@@ -70,6 +71,7 @@ export function buildApp(deps: AppDeps) {
     )
     .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))
     .use(requiredFields(() => routeTable()))
+    .use(queryBooleans(() => routeTable()))
     .use(openapiPlugin(() => routeTable()))
     .use(metricsRoute(metrics))
   // the areas are added one by one: chained in one expression their route types nest too

@@ -2,13 +2,15 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { INDICATORS } from '../src/indicators/registry'
+import { errorHandler } from '../src/http/errors'
 import { openapiPlugin } from '../src/http/openapi'
 import { builderModule } from '../src/modules/builder'
 import { strategiesModule } from '../src/modules/strategies'
 import { conditionsCount } from '../src/strategies/conditions'
 import { validateStrategy } from '../src/strategies/validate'
 
-const app = new Elysia().use(builderModule())
+// as the app composes it: a 404 is the one error route's answer (src/http/errors.ts)
+const app = new Elysia().use(errorHandler).use(builderModule())
 const get = async (path: string, on: { handle(r: Request): Promise<Response> } = app) => {
   const res = await on.handle(new Request(`http://localhost${path}`))
   return { status: res.status, body: (await res.json()) as any }

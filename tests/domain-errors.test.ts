@@ -58,10 +58,10 @@ describe('the mapping of domain errors', () => {
 })
 
 describe('through the routes', () => {
-  test('/backtest with a symbol the store does not hold: 422 naming the field and the symbol', async () => {
+  test('/backtest with a symbol the store does not hold: the 404 of every route that takes a symbol, named as sent', async () => {
     const r = await post('/backtest', { entry: ENTRY, symbols: ['BTCUSDT', 'nopeusdt'] })
-    expect(r.status).toBe(422)
-    expect(r.body).toEqual({ detail: [{ type: 'value_error', loc: ['body', 'symbols'], msg: "unknown symbol 'NOPEUSDT' (see GET /coins)", input: 'NOPEUSDT' }] })
+    expect(r.status).toBe(404)
+    expect(r.body).toEqual({ detail: "Unknown symbol 'nopeusdt': see GET /coins" })
   })
 
   test('an impossible date, or an end before the start: 422 naming the field, the rule and the input', async () => {

@@ -132,8 +132,9 @@ describe('422 messages name the field, the rule and the input', () => {
   }
 
   test('query values: a boolean flag and an out-of-range integer', async () => {
-    const a = await h.req('/coins?include_stablecoins=1')
-    expect(a.body.detail[0]).toMatchObject({ loc: ['query', 'include_stablecoins'], msg: 'Input should be true or false', input: '1' })
+    // 1/0, yes/no, on/off are booleans, as FastAPI reads them (tests/contract-edges.test.ts); other words are not
+    const a = await h.req('/coins?include_stablecoins=2')
+    expect(a.body.detail[0]).toMatchObject({ loc: ['query', 'include_stablecoins'], msg: 'Input should be a boolean: true/false, 1/0, yes/no, on/off, t/f or y/n, in any case', input: '2' })
     const b = await h.req('/ohlcv/BTCUSDT?limit=99999')
     expect(b.body.detail[0].loc).toEqual(['query', 'limit'])
     expect(b.body.detail[0].msg).toMatch(/at most 5000/)

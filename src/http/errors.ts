@@ -7,7 +7,8 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
-import { InvalidRequest, Overloaded, OverLimit, UnknownResult, UnknownStrategy, UnknownSymbols } from '../runs/errors'
+import { InvalidRequest, NotFound, Overloaded, OverLimit } from '../runs/errors'
+import type { ValidationErrorItem } from '../model/shared'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
 export let internalErrorSink: (error: unknown, request: Request) => void = error => console.error('[error]', error)
@@ -15,12 +16,8 @@ export function setInternalErrorSink(sink: (error: unknown, request: Request) =>
   internalErrorSink = sink
 }
 
-export interface ValidationDetail {
-  type: string
-  loc: (string | number)[]
-  msg: string
-  input: unknown
-}
+/** One entry of a 422 body: its schema is `ValidationErrorItem` in src/model/shared.ts. */
+export type ValidationDetail = typeof ValidationErrorItem.static
 
 /** A refusal by the HTTP layer itself (body parser, limits, shedding), with its status and headers. */
 export class HttpError extends Error {
@@ -40,7 +37,7 @@ export function domainErrorResponse(error: unknown): { status: number; body: unk
     const detail: ValidationDetail[] = error.problems.map(p => ({ type: 'value_error', loc: p.loc, msg: p.msg, input: p.input }))
     return { status: 422, body: { detail } }
   }
-  if (error instanceof UnknownStrategy || error instanceof UnknownSymbols || error instanceof UnknownResult) return { status: 404, body: { detail: error.message } }
+  if (error instanceof NotFound) return { status: 404, body: { detail: error.message } }
   if (error instanceof OverLimit) return { status: 400, body: { detail: { error: error.message, ...error.figures } } }
   if (error instanceof Overloaded)
     return {

@@ -142,16 +142,49 @@ function scalarOnly(schema: unknown): boolean {
   return kinds.length > 0 && kinds.every(k => k === 'string' || k === 'number' || k === 'integer' || k === 'boolean' || k === 'null')
 }
 
+/** true when a schema takes only an object (or null): the condition trees, `indicators`, `params` */
+function objectOnly(schema: unknown): boolean {
+  const kinds = kindsOf(schema)
+  return kinds.includes('object') && kinds.every(k => k === 'object' || k === 'null')
+}
+
+/** the JSON kind of a value as a 422 names it: "got a string", "got an array" */
+function jsonKindOf(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  return typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' ? `a ${typeof v}` : typeof v
+}
+
 /**
- * Two checks of the top-level body fields as sent, before Elysia validates and fills
+ * A value where `schema` takes only an object, and each value of a record of objects
+ * (`indicators: {bb: 5}`): a scalar, an array, or null where null is not allowed, is a problem.
+ */
+function notObjects(schema: unknown, v: unknown, loc: (string | number)[], out: ValidationDetail[]): void {
+  if (v === undefined) return
+  if (v === null ? !kindsOf(schema).includes('null') : typeof v !== 'object' || Array.isArray(v)) {
+    out.push({ type: 'dict_type', loc, msg: `Input should be ${ruleOf(schema)}; got ${jsonKindOf(v)}`, input: boundedInput(v) })
+    return
+  }
+  if (v === null) return
+  // a record of objects: t.Record(t.String(), t.Record(...)) is one pattern property
+  const s = schema as { patternProperties?: Record<string, unknown>; anyOf?: unknown[] }
+  const inner = Object.values((s.patternProperties ?? (s.anyOf ?? []).map(a => (a as typeof s).patternProperties).find(Boolean)) ?? {})[0]
+  if (inner !== undefined && objectOnly(inner)) for (const [key, x] of Object.entries(v as Record<string, unknown>)) notObjects(inner, x, [...loc, key], out)
+}
+
+/**
+ * Three checks of the top-level body fields as sent, before Elysia validates and fills
  * defaults:
  * - required fields: Elysia fills an absent t.Object({}) (the condition trees) with {},
  *   which turned a missing `entry` into an empty tree instead of a 422;
  * - an array or object where the schema takes only a scalar (a nested array in `strategy`,
- *   `name`, `symbol`) is refused here in O(1), before the validator describes it.
+ *   `name`, `symbol`) is refused here in O(1), before the validator describes it;
+ * - a scalar, an array or (where not nullable) null where the schema takes only an object:
+ *   Elysia would turn `"entry": "x"` into `{"0": "x"}` and `null`, `5`, `true` or `[]` into
+ *   `{}`, and /backtest then answered "executed: false" about a tree nobody sent.
  */
 export function requiredFields(routes: () => readonly RouteSchema[]) {
-  let byRoute: Map<string, { required: string[]; scalars: string[]; properties: Record<string, unknown> }> | null = null
+  let byRoute: Map<string, { required: string[]; scalars: string[]; objects: string[]; properties: Record<string, unknown> }> | null = null
   const schemaOf = (method: string, route: string) => {
     if (!byRoute) {
       byRoute = new Map()
@@ -160,7 +193,8 @@ export function requiredFields(routes: () => readonly RouteSchema[]) {
         // a defaulted field is listed as required, but Elysia fills it: only the others count
         const required = (b?.required ?? []).filter(k => (b?.properties?.[k] as { default?: unknown } | undefined)?.default === undefined)
         const scalars = Object.keys(b?.properties ?? {}).filter(k => scalarOnly(b!.properties![k]))
-        if (b?.properties) byRoute.set(`${r.method} ${r.path}`, { required, scalars, properties: b.properties })
+        const objects = Object.keys(b?.properties ?? {}).filter(k => objectOnly(b!.properties![k]))
+        if (b?.properties) byRoute.set(`${r.method} ${r.path}`, { required, scalars, objects, properties: b.properties })
       }
     }
     return byRoute.get(`${method} ${route}`)
@@ -178,6 +212,7 @@ export function requiredFields(routes: () => readonly RouteSchema[]) {
       if (v !== null && typeof v === 'object')
         problems.push({ type: `${kindsOf(schema.properties[k]).find(x => x !== 'null')}_type`, loc: ['body', k], msg: `Input should be ${ruleOf(schema.properties[k])}`, input: boundedInput(v) })
     }
+    for (const k of schema.objects) notObjects(schema.properties[k], b[k], ['body', k], problems)
     if (problems.length) throw unprocessable(problems)
   })
 }

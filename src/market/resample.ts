@@ -1,8 +1,12 @@
 /**
  * Higher timeframes from 1H candles, in UTC buckets: open of the first hour, highest
  * high, lowest low, close of the last hour, summed volume; `t` is the bucket start.
- * The last bucket is dropped unless its final hour is in the data (unfinished), while a
- * first bucket that starts before the data (a listing mid-bucket) is kept as it is.
+ * The last bucket is dropped unless its final hour is in the data (unfinished). A first
+ * 1W bucket that starts before the data (a listing mid-week) is dropped too: a weekly bar
+ * claims a week's open, range and volume, and a stub of a few days would state them for
+ * days the data does not hold, under a Monday that precedes the first candle. Below a week
+ * the first bucket keeps the hours that exist, as the published rankings and signals
+ * (4H, 1D) were computed; changing that would be a new version of their rules.
  * Indicators are recomputed on the result, never resampled.
  */
 import type { Bars } from './types'
@@ -38,7 +42,8 @@ export function resample(src: Bars, tf: Timeframe): Bars {
   }
   let m = k + 1
   if (m > 0 && src.t[n - 1] + src.stepMs < t[m - 1] + size) m-- // unfinished last bucket
-  return { t: t.subarray(0, m), o: o.subarray(0, m), h: h.subarray(0, m), l: l.subarray(0, m), c: c.subarray(0, m), v: v.subarray(0, m), n: m, stepMs: size }
+  const first = tf === '1W' && m > 0 && src.t[0] > t[0] ? 1 : 0 // a week that began before the data
+  return { t: t.subarray(first, m), o: o.subarray(first, m), h: h.subarray(first, m), l: l.subarray(first, m), c: c.subarray(first, m), v: v.subarray(first, m), n: Math.max(0, m - first), stepMs: size }
 }
 
 /** extra buckets caused by holes in the data (each hole can start a bucket of its own) */

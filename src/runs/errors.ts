@@ -1,7 +1,7 @@
 /**
  * The domain errors services and the run pipeline throw. They name what went wrong in the
  * domain's words; src/http/errors.ts alone turns them into status codes and bodies
- * (422 InvalidRequest, 404 Unknown…, 400 OverLimit, 503 Overloaded).
+ * (422 InvalidRequest, 404 NotFound and its kinds, 400 OverLimit, 503 Overloaded).
  */
 
 /** One problem with a request, as the 422 detail list reports it. */
@@ -19,22 +19,44 @@ export class InvalidRequest extends Error {
   }
 }
 
+/**
+ * What the request names does not exist (a preset, a ranking day, a paper cycle, a leaf):
+ * the one "not found" of the service, a 404 whose detail is the message. The kinds below
+ * are NotFounds that carry what they name.
+ */
+export class NotFound extends Error {}
+
 /** A strategy id that is not in the registry. */
-export class UnknownStrategy extends Error {
+export class UnknownStrategy extends NotFound {
   constructor(readonly id: string, validIds: readonly string[]) {
     super(`Unknown strategy '${id}'. Valid ids: ${validIds.join(', ')}`)
   }
 }
 
-/** Symbols of a request that the store does not hold. */
-export class UnknownSymbols extends Error {
+/**
+ * Symbols of a request that the store does not hold: a 404 on every route that takes a
+ * symbol (docs/api.md "Errors"), named as the request spelled them where the route knows it.
+ */
+export class UnknownSymbols extends NotFound {
   constructor(readonly symbols: string[]) {
-    super(symbols.length === 1 ? `Unknown symbol '${symbols[0]}': see GET /coins` : `unknown symbols: ${symbols.join(', ')}`)
+    super(`Unknown symbol${symbols.length === 1 ? '' : 's'} ${symbols.map(s => `'${s}'`).join(', ')}: see GET /coins`)
+  }
+
+  /** The same symbols as the request spelled them (the run pipeline upper-cases symbols). */
+  spelledAs(requested: readonly string[]): UnknownSymbols {
+    return new UnknownSymbols(this.symbols.map(s => requested.find(r => r.toUpperCase() === s) ?? s))
   }
 }
 
+/** For a promise's catch: an UnknownSymbols named as the request spelled them; any other error as it is. */
+export const asSpelled =
+  (requested: readonly string[]) =>
+  (e: unknown): never => {
+    throw e instanceof UnknownSymbols ? e.spelledAs(requested) : e
+  }
+
 /** A result hash no run produced (or whose stored request is gone). */
-export class UnknownResult extends Error {
+export class UnknownResult extends NotFound {
   constructor(readonly hash: string) {
     super(`Unknown result hash '${hash}': run POST /backtest or /simulate first; their responses carry result_hash`)
   }

@@ -6,8 +6,9 @@
  * /simulate's request schema (`SimulateRequest`) is checked against it where the service
  * passes its parsed body in.
  */
-import { DEFAULT_FEE_FRAC, type MarketType } from '../engine/types'
+import { DEFAULT_FEE_FRAC, type Direction, type MarketType } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
+import { InvalidRequest } from './errors'
 import { registrySpec, registryStrategy, type RunSpec } from './spec'
 
 /** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
@@ -46,9 +47,31 @@ export function marketSpecOf(body: MarketFields): Partial<RunSpec> {
   }
 }
 
+/** The field a run's direction comes from, as the request sent it, and how it decided the side. */
+export interface SideSource {
+  field: 'direction' | 'strategy'
+  input: unknown
+  /** "direction is 'short'", "'bb-squeeze-short' is a short strategy", "direction defaults to 'short' …" */
+  why: string
+}
+
+/**
+ * Spot has no short side: a spot account cannot sell what it does not hold, so a short
+ * run on spot would book trades nobody can make. A 422 naming both fields (docs/api.md
+ * "Field combinations"), never a run.
+ */
+export function checkSpotSide(marketType: MarketType, direction: Direction, source: SideSource): void {
+  if (marketType !== 'spot' || direction !== 'short') return
+  throw new InvalidRequest([
+    { loc: ['body', 'market_type'], msg: `market_type 'spot' has no short side, and ${source.why}: use market_type 'futures' to short, or a long ${source.field}`, input: 'spot' },
+    { loc: ['body', source.field], msg: `${source.why}; a short needs market_type 'futures', not 'spot'`, input: source.input },
+  ])
+}
+
 /** The run a /simulate body asks for: the registry strategy with the body's overrides. */
 export function simulateSpec(body: SimulateFields): RunSpec {
   const s = registryStrategy(body.strategy)
+  checkSpotSide(body.market_type, s.direction, { field: 'strategy', input: body.strategy, why: `'${s.id}' is a short strategy` })
   return registrySpec(s, {
     slPct: body.sl_pct ?? s.sl_pct,
     tpPct: body.tp_pct ?? s.tp_pct,

@@ -3,13 +3,13 @@
  * contract's "invalid strategy" answer (HTTP 200, executed false, placeholder zeros).
  */
 import { backtestSpec } from '../../runs/backtest-spec'
-import { InvalidRequest, UnknownSymbols } from '../../runs/errors'
+import { asSpelled, InvalidRequest } from '../../runs/errors'
 import { responseBody } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates } from '../../runs/spec'
 import { statisticsFields } from '../../runs/statistics'
 import { conditionsCount, type StrategySpec } from '../../strategies/conditions'
-import { validateStrategy } from '../../strategies/validate'
+import { lookAheadProblems, validateStrategy } from '../../strategies/validate'
 import type { BacktestRequest, BacktestResponse } from './model'
 
 export type BacktestBody = typeof BacktestRequest.static
@@ -71,16 +71,15 @@ function safeCount(tree: unknown): number {
 }
 
 export async function runBacktest(runs: RunService, body: BacktestBody, noCache: boolean): Promise<BacktestAnswer> {
+  // parsing: a tree that would read later bars is refused (422), never run (docs/conditions.md)
+  const lookAhead = [...lookAheadProblems(body.entry, ['body', 'entry']), ...lookAheadProblems(body.exit_conditions, ['body', 'exit_conditions'])]
+  if (lookAhead.length) throw new InvalidRequest(lookAhead)
   checkDates(body.start_date, body.end_date)
   const spec = backtestSpec(body)
   const errors = validateStrategy(spec.strategy as StrategySpec)
   if (errors.length) return invalidBacktest(body, errors)
-  try {
-    // the body is built by runs/present.ts; the response schema checks it on the way out
-    return responseBody(await runs.run(spec, { noCache })) as BacktestAnswer
-  } catch (e) {
-    if (e instanceof UnknownSymbols)
-      throw new InvalidRequest(e.symbols.map(s => ({ loc: ['body', body.symbol ? 'symbol' : 'symbols'], msg: `unknown symbol '${s}' (see GET /coins)`, input: s })))
-    throw e
-  }
+  // an unknown symbol is the 404 of every route that takes one, named as the request spelled it
+  const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbol ? [body.symbol] : (body.symbols ?? [])))
+  // the body is built by runs/present.ts; the response schema checks it on the way out
+  return responseBody(run) as BacktestAnswer
 }

@@ -11,7 +11,7 @@ import { sanitizeId, type BacktestFigures } from '../../bot-generator/bot-files'
 import type { CandleStore } from '../../market/candle-store'
 import { resample } from '../../market/resample'
 import { runPackBot } from '../../runs/compute/bot-tasks'
-import { InvalidRequest, type Problem } from '../../runs/errors'
+import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { backtestSpec, type BacktestFields } from '../../runs/backtest-spec'
 import type { ConditionNode, StrategySpec } from '../../strategies/conditions'
@@ -122,14 +122,16 @@ export async function loadBotRuntime(): Promise<BotRuntime> {
 /** `noCache`: recompute the backtest even when an identical run is cached (the request's Cache-Control: no-cache). */
 export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, noCache = false): Promise<GeneratedBot> {
   const { description, ...resolved } = resolveStrategy(req)
+  const coins = req.coins
+  // an unknown symbol is the 404 of every route that takes one
+  const unknown = [...new Set(coins.filter(coin => !deps.store.bars(coin)))]
+  if (unknown.length) throw new UnknownSymbols(unknown)
   const runtime = await deps.runtime()
   const problems: Problem[] = []
   if (!runtime.exchanges.includes(req.exchange)) problems.push({ loc: ['body', 'exchange'], msg: `'${req.exchange}' is not a ccxt exchange id (binanceusdm, bybit, okx, …)`, input: req.exchange })
-  const coins = req.coins
   coins.forEach((coin, i) => {
     if (coins.indexOf(coin) !== i) return problems.push({ loc: ['body', 'coins', i], msg: `${coin} is listed twice`, input: coin })
-    const base = deps.store.bars(coin)
-    if (!base) return problems.push({ loc: ['body', 'coins', i], msg: `unknown symbol '${coin}' (see GET /coins)`, input: coin })
+    const base = deps.store.bars(coin)!
     const bars = req.timeframe === '1H' ? base : resample(base, req.timeframe)
     if (bars.n < 2) problems.push({ loc: ['body', 'coins', i], msg: `${coin} has fewer than 2 ${req.timeframe} candles`, input: coin })
   })

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { noCache } from '../../http/cache-control'
 import { generateBot, loadBotRuntime } from './generate'
 import { DcaSimRequest, DcaSimResponse, GenerateBotRequest, GridSimRequest, GridSimResponse } from './model'
 import { simulateDcaRequest, simulateGridRequest } from './service'
@@ -24,8 +25,7 @@ export function botsModule(deps: AppDeps) {
     .post(
       '/generate-bot',
       async ({ body, headers }) => {
-        const noCache = /no-cache|no-store/i.test(headers['cache-control'] ?? '')
-        const bot = await generateBot({ store: deps.store, runs: deps.runs, clock: deps.clock, runtime: loadBotRuntime }, body, noCache)
+        const bot = await generateBot({ store: deps.store, runs: deps.runs, clock: deps.clock, runtime: loadBotRuntime }, body, noCache(headers))
         return new Response(bot.zip, { headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${bot.fileName}"` } })
       },
       { body: GenerateBotRequest, detail: { hide: true, tags: ['bots'], summary: 'Download a trading-bot zip' } },

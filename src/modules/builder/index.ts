@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia'
 import { indicatorList } from '../../strategies/describe'
-import { getPreset, listPresets } from '../../strategies/presets'
-import { BuilderIndicatorList, NotFound, Preset, PresetList, PresetParams } from './model'
+import { Detail } from '../../model/shared'
+import { listPresets } from '../../strategies/presets'
+import { BuilderIndicatorList, Preset, PresetList, PresetParams } from './model'
+import { presetById } from './service'
 
 /** GET /builder/indicators, /builder/presets and /builder/presets/:preset_id. */
 export function builderModule() {
@@ -16,13 +18,9 @@ export function builderModule() {
       response: PresetList,
       detail: { tags: ['builder'], summary: 'Ready-made strategies to start the builder from' },
     })
-    .get(
-      '/presets/:preset_id',
-      ({ params, status }) => getPreset(params.preset_id) ?? status(404, { detail: `Preset '${params.preset_id}' not found` }),
-      {
-        params: PresetParams,
-        response: { 200: Preset, 404: NotFound },
-        detail: { tags: ['builder'], summary: 'One preset in full: indicators, entry tree and settings' },
-      },
-    )
+    .get('/presets/:preset_id', ({ params }) => presetById(params.preset_id), {
+      params: PresetParams,
+      response: { 200: Preset, 404: Detail },
+      detail: { tags: ['builder'], summary: 'One preset in full: indicators, entry tree and settings' },
+    })
 }

@@ -30,5 +30,3 @@ export const Preset = t.Object({
 })
 
 export const PresetParams = t.Object({ preset_id: t.String() })
-
-export const NotFound = t.Object({ detail: t.String() })

@@ -1,7 +1,5 @@
 import { Elysia } from 'elysia'
-import { unknownSharePage } from '../../cards/share-page'
 import type { AppDeps } from '../../deps'
-import { UnknownStrategy } from '../../runs/errors'
 import { OgQuery, ShareQuery } from './model'
 import { CARD_MAX_AGE_S, CardService } from './service'
 
@@ -39,14 +37,10 @@ export function cardsModule(deps: AppDeps) {
       async ({ query, request, headers, set }) => {
         cacheable(set, deps.config.publicUrl ? null : 'Host')
         const html = { 'content-type': 'text/html; charset=utf-8', 'x-robots-tag': 'noindex, nofollow' }
-        try {
-          const { etag, html: page } = await cards.share(query, baseUrlOf(deps, request), headers['if-none-match'] ?? null)
-          if (page === null) return new Response(null, { status: 304, headers: cacheHeaders(etag) })
-          return new Response(page, { headers: { ...html, ...cacheHeaders(etag) } })
-        } catch (e) {
-          if (e instanceof UnknownStrategy) return new Response(unknownSharePage(e.id, query.lang, `${baseUrlOf(deps, request)}/`), { status: 404, headers: html })
-          throw e
-        }
+        const { etag, html: page, unknown } = await cards.share(query, baseUrlOf(deps, request), headers['if-none-match'] ?? null)
+        if (unknown) return new Response(page, { status: 404, headers: html })
+        if (page === null) return new Response(null, { status: 304, headers: cacheHeaders(etag) })
+        return new Response(page, { headers: { ...html, ...cacheHeaders(etag) } })
       },
       { query: ShareQuery, detail: { tags: ['cards'], summary: 'Share page: social-preview tags and a redirect to the simulator' } },
     )

@@ -8,10 +8,10 @@ import type { CardFigures, CardSettings } from '../../cards/card-figures'
 import { cardSvg } from '../../cards/card-svg'
 import type { Lang } from '../../cards/labels'
 import { renderPng } from '../../cards/render-png'
-import { sharePage, type ShareLinks } from '../../cards/share-page'
+import { sharePage, unknownSharePage, type ShareLinks } from '../../cards/share-page'
 import type { Direction } from '../../engine/types'
 import type { CandleStore } from '../../market/candle-store'
-import { InvalidRequest } from '../../runs/errors'
+import { InvalidRequest, UnknownStrategy } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { dateProblems, resultHash } from '../../runs/spec'
 import { cardRun, type CardRun } from './card-run'
@@ -125,9 +125,18 @@ export class CardService {
     return { etag, png: await p }
   }
 
-  /** The /share page, or UnknownStrategy (the controller answers a 404 page). */
-  async share(q: ShareQuery, baseUrl: string, ifNoneMatch: string | null): Promise<{ etag: string; html: string | null }> {
-    const run = this.run(q.preset, q.dir, 'long', q)
+  /**
+   * The /share page; for an id that is neither a strategy nor a preset, the 404 page a
+   * browser shows (`unknown`: a person followed the link, so the answer is HTML, not JSON).
+   */
+  async share(q: ShareQuery, baseUrl: string, ifNoneMatch: string | null): Promise<{ etag: string; html: string | null; unknown?: true }> {
+    let run: CardRun
+    try {
+      run = this.run(q.preset, q.dir, 'long', q)
+    } catch (e) {
+      if (!(e instanceof UnknownStrategy)) throw e
+      return { etag: '', html: unknownSharePage(e.id, q.lang, `${baseUrl}/`), unknown: true }
+    }
     const etag = this.etagOf(run, q.lang, `share ${baseUrl}`)
     if (matches(ifNoneMatch, etag)) return { etag, html: null }
     const f = await this.figures(run)

@@ -34,5 +34,3 @@ export const OhlcvResponse = t.Object({
   total_bars: t.Integer({ description: 'bars available on this timeframe' }),
   data: t.Array(OhlcvBar),
 })
-
-export const NotFound = t.Object({ detail: t.String() })

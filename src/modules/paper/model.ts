@@ -87,4 +87,3 @@ export const PerformancePublic = t.Object({
   ),
 })
 
-export const NotInitialized = t.Object({ detail: t.String() })

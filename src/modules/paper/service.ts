@@ -8,6 +8,7 @@ import { DAY_MS } from '../../market/types'
 import type { SeriesCache } from '../../market/series'
 import { isoZ } from '../../records/iso-time'
 import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paperCycle, PICK_RULE, positionItem, realizedPnlUsd, type PaperCycleRow } from '../../records/paper'
+import { NotFound } from '../../runs/errors'
 
 export interface PaperServiceDeps {
   db: Db
@@ -66,6 +67,16 @@ export class PaperService {
       marked_at: isoZ(now),
       completed_at: c.completedAtMs === null ? null : isoZ(c.completedAtMs),
     }
+  }
+
+  /** GET /paper-trading: the cycle's state; NotFound (the contract's 404) before the first cycle or for a cycle that does not exist. */
+  cycle(cycle?: number) {
+    const state = this.state(cycle)
+    if (!state)
+      throw new NotFound(
+        cycle === undefined ? 'paper trading is not initialized yet: the first cycle starts at the first hourly run of the live-records job' : `no paper-trading cycle ${cycle}`,
+      )
+    return state
   }
 
   /** /performance/public's paper part: the pick, the live positions in summary, the cycle's return. */

@@ -2,19 +2,9 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { criteriaPage } from './criteria'
 import { HotStrategiesService } from './hot-strategies'
-import { DailyRankingQuery, DailyRankingResponse, DayFileParams, Detail, HotStrategiesResponse } from './model'
-import { RankingNotFound, RankingsService } from './service'
-
-/** The service's "nothing published for that" as the contract's 404 (other errors go to the error handler). */
-function orNotFound<T>(set: { status?: number | string }, answer: () => T): T | { detail: string } {
-  try {
-    return answer()
-  } catch (e) {
-    if (!(e instanceof RankingNotFound)) throw e
-    set.status = 404
-    return { detail: e.message }
-  }
-}
+import { Detail } from '../../model/shared'
+import { DailyRankingQuery, DailyRankingResponse, DayFileParams, HotStrategiesResponse } from './model'
+import { RankingsService } from './service'
 
 /** GET /rankings/daily, /rankings/files/{YYYYMMDD}, /rankings/criteria and /hot-strategies. */
 export function rankingsModule(deps: AppDeps) {
@@ -22,21 +12,21 @@ export function rankingsModule(deps: AppDeps) {
   const hot = new HotStrategiesService({ clock: deps.clock, runs: deps.runs })
   const criteria = criteriaPage()
   return new Elysia({ name: 'rankings' })
-    .get('/rankings/daily', ({ query, set }) => orNotFound(set, () => rankings.daily(query)), {
+    .get('/rankings/daily', ({ query }) => rankings.daily(query), {
       query: DailyRankingQuery,
       response: { 200: DailyRankingResponse, 404: Detail },
       detail: { tags: ['rankings'], summary: 'Daily strategy ranking of one period × group (recomputed daily at 00:30 UTC)' },
     })
     .get(
       '/rankings/files/:date',
-      ({ params, set }) =>
-        orNotFound(set, () => {
-          const f = rankings.dayFile(params.date)
-          // the stored bytes as they are: the sha256 in citation is of exactly this body
-          return new Response(f.body, { headers: { 'content-type': 'application/json', etag: `"${f.sha256}"`, 'x-content-sha256': f.sha256 } })
-        }),
+      ({ params }) => {
+        const f = rankings.dayFile(params.date)
+        // the stored bytes as they are: the sha256 in citation is of exactly this body
+        return new Response(f.body, { headers: { 'content-type': 'application/json', etag: `"${f.sha256}"`, 'x-content-sha256': f.sha256 } })
+      },
       {
         params: DayFileParams,
+        response: { 404: Detail },
         detail: { tags: ['rankings'], summary: 'The published day file of a ranking date, byte for byte (canonical JSON)' },
       },
     )

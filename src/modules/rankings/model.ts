@@ -95,4 +95,3 @@ export const HotStrategiesResponse = t.Object(
   { additionalProperties: true },
 )
 
-export const Detail = t.Object({ detail: t.Unknown() })

@@ -4,7 +4,7 @@
  * over the stored rows).
  */
 import type { Db } from '../../db'
-import { InvalidRequest } from '../../runs/errors'
+import { InvalidRequest, NotFound } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
 import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
 import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
@@ -19,9 +19,6 @@ export interface DailyQuery {
 }
 
 export const CRITERIA_URL = '/rankings/criteria'
-
-/** No ranking (or day file) for what was asked; the controller answers 404 with this message. */
-export class RankingNotFound extends Error {}
 
 const round2 = (x: number) => Math.round(x * 100) / 100
 
@@ -80,8 +77,8 @@ export class RankingsService {
     this.files = new DayFiles(db)
   }
 
-  private notYet(): RankingNotFound {
-    return new RankingNotFound('No daily ranking has been published yet: the first one is being computed (at start-up, then daily at 00:30 UTC). Retry in a minute.')
+  private notYet(): NotFound {
+    return new NotFound('No daily ranking has been published yet: the first one is being computed (at start-up, then daily at 00:30 UTC). Retry in a minute.')
   }
 
   private dateParam(raw: string, loc: (string | number)[]): string {
@@ -96,7 +93,7 @@ export class RankingsService {
     const f = this.files.get(date)
     if (!f) {
       if (this.files.latest() === null) throw this.notYet()
-      throw new RankingNotFound(`No day file for ${raw}: rankings are published for the dates GET /rankings/daily serves`)
+      throw new NotFound(`No day file for ${raw}: rankings are published for the dates GET /rankings/daily serves`)
     }
     return f
   }
@@ -109,10 +106,10 @@ export class RankingsService {
     if (requested === null) served = latest
     else if (q.strict_date) {
       served = this.files.get(requested) ? requested : null
-      if (!served) throw new RankingNotFound(`No ranking for ${q.date} (strict_date=true asks for that exact day); the newest on or before it is ${this.files.latestOnOrBefore(requested) ?? 'none'}`)
+      if (!served) throw new NotFound(`No ranking for ${q.date} (strict_date=true asks for that exact day); the newest on or before it is ${this.files.latestOnOrBefore(requested) ?? 'none'}`)
     } else {
       served = this.files.latestOnOrBefore(requested)
-      if (!served) throw new RankingNotFound(`No ranking on or before ${q.date}: the rankings start later`)
+      if (!served) throw new NotFound(`No ranking on or before ${q.date}: the rankings start later`)
     }
     const stored = this.files.get(served)!
     const file = stored.file

@@ -1,12 +1,11 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { noCache } from '../../http/cache-control'
 import { Detail } from '../../model/shared'
 import { OptimizeRequest, OptimizeResponse, ScoreSessionRequest, ScoreSessionResponse, ValidateRequest, ValidateResponse } from './model'
 import { runOptimize } from './optimize-service'
 import { runScoreSession } from './score-session-service'
 import { runValidate, type ResearchDeps } from './validate-service'
-
-const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /simulate/validate, /simulate/optimize, /simulate/score-session: how much of a result is luck. */
 export function researchModule(deps: AppDeps) {

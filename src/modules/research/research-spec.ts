@@ -8,6 +8,7 @@ import { DEFAULT_FEE_FRAC } from '../../engine/types'
 import type { Universe } from '../../market/universe'
 import { InvalidRequest } from '../../runs/errors'
 import { checkDates, DEFAULT_TOP_N, type RunSpec } from '../../runs/spec'
+import { checkSpotSide } from '../../runs/simulate-spec'
 import type { StrategySpec } from '../../strategies/conditions'
 import { validateStrategy } from '../../strategies/validate'
 import { backtestSpec } from '../../runs/backtest-spec'
@@ -61,6 +62,11 @@ function customSpec(body: ResearchBody): RunSpec {
     compounding: body.compounding,
   })
   const spot = body.market_type === 'spot'
+  checkSpotSide(body.market_type, spec.direction, {
+    field: 'direction',
+    input: body.direction ?? null,
+    why: body.direction ? "direction is 'short'" : "direction defaults to 'short' for a custom tree",
+  })
   return { ...spec, marketType: body.market_type, leverage: spot ? 1 : spec.leverage, feeFrac: body.fee_pct ?? DEFAULT_FEE_FRAC[body.market_type] }
 }
 

@@ -1,10 +1,9 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, CompareTooMany, SimulateRequest, SimulateResponse } from './model'
+import { noCache } from '../../http/cache-control'
 import { Detail } from '../../model/shared'
+import { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, CompareTooMany, SimulateRequest, SimulateResponse } from './model'
 import { runCoinSim, runCompare, runSimulate } from './service'
-
-const noCache = (h: Record<string, string | undefined>) => /no-cache|no-store/i.test(h['cache-control'] ?? '')
 
 /** POST /simulate, /simulate/coin, /simulate/compare: registry strategies through the one engine. */
 export function simulateModule(deps: AppDeps) {

@@ -4,12 +4,12 @@
  */
 import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
-import { OverLimit, UnknownSymbols } from '../../runs/errors'
+import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
 import { dataRange, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
-import { marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
+import { checkSpotSide, marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import type { CoinSimRequest, CoinSimResponse, CompareRequest, CompareResponse, SimulateRequest, SimulateResponse } from './model'
 
@@ -25,7 +25,8 @@ export async function runSimulate(runs: RunService, body: SimulateBody, noCache:
   const spec = simulateSpec(body)
   const s = registryStrategy(body.strategy)
   // the body is built by runs/present.ts; the response schema checks it on the way out
-  return responseBody(await runs.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
+  const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbols ?? []))
+  return responseBody(run, { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
 }
 
 export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: boolean): Promise<typeof CoinSimResponse.static> {
@@ -33,6 +34,15 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
   const requested = body.strategy ? registryStrategy(body.strategy) : null
   const direction = body.direction ?? requested?.direction ?? 'short'
   const s = requested ?? registryStrategy(`bb-squeeze-${direction}`)
+  checkSpotSide(
+    body.market_type,
+    direction,
+    body.direction !== undefined
+      ? { field: 'direction', input: body.direction, why: "direction is 'short'" }
+      : requested
+        ? { field: 'strategy', input: body.strategy, why: `'${requested.id}' is a short strategy` }
+        : { field: 'direction', input: null, why: "direction defaults to 'short' when neither direction nor strategy is given" },
+  )
   const spec = registrySpec(s, {
     direction,
     slPct: body.sl_pct,
@@ -42,13 +52,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
   })
-  let r
-  try {
-    r = await runs.run(spec, { noCache, statistics: false })
-  } catch (e) {
-    if (e instanceof UnknownSymbols) throw new UnknownSymbols([body.symbol]) // named as the request spelled it
-    throw e
-  }
+  const r = await runs.run(spec, { noCache, statistics: false }).catch(asSpelled([body.symbol]))
   const m = r.assembled.metrics
   return {
     symbol: spec.symbols![0],

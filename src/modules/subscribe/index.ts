@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { accepted } from '../../http/accepted'
 import type { Mailer } from '../../mail/mailer'
 import { SignedLinkQuery, SubscribeAccepted, SubscribeRequest } from './model'
 import { linkAnswerPage, linkAnswerText } from './pages'
@@ -14,13 +15,12 @@ export function subscribeModule(deps: AppDeps, mailer: Mailer) {
   return new Elysia({ name: 'subscribe' })
     .post(
       '/api/subscribe',
-      ({ body, set }) => {
+      ({ body }) => {
         subs.subscribe(body.email, body.lang)
-        set.status = 202
-        return {
+        return accepted({
           status: 'pending_confirmation' as const,
           detail: 'If this address can receive mail, a confirmation link is on its way; the weekly alert starts once it is followed.',
-        }
+        })
       },
       { body: SubscribeRequest, response: { 202: SubscribeAccepted }, detail: { tags: ['subscription'], summary: 'Subscribe an address to the weekly alert (double opt-in)' } },
     )

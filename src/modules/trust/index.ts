@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { adminOnly } from '../../http/admin-auth'
-import { Checklist, DateParams, Detail, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
+import { Detail } from '../../model/shared'
+import { Checklist, DateParams, MerkleDay, MerkleLeaves, MerkleProof, ProofQuery, RealTrack, TrustMetrics } from './model'
 import { paperFigures, paperLeafSource } from '../../records/paper'
 import { JsonCache } from '../../ttl-cache'
 import { TrustService } from './service'
@@ -29,7 +30,7 @@ export function trustModule(
       response: MerkleLeaves,
       detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },
     })
-    .get('/trust/merkle/:date/proof', ({ params, query, status }) => service.proof(params.date, query.leaf) ?? status(404, { detail: `no leaf with hash ${query.leaf.toLowerCase()} on ${params.date}` }), {
+    .get('/trust/merkle/:date/proof', ({ params, query }) => service.proof(params.date, query.leaf), {
       params: DateParams,
       query: ProofQuery,
       response: { 200: MerkleProof, 404: Detail },

@@ -67,4 +67,3 @@ export const Checklist = t.Object({
   items: t.Array(t.Object({ id: t.String(), status: t.UnionEnum(['pass', 'fail']), value: t.Unknown(), threshold: t.String(), action: Nullable(t.String()) })),
 })
 
-export const Detail = t.Object({ detail: t.String() })

@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
 import { auditPath, MERKLE_ALGORITHM, toHex } from '../../engine/merkle'
-import { InvalidRequest } from '../../runs/errors'
+import { InvalidRequest, NotFound } from '../../runs/errors'
 import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
@@ -78,7 +78,7 @@ export class TrustService {
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     const hash = leafHash.toLowerCase()
     const index = v.leaves.findIndex(l => l.leafHash === hash)
-    if (index < 0) return null
+    if (index < 0) throw new NotFound(`no leaf with hash ${hash} on ${date}`)
     const hashes = v.leaves.map(l => new Uint8Array(Buffer.from(l.leafHash, 'hex')))
     return {
       date,
