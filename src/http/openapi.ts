@@ -1,8 +1,11 @@
 /** GET /openapi.json: OpenAPI 3.1.0 of the public routes, no documentation UI. */
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
-import { FormatRegistry } from '@sinclair/typebox'
+import { FormatRegistry, type TSchema } from '@sinclair/typebox'
+import { ConditionNodeSchema } from '../strategies/conditions'
 import { VERSION } from '../version'
+import { NotFoundBody, OverloadedBody, RateLimitedBody, ValidationErrorBody } from './error-bodies'
+import { limitClassOf } from './rate-limit'
 
 const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
@@ -56,6 +59,156 @@ export function optionalDefaults(doc: unknown): unknown {
   return doc
 }
 
+/** A rewrite of every schema node below `node`, children first (the document is plain JSON). */
+function mapSchemas(node: unknown, fn: (o: Json) => Json, depth = 0): unknown {
+  if (depth > 64) return node
+  if (Array.isArray(node)) return node.map(v => mapSchemas(v, fn, depth + 1))
+  if (!isObj(node)) return node
+  const out: Json = {}
+  for (const [k, v] of Object.entries(node)) out[k] = typeof v === 'object' ? mapSchemas(v, fn, depth + 1) : v
+  return fn(out)
+}
+
+const coercingString = (s: unknown) => isObj(s) && s.type === 'string' && (s.format === 'integer' || s.format === 'numeric')
+
+/**
+ * Elysia's t.Integer and t.Numeric are transforms that also accept a numeric string (so a
+ * query value or a body field "5" is read as 5); the generator publishes that as
+ * `anyOf: [{type: string, format: integer, default: 0}, {type: integer}]`, so a generated
+ * client typed every integer `string | number` and read a default of 0 where there was none.
+ * The document says what the service means: a number, with the field's own default.
+ */
+export function plainNumbers(schema: Json): Json {
+  const alts = schema.anyOf
+  if (!Array.isArray(alts) || alts.length !== 2 || !alts.some(coercingString)) return schema
+  const num = alts.find(a => !coercingString(a))
+  if (!isObj(num) || (num.type !== 'integer' && num.type !== 'number')) return schema
+  const { anyOf: _, ...outer } = schema
+  return { ...outer, ...num }
+}
+
+/**
+ * Schemas published once under components: the condition tree (recursive, so it cannot be
+ * inlined) and the error bodies every operation shares. A schema in a model that carries
+ * `'x-component': name` is shown as a reference to that component (the model itself keeps a
+ * plain object: a tree is checked by validateStrategy, whose messages are more precise).
+ */
+function componentSchemas(): Record<string, unknown> {
+  const plain = (s: TSchema) => JSON.parse(JSON.stringify(s)) as Json
+  const node = plain(ConditionNodeSchema)
+  delete node.$id
+  // the node kinds exclude each other (by `type`, or for a leaf by having none): a oneOf
+  node.oneOf = node.anyOf
+  delete node.anyOf
+  const tree = mapSchemas(node, o => (o.$ref === 'ConditionNode' ? { $ref: '#/components/schemas/ConditionNode' } : o))
+  return {
+    ConditionNode: tree,
+    ValidationError: plain(ValidationErrorBody),
+    NotFound: plain(NotFoundBody),
+    RateLimited: plain(RateLimitedBody),
+    Overloaded: plain(OverloadedBody),
+  }
+}
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` })
+
+const ANY_KEY = '^(.*)$'
+
+/**
+ * TypeBox writes a record keyed by any string as `patternProperties: {"^(.*)$": S}`, which
+ * generators read as an object with no properties at all (openapi-typescript: a record of
+ * `never`): the same rule as `additionalProperties: S`, which every generator reads.
+ */
+export function plainRecords(o: Json): Json {
+  const pp = o.patternProperties
+  if (o.type !== 'object' || !isObj(pp) || Object.keys(pp).length !== 1 || !isObj(pp[ANY_KEY]) || o.properties !== undefined) return o
+  const { patternProperties: _, ...rest } = o
+  return { ...rest, additionalProperties: pp[ANY_KEY] }
+}
+
+/**
+ * `x-component` to a reference; `x-documented-as` (an open object whose keys the service
+ * checks itself, e.g. a bot's `params`) to the schema it names; Elysia's coercing numbers to
+ * numbers; any-key records to additionalProperties.
+ */
+function documentedSchema(o: Json): Json {
+  const name = o['x-component']
+  if (typeof name === 'string') return typeof o.description === 'string' ? { ...ref(name), description: o.description } : ref(name)
+  const as = o['x-documented-as']
+  if (isObj(as)) return { ...(JSON.parse(JSON.stringify(as)) as Json), ...(typeof o.description === 'string' ? { description: o.description } : {}) }
+  return plainRecords(plainNumbers(o))
+}
+
+/**
+ * Defaults the service applies itself rather than the validator, so the schema cannot carry
+ * them: the card routes' `dir` (a registry id that names its side keeps it; docs/cards.md).
+ */
+const SERVICE_DEFAULTS: Record<string, Record<string, { default: unknown; description: string }>> = {
+  '/share': { dir: { default: 'long', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-short) keeps it, and a contradicting dir is a 422" } },
+  '/og': { dir: { default: 'short', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-long) keeps it, and a contradicting dir is a 422" } },
+}
+
+function serviceDefaults(doc: Json): void {
+  for (const [path, params] of Object.entries(SERVICE_DEFAULTS)) {
+    const op = isObj(doc.paths) && isObj(doc.paths[path]) ? (doc.paths[path] as Json).get : undefined
+    if (!isObj(op) || !Array.isArray(op.parameters)) continue
+    for (const p of op.parameters) if (isObj(p) && isObj(p.schema) && typeof p.name === 'string' && params[p.name]) Object.assign(p.schema, params[p.name])
+  }
+}
+
+/**
+ * The 404s a route's service answers (an unknown id, symbol or hash) that its response map
+ * does not declare, and when. The other operations with a 404 declare it themselves.
+ */
+const NOT_FOUND: Record<string, string> = {
+  '/simulate/dca': 'the symbol is not in the store (GET /coins lists them)',
+  '/simulate/grid': 'the symbol is not in the store (GET /coins lists them)',
+  '/export/csv': 'no run produced that result hash',
+  '/og': 'no registry strategy or builder preset has that id',
+  '/rankings/files/{date}': 'no day file was published for that date',
+}
+/** /share answers its 404 as a page, in the asked language */
+const HTML_NOT_FOUND: Record<string, string> = { '/share': 'no registry strategy or builder preset has that id: a page that says so' }
+
+const json = (schema: Json) => ({ 'application/json': { schema } })
+const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } }
+
+/**
+ * The refusals every operation can meet, on each: 422 when it takes input, 429 on every
+ * rate-limited route, 503 on the compute routes (load shedding, a full run queue), both
+ * with Retry-After; and 404 where the route has one.
+ */
+export function errorResponses(doc: unknown): unknown {
+  if (!isObj(doc) || !isObj(doc.paths)) return doc
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!isObj(item)) continue
+    for (const op of Object.values(item)) {
+      if (!isObj(op)) continue
+      const responses = (op.responses = isObj(op.responses) ? op.responses : {}) as Json
+      const takesInput = (Array.isArray(op.parameters) && op.parameters.length > 0) || op.requestBody !== undefined
+      if (takesInput && !responses['422'])
+        responses['422'] = { description: 'a field breaks a rule: each entry names the field, the rule and the input', content: json(ref('ValidationError')) }
+      if (NOT_FOUND[path] && !responses['404']) responses['404'] = { description: NOT_FOUND[path], content: json(ref('NotFound')) }
+      if (HTML_NOT_FOUND[path] && !responses['404']) responses['404'] = { description: HTML_NOT_FOUND[path], content: { 'text/html': { schema: { type: 'string' } } } }
+      const limit = limitClassOf(path.replace(/\{(\w+)\}/g, ':$1'))
+      if (limit)
+        responses['429'] = { description: 'over the rate limit of this kind of endpoint', headers: RETRY_AFTER, content: json(ref('RateLimited')) }
+      if (limit === 'compute')
+        responses['503'] = { description: 'the service is overloaded (run queue full or event loop late)', headers: RETRY_AFTER, content: json(ref('Overloaded')) }
+    }
+  }
+  return doc
+}
+
+/** The published document: the generator's, made true to the service (see each step). */
+export function publicDocument(doc: unknown, routes: readonly RouteBody[]): unknown {
+  if (!isObj(doc)) return doc
+  const out = mapSchemas(optionalDefaults(jsonRequestBodies(doc, routes)), documentedSchema) as Json
+  serviceDefaults(out)
+  out.components = { ...(isObj(out.components) ? out.components : {}), schemas: { ...(isObj(out.components) && isObj(out.components.schemas) ? out.components.schemas : {}), ...componentSchemas() } }
+  return errorResponses(out)
+}
+
 export interface RouteBody {
   method: string
   path: string
@@ -83,7 +236,7 @@ export function openapiPlugin(routes: () => readonly RouteBody[] = () => []) {
   // the hook first: hooks reach only routes registered after them
   return new Elysia({ name: 'openapi-document' })
     .onAfterHandle({ as: 'global' }, ({ route, response }) => {
-      if (route === '/openapi.json') return optionalDefaults(jsonRequestBodies(response, routes())) as Record<string, unknown>
+      if (route === '/openapi.json') return publicDocument(response, routes()) as Record<string, unknown>
     })
     .use(openapiGenerator())
 }

@@ -3,7 +3,7 @@ import { EXIT_REASONS } from '../../engine/types'
 import { TIMEFRAMES } from '../../market/timeframe'
 
 const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
-const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
 
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import { indicatorList } from '../../strategies/describe'
-import { getPreset, listPresets } from '../../strategies/presets'
+import { indicatorList, servedPreset } from '../../strategies/describe'
+import { listPresets } from '../../strategies/presets'
 import { BuilderIndicatorList, NotFound, Preset, PresetList, PresetParams } from './model'
 
 /** GET /builder/indicators, /builder/presets and /builder/presets/:preset_id. */
@@ -18,7 +18,7 @@ export function builderModule() {
     })
     .get(
       '/presets/:preset_id',
-      ({ params, status }) => getPreset(params.preset_id) ?? status(404, { detail: `Preset '${params.preset_id}' not found` }),
+      ({ params, status }) => servedPreset(params.preset_id) ?? status(404, { detail: `Preset '${params.preset_id}' not found` }),
       {
         params: PresetParams,
         response: { 200: Preset, 404: NotFound },
