@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { FormatRegistry, type TSchema } from '@sinclair/typebox'
 import { ConditionNodeSchema } from '../strategies/conditions'
 import { VERSION } from '../version'
+import EXAMPLES from './openapi-examples.json'
 import { NotFoundBody, OverloadedBody, RateLimitedBody, ValidationErrorBody } from './error-bodies'
 import { limitClassOf } from './rate-limit'
 
@@ -121,9 +122,33 @@ const ANY_KEY = '^(.*)$'
  */
 export function plainRecords(o: Json): Json {
   const pp = o.patternProperties
-  if (o.type !== 'object' || !isObj(pp) || Object.keys(pp).length !== 1 || !isObj(pp[ANY_KEY]) || o.properties !== undefined) return o
+  const object = o.type === 'object' || (Array.isArray(o.type) && o.type.includes('object'))
+  if (!object || !isObj(pp) || Object.keys(pp).length !== 1 || !isObj(pp[ANY_KEY]) || o.properties !== undefined) return o
   const { patternProperties: _, ...rest } = o
   return { ...rest, additionalProperties: pp[ANY_KEY] }
+}
+
+/** The generator folds `enum | null` (and `const | null`) into `type: [string, null]` and leaves null out of the values. */
+function nullableEnums(o: Json): Json {
+  if (!Array.isArray(o.type) || !o.type.includes('null')) return o
+  if (o.const !== undefined && o.const !== null) {
+    const { const: value, ...rest } = o
+    return { ...rest, enum: [value, null] }
+  }
+  if (!Array.isArray(o.enum) || o.enum.includes(null)) return o
+  return { ...o, enum: [...o.enum, null] }
+}
+
+/**
+ * A response schema shows what is sent: a `default` there (t.UnionEnum publishes its first
+ * value as one) means nothing to a client, and a generator may read it as "may be absent".
+ */
+function withoutDefaults(schema: unknown, depth = 0): void {
+  if (!isObj(schema) || depth > 64) return
+  delete schema.default
+  if (isObj(schema.properties)) for (const p of Object.values(schema.properties)) withoutDefaults(p, depth + 1)
+  for (const k of ['items', 'additionalProperties', 'not']) withoutDefaults(schema[k], depth + 1)
+  for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(schema[k])) for (const s of schema[k] as unknown[]) withoutDefaults(s, depth + 1)
 }
 
 /**
@@ -133,10 +158,12 @@ export function plainRecords(o: Json): Json {
  */
 function documentedSchema(o: Json): Json {
   const name = o['x-component']
-  if (typeof name === 'string') return typeof o.description === 'string' ? { ...ref(name), description: o.description } : ref(name)
   const as = o['x-documented-as']
-  if (isObj(as)) return { ...(JSON.parse(JSON.stringify(as)) as Json), ...(typeof o.description === 'string' ? { description: o.description } : {}) }
-  return plainRecords(plainNumbers(o))
+  if (typeof name !== 'string' && !isObj(as)) return nullableEnums(plainRecords(plainNumbers(o)))
+  const shown = typeof name === 'string' ? ref(name) : (JSON.parse(JSON.stringify(as)) as Json)
+  const described = typeof o.description === 'string' ? { ...shown, description: o.description } : shown
+  // the generator folds `X | null` into `type: [object, null]` on X itself: keep the null
+  return Array.isArray(o.type) && o.type.includes('null') ? { anyOf: [described, { type: 'null' }] } : described
 }
 
 /**
@@ -185,6 +212,7 @@ export function errorResponses(doc: unknown): unknown {
     for (const op of Object.values(item)) {
       if (!isObj(op)) continue
       const responses = (op.responses = isObj(op.responses) ? op.responses : {}) as Json
+      for (const r of Object.values(responses)) if (isObj(r) && isObj(r.content)) for (const m of Object.values(r.content)) if (isObj(m)) withoutDefaults(m.schema)
       const takesInput = (Array.isArray(op.parameters) && op.parameters.length > 0) || op.requestBody !== undefined
       if (takesInput && !responses['422'])
         responses['422'] = { description: 'a field breaks a rule: each entry names the field, the rule and the input', content: json(ref('ValidationError')) }
@@ -200,13 +228,42 @@ export function errorResponses(doc: unknown): unknown {
   return doc
 }
 
+interface Examples {
+  operations: Record<string, { request?: unknown; responses: Record<string, unknown> }>
+  components: Record<string, unknown>
+}
+
+/**
+ * Real requests and the service's answers to them (scripts/openapi-examples.ts writes the
+ * file from a run on real candles): each operation's JSON request body and responses carry
+ * theirs as `example`, each error body schema as `examples`.
+ */
+export function withExamples(doc: Json, examples: Examples = EXAMPLES as Examples): Json {
+  const paths = isObj(doc.paths) ? doc.paths : {}
+  for (const [key, ex] of Object.entries(examples.operations)) {
+    const [method, path] = key.split(' ')
+    const op = isObj(paths[path]) ? (paths[path] as Json)[method.toLowerCase()] : undefined
+    if (!isObj(op)) continue
+    const body = isObj(op.requestBody) && isObj(op.requestBody.content) ? op.requestBody.content['application/json'] : undefined
+    if (ex.request !== undefined && isObj(body)) body.example = ex.request
+    for (const [status, answer] of Object.entries(ex.responses)) {
+      const res = isObj(op.responses) ? op.responses[status] : undefined
+      const media = isObj(res) && isObj(res.content) ? res.content['application/json'] : undefined
+      if (isObj(media) && !(isObj(media.schema) && typeof media.schema.$ref === 'string')) media.example = answer
+    }
+  }
+  const schemas = isObj(doc.components) && isObj(doc.components.schemas) ? doc.components.schemas : {}
+  for (const [name, answer] of Object.entries(examples.components)) if (isObj(schemas[name]) && answer !== undefined) (schemas[name] as Json).examples = [answer]
+  return doc
+}
+
 /** The published document: the generator's, made true to the service (see each step). */
 export function publicDocument(doc: unknown, routes: readonly RouteBody[]): unknown {
   if (!isObj(doc)) return doc
   const out = mapSchemas(optionalDefaults(jsonRequestBodies(doc, routes)), documentedSchema) as Json
   serviceDefaults(out)
   out.components = { ...(isObj(out.components) ? out.components : {}), schemas: { ...(isObj(out.components) && isObj(out.components.schemas) ? out.components.schemas : {}), ...componentSchemas() } }
-  return errorResponses(out)
+  return withExamples(errorResponses(out) as Json)
 }
 
 export interface RouteBody {
