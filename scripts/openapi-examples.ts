@@ -45,6 +45,11 @@ const entry = { type: 'AND', conditions: [{ field: 'rsi', op: '<', value: 35 }, 
 
 await record('GET /health', '/health')
 await record('GET /coins', '/coins')
+// the market-context reads answer from the store when the upstreams are out of reach (OFFLINE)
+for (const path of ['/coins/stats', '/market', '/market/live', '/news', '/macro', '/regime', '/hot-strategies', '/performance/public', '/trust/metrics'])
+  await record(`GET ${path}`, path)
+for (const path of ['/signals/live', '/signals/history', '/signals/realtime']) await record(`GET ${path}`, path)
+await record('GET /trust/merkle/{date}/leaves', '/trust/merkle/20240601/leaves')
 await record('GET /ohlcv/{symbol}', '/ohlcv/BTCUSDT?limit=3')
 await record('GET /ohlcv/{symbol}', '/ohlcv/NOPEUSDT')
 await record('GET /strategies', '/strategies')

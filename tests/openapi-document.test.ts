@@ -104,6 +104,17 @@ describe('the refusals of every operation', () => {
     expect(doc.paths['/health'].get.responses['429']).toBeUndefined()
   })
 
+  test('and its success: every operation documents a 2xx answer with its media type (CSV, PNG and HTML ones too)', () => {
+    for (const { method, path, op } of operations) {
+      const ok = Object.entries(op.responses as Record<string, any>).find(([status]) => status.startsWith('2'))
+      expect([method, path, ok !== undefined && Object.keys(ok[1].content ?? {}).length > 0]).toEqual([method, path, true])
+    }
+    const media = (method: string, path: string) => Object.keys(doc.paths[path][method].responses['200'].content)
+    expect(media('get', '/export/csv')).toEqual(['text/csv'])
+    expect(media('get', '/og')).toEqual(['image/png'])
+    expect(media('get', '/share')).toEqual(['text/html'])
+  })
+
   test('404 where the route has one, including those its service raises', async () => {
     const with404 = operations.filter(o => o.op.responses['404']).map(o => `${o.method.toUpperCase()} ${o.path}`)
     for (const p of ['POST /simulate/dca', 'POST /simulate/grid', 'GET /export/csv', 'GET /og', 'GET /share', 'GET /rankings/files/{date}', 'GET /ohlcv/{symbol}', 'POST /simulate', 'GET /builder/presets/{preset_id}'])

@@ -198,6 +198,29 @@ const NOT_FOUND: Record<string, string> = {
 const HTML_NOT_FOUND: Record<string, string> = { '/share': 'no registry strategy or builder preset has that id: a page that says so' }
 
 const json = (schema: Json) => ({ 'application/json': { schema } })
+
+const text = (media: string, description: string) => ({ description, content: { [media]: { schema: { type: 'string' } } } })
+const page = (what: string) => text('text/html', what)
+/**
+ * The answers of routes that reply with a Response of their own (CSV, PNG, HTML, the stored
+ * bytes of a day file), which the generator cannot see: their media types, by "METHOD path".
+ */
+const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
+  'GET /export/csv': { '200': text('text/csv', 'every trade of the result, one row each, after a header row (Content-Disposition: attachment)') },
+  'GET /rankings/files/{date}': {
+    '200': {
+      description: 'the day file as published, byte for byte (canonical JSON); X-Content-SHA256 and the ETag are its sha256',
+      headers: { 'X-Content-SHA256': { schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
+      content: json({ type: 'object', additionalProperties: true }),
+    },
+  },
+  'GET /rankings/criteria': { '200': page('the ranking rules as a page') },
+  'GET /og': { '200': { description: '1200×630 PNG card (304 with a matching If-None-Match)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } },
+  'GET /share': { '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings') },
+  'GET /api/subscribe/confirm': { '200': page('the subscription is confirmed (or was already)'), '403': page('the link is not valid for that address') },
+  'GET /api/unsubscribe': { '200': page('the address is unsubscribed (or was not subscribed)'), '403': page('the link is not valid for that address') },
+  'POST /api/unsubscribe': { '200': text('text/plain', 'unsubscribed (RFC 8058 one-click)'), '403': text('text/plain', 'the link is not valid for that address') },
+}
 const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } }
 
 /**
@@ -209,9 +232,10 @@ export function errorResponses(doc: unknown): unknown {
   if (!isObj(doc) || !isObj(doc.paths)) return doc
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!isObj(item)) continue
-    for (const op of Object.values(item)) {
+    for (const [method, op] of Object.entries(item)) {
       if (!isObj(op)) continue
       const responses = (op.responses = isObj(op.responses) ? op.responses : {}) as Json
+      for (const [status, answer] of Object.entries(MEDIA_ANSWERS[`${method.toUpperCase()} ${path}`] ?? {})) responses[status] ??= answer
       for (const r of Object.values(responses)) if (isObj(r) && isObj(r.content)) for (const m of Object.values(r.content)) if (isObj(m)) withoutDefaults(m.schema)
       const takesInput = (Array.isArray(op.parameters) && op.parameters.length > 0) || op.requestBody !== undefined
       if (takesInput && !responses['422'])
