@@ -194,8 +194,6 @@ const NOT_FOUND: Record<string, string> = {
   '/og': 'no registry strategy or builder preset has that id',
   '/rankings/files/{date}': 'no day file was published for that date',
 }
-/** /share answers its 404 as a page, in the asked language */
-const HTML_NOT_FOUND: Record<string, string> = { '/share': 'no registry strategy or builder preset has that id: a page that says so' }
 
 const json = (schema: Json) => ({ 'application/json': { schema } })
 
@@ -216,7 +214,10 @@ const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
   },
   'GET /rankings/criteria': { '200': page('the ranking rules as a page') },
   'GET /og': { '200': { description: '1200×630 PNG card (304 with a matching If-None-Match)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } },
-  'GET /share': { '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings') },
+  'GET /share': {
+    '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings'),
+    '404': page('no registry strategy or builder preset has that id: a page that says so, in the asked language'),
+  },
   'GET /api/subscribe/confirm': { '200': page('the subscription is confirmed (or was already)'), '403': page('the link is not valid for that address') },
   'GET /api/unsubscribe': { '200': page('the address is unsubscribed (or was not subscribed)'), '403': page('the link is not valid for that address') },
   'POST /api/unsubscribe': { '200': text('text/plain', 'unsubscribed (RFC 8058 one-click)'), '403': text('text/plain', 'the link is not valid for that address') },
@@ -241,7 +242,6 @@ export function errorResponses(doc: unknown): unknown {
       if (takesInput && !responses['422'])
         responses['422'] = { description: 'a field breaks a rule: each entry names the field, the rule and the input', content: json(ref('ValidationError')) }
       if (NOT_FOUND[path] && !responses['404']) responses['404'] = { description: NOT_FOUND[path], content: json(ref('NotFound')) }
-      if (HTML_NOT_FOUND[path] && !responses['404']) responses['404'] = { description: HTML_NOT_FOUND[path], content: { 'text/html': { schema: { type: 'string' } } } }
       const limit = limitClassOf(path.replace(/\{(\w+)\}/g, ':$1'))
       if (limit)
         responses['429'] = { description: 'over the rate limit of this kind of endpoint', headers: RETRY_AFTER, content: json(ref('RateLimited')) }
@@ -315,9 +315,13 @@ export function jsonRequestBodies(doc: unknown, routes: readonly RouteBody[]): u
 /** `routes`: the finished app's route table, read when the document is asked for. */
 export function openapiPlugin(routes: () => readonly RouteBody[] = () => []) {
   // the hook first: hooks reach only routes registered after them
+  // the generator keeps its document; the published one is made once per document (about 10 ms)
+  const published = new WeakMap<object, unknown>()
   return new Elysia({ name: 'openapi-document' })
     .onAfterHandle({ as: 'global' }, ({ route, response }) => {
-      if (route === '/openapi.json') return publicDocument(response, routes()) as Record<string, unknown>
+      if (route !== '/openapi.json' || !isObj(response)) return
+      if (!published.has(response)) published.set(response, publicDocument(response, routes()))
+      return published.get(response) as Record<string, unknown>
     })
     .use(openapiGenerator())
 }
