@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import Ajv2020 from 'ajv/dist/2020'
 import { isFullDate } from '../src/http/openapi'
 import { limitClassOf } from '../src/http/rate-limit'
-import { ConditionNodeSchema } from '../src/strategies/conditions'
+import { ConditionNodeSchema } from '../src/strategies/condition-schema'
 import { listPresets } from '../src/strategies/presets'
 import { makeHarness } from './helpers/harness'
 

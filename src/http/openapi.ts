@@ -2,7 +2,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { FormatRegistry, type TSchema } from '@sinclair/typebox'
-import { ConditionNodeSchema } from '../strategies/conditions'
+import { ConditionNodeSchema } from '../strategies/condition-schema'
 import { VERSION } from '../version'
 import EXAMPLES from './openapi-examples.json'
 import { NotFoundBody, OverloadedBody, RateLimitedBody, ValidationErrorBody } from './error-bodies'

@@ -9,7 +9,7 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T, descri
 
 /**
  * A condition tree as served, typed as the one definition's static type (src/strategies/
- * conditions.ts). The response check stays a plain object: Elysia's response normaliser
+ * condition-schema.ts). The response check stays a plain object: Elysia's response normaliser
  * cannot follow a recursive schema; every served tree is checked against ConditionNodeSchema
  * by tests/openapi-document.test.ts, and /openapi.json shows that schema in its place
  * (`x-component`, src/http/openapi.ts).
