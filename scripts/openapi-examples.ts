@@ -10,13 +10,18 @@
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { buildApp } from '../src/app'
+import { rankingsJob } from '../src/jobs/rankings'
+import { Scheduler } from '../src/jobs/scheduler'
+import { createLogger } from '../src/log'
 import { importPaths } from '../src/market/import-binance'
 import { makeHarness, SHARED } from '../tests/helpers/harness'
 
 const EXAMPLE_ITEMS = 3
 const OUT = resolve(import.meta.dir, '../src/http/openapi-examples.json')
 const DATA = join(SHARED, 'data')
+/** the day after the data ends; the ranking is the last day the data covers whole */
 const NOW = Date.UTC(2024, 5, 17)
+const RANKING_SLOT = Date.UTC(2024, 5, 16, 0, 30)
 
 const cut = (v: unknown): unknown =>
   Array.isArray(v) ? v.slice(0, EXAMPLE_ITEMS).map(cut) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)])) : v
@@ -25,8 +30,15 @@ type Example = { request?: unknown; responses: Record<string, unknown> }
 const operations: Record<string, Example> = {}
 const components: Record<string, unknown> = {}
 
-const h = makeHarness({ nowMs: NOW })
+const h = makeHarness({ nowMs: RANKING_SLOT })
 await importPaths(h.deps.store, [join(DATA, 'binance-usdm-1h'), join(DATA, 'binance-usdm-funding'), join(DATA, 'universe-snapshot-2026-03-15.csv')])
+// one published ranking (the 00:30 job of that day), so /rankings/daily answers a real one
+const scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
+scheduler.register(rankingsJob(h.deps))
+const ranked = await scheduler.runSlot('rankings', RANKING_SLOT, 'schedule')
+await scheduler.stop()
+console.log('rankings job:', JSON.stringify(ranked))
+h.clock.set(NOW)
 
 /** `key` is the document's "METHOD /path/{param}"; `url` the request made. */
 async function record(key: string, url: string, json?: unknown) {
@@ -71,6 +83,7 @@ await record('POST /simulate/score-session', '/simulate/score-session', { trades
 await record('POST /simulate/dca', '/simulate/dca', { symbol: 'ETHUSDT', start: '2024-03-01', end: '2024-05-31', params: { max_safety_orders: 4, leverage: 2 } })
 await record('POST /simulate/grid', '/simulate/grid', { symbol: 'BTCUSDT', start: '2024-03-01', end: '2024-05-31', params: { lower_price: 56000, upper_price: 72000, grid_count: 20 } })
 await record('GET /rankings/daily', '/rankings/daily')
+await record('GET /rankings/daily', '/rankings/daily?date=20200101&strict_date=true')
 await record('GET /signals/scored', '/signals/scored?days=14&limit=50')
 await record('GET /trust/merkle/{date}', '/trust/merkle/20240601')
 await record('GET /paper-trading', '/paper-trading')

@@ -207,7 +207,7 @@ describe('examples', () => {
   test('every operation that takes a JSON body shows a real request and its answer, and the client tour\'s reads show theirs', () => {
     const at = new Set(examples().map(e => e.at))
     for (const { method, path, op } of operations) if (op.requestBody?.content?.['application/json']) expect(at).toContain(`${method} ${path} request`)
-    for (const a of ['post /simulate 200', 'post /backtest 200', 'get /rankings/daily 404', 'get /signals/scored 200', 'post /simulate/dca 200', 'post /simulate/grid 200'])
+    for (const a of ['post /simulate 200', 'post /backtest 200', 'get /rankings/daily 200', 'get /rankings/daily 404', 'get /signals/scored 200', 'post /simulate/dca 200', 'post /simulate/grid 200'])
       expect(at).toContain(a)
     for (const name of ['ValidationError', 'NotFound', 'RateLimited', 'Overloaded']) expect(at).toContain(`components ${name}`)
   })
