@@ -222,12 +222,15 @@ const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
   'GET /api/unsubscribe': { '200': page('the address is unsubscribed (or was not subscribed)'), '403': page('the link is not valid for that address') },
   'POST /api/unsubscribe': { '200': text('text/plain', 'unsubscribed (RFC 8058 one-click)'), '403': text('text/plain', 'the link is not valid for that address') },
 }
+/** Routes outside the compute class that still start a run on a request (on a cache miss), so a full run queue sheds them too. */
+const RUNS_ON_REQUEST = new Set(['/hot-strategies'])
+
 const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } }
 
 /**
  * The refusals every operation can meet, on each: 422 when it takes input, 429 on every
- * rate-limited route, 503 on the compute routes (load shedding, a full run queue), both
- * with Retry-After; and 404 where the route has one.
+ * rate-limited route, 503 on the compute routes (load shedding, a full run queue) and on
+ * the others that start a run, both with Retry-After; and 404 where the route has one.
  */
 export function errorResponses(doc: unknown): unknown {
   if (!isObj(doc) || !isObj(doc.paths)) return doc
@@ -245,7 +248,7 @@ export function errorResponses(doc: unknown): unknown {
       const limit = limitClassOf(path.replace(/\{(\w+)\}/g, ':$1'))
       if (limit)
         responses['429'] = { description: 'over the rate limit of this kind of endpoint', headers: RETRY_AFTER, content: json(ref('RateLimited')) }
-      if (limit === 'compute')
+      if (limit === 'compute' || RUNS_ON_REQUEST.has(path))
         responses['503'] = { description: 'the service is overloaded (run queue full or event loop late)', headers: RETRY_AFTER, content: json(ref('Overloaded')) }
     }
   }
