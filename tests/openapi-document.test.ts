@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
 import Ajv2020 from 'ajv/dist/2020'
+import { buildApp } from '../src/app'
 import { isFullDate } from '../src/http/openapi'
 import { limitClassOf } from '../src/http/rate-limit'
 import { ConditionNodeSchema } from '../src/strategies/condition-schema'
@@ -134,6 +135,17 @@ describe('the refusals of every operation', () => {
     expect(check(s.ValidationError, (await h.req('/signals/scored?days=0')).body)).toEqual([])
     expect(check(s.ValidationError, (await h.req('/simulate', { method: 'POST', json: { strategy: 'x', top_n: 'many' } })).body)).toEqual([])
     expect(check(s.NotFound, (await h.req('/simulate/dca', { method: 'POST', json: { symbol: 'NOPEUSDT' } })).body)).toEqual([])
+    const shed = makeHarness({ env: { SHED_LAG_MS: '200' } })
+    try {
+      const late = buildApp({ ...shed.deps, eventLoopLag: { lagMs: () => 2400 } })
+      const res = await late.handle(new Request('http://localhost/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"strategy":"ma-cross-long"}' }))
+      const body = (await res.json()) as { retry_after_seconds: number }
+      expect(res.status).toBe(503)
+      expect(Number(res.headers.get('retry-after'))).toBe(body.retry_after_seconds)
+      expect(check(s.Overloaded, body)).toEqual([])
+    } finally {
+      shed.cleanup()
+    }
     const limited = makeHarness({ env: { RATE_LIMIT_OTHER_PER_MIN: '1' } })
     try {
       await limited.req('/coins')
