@@ -66,11 +66,13 @@ describe('numbers', () => {
     expect(backtest.top_n.anyOf).toEqual([{ type: 'integer', minimum: 1, maximum: 535 }, { type: 'null' }])
   })
 
-  test("/share's dir default is the contract's long (and /og's short), with the rule for ids that name a side", () => {
+  test("defaults the service applies itself are shown: /share's dir is the contract's long (/og's short), /backtest's direction short", () => {
     const dir = (path: string) => doc.paths[path].get.parameters.find((p: any) => p.name === 'dir').schema
     expect(dir('/share')).toMatchObject({ enum: ['long', 'short'], default: 'long' })
     expect(dir('/og')).toMatchObject({ enum: ['long', 'short'], default: 'short' })
     expect(dir('/share').description).toContain('bb-squeeze-short')
+    // /backtest applies its own: direction_source then says default_short
+    expect(jsonSchemaOf(doc.paths['/backtest'].post.requestBody.content).properties.direction.default).toBe('short')
   })
 
   test('an indicator-params record is an object of numbers a generator can read (additionalProperties, not a catch-all pattern)', () => {

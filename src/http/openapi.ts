@@ -168,18 +168,26 @@ function documentedSchema(o: Json): Json {
 
 /**
  * Defaults the service applies itself rather than the validator, so the schema cannot carry
- * them: the card routes' `dir` (a registry id that names its side keeps it; docs/cards.md).
+ * them: the card routes' `dir` (a registry id that names its side keeps it; docs/cards.md)
+ * and /backtest's `direction` (left out, `direction_source` says `default_short`).
  */
-const SERVICE_DEFAULTS: Record<string, Record<string, { default: unknown; description: string }>> = {
-  '/share': { dir: { default: 'long', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-short) keeps it, and a contradicting dir is a 422" } },
-  '/og': { dir: { default: 'short', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-long) keeps it, and a contradicting dir is a 422" } },
+const SERVICE_DEFAULTS: Record<string, Record<string, { default: unknown; description?: string }>> = {
+  'GET /share': { dir: { default: 'long', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-short) keeps it, and a contradicting dir is a 422" } },
+  'GET /og': { dir: { default: 'short', description: "the side of a family id without one (bb-squeeze); a registry id that names its side (bb-squeeze-long) keeps it, and a contradicting dir is a 422" } },
+  'POST /backtest': { direction: { default: 'short' } },
 }
 
+/** Each SERVICE_DEFAULTS entry onto its query parameter or JSON body property. */
 function serviceDefaults(doc: Json): void {
-  for (const [path, params] of Object.entries(SERVICE_DEFAULTS)) {
-    const op = isObj(doc.paths) && isObj(doc.paths[path]) ? (doc.paths[path] as Json).get : undefined
-    if (!isObj(op) || !Array.isArray(op.parameters)) continue
-    for (const p of op.parameters) if (isObj(p) && isObj(p.schema) && typeof p.name === 'string' && params[p.name]) Object.assign(p.schema, params[p.name])
+  for (const [key, fields] of Object.entries(SERVICE_DEFAULTS)) {
+    const [method, path] = key.split(' ')
+    const op = isObj(doc.paths) && isObj(doc.paths[path]) ? (doc.paths[path] as Json)[method.toLowerCase()] : undefined
+    if (!isObj(op)) continue
+    const targets: Json = {}
+    if (Array.isArray(op.parameters)) for (const p of op.parameters) if (isObj(p) && isObj(p.schema) && typeof p.name === 'string') targets[p.name] = p.schema
+    const body = isObj(op.requestBody) && isObj(op.requestBody.content) ? op.requestBody.content['application/json'] : undefined
+    if (isObj(body) && isObj(body.schema) && isObj(body.schema.properties)) Object.assign(targets, body.schema.properties)
+    for (const [name, shown] of Object.entries(fields)) if (isObj(targets[name])) Object.assign(targets[name] as Json, shown)
   }
 }
 
