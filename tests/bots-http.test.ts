@@ -124,10 +124,14 @@ describe('POST /simulate/grid', () => {
     expect(locs(r.body).sort()).toEqual(['body.params.grid_count', 'body.params.grids', 'body.params.leverage'])
   })
 
-  test('the bot routes stay out of the public OpenAPI description', async () => {
-    const paths = Object.keys((await h.req('/openapi.json')).body.paths)
-    expect(paths.length).toBeGreaterThan(5)
-    expect(paths.filter(p => p.startsWith('/simulate/dca') || p.startsWith('/simulate/grid'))).toEqual([])
+  test('/simulate/dca and /simulate/grid are described in /openapi.json (public simulations); /generate-bot stays out', async () => {
+    const doc = (await h.req('/openapi.json')).body
+    const paths = Object.keys(doc.paths)
+    expect(paths.filter(p => p.startsWith('/simulate/dca') || p.startsWith('/simulate/grid') || p === '/generate-bot')).toEqual(['/simulate/dca', '/simulate/grid'])
+    const grid = doc.paths['/simulate/grid'].post
+    expect(grid.requestBody.content['application/json'].schema.required).toEqual(['symbol', 'params'])
+    expect(grid.requestBody.content['application/json'].schema.properties.params.properties.grid_count).toMatchObject({ type: 'integer', default: 20, minimum: 2, maximum: 200 })
+    expect(Object.keys(grid.responses).sort()).toEqual(['200', '404', '422', '429', '503'])
   })
 })
 

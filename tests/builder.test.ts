@@ -51,7 +51,21 @@ describe('named strategies are presets too', () => {
     const p = await get('/builder/presets/ttm-squeeze-short')
     expect(p.status).toBe(200)
     expect(p.body.indicators).toMatchObject({ keltner: { period: 20, atr_period: 20, mult: 1.5 } })
-    expect((await get('/builder/presets/supertrend-adx-long')).body.exit_conditions).toEqual({ field: 'st_bullish', op: '==', value: false })
+    // served under the contract's top-level AND (the preset itself is the bare leaf)
+    expect((await get('/builder/presets/supertrend-adx-long')).body.exit_conditions).toEqual({ type: 'AND', conditions: [{ field: 'st_bullish', op: '==', value: false }] })
+  })
+
+  test("every preset's trees have the contract's top level {type: 'AND', conditions: [...]}", async () => {
+    const { body } = await get('/builder/presets')
+    for (const item of body) {
+      const full = (await get(`/builder/presets/${item.id}`)).body
+      expect([item.id, full.entry.type]).toEqual([item.id, 'AND'])
+      if (full.exit_conditions !== null) expect([item.id, full.exit_conditions.type]).toEqual([item.id, 'AND'])
+    }
+    expect((await get('/builder/presets/ema-20-50-cross-long')).body.entry).toEqual({
+      type: 'AND',
+      conditions: [{ field: 'ema_fast', op: 'crosses_above', value: { field: 'ema_slow' } }],
+    })
   })
 })
 

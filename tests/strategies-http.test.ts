@@ -5,6 +5,9 @@ import { INDICATORS } from '../src/indicators/registry'
 import { strategiesModule } from '../src/modules/strategies'
 import { validateStrategy } from '../src/strategies/validate'
 import { listStrategies } from '../src/strategies/registry'
+import { compileStrategy } from '../src/strategies/compile'
+import type { Bars } from '../src/market/types'
+import { walkCandles } from './helpers/fixtures'
 
 const app = new Elysia().use(strategiesModule())
 const get = async (path: string) => {
@@ -29,9 +32,34 @@ describe('GET /strategies', () => {
     const { body } = await get('/strategies')
     for (const item of body) {
       const def = listStrategies().find(s => s.id === item.id)!
-      expect(item.entry).toEqual(JSON.parse(JSON.stringify(def.entry)))
-      expect(item.exit_conditions).toEqual(def.exit_conditions ? JSON.parse(JSON.stringify(def.exit_conditions)) : null)
+      // the contract's top level; a registry tree that is AND already is served as it is
+      const asServed = (t: unknown) => ((t as { type?: string }).type === 'AND' ? t : { type: 'AND', conditions: [t] })
+      expect(item.entry).toEqual(JSON.parse(JSON.stringify(asServed(def.entry))))
+      expect(item.exit_conditions).toEqual(def.exit_conditions ? JSON.parse(JSON.stringify(asServed(def.exit_conditions))) : null)
       expect(validateStrategy(item)).toEqual([])
+    }
+  })
+
+  test("every served tree has the contract's top level {type: 'AND', conditions: [...]}, the donchian leaves too", async () => {
+    const { body } = await get('/strategies')
+    for (const item of body) {
+      expect([item.id, item.entry.type, Array.isArray(item.entry.conditions)]).toEqual([item.id, 'AND', true])
+      if (item.exit_conditions) expect([item.id, item.exit_conditions.type]).toEqual([item.id, 'AND'])
+    }
+    const donchian = body.find((s: any) => s.id === 'donchian-breakout-long')
+    expect(donchian.entry).toEqual({ type: 'AND', conditions: [{ field: 'close', op: '>', value: { field: 'dc_upper_prev' } }] })
+  })
+
+  test('a served tree signals on exactly the bars its registry definition does', async () => {
+    const [t, o, h, l, c, v] = walkCandles(24 * 60, Date.UTC(2024, 0, 1), 5).map(col => Float64Array.from(col))
+    const bars: Bars = { t, o, h, l, c, v, n: t.length, stepMs: 3_600_000 }
+    const { body } = await get('/strategies')
+    for (const item of body) {
+      const def = listStrategies().find(s => s.id === item.id)!
+      const served = compileStrategy({ indicators: item.indicators, entry: item.entry, exit_conditions: item.exit_conditions }, bars)
+      const own = compileStrategy({ indicators: def.indicators, entry: def.entry, exit_conditions: def.exit_conditions }, bars)
+      expect([item.id, Array.from(served.entry)]).toEqual([item.id, Array.from(own.entry)])
+      expect([item.id, served.exit && Array.from(served.exit)]).toEqual([item.id, own.exit && Array.from(own.exit)])
     }
   })
 })

@@ -5,11 +5,11 @@
  * /simulate and the research answers), the condition tree and indicator schemas (/strategies
  * and /builder), and the `{detail}` answer. A schema used by one area stays in its model.ts.
  */
-import type { TLiteral } from '@sinclair/typebox'
+import { type TLiteral, Type } from '@sinclair/typebox'
 import { t, type TSchema } from 'elysia'
 import { EXIT_REASONS } from '../engine/types'
 import { TIMEFRAMES } from '../market/timeframe'
-import { type ConditionNode, OPS, STATS } from '../strategies/conditions'
+import type { ConditionNode } from '../strategies/conditions'
 
 export const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
 
@@ -168,53 +168,20 @@ export const backtestFields = {
   result_hash: t.Union([t.String(), t.Null()], { description: 'sha256 of the normalised request and the data version; GET /export/csv?hash=' }),
 }
 
-/** A series: a field, optionally its mean / lowest / highest over `bars` bars, read `shift` bars back. */
-const seriesFields = {
-  field: t.String(),
-  shift: t.Optional(t.Integer({ minimum: 0, maximum: 50 })),
-  stat: t.Optional(t.Union(STATS.map(v => t.Literal(v)))),
-  bars: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
-}
-const Term = t.Object({ ...seriesFields, mult: t.Optional(t.Number()) })
-
-/** A comparison value: a number, a boolean, a list (in / not_in), or `mult × series + offset`. */
-const ComparisonValue = t.Union([
-  t.Number(),
-  t.Boolean(),
-  t.Array(t.Number()),
-  t.Object({ ...seriesFields, mult: t.Optional(t.Number()), offset: t.Optional(t.Union([t.Number(), Term])) }),
-])
-
 /** A string from a fixed list (t.UnionEnum would also publish its first value as a default). */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
   t.Union(values.map(v => t.Literal(v)) as unknown as { -readonly [K in keyof T]: TLiteral<T[K]> }, description ? { description } : {})
 
-/** A child node: same shape as its parent (kept as a plain object so /openapi.json needs no self-reference). */
-const ChildNode = t.Object({}, { additionalProperties: true, description: 'a condition tree node, same shape as its parent' })
-
 /**
- * One node of the condition tree: an AND / OR group, a NOT, or a leaf {field, op, value,
- * shift?}. Documents the shape in /openapi.json; the full rules (field names, types,
- * depth) are checked by validateStrategy, whose messages are more precise than a schema's.
+ * A condition tree as served, typed as the one definition's static type (src/strategies/
+ * condition-schema.ts). The response check stays a plain object: Elysia's response normaliser
+ * cannot follow a recursive schema; every served tree is checked against ConditionNodeSchema
+ * by tests/openapi-document.test.ts, and /openapi.json shows that schema in its place
+ * (`x-component`, src/http/openapi.ts).
  */
-const ConditionTreeSchema = t.Object(
-  {
-    type: t.Optional(oneOf(['AND', 'OR', 'NOT', 'ANY_PRIOR'], 'group node; absent on a leaf')),
-    conditions: t.Optional(t.Array(ChildNode, { description: 'children of AND / OR (NOT, ANY_PRIOR: exactly one)' })),
-    condition: t.Optional(ChildNode),
-    field: t.Optional(t.String({ description: 'leaf: indicator or candle field, e.g. close, bb_upper, rsi' })),
-    op: t.Optional(oneOf(OPS)),
-    value: t.Optional(ComparisonValue),
-    value_bool: t.Optional(t.Boolean({ description: 'legacy form of a boolean value' })),
-    shift: t.Optional(t.Integer({ minimum: 0, maximum: 50, description: 'read the field this many bars back' })),
-    stat: t.Optional(oneOf(STATS, 'leaf: compare the mean / lowest / highest of the field over `bars` bars')),
-    bars: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'leaf: bars of the stat window; ANY_PRIOR: prior bars searched' })),
-  },
-  { description: 'condition tree node (docs/conditions.md)' },
+export const ConditionTree = t.Unsafe<ConditionNode>(
+  t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree node (docs/conditions.md)' }),
 )
-
-/** the schema above, typed as the compiler's own ConditionNode */
-export const ConditionTree = t.Unsafe<ConditionNode>(ConditionTreeSchema)
 
 export const IndicatorParamsSchema = t.Record(t.String(), t.Record(t.String(), t.Number()), {
   description: 'indicator id to params (merged over the defaults)',
@@ -245,21 +212,37 @@ export const IndicatorInfoFields = {
 }
 
 // The error bodies of every route: services never name them (they throw the domain errors of
-// src/runs/errors.ts); controllers name them in their `response` maps and src/http/errors.ts writes them.
-/** `{detail: "..."}`: a 404 (NotFound and its kinds), 401/403 for the admin key, 503 with Retry-After. */
-export const Detail = t.Object({ detail: t.String() }, { title: 'Detail' })
+// src/runs/errors.ts); controllers name them in their `response` maps, src/http/errors.ts,
+// rate-limit.ts and load-shedding.ts write them, and /openapi.json publishes them on every
+// operation that can answer them (src/http/openapi.ts; tests/openapi-document.test.ts checks
+// real answers against them). Their integers are TypeBox's plain `Type.Integer`: Elysia's
+// `t.Integer` also accepts numeric strings, which is for reading requests, not for describing answers.
+/** `{detail: "..."}`: a 404 (NotFound and its kinds: what was not found, and where to look), 401/403 for the admin key. */
+export const Detail = t.Object({ detail: t.String({ description: 'what went wrong; for a 404, what was not found and where to look' }) }, { title: 'Detail' })
 
 /** One entry of a 422: where (`loc`), which rule (`type`, `msg`) and the value as sent (`input`, bounded). */
 export const ValidationErrorItem = t.Object(
   {
-    type: t.String({ description: 'the rule broken: missing, int_type, range, enum, bool_parsing, object_type, value_error, …' }),
-    loc: t.Array(t.Union([t.String(), t.Integer()]), { description: "where: ['body', 'entry'], ['query', 'limit'], ['path', 'symbol']" }),
-    msg: t.String(),
+    type: t.String({ description: 'the rule broken: missing, int_type, range, enum, pattern, bool_parsing, dict_type, value_error, json_invalid, …' }),
+    loc: t.Array(t.Union([t.String(), Type.Integer()]), { description: "where: body, query, path or header, then the field path, e.g. ['body', 'entry']" }),
+    msg: t.String({ description: 'the rule in words, e.g. "Input should be an integer from 1 to 535"' }),
     input: t.Optional(t.Unknown({ description: 'the value as sent (long ones cut, large ones summarised)' })),
   },
   { title: 'ValidationErrorItem' },
 )
 
 /** The 422 body: every problem found, as FastAPI writes it. */
-export const ValidationErrors = t.Object({ detail: t.Array(ValidationErrorItem) }, { title: 'ValidationErrors' })
+export const ValidationErrors = t.Object({ detail: t.Array(ValidationErrorItem, { minItems: 1 }) }, { title: 'ValidationErrors', description: 'one entry per field that broke a rule' })
 
+/** 429 from the rate limit (src/http/rate-limit.ts), with Retry-After. */
+export const RateLimited = t.Object({
+  detail: t.String(),
+  limit_per_minute: Type.Integer({ description: 'requests per minute per client for this kind of endpoint' }),
+  retry_after_seconds: Type.Integer({ minimum: 1, description: 'the same as the Retry-After header' }),
+})
+
+/** 503 from load shedding or a full run queue (src/http/load-shedding.ts, errors.ts), with Retry-After. */
+export const Overloaded = t.Object({
+  detail: t.String(),
+  retry_after_seconds: Type.Integer({ minimum: 1, description: 'the same as the Retry-After header' }),
+})

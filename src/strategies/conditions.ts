@@ -3,81 +3,12 @@
  * helpers that read a well-formed tree. Validation lives in validate.ts, compilation in
  * compile.ts; the language is written down in docs/conditions.md.
  */
+import type { ConditionLeaf, ConditionNode, FieldRef, AnyPriorNode, NotNode } from './condition-schema'
 
-export const OPS = ['==', '!=', '>', '>=', '<', '<=', 'crosses_above', 'crosses_below', 'in', 'not_in'] as const
-export type Op = (typeof OPS)[number]
-
-/** Window statistics a series may take of a number field. */
-export const STATS = ['mean', 'min', 'max'] as const
-export type Stat = (typeof STATS)[number]
-
-export const TREE_LIMITS = {
-  /** levels from the root (a lone leaf is depth 1) */
-  maxDepth: 8,
-  /** leaves per tree (entry and exit are counted apart) */
-  maxLeaves: 64,
-  /** bars back a `shift` may read */
-  maxShift: 50,
-  /** bars in a window (`bars` of a stat or of ANY_PRIOR) */
-  maxBars: 500,
-  /** values in the list of `in` / `not_in` */
-  maxListValues: 64,
-} as const
-
-/**
- * A column read from a field: the field itself, or its mean / lowest / highest over the
- * `bars` bars ending at the bar read; then read `shift` bars back. So
- * `{field: 'rsi', stat: 'min', bars: 10, shift: 1}` is the lowest RSI of the prior 10 bars.
- */
-export interface Series {
-  field: string
-  shift?: number
-  stat?: Stat
-  bars?: number
-}
-
-/** A series times `mult` (default 1). */
-export interface Term extends Series {
-  mult?: number
-}
-
-/**
- * The right side of a comparison against a field: `mult × series + offset`, where the
- * offset is a number or another scaled series (each with its own shift and window).
- */
-export interface FieldRef extends Term {
-  offset?: number | Term
-}
-
-export interface ConditionLeaf extends Series {
-  op: Op
-  /** a number, a boolean, a list of numbers (`in` / `not_in`) or a field expression */
-  value?: number | boolean | number[] | FieldRef
-  /** legacy form of a boolean `value` */
-  value_bool?: boolean
-}
-
-export interface GroupNode {
-  type: 'AND' | 'OR'
-  conditions: ConditionNode[]
-}
-
-/** NOT takes its child under `condition`; a one-element `conditions` is accepted too. */
-export interface NotNode {
-  type: 'NOT'
-  condition?: ConditionNode
-  conditions?: ConditionNode[]
-}
-
-/** True at bar i when its child held on at least one of the prior `bars` bars (i − bars … i − 1). */
-export interface AnyPriorNode {
-  type: 'ANY_PRIOR'
-  bars: number
-  condition?: ConditionNode
-  conditions?: ConditionNode[]
-}
-
-export type ConditionNode = GroupNode | NotNode | AnyPriorNode | ConditionLeaf
+export { OPS, STATS, TREE_LIMITS, type Op, type Stat } from './condition-terms'
+// the tree's types are the static types of its one schema (condition-schema.ts); a type-only
+// export, so that code reading trees does not load the schema library
+export type { AnyPriorNode, ConditionLeaf, ConditionNode, FieldRef, GroupNode, NotNode, Series, Term } from './condition-schema'
 
 /** indicator id -> params (merged over the indicator's defaults) */
 export type IndicatorParams = Record<string, Record<string, number>>

@@ -7,8 +7,10 @@ import type { IndicatorCatalog } from './catalog'
 import type { FieldType } from './catalog'
 import type { ConditionNode, IndicatorParams } from './conditions'
 import { DEFAULT_CATALOG } from './default-catalog'
+import { getPreset, type Preset } from './presets'
 import { listStrategies } from './registry'
 import type { StrategyStatus } from './status'
+import { andTop } from './tree'
 
 export interface StrategyInfo {
   id: string
@@ -37,9 +39,15 @@ export function strategyInfos(): StrategyInfo[] {
     description: s.description,
     default_params: { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, direction: s.direction, status: s.status, avoid_hours: [...s.avoid_hours] },
     indicators: structuredClone(s.indicators),
-    entry: structuredClone(s.entry),
-    exit_conditions: s.exit_conditions ? structuredClone(s.exit_conditions) : null,
+    entry: andTop(structuredClone(s.entry)),
+    exit_conditions: s.exit_conditions ? andTop(structuredClone(s.exit_conditions)) : null,
   }))
+}
+
+/** GET /builder/presets/{id}: the preset with its trees under the contract's top-level AND. */
+export function servedPreset(id: string): Preset | undefined {
+  const p = getPreset(id)
+  return p && { ...p, entry: andTop(p.entry), exit_conditions: p.exit_conditions && andTop(p.exit_conditions) }
 }
 
 export function indicatorInfo(def: IndicatorDef): IndicatorInfo {

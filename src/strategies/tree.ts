@@ -9,6 +9,13 @@ export const all = (...conditions: ConditionNode[]): ConditionNode => ({ type: '
 export const any = (...conditions: ConditionNode[]): ConditionNode => ({ type: 'OR', conditions })
 export const not = (condition: ConditionNode): ConditionNode => ({ type: 'NOT', condition })
 
+/**
+ * The contract's top level, `{type: 'AND', conditions: [...]}`: an AND is kept as it is, any
+ * other node (a lone leaf, an OR, a NOT) becomes the one child of an AND, which is true
+ * exactly where that child is. Served trees (GET /strategies, /builder/presets/{id}) take it.
+ */
+export const andTop = (node: ConditionNode): ConditionNode => ('type' in node && node.type === 'AND' ? node : all(node))
+
 /** `{field, shift}` as the right-hand side of a comparison */
 export const ref = (field: string, shift = 0): FieldRef => (shift ? { field, shift } : { field })
 

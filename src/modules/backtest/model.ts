@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { backtestFields, DateOrNull, Timeframe } from '../../model/shared'
 
-const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
 export const BacktestRequest = t.Object({
   name: t.String({ maxLength: 100, default: 'Custom Strategy' }),

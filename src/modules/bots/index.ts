@@ -6,21 +6,21 @@ import { DcaSimRequest, DcaSimResponse, GenerateBotRequest, GridSimRequest, Grid
 import { simulateDcaRequest, simulateGridRequest } from './service'
 
 /**
- * POST /simulate/dca and /simulate/grid: bot backtests on one coin; POST /generate-bot: a
- * trading-bot zip. Outside the public OpenAPI description: the contract keeps the bot
- * execution API out, and the description covers simulation and data endpoints only.
+ * POST /simulate/dca and /simulate/grid: bot backtests on one coin, public simulation
+ * endpoints (the contract's table), so they are in /openapi.json; POST /generate-bot: a
+ * trading-bot zip, the bot execution side, which the contract keeps out of the description.
  */
 export function botsModule(deps: AppDeps) {
   return new Elysia({ name: 'bots' })
     .post('/simulate/dca', ({ body }) => simulateDcaRequest(deps.store, deps.runs, body), {
       body: DcaSimRequest,
       response: DcaSimResponse,
-      detail: { hide: true, tags: ['bots'], summary: 'DCA bot backtest' },
+      detail: { tags: ['bots'], summary: 'DCA bot backtest: safety-order ladder and take profit on one coin' },
     })
     .post('/simulate/grid', ({ body }) => simulateGridRequest(deps.store, deps.runs, body), {
       body: GridSimRequest,
       response: GridSimResponse,
-      detail: { hide: true, tags: ['bots'], summary: 'Grid bot backtest' },
+      detail: { tags: ['bots'], summary: 'Grid bot backtest on one coin (accuracy: approx)' },
     })
     .post(
       '/generate-bot',

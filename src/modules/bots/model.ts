@@ -63,10 +63,12 @@ export const GridParams = Type.Object(
 export type DcaParams = Static<typeof DcaParams>
 export type GridParams = Static<typeof GridParams>
 
-const ParamsObject = (what: string) => t.Record(t.String(), t.Unknown(), { description: `${what}; keys, ranges and defaults in docs/bots.md` })
+// /openapi.json shows each kind's own params schema in place of the open record (`x-documented-as`, src/http/openapi.ts)
+const ParamsObject = (what: string, params: TSchema) =>
+  t.Record(t.String(), t.Unknown(), { description: `${what}; keys, ranges and defaults in docs/bots.md`, 'x-documented-as': params })
 
-export const DcaSimRequest = t.Object({ ...common, params: t.Optional(ParamsObject('DCA bot settings (3Commas terms)')) })
-export const GridSimRequest = t.Object({ ...common, params: ParamsObject('grid bot settings (Binance futures grid terms)') })
+export const DcaSimRequest = t.Object({ ...common, params: t.Optional(ParamsObject('DCA bot settings (3Commas terms)', DcaParams)) })
+export const GridSimRequest = t.Object({ ...common, params: ParamsObject('grid bot settings (Binance futures grid terms)', GridParams) })
 export type DcaSimRequest = typeof DcaSimRequest.static
 export type GridSimRequest = typeof GridSimRequest.static
 
@@ -151,7 +153,7 @@ export const GridSimResponse = t.Object({
   final_position_qty: t.Number({ description: 'signed: + long, − short' }),
 })
 
-const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree, as in /backtest: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree, as in /backtest: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
 export const GenerateBotRequest = t.Object({
   strategy: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'a registry strategy id (GET /strategies); or give indicators, entry and direction instead' })),

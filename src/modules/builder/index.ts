@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import { indicatorList } from '../../strategies/describe'
 import { Detail } from '../../model/shared'
+import { indicatorList } from '../../strategies/describe'
 import { listPresets } from '../../strategies/presets'
 import { BuilderIndicatorList, Preset, PresetList, PresetParams } from './model'
 import { presetById } from './service'

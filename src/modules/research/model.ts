@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
 
-const Tree = t.Object({}, { additionalProperties: true, description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
+const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
 
 /** The run a research request describes: a registry `strategy` as /simulate, or a custom `entry` tree as /backtest. */
