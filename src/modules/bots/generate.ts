@@ -96,6 +96,7 @@ function backtestBody(cfg: BotConfig): BacktestBody {
     leverage: cfg.leverage,
     max_concurrent_positions: cfg.coins.length,
     compounding: false,
+    stop_at_ruin: true,
   }
 }
 

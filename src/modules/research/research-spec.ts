@@ -58,6 +58,7 @@ function customSpec(body: ResearchBody): RunSpec {
     leverage: body.leverage,
     max_concurrent_positions: body.max_concurrent_positions,
     compounding: body.compounding,
+    stop_at_ruin: body.stop_at_ruin,
   })
   const spot = body.market_type === 'spot'
   return { ...spec, marketType: body.market_type, leverage: spot ? 1 : spec.leverage, feeFrac: body.fee_pct ?? DEFAULT_FEE_FRAC[body.market_type] }
@@ -93,6 +94,7 @@ export function researchRun(body: ResearchBody, universe: Universe): ResearchRun
       per_coin_usd: body.per_coin_usd,
       max_concurrent_positions: body.max_concurrent_positions,
       compounding: body.compounding,
+      stop_at_ruin: body.stop_at_ruin,
       include_stablecoins: body.include_stablecoins,
     })
   } else {

@@ -24,6 +24,7 @@ export const SimulateRequest = t.Object({
   per_coin_usd: t.Number({ minimum: 1, maximum: 1_000_000, default: 60 }),
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
+  stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened (ruined_at says when); false: trades go on as if fresh capital were added" }),
 })
 
 export const SimulateResponse = t.Object(

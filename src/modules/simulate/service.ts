@@ -28,8 +28,8 @@ export async function runSimulate(runs: RunService, body: SimulateBody, noCache:
   checkDates(body.start_date, body.end_date)
   const spec = simulateSpec(body)
   const s = registryStrategy(body.strategy)
-  // the body is built by runs/present.ts; the response schema checks it on the way out
-  return responseBody(await runs.run(spec, { noCache }), { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
+  // the body is built by runs/present.ts as the result schema's type; the response schema checks it on the way out
+  return { ...responseBody(await runs.run(spec, { noCache })), strategy: s.id, strategy_name: s.name, status: s.status }
 }
 
 export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: boolean): Promise<typeof CoinSimResponse.static> {
@@ -75,7 +75,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     total_fees_pct: m.total_fees_pct,
     total_funding_pct: m.total_funding_pct,
     funding_coverage_pct: m.funding_coverage_pct,
-    data_range: r.assembled.body.data_range as string,
+    data_range: r.assembled.body.data_range,
     trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,

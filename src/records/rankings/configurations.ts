@@ -48,6 +48,7 @@ export const COST_FIELDS = {
   per_coin_usd: 60,
   max_concurrent_positions: 100,
   compounding: false,
+  stop_at_ruin: true,
   include_stablecoins: false,
 } as const
 
