@@ -144,6 +144,15 @@ export function dailyEquityCurve(trades: SizedTradeTable, initialCapitalUsd: num
   return toEquityPoints(fromDay, equityUsd, initialCapitalUsd)
 }
 
+/**
+ * The fall from `peak` to `equity` in % of the peak: 0 to 100, equity below zero counting
+ * as zero (a portfolio cannot lose more than all it has; below zero is capital it did not
+ * have). 0 without a positive peak.
+ */
+export function drawdownPct(peak: number, equity: number): number {
+  return peak > 0 ? ((peak - Math.max(equity, 0)) / peak) * 100 : 0
+}
+
 /** Daily equity values (day d = fromDayMs + d days) as points with return and drawdown. */
 export function toEquityPoints(fromDayMs: number, equityUsd: Float64Array, initialCapitalUsd: number): EquityPoint[] {
   const curve: EquityPoint[] = new Array(equityUsd.length)
@@ -155,7 +164,7 @@ export function toEquityPoints(fromDayMs: number, equityUsd: Float64Array, initi
       tMs: fromDayMs + d * DAY_MS,
       equityUsd: eq,
       returnPct: (eq / initialCapitalUsd - 1) * 100,
-      drawdownPct: peak > 0 ? ((peak - Math.max(eq, 0)) / peak) * 100 : 0,
+      drawdownPct: drawdownPct(peak, eq),
     }
   }
   return curve

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../backtest/model'
+import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
 const FeeFrac = t.Union([t.Number({ minimum: 0, maximum: 0.01 }), t.Null()], {
@@ -45,6 +46,7 @@ export const CoinSimRequest = t.Object({
   timeframe: Timeframe,
   strategy: t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()], { default: null, description: 'registry id; null = bb-squeeze-<direction>' }),
   leverage: t.Number({ minimum: 1, maximum: 125, default: 1 }),
+  stop_at_ruin: t.Boolean({ default: true, description: "true: once the position's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
 })
 
 export const CoinSimResponse = t.Object(
@@ -59,10 +61,10 @@ export const CoinSimResponse = t.Object(
     win_rate: t.Number(),
     profit_factor: t.Number(),
     total_return_pct: t.Number(),
-    max_drawdown_pct: t.Number(),
-    tp_count: t.Integer(),
-    sl_count: t.Integer(),
-    timeout_count: t.Integer(),
+    max_drawdown_pct: t.Number({ minimum: 0, maximum: 100 }),
+    ...exitCountFields,
+    stop_at_ruin: t.Boolean(),
+    ruined_at: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'the instant the equity reached zero; null when it never did' }),
     sharpe_ratio: t.Number({ default: 0 }),
     sortino_ratio: t.Number({ default: 0 }),
     calmar_ratio: t.Number({ default: 0 }),

@@ -45,6 +45,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     ...marketSpecOf(body),
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
+    stopAtRuin: body.stop_at_ruin,
   })
   let r
   try {
@@ -69,6 +70,12 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     tp_count: m.tp_count,
     sl_count: m.sl_count,
     timeout_count: m.timeout_count,
+    trailing_count: m.trailing_count,
+    signal_count: m.signal_count,
+    liquidation_count: m.liquidation_count,
+    end_of_data_count: m.end_of_data_count,
+    stop_at_ruin: r.assembled.body.stop_at_ruin,
+    ruined_at: r.assembled.body.ruined_at,
     sharpe_ratio: m.sharpe_ratio,
     sortino_ratio: m.sortino_ratio,
     calmar_ratio: m.calmar_ratio,
