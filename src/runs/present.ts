@@ -34,7 +34,8 @@ export interface RunOutcome {
   warnings: string[]
 }
 
-const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+/** An instant as the answers write it: ISO 8601 UTC, seconds, `Z`. */
+export const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
 
 /** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */

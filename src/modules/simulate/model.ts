@@ -100,7 +100,18 @@ export const CompareResponse = t.Object(
     run_cap_reason: t.Union([t.UnionEnum(['indicator_cache', 'compare_max_coins']), t.Null()]),
     coins_not_computed: t.Array(t.String()),
     strategies: t.Array(
-      t.Object({ strategy_id: t.String(), name: t.String(), win_rate: t.Number(), profit_factor: t.Number(), total_trades: t.Integer() }, { additionalProperties: true }),
+      t.Object(
+        {
+          strategy_id: t.String(),
+          name: t.String(),
+          win_rate: t.Number(),
+          profit_factor: t.Number(),
+          total_trades: t.Integer(),
+          max_drawdown_pct: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
+          ruined_at: t.Optional(t.Union([t.String({ format: 'date-time' }), t.Null()])),
+        },
+        { additionalProperties: true },
+      ),
     ),
   },
   { additionalProperties: true },

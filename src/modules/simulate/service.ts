@@ -5,7 +5,7 @@
 import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { OverLimit, UnknownSymbols } from '../../runs/errors'
-import { dataRange, responseBody, tradeItem } from '../../runs/present'
+import { dataRange, isoTime, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
 import { marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
@@ -129,6 +129,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
         total_trades: m.total_trades,
         total_return_pct: m.total_return_pct,
         max_drawdown_pct: m.max_drawdown_pct,
+        ruined_at: r.ruinedAtMs === null ? null : isoTime(r.ruinedAtMs),
         sharpe_ratio: m.sharpe_ratio,
       }
     }),
