@@ -111,6 +111,11 @@ describe('POST /simulate/compare', () => {
     expect(r.body.run_cap).toBeNull()
     expect(r.body.run_cap_reason).toBeNull()
     expect(r.body.coins_not_computed).toEqual([])
+    // each row says whether its run was ruined, and its drawdown is the portfolio's (at most 100 %)
+    for (const row of r.body.strategies) {
+      expect(row).toHaveProperty('ruined_at')
+      expect(row.max_drawdown_pct).toBeLessThanOrEqual(100)
+    }
   })
 
   test("each strategy's figures are those /simulate gives for it on the same coins and exits", async () => {

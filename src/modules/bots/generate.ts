@@ -153,8 +153,8 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   const m = run.assembled.metrics
   const body = run.assembled.body
   const figures: BacktestFigures = {
-    data_range: typeof body.data_range === 'string' ? body.data_range : '',
-    coins_used: typeof body.coins_used === 'number' ? body.coins_used : coins.length,
+    data_range: body.data_range,
+    coins_used: body.coins_used,
     total_trades: m.total_trades,
     win_rate: m.win_rate,
     profit_factor: m.profit_factor,
