@@ -165,6 +165,10 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     tp_count: m.tp_count,
     sl_count: m.sl_count,
     timeout_count: m.timeout_count,
+    trailing_count: m.trailing_count,
+    signal_count: m.signal_count,
+    liquidation_count: m.liquidation_count,
+    end_of_data_count: m.end_of_data_count,
   }
 
   const root = `perpsim-bot-${sanitizeId(cfg.strategy_id ?? cfg.name)}`
