@@ -62,6 +62,7 @@ const simulateBody = (topN: number) => ({
   per_coin_usd: 60,
   max_concurrent_positions: 100,
   compounding: false,
+  stop_at_ruin: true,
   include_stablecoins: false,
 })
 

@@ -90,3 +90,89 @@ describe('POST /backtest', () => {
     expect(a.body.eligible_universe).toBeNull()
   })
 })
+
+describe('POST /backtest: the figures of the contract', () => {
+  const EXIT_COUNTS = ['tp_count', 'sl_count', 'timeout_count', 'trailing_count', 'signal_count', 'liquidation_count', 'end_of_data_count'] as const
+  const sumOfCounts = (x: any) => EXIT_COUNTS.reduce((s, k) => s + x[k], 0)
+  const countOf = (trades: any[], reason: string) => trades.filter(t => t.exit_reason === reason).length
+
+  test('deflated_sharpe is the DSR, a number; the whole computation is deflated_sharpe_info', async () => {
+    const r = await h.req('/backtest', { method: 'POST', json: { entry: ENTRY, indicators: { bb: {} }, symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT'] } })
+    expect(typeof r.body.deflated_sharpe).toBe('number')
+    expect(r.body.deflated_sharpe_info.dsr).toBe(r.body.deflated_sharpe)
+    expect(r.body.deflated_sharpe_info.n_trials).toBe(1)
+  })
+
+  test('each exit reason has its own count, tp/sl/timeout only their own, and the counts add up to the trades, per coin too', async () => {
+    // exits by a signal, a trailing stop, timeouts and the end of the window all happen here
+    const json = {
+      entry: ENTRY,
+      exit_conditions: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_mid' } }] },
+      indicators: { bb: {} },
+      symbols: ['BTCUSDT', 'ETHUSDT', 'SOLUSDT'],
+      tp_source: 'trailing',
+      tp_pct: 1,
+      sl_pct: 3,
+      max_bars: 6,
+      leverage: 40,
+    }
+    const r = await h.req('/backtest', { method: 'POST', json })
+    expect(r.body.total_trades).toBeGreaterThan(0)
+    expect(r.body.total_trades).toBeLessThanOrEqual(1000) // every trade is listed
+    expect(sumOfCounts(r.body)).toBe(r.body.total_trades)
+    for (const [k, reason] of [['tp_count', 'tp'], ['sl_count', 'sl'], ['timeout_count', 'timeout'], ['trailing_count', 'trailing'], ['signal_count', 'signal'], ['liquidation_count', 'liquidation'], ['end_of_data_count', 'end_of_data']] as const)
+      expect([k, r.body[k]]).toEqual([k, countOf(r.body.trades, reason)])
+    expect(r.body.signal_count + r.body.trailing_count).toBeGreaterThan(0)
+    for (const c of r.body.coin_results) {
+      expect(sumOfCounts(c)).toBe(c.trades)
+      expect(c.signal_count).toBe(r.body.trades.filter((t: any) => t.symbol === c.symbol && t.exit_reason === 'signal').length)
+    }
+  })
+
+  // one coin, one slot of 60 USD at 50x: the first liquidation takes all the equity
+  const RUIN = { entry: { type: 'AND', conditions: [{ field: 'close', op: '>', value: 0 }] }, indicators: {}, symbols: ['BTCUSDT'], leverage: 50, max_concurrent_positions: 1 }
+
+  test('a portfolio whose equity reaches zero is ruined: ruined_at, a failed ruin check naming the day, and by default no trade after it', async () => {
+    const r = await h.req('/backtest', { method: 'POST', json: RUIN })
+    expect(r.status).toBe(200)
+    expect(r.body.stop_at_ruin).toBe(true)
+    expect(r.body.ruined_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+    const ruinedMs = Date.parse(r.body.ruined_at)
+    expect(r.body.trades.every((t: any) => Date.parse(t.entry_time) < ruinedMs)).toBe(true)
+    expect(r.body.trades.some((t: any) => Date.parse(t.exit_time) === ruinedMs)).toBe(true)
+    const ruin = r.body.reliability_checks.find((c: any) => c.axis_id === 'ruin')
+    expect(ruin.verdict).toBe('fail')
+    expect(ruin.message).toContain(r.body.ruined_at.slice(0, 10))
+    expect(r.body.equity_curve[r.body.ruin_index].t).toBe(r.body.ruined_at.slice(0, 10))
+    expect(r.body.warnings.some((w: string) => w.startsWith('ruined:') && w.includes(r.body.ruined_at))).toBe(true)
+    expect(r.body.max_drawdown_pct).toBeLessThanOrEqual(100)
+  })
+
+  test('stop_at_ruin false keeps trading as if fresh capital were added, says so, and still reads at most a 100 % drawdown', async () => {
+    const stop = await h.req('/backtest', { method: 'POST', json: RUIN })
+    const r = await h.req('/backtest', { method: 'POST', json: { ...RUIN, stop_at_ruin: false } })
+    expect(r.body.stop_at_ruin).toBe(false)
+    expect(r.body.result_hash).not.toBe(stop.body.result_hash)
+    expect(r.body.ruined_at).toBe(stop.body.ruined_at)
+    expect(r.body.total_trades).toBeGreaterThan(stop.body.total_trades)
+    expect(r.body.warnings.some((w: string) => w.includes('stop_at_ruin is false'))).toBe(true)
+    // the equity goes far below zero, which is a loss of everything, not more
+    expect(Math.min(...r.body.equity_curve.map((p: any) => p.equity_usd))).toBeLessThan(0)
+    expect(r.body.max_drawdown_pct).toBe(100)
+    expect(r.body.equity_curve.every((p: any) => p.drawdown_pct >= 0 && p.drawdown_pct <= 100)).toBe(true)
+    expect(r.body.max_drawdown_usd).toBeGreaterThan(r.body.initial_capital_usd)
+  })
+
+  test('stop_at_ruin must be a boolean', async () => {
+    const r = await h.req('/backtest', { method: 'POST', json: { ...RUIN, stop_at_ruin: 'sometimes' } })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0].loc).toEqual(['body', 'stop_at_ruin'])
+  })
+
+  test('an invalid strategy answers the new fields too: no ruin, zero counts, no DSR', async () => {
+    const r = await h.req('/backtest', { method: 'POST', json: { entry: { type: 'AND', conditions: [{ field: 'bb_uper', op: '>', value: 1 }] }, indicators: { bb: {} } } })
+    expect(r.body.executed).toBe(false)
+    expect([r.body.ruined_at, r.body.deflated_sharpe, r.body.deflated_sharpe_info, r.body.stop_at_ruin]).toEqual([null, null, null, true])
+    expect(sumOfCounts(r.body)).toBe(0)
+  })
+})

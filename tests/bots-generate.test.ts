@@ -77,7 +77,9 @@ describe('POST /generate-bot', () => {
     expect(bt.body.total_trades).toBeGreaterThan(0)
     // the README's figures are the service's backtest of these settings
     const readme = strFromU8(g.files[root + 'README.md'])
-    expect(readme).toContain(`| trades | ${bt.body.total_trades} (take profit ${bt.body.tp_count}, stop loss ${bt.body.sl_count}, timeout ${bt.body.timeout_count}) |`)
+    expect(readme).toContain(
+      `| trades | ${bt.body.total_trades} (take profit ${bt.body.tp_count}, stop loss ${bt.body.sl_count}, timeout ${bt.body.timeout_count}, trailing stop ${bt.body.trailing_count}, exit signal ${bt.body.signal_count}, liquidation ${bt.body.liquidation_count}, end of data ${bt.body.end_of_data_count}) |`,
+    )
   }, 60_000)
 
   test('a custom tree with an exit condition: the self-test equals /backtest’s entries, and a tampered signals file fails it', async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { canonicalJson, canonicalJsonLikeStringify } from '../src/engine/canonical-json'
-import { resultHash, type RunSpec } from '../src/runs/spec'
+import { portfolioOptionsOf, resultHash, type RunSpec } from '../src/runs/spec'
 
 /** The leaf serializer as src/engine/merkle.ts had it (ddeb686). */
 function oldLeafJson(value: unknown): string {
@@ -117,6 +117,11 @@ describe('the JSON.stringify-like form (result hashes, day files, cache keys)', 
     } as unknown as RunSpec
     // written by src/runs/spec.ts at ddeb686
     expect(resultHash(spec, 'v1')).toBe('46fa42fd9b9ce019bb490a771d01f96c6743eac361c63a604d6d5e4b953eeb8c')
+    // stored before stop_at_ruin existed: it ran on fresh capital, and is recomputed that way under its own hash
+    expect(portfolioOptionsOf(spec, 50).stopAtRuin).toBe(false)
+    // a request made now names the setting either way, so its results never mix with those
+    expect(resultHash({ ...spec, stopAtRuin: false }, 'v1')).not.toBe(resultHash(spec, 'v1'))
+    expect(resultHash({ ...spec, stopAtRuin: true }, 'v1')).not.toBe(resultHash({ ...spec, stopAtRuin: false }, 'v1'))
   })
 })
 

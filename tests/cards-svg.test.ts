@@ -14,6 +14,7 @@ const figures = (over: Partial<CardFigures> = {}): CardFigures => ({
   profitFactorCapped: false,
   totalReturnPct: -12.25,
   maxDrawdownPct: 20.5,
+  ruinedOn: null,
   trades: 1234,
   equityReturnPct: [0, 1, -2, 3],
   dataSpan: { from: '2025-01-01', to: '2025-03-01' },
@@ -66,6 +67,14 @@ describe('the card SVG', () => {
     const svg = cardSvg(figures({ name: '</text><script>x</script>' }), 'en')
     expect(svg).not.toContain('<script>')
     expect(svg).toContain('&lt;/text&gt;&lt;script&gt;')
+  })
+
+  test('a ruined run says so, and on which day, in each language', () => {
+    expect(cardSvg(figures(), 'en')).not.toContain('Ruined')
+    const svg = cardSvg(figures({ ruinedOn: '2025-02-03', maxDrawdownPct: 100 }), 'en')
+    expect(svg).toContain('Ruined on 2025-02-03: the equity reached zero')
+    expect(svg).toContain('−100.0%')
+    expect(cardSvg(figures({ ruinedOn: '2025-02-03', maxDrawdownPct: 100 }), 'ko')).toContain('2025-02-03 파산')
   })
 
   test('no trades: the sparkline box says so instead of drawing a line', () => {

@@ -86,8 +86,11 @@ describe('trade metrics of a hand-computed case', () => {
     expect([s.total_trades, s.wins, s.total_return_pct, s.var_95, s.median_bars_held]).toEqual([m.total_trades, m.wins, m.total_return_pct, m.var_95, m.median_bars_held])
   })
 
-  test('tp / sl / timeout buckets: liquidation as sl, end of data as timeout, trailing and signal by sign', () => {
-    expect([m.tp_count, m.sl_count, m.timeout_count]).toEqual([2, 3, 2])
+  test('one count per exit reason: tp, sl and timeout count only their own exits, and the counts add up to the trades', () => {
+    expect([m.tp_count, m.sl_count, m.timeout_count]).toEqual([1, 1, 1])
+    expect([m.trailing_count, m.signal_count, m.liquidation_count, m.end_of_data_count]).toEqual([1, 1, 1, 1])
+    const sum = m.tp_count + m.sl_count + m.timeout_count + m.trailing_count + m.signal_count + m.liquidation_count + m.end_of_data_count
+    expect(sum).toBe(m.total_trades)
   })
 
   test('fees, funding and the funding coverage', () => {
@@ -148,16 +151,30 @@ describe('trade metrics of a hand-computed case', () => {
       profit_factor: 0.3,
       total_return_pct: -70,
       avg_pnl_pct: 0,
-      tp_count: 2,
-      sl_count: 1,
+      tp_count: 1,
+      sl_count: 0,
       timeout_count: 0,
+      trailing_count: 1,
+      signal_count: 0,
+      liquidation_count: 1,
+      end_of_data_count: 0,
     })
-    expect([eth.trades, eth.wins, eth.profit_factor, eth.total_return_pct, eth.sl_count, eth.timeout_count]).toEqual([4, 1, 3 / 8, -5, 2, 2])
+    expect([eth.trades, eth.wins, eth.profit_factor, eth.total_return_pct]).toEqual([4, 1, 3 / 8, -5])
+    expect([eth.tp_count, eth.sl_count, eth.timeout_count, eth.trailing_count, eth.signal_count, eth.liquidation_count, eth.end_of_data_count]).toEqual([0, 1, 1, 0, 1, 0, 1])
     expect(sol).toMatchObject({ trades: 0, win_rate: 0, profit_factor: 0, total_return_pct: 0, avg_pnl_pct: 0 })
   })
 })
 
 describe('portfolio metrics from the daily equity curve', () => {
+  test('max_drawdown_pct is the fall from the peak in % of that peak, at most 100 when the equity goes below zero', () => {
+    // 100 → 50 → −302 (a run on fresh capital): the portfolio lost everything, not 402 %
+    const below = toEquityPoints(Date.UTC(2024, 0, 1), Float64Array.from([50, -302]), 100)
+    expect(below.map((p) => p.drawdownPct)).toEqual([50, 100])
+    const m = computeMetrics({ trades: sized([]), equityCurve: below, initialCapitalUsd: 100 })
+    expect(m.max_drawdown_pct).toBe(100)
+    expect(m.max_drawdown_usd).toBe(402)
+  })
+
   const m = computeMetrics({ trades: sized(trades), equityCurve: curve, initialCapitalUsd: 1000 })
   const root365 = Math.sqrt(365)
 

@@ -197,3 +197,58 @@ describe('the index heap', () => {
     }
   })
 })
+
+describe('ruin: the realised equity reaching zero', () => {
+  // one coin, one slot, 100 USD: −60 %, −60 % (equity 100 → 40 → −20: ruined at hour 10), then +10 % and −30 %
+  const losing = () => [tradeOf('A', 1, 5, -60), tradeOf('A', 6, 10, -60), tradeOf('A', 12, 14, 10), tradeOf('A', 20, 22, -30)]
+  const one = (over: Partial<PortfolioOptions> = {}) => opts({ perCoinUsd: 100, maxConcurrent: 1, coinCount: 1, ...over })
+
+  test('is noted at the exit that takes the equity to zero, and by default no trade opens from then on', () => {
+    const r = runPortfolio(losing(), one(), noMark)
+    expect(r.ruinedAtMs).toBe(T0 + 10 * H)
+    expect(r.taken.map((t) => t.entryTimeMs)).toEqual([T0 + H, T0 + 6 * H])
+    expect(r.entriesAfterRuin).toBe(2)
+    expect(r.positionsSkipped).toBe(0)
+    expect(r.finalEquityUsd).toBe(-20)
+  })
+
+  test('an entry at the instant of ruin is not opened either', () => {
+    const r = runPortfolio([...losing().slice(0, 2), tradeOf('A', 10, 11, 5)], one(), noMark)
+    expect(r.taken).toHaveLength(2)
+    expect(r.entriesAfterRuin).toBe(1)
+  })
+
+  test('stopAtRuin false keeps trading on fresh capital, and still says when the equity reached zero', () => {
+    const r = runPortfolio(losing(), one({ stopAtRuin: false }), noMark)
+    expect(r.ruinedAtMs).toBe(T0 + 10 * H)
+    expect(r.taken).toHaveLength(4)
+    expect(r.entriesAfterRuin).toBe(0)
+    expect(r.finalEquityUsd).toBe(-40)
+  })
+
+  test('with compounding and stopAtRuin false an entry without equity is skipped, as before', () => {
+    const r = runPortfolio([tradeOf('A', 1, 5, -100), tradeOf('A', 6, 8, 10)], one({ compounding: true, stopAtRuin: false }), noMark)
+    expect(r.ruinedAtMs).toBe(T0 + 5 * H)
+    expect([r.taken.length, r.positionsSkipped, r.entriesAfterRuin]).toEqual([1, 1, 0])
+  })
+
+  test('the exits after the last entry can ruin the portfolio', () => {
+    expect(runPortfolio([tradeOf('A', 1, 5, -100)], one(), noMark).ruinedAtMs).toBe(T0 + 5 * H)
+    expect(runPortfolio([tradeOf('A', 1, 5, -99)], one(), noMark).ruinedAtMs).toBeNull()
+  })
+
+  test('the exits of one instant are booked together before the equity is judged', () => {
+    // 200 USD: A loses its 100 at hour 5; at hour 10 A loses 100 more while B gains 50 (equity 50, never zero after an instant)
+    const trades = [tradeOf('A', 1, 5, -100), tradeOf('A', 6, 10, -100), tradeOf('B', 6, 10, 50)]
+    const r = runPortfolio(trades, opts({ perCoinUsd: 100, maxConcurrent: 2, coinCount: 2 }), noMark)
+    expect(r.ruinedAtMs).toBeNull()
+    expect(r.finalEquityUsd).toBe(50)
+  })
+
+  test('the daily drawdown is at most 100 %: equity below zero is no more lost than all of it', () => {
+    const mark: MarkToMarket = { barsOf: () => undefined, fromDayMs: T0, toDayMs: T0 + 2 * DAY_MS }
+    const r = runPortfolio(losing(), one({ stopAtRuin: false }), mark)
+    expect(r.equityCurve.map((p) => p.equityUsd)).toEqual([-40, -40, -40])
+    expect(r.equityCurve.map((p) => p.drawdownPct)).toEqual([100, 100, 100])
+  })
+})

@@ -43,6 +43,15 @@ describe('the five axes', () => {
     expect(verdicts({ ...healthy, maxDrawdownPct: 49.9 }).ruin).toBe('pass')
   })
 
+  test('a ruined portfolio fails `ruin` whatever its drawdown, naming the day its equity reached zero', () => {
+    const checks = reliabilityChecks({ ...healthy, maxDrawdownPct: 20, ruinedAtMs: Date.UTC(2024, 2, 5, 13) })
+    const ruin = checks.find((c) => c.axis_id === 'ruin')!
+    expect(ruin.verdict).toBe('fail')
+    expect(ruin.message).toContain('2024-03-05')
+    expect(reliabilityWarning(checks)).toContain('ruined on 2024-03-05')
+    expect(verdicts({ ...healthy, ruinedAtMs: null }).ruin).toBe('pass')
+  })
+
   test('trades spanning fewer than 90 days fail `sample`', () => {
     expect(verdicts({ ...healthy, spanDays: 89.5 }).sample).toBe('fail')
     expect(verdicts({ ...healthy, spanDays: 90 }).sample).toBe('pass')
@@ -93,7 +102,7 @@ describe('the input from the trades', () => {
       ({ symbol, entryTimeMs: entryDay * DAY_MS, exitTimeMs: exitDay * DAY_MS, pnlPct }) as Trade
     // C is a coin of the run without trades: it carries no share of the P&L
     const input = reliabilityInput(tradeTableOf([t('A', 10, 12, 5), t('B', 11, 40, -3), t('A', 30, 31, 2)], ['C']), 12, 5)
-    expect(input).toEqual({ totalTrades: 3, maxDrawdownPct: 12, spanDays: 30, leverage: 5, coinReturnsPct: [7, -3] })
+    expect(input).toEqual({ totalTrades: 3, maxDrawdownPct: 12, spanDays: 30, leverage: 5, coinReturnsPct: [7, -3], ruinedAtMs: null })
     expect(reliabilityInput(tradeTableOf([]), 12, 5).spanDays).toBe(0)
   })
 })

@@ -85,7 +85,7 @@ describe('rankings: job and endpoints', () => {
     for (const row of [...b.top3, ...b.worst3])
       for (const k of ['rank', 'name_en', 'name_ko', 'strategy', 'direction', 'win_rate', 'profit_factor', 'total_return', 'total_trades', 'sharpe', 'max_drawdown', 'rank_change', 'streak', 'configuration_id', 'timeframe', 'sl_pct', 'tp_pct', 'max_bars', 'status', 'pf_capped'])
         expect(row).toHaveProperty(k)
-    expect(b.top3.every((x: any) => x.total_trades >= 10 && x.configuration_id.startsWith('v1:'))).toBe(true)
+    expect(b.top3.every((x: any) => x.total_trades >= 10 && x.configuration_id.startsWith('v2:'))).toBe(true)
     expect(b.citation).toMatchObject({ date: '2026-11-24', day_file_url: '/rankings/files/20261124', url: '/rankings/daily?date=20261124&period=30d&group=top50&strict_date=true' })
   })
 
@@ -179,6 +179,7 @@ describe('rankings: job and endpoints', () => {
           total_return_pct: sim.body.total_return_pct,
           sharpe_ratio: sim.body.sharpe_ratio,
           max_drawdown_pct: sim.body.max_drawdown_pct,
+          ruined_at: sim.body.ruined_at,
         }).toEqual(c.expected)
         if (group === 'btc') expect(sim.body.coins_used).toBe(1)
         const pinned = await h.req('/simulate', { method: 'POST', json: c.request_with_symbols.body })

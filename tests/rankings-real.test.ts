@@ -82,6 +82,7 @@ const figures = (x: any) => ({
   total_return_pct: x.total_return_pct,
   sharpe_ratio: x.sharpe_ratio,
   max_drawdown_pct: x.max_drawdown_pct,
+  ruined_at: x.ruined_at,
 })
 
 async function simulate(body: unknown, on: Harness = h) {

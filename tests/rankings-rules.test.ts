@@ -8,6 +8,7 @@ import { configurations, configurationId, periodWindow, PRESETS, RULES_VERSION, 
 import { koreanName } from '../src/records/rankings/names-ko'
 import { compareRows, headlineOf, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/records/rankings/rank'
 import { listStrategies } from '../src/strategies/registry'
+import { publicRow } from '../src/modules/rankings/service'
 
 function row(id: string, pf: number, wr: number, trades: number, over: Partial<RowFigures> = {}): RowFigures {
   return {
@@ -38,16 +39,16 @@ describe('configurations', () => {
   test('every registry strategy × the presets of docs/rankings.md, ids with the versioned prefix', () => {
     const all = configurations()
     const strategies = listStrategies()
-    expect(RULES_VERSION).toBe('v1')
+    expect(RULES_VERSION).toBe('v2')
     for (const s of strategies) {
       const mine = all.filter(c => c.strategy === s.id)
       const expected = new Set([
         configurationId(s.id, '1H', { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars }),
-        `v1:${s.id}:1H:5-10-48`,
-        `v1:${s.id}:1H:8-15-72`,
-        `v1:${s.id}:4H:10-10-12`,
-        `v1:${s.id}:4H:6-12-18`,
-        `v1:${s.id}:1D:15-15-10`,
+        `v2:${s.id}:1H:5-10-48`,
+        `v2:${s.id}:1H:8-15-72`,
+        `v2:${s.id}:4H:10-10-12`,
+        `v2:${s.id}:4H:6-12-18`,
+        `v2:${s.id}:1D:15-15-10`,
       ])
       expect(new Set(mine.map(c => c.id))).toEqual(expected)
       expect(mine.every(c => c.direction === s.direction && c.status === s.status)).toBe(true)
@@ -58,7 +59,7 @@ describe('configurations', () => {
 
   test('a default equal to a preset is one configuration, not two', () => {
     const s = { ...listStrategies()[0], sl_pct: 5, tp_pct: 10, max_bars: 48 }
-    expect(configurations([s]).filter(c => c.timeframe === '1H').map(c => c.id)).toEqual([`v1:${s.id}:1H:5-10-48`, `v1:${s.id}:1H:8-15-72`])
+    expect(configurations([s]).filter(c => c.timeframe === '1H').map(c => c.id)).toEqual([`v2:${s.id}:1H:5-10-48`, `v2:${s.id}:1H:8-15-72`])
   })
 
   test('every registry strategy has a hand-written Korean name', () => {
@@ -187,5 +188,19 @@ describe('headline (the contract table, one case each)', () => {
   test('unknown: a group that is not a published universe has no sentence', () => {
     const h = headlineOf(rankPopulation([row('a', 3, 50, 20)], null), false)
     expect(h).toMatchObject({ headline_note_kind: 'unknown', headline_note: null })
+  })
+})
+
+describe('ruin in a published row', () => {
+  test('a row ranked under rules v2 shows its ruined_at; a row of a v1 day file, which recorded none, shows no such key', () => {
+    const [v2] = rankPopulation([row('a', 1.2, 50, 40, { ruined_at: '2026-11-10T05:00:00Z' })], null)
+    const [v1] = rankPopulation([row('b', 1.2, 50, 40)], null)
+    expect(publicRow(v2).ruined_at).toBe('2026-11-10T05:00:00Z')
+    expect('ruined_at' in publicRow(v1)).toBe(false)
+  })
+
+  test('every published body stops at ruin, as /simulate does by default', () => {
+    const c = configurations()[0]
+    expect(simulateBodyOf(c, Date.UTC(2026, 10, 25), '30d', 'top50').stop_at_ruin).toBe(true)
   })
 })

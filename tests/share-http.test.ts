@@ -27,6 +27,16 @@ describe('GET /share', () => {
     expect(meta(html, 'og:title')).toContain('BB Squeeze SHORT')
   })
 
+  test('a ruined run says when its equity reached zero, and its drawdown reads at most 100 %', async () => {
+    const r = await h.req('/share?preset=bb-squeeze-short&sl=50&tp=50&topN=5&lev=125')
+    const sim = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', sl_pct: 50, tp_pct: 50, top_n: 5, leverage: 125 } })
+    expect(sim.body.ruined_at).not.toBeNull()
+    const desc = meta(r.body, 'og:description')!
+    expect(desc).toContain(`Ruined on ${sim.body.ruined_at.slice(0, 10)}: the equity reached zero.`)
+    expect(desc).toContain(`max drawdown −${sim.body.max_drawdown_pct.toFixed(1)}%`)
+    expect(sim.body.max_drawdown_pct).toBeLessThanOrEqual(100)
+  })
+
   test('og:image is /og with the same settings, og:url this page, and people are sent to / with the settings', async () => {
     const r = await h.req('/share?preset=bb-squeeze-short&sl=6&tp=5&topN=5&lev=3&fee=0.04&from=2025-02-01&lang=ko')
     const html: string = r.body

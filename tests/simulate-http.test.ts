@@ -23,6 +23,33 @@ describe('POST /simulate', () => {
       expect(r.body).toHaveProperty(k)
   })
 
+  test('deflated_sharpe is the DSR (a number), its computation deflated_sharpe_info; exit counts add up; the run stops at ruin by default', async () => {
+    const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 535 } })
+    expect(typeof r.body.deflated_sharpe).toBe('number')
+    expect(r.body.deflated_sharpe_info.dsr).toBe(r.body.deflated_sharpe)
+    const counts = (x: any) => x.tp_count + x.sl_count + x.timeout_count + x.trailing_count + x.signal_count + x.liquidation_count + x.end_of_data_count
+    expect(counts(r.body)).toBe(r.body.total_trades)
+    for (const c of r.body.coin_results) expect(counts(c)).toBe(c.trades)
+    expect(r.body.stop_at_ruin).toBe(true)
+    expect(r.body.ruined_at).toBeNull()
+    expect(r.body.ruin_index).toBeNull()
+  })
+
+  test('stop_at_ruin is part of the run: false is another result hash, and ruin is reported in both', async () => {
+    const json = { strategy: 'bb-squeeze-short', top_n: 535, leverage: 100, max_concurrent_positions: 1 }
+    const stop = await h.req('/simulate', { method: 'POST', json })
+    const fresh = await h.req('/simulate', { method: 'POST', json: { ...json, stop_at_ruin: false } })
+    expect(stop.body.result_hash).not.toBe(fresh.body.result_hash)
+    expect(stop.body.ruined_at).not.toBeNull()
+    expect(fresh.body.ruined_at).toBe(stop.body.ruined_at)
+    expect(fresh.body.stop_at_ruin).toBe(false)
+    expect(fresh.body.total_trades).toBeGreaterThan(stop.body.total_trades)
+    for (const b of [stop.body, fresh.body]) {
+      expect(b.max_drawdown_pct).toBeLessThanOrEqual(100)
+      expect(b.reliability_checks.find((c: any) => c.axis_id === 'ruin').verdict).toBe('fail')
+    }
+  })
+
   test('an unknown strategy id is a 404 listing the valid ids', async () => {
     const r = await h.req('/simulate', { method: 'POST', json: { strategy: 'nope-short' } })
     expect(r.status).toBe(404)
@@ -53,7 +80,19 @@ describe('POST /simulate/coin', () => {
       expect(['tp', 'sl', 'timeout']).toContain(t.result)
       expect(['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data']).toContain(t.exit_reason)
     }
-    expect(r.body.tp_count + r.body.sl_count + r.body.timeout_count).toBe(r.body.total_trades)
+    // one count per exit reason, each counting only its own exits
+    const counts = { tp: r.body.tp_count, sl: r.body.sl_count, timeout: r.body.timeout_count, trailing: r.body.trailing_count, signal: r.body.signal_count, liquidation: r.body.liquidation_count, end_of_data: r.body.end_of_data_count }
+    for (const [reason, n] of Object.entries(counts)) expect([reason, n]).toEqual([reason, r.body.trades.filter((t: any) => t.exit_reason === reason).length])
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(r.body.total_trades)
+  })
+
+  test('a liquidation is counted as one, and the ruin it causes is reported', async () => {
+    const r = await h.req('/simulate/coin', { method: 'POST', json: { symbol: 'XRPUSDT', sl_pct: 20, tp_pct: 20, max_bars: 48, leverage: 100 } })
+    expect(r.body.liquidation_count).toBeGreaterThan(0)
+    expect(r.body.sl_count).toBe(r.body.trades.filter((t: any) => t.exit_reason === 'sl').length)
+    expect(r.body.ruined_at).not.toBeNull()
+    expect(r.body.stop_at_ruin).toBe(true)
+    expect(r.body.max_drawdown_pct).toBeLessThanOrEqual(100)
   })
 
   test('an unknown symbol is a 404', async () => {
@@ -72,6 +111,11 @@ describe('POST /simulate/compare', () => {
     expect(r.body.run_cap).toBeNull()
     expect(r.body.run_cap_reason).toBeNull()
     expect(r.body.coins_not_computed).toEqual([])
+    // each row says whether its run was ruined, and its drawdown is the portfolio's (at most 100 %)
+    for (const row of r.body.strategies) {
+      expect(row).toHaveProperty('ruined_at')
+      expect(row.max_drawdown_pct).toBeLessThanOrEqual(100)
+    }
   })
 
   test("each strategy's figures are those /simulate gives for it on the same coins and exits", async () => {

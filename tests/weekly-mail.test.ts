@@ -65,7 +65,7 @@ function row(rank: number, over: Partial<RankedRow> = {}): RankedRow {
 
 function dayFile(date: string): DayFile {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
-  const rows = [row(1, { name_en: EVIL }), row(2), row(3), row(4)]
+  const rows = [row(1, { name_en: EVIL }), row(2), row(3, { ruined_at: '2026-11-10T05:00:00Z', max_drawdown_pct: 100 }), row(4)]
   const periods = Object.fromEntries(
     PERIODS.map(p => [
       p,
@@ -119,6 +119,10 @@ describe('the weekly mail', () => {
     expect(en.text).toContain('1. BB Squeeze SHORT, 1H · SL 10% · TP 8% · max 42 bars: ranked on 7 of the last 7 days with mean PF 1.80 and mean win rate 58.0%; win rate 58.0%, PF 1.80, +48.0%, 32 trades')
     expect(en.text).toMatch(/3\. Ichimoku Cloud LONG, 4H · SL \d+% · TP \d+% · max \d+ bars: ranked on 5 of the last 7 days with mean PF 1\.50 and mean win rate 50\.0%; not ranked on the ranking day itself/)
     expect(en.html).toContain('Days ranked (of 7)')
+    // a ruined run says on which day its equity reached zero, in both parts
+    expect(en.text).toMatch(/2\. BB Squeeze SHORT, 1H · SL 10% · TP 8% · max 43 bars: [^\n]*; Ruined on 2026-11-10: the equity reached zero\r?\n/)
+    expect(en.html).toContain('Ruined on 2026-11-10: the equity reached zero')
+    expect(en.text!.match(/Ruined on/g)!.length).toBe(2) // row 3 in both lists, no other row
     // no scored signals on this service: the section says so
     expect(en.text).toContain('Scored signals are not available')
     // escaped everywhere it lands in HTML; plain in the text part
@@ -130,6 +134,7 @@ describe('the weekly mail', () => {
     expect(ko.text).toContain('이번 주 최고의 설정')
     expect(ko.text).toContain('볼린저 스퀴즈 숏')
     expect(ko.text).toContain('lang=ko')
+    expect(ko.text).toContain('2026-11-10 파산')
   })
 
   test("a row's /share link recomputes exactly the ranking's run (the same run spec)", () => {

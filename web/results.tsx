@@ -30,8 +30,9 @@ function Headline(props: { r: RunResult }) {
       </Metric>
       <Metric label={t('res.winRate')}>{n(r.win_rate, 1)} %</Metric>
       <Metric label={t('res.pf')}>{n(r.profit_factor)}</Metric>
-      <Metric label={t('res.mdd')}>
+      <Metric label={t('res.mdd')} id="m-mdd">
         <Pct v={-r.max_drawdown_pct} />
+        {r.ruined_at !== null && <small class="sub warn">{t('res.ruined', { d: r.ruined_at.slice(0, 10) })}</small>}
       </Metric>
       <Metric label={t('res.sharpe')}>{n(r.sharpe_ratio)}</Metric>
       <Metric label={t('res.sortino')}>{n(r.sortino_ratio)}</Metric>
@@ -88,7 +89,7 @@ function Statistics(props: { r: RunResult }) {
   const na = <span class="na">{t('stat.na')}</span>
   const rows: { label: Key; x: string; v: preact.ComponentChildren; more?: string }[] = [
     { label: 'stat.edge', x: t('stat.edge.x'), v: r.edge_p_value === null ? na : n(r.edge_p_value, 3) },
-    { label: 'stat.dsr', x: t('stat.dsr.x', { n: r.deflated_sharpe?.n_trials ?? '—' }), v: r.deflated_sharpe === null ? na : n(r.deflated_sharpe.dsr, 3) },
+    { label: 'stat.dsr', x: t('stat.dsr.x', { n: r.deflated_sharpe_info?.n_trials ?? '—' }), v: r.deflated_sharpe === null ? na : n(r.deflated_sharpe, 3) },
     { label: 'stat.haircut', x: t('stat.haircut.x'), v: r.dsr_haircut_pct === null ? na : `${n(r.dsr_haircut_pct, 0)} %` },
     {
       label: 'stat.mc',
@@ -171,6 +172,13 @@ function CoinTable(props: { rows: CoinRow[]; coinLink: ((symbol: string) => stri
     { key: 'ret', label: t('tbl.return'), value: r => r.total_return_pct, render: r => <Pct v={r.total_return_pct} />, numeric: true },
     { key: 'avg', label: t('tbl.avg'), value: r => r.avg_pnl_pct, render: r => <Pct v={r.avg_pnl_pct} />, numeric: true },
     { key: 'tpsl', label: t('tbl.tpsl'), value: r => r.tp_count, render: r => `${r.tp_count} / ${r.sl_count} / ${r.timeout_count}`, numeric: true },
+    {
+      key: 'exits',
+      label: t('tbl.otherExits'),
+      value: r => r.trailing_count + r.signal_count + r.liquidation_count + r.end_of_data_count,
+      render: r => `${r.trailing_count} / ${r.signal_count} / ${r.liquidation_count} / ${r.end_of_data_count}`,
+      numeric: true,
+    },
   ]
   return <DataTable id="coins" caption={t('tbl.coins')} rows={props.rows} columns={cols} pageSize={20} initialSort={{ key: 'ret', desc: true }} />
 }

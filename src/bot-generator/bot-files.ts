@@ -18,6 +18,10 @@ export interface BacktestFigures {
   tp_count: number
   sl_count: number
   timeout_count: number
+  trailing_count: number
+  signal_count: number
+  liquidation_count: number
+  end_of_data_count: number
 }
 
 /** A name safe for a file or a package: lower case letters, digits and single dashes. */
@@ -94,7 +98,7 @@ entries; \`--print-signals\` prints what it found.${signalCount === 0 ? '\n\n**T
 | | |
 |---|---|
 | data | ${figures.data_range}, ${figures.coins_used} coin${figures.coins_used === 1 ? '' : 's'}, ${cfg.timeframe} |
-| trades | ${figures.total_trades} (take profit ${figures.tp_count}, stop loss ${figures.sl_count}, timeout ${figures.timeout_count}) |
+| trades | ${figures.total_trades} (take profit ${figures.tp_count}, stop loss ${figures.sl_count}, timeout ${figures.timeout_count}, trailing stop ${figures.trailing_count}, exit signal ${figures.signal_count}, liquidation ${figures.liquidation_count}, end of data ${figures.end_of_data_count}) |
 | win rate | ${r2(figures.win_rate)} % |
 | profit factor | ${r2(figures.profit_factor)} |
 | total return (sum of per-trade net % of margin) | ${r2(figures.total_return_pct)} % |

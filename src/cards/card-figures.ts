@@ -34,6 +34,8 @@ export interface CardFigures {
   profitFactorCapped: boolean
   totalReturnPct: number
   maxDrawdownPct: number
+  /** the UTC day (YYYY-MM-DD) the run's equity reached zero; null when it never did */
+  ruinedOn: string | null
   trades: number
   /** the run's daily equity curve as return in % of the initial capital */
   equityReturnPct: number[]

@@ -74,7 +74,10 @@ export function cardSvg(f: CardFigures, lang: Lang): string {
     f.trades === 0 || line.d === ''
       ? `<text x="${spark.x + spark.w / 2}" y="${spark.y + spark.h / 2 + 10}" text-anchor="middle" font-family="${text}" font-size="28" fill="${COLORS.muted}">${esc(L.noTrades)}</text>`
       : `<line x1="${spark.x}" x2="${spark.x + spark.w}" y1="${line.zeroY.toFixed(1)}" y2="${line.zeroY.toFixed(1)}" stroke="${COLORS.zero}" stroke-width="2" stroke-dasharray="6 6"/>
-<path d="${line.d}" fill="none" stroke="${last >= 0 ? COLORS.up : COLORS.down}" stroke-width="4" stroke-linejoin="round" stroke-linecap="round"/>`
+<path d="${line.d}" fill="none" stroke="${last >= 0 ? COLORS.up : COLORS.down}" stroke-width="4" stroke-linejoin="round" stroke-linecap="round"/>` +
+        (f.ruinedOn === null
+          ? ''
+          : `\n<text x="${spark.x + 20}" y="${spark.y + 34}" font-family="${text}" font-weight="700" font-size="24" fill="${COLORS.down}">${esc(L.ruinedOn(f.ruinedOn))}</text>`)
 
   const pillW = (label: string) => 40 + [...label].reduce((w, c) => w + (c.charCodeAt(0) > 0x2e80 ? 25 : 15), 0)
   const statusW = pillW(statusLabel)

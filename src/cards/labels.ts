@@ -21,6 +21,8 @@ export interface Labels {
   coins: (n: number) => string
   allHistory: string
   noTrades: string
+  /** the line of a ruined run: the UTC day its equity reached zero (YYYY-MM-DD) */
+  ruinedOn: (day: string) => string
   disclaimer: string
   /** the share page */
   shareTitle: (name: string, direction: string) => string
@@ -42,6 +44,7 @@ export const LABELS: Record<Lang, Labels> = {
     coins: n => `top ${n} coins`,
     allHistory: 'all history',
     noTrades: 'No trades in this window',
+    ruinedOn: day => `Ruined on ${day}: the equity reached zero`,
     disclaimer: 'A backtest on past data, not a promise of future results.',
     shareTitle: (name, dir) => `${name} (${dir}) backtest on perpsim`,
     shareDescription: f =>
@@ -61,6 +64,7 @@ export const LABELS: Record<Lang, Labels> = {
     coins: n => `상위 ${n}개 코인`,
     allHistory: '전체 기간',
     noTrades: '이 기간에는 거래가 없습니다',
+    ruinedOn: day => `${day} 파산: 자산이 0이 되었습니다`,
     disclaimer: '과거 데이터로 한 백테스트이며, 미래 수익을 약속하지 않습니다.',
     shareTitle: (name, dir) => `${name} (${dir}) 백테스트 - perpsim`,
     shareDescription: f =>

@@ -21,7 +21,8 @@ export interface ShareLinks {
 export function sharePage(f: CardFigures, lang: Lang, links: ShareLinks): string {
   const L = LABELS[lang]
   const title = L.shareTitle(nameIn(f, lang), L.direction[f.direction])
-  const figures = f.trades === 0 ? `${L.noTrades}. ${L.disclaimer}` : L.shareDescription(formatFigures(f))
+  const figures =
+    f.trades === 0 ? `${L.noTrades}. ${L.disclaimer}` : `${f.ruinedOn === null ? '' : `${L.ruinedOn(f.ruinedOn)}. `}${L.shareDescription(formatFigures(f))}`
   const description = `${figures} ${settingsLine(f.settings, lang)}.`
   return `<!doctype html>
 <html lang="${lang}">

@@ -8,8 +8,10 @@
  * where P is the close of the last bar of that coin that closed at or before D + 24h.
  * Open positions are valued at the price move only; their fees and funding are booked
  * when they close (the curve steps by those costs on the exit day).
- * returnPct = (equity / initial − 1) × 100; drawdownPct = (peak − equity) / peak × 100
- * with peak the highest of the initial capital and every earlier point (a magnitude ≥ 0).
+ * returnPct = (equity / initial − 1) × 100; drawdownPct = (peak − max(equity, 0)) / peak × 100
+ * with peak the highest of the initial capital and every earlier point: a magnitude from 0
+ * to 100, since a portfolio cannot lose more than all it has (equity below zero is capital
+ * the run did not have: see stopAtRuin in portfolio.ts).
  */
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
@@ -98,6 +100,14 @@ export function dayMarksOf(t: TradeTable, barsOf: (symbol: string) => Bars | und
 }
 
 /**
+ * The point of a curve of `nDays` days from `fromDayMs` that books an instant: the day
+ * whose close is the first at or after it (clamped to the curve).
+ */
+export function curveDayOf(atMs: number, fromDayMs: number, nDays: number): number {
+  return Math.min(nDays - 1, Math.max(0, Math.ceil((atMs - fromDayMs) / DAY_MS) - 1))
+}
+
+/**
  * The curve of sized trades with their marks (`trades.marks`, see dayMarksOf) over the
  * days fromDayMs … toDayMs.
  */
@@ -112,8 +122,7 @@ export function dailyEquityCurve(trades: SizedTradeTable, initialCapitalUsd: num
   const { entryMs, exitMs, marginUsd, pnlUsd } = trades
   const { start, move } = marks
   for (let i = 0; i < trades.n; i++) {
-    // the day whose close is the first at or after the exit instant
-    const exitDay = Math.min(nDays - 1, Math.max(0, Math.ceil((exitMs[i] - fromDay) / DAY_MS) - 1))
+    const exitDay = curveDayOf(exitMs[i], fromDay, nDays)
     realisedByDay[exitDay] += pnlUsd[i]
     const a = start[i]
     const b = start[i + 1]
@@ -135,6 +144,15 @@ export function dailyEquityCurve(trades: SizedTradeTable, initialCapitalUsd: num
   return toEquityPoints(fromDay, equityUsd, initialCapitalUsd)
 }
 
+/**
+ * The fall from `peak` to `equity` in % of the peak: 0 to 100, equity below zero counting
+ * as zero (a portfolio cannot lose more than all it has; below zero is capital it did not
+ * have). 0 without a positive peak.
+ */
+export function drawdownPct(peak: number, equity: number): number {
+  return peak > 0 ? ((peak - Math.max(equity, 0)) / peak) * 100 : 0
+}
+
 /** Daily equity values (day d = fromDayMs + d days) as points with return and drawdown. */
 export function toEquityPoints(fromDayMs: number, equityUsd: Float64Array, initialCapitalUsd: number): EquityPoint[] {
   const curve: EquityPoint[] = new Array(equityUsd.length)
@@ -146,7 +164,7 @@ export function toEquityPoints(fromDayMs: number, equityUsd: Float64Array, initi
       tMs: fromDayMs + d * DAY_MS,
       equityUsd: eq,
       returnPct: (eq / initialCapitalUsd - 1) * 100,
-      drawdownPct: peak > 0 ? ((peak - eq) / peak) * 100 : 0,
+      drawdownPct: drawdownPct(peak, eq),
     }
   }
   return curve

@@ -32,16 +32,17 @@ export function resultBucket(exitReason: ExitReason, pnlPct: number): ResultBuck
   }
 }
 
-/** Bucket codes: 0 tp, 1 sl, 2 timeout. */
-export const BUCKETS: readonly ResultBucket[] = ['tp', 'sl', 'timeout']
-// per exit-reason code: its bucket, or −1 when the net P&L's sign decides
-const BUCKET_OF_REASON = Int8Array.from(EXIT_REASONS, r => (r === 'trailing' || r === 'signal' ? -1 : BUCKETS.indexOf(resultBucket(r, 0))))
+/** Trades by the reason they closed, one count per exit reason: they add up to the trades. */
+export type ExitCounts = { [R in ExitReason as `${R}_count`]: number }
 
-/** resultBucket over the table's codes: 0 tp, 1 sl, 2 timeout. */
-function bucketCode(reasonCode: number, pnlPct: number): number {
-  const b = BUCKET_OF_REASON[reasonCode]
-  return b >= 0 ? b : pnlPct > 0 ? 0 : 1
+/** The counts of `byCode[from + code]` for each exit reason code (its index in EXIT_REASONS). */
+export function exitCountsOf(byCode: ArrayLike<number>, from = 0): ExitCounts {
+  const out = {} as ExitCounts
+  EXIT_REASONS.forEach((r, code) => (out[`${r}_count`] = byCode[from + code]))
+  return out
 }
+
+const N_REASONS = EXIT_REASONS.length
 
 export interface ProfitFactor {
   value: number
@@ -84,13 +85,6 @@ export function uncappedProfitFactor(pnlPct: ArrayLike<number>): number {
   return grossWin > 0 ? Infinity : 0
 }
 
-/** Bucket code (bucketCode) of every trade of a table. */
-export function bucketCodes(t: TradeTable): Uint8Array {
-  const out = new Uint8Array(t.n)
-  for (let i = 0; i < t.n; i++) out[i] = bucketCode(t.exitReason[i], t.pnlPct[i])
-  return out
-}
-
 /** Running sums of groups of trades (periods, coins), one slot per group. */
 interface GroupTallies {
   trades: Float64Array
@@ -98,19 +92,19 @@ interface GroupTallies {
   sum: Float64Array
   grossWin: Float64Array
   grossLoss: Float64Array
-  /** by bucket code: 3 slots per group */
-  buckets: Float64Array
+  /** trades by exit reason code: N_REASONS slots per group */
+  exits: Float64Array
 }
 
 /** Sums per group of the trades, group[i] naming trade i's group (0 … groups − 1), in trade order. */
-function tallyGroups(group: Int32Array, groups: number, pnlPct: Float64Array, buckets: Uint8Array): GroupTallies {
+function tallyGroups(group: Int32Array, groups: number, pnlPct: Float64Array, exitReason: Uint8Array): GroupTallies {
   const g: GroupTallies = {
     trades: new Float64Array(groups),
     wins: new Float64Array(groups),
     sum: new Float64Array(groups),
     grossWin: new Float64Array(groups),
     grossLoss: new Float64Array(groups),
-    buckets: new Float64Array(3 * groups),
+    exits: new Float64Array(N_REASONS * groups),
   }
   for (let i = 0; i < group.length; i++) {
     const k = group[i]
@@ -121,7 +115,7 @@ function tallyGroups(group: Int32Array, groups: number, pnlPct: Float64Array, bu
       g.wins[k]++
       g.grossWin[k] += x
     } else g.grossLoss[k] -= x
-    g.buckets[3 * k + buckets[i]]++
+    g.exits[N_REASONS * k + exitReason[i]]++
   }
   return g
 }
@@ -158,7 +152,7 @@ export interface PeriodStat {
   return_pct: number
 }
 
-function periodStats(t: TradeTable, buckets: Uint8Array, monthly: boolean): PeriodStat[] {
+function periodStats(t: TradeTable, monthly: boolean): PeriodStat[] {
   if (t.n === 0) return []
   // year × 100 + month of each UTC day the exits span, filled in day order (yearMonthOfDay is
   // fast on consecutive days, slow on scattered ones), then one lookup per trade
@@ -182,7 +176,7 @@ function periodStats(t: TradeTable, buckets: Uint8Array, monthly: boolean): Peri
     month[i] = k
     if (k + 1 > groups) groups = k + 1
   }
-  const g = tallyGroups(month, groups, t.pnlPct, buckets)
+  const g = tallyGroups(month, groups, t.pnlPct, t.exitReason)
   const out: PeriodStat[] = []
   for (let k = 0; k < groups; k++) {
     if (g.trades[k] === 0) continue
@@ -193,18 +187,18 @@ function periodStats(t: TradeTable, buckets: Uint8Array, monthly: boolean): Peri
   return out
 }
 
-/** Per year of the exit instants (UTC), in order; `buckets` defaults to bucketCodes(t). */
-export function yearlyStats(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): PeriodStat[] {
-  return periodStats(t, buckets, false)
+/** Per year of the exit instants (UTC), in order. */
+export function yearlyStats(t: TradeTable): PeriodStat[] {
+  return periodStats(t, false)
 }
 
 /** Per month of the exit instants (UTC), in order. */
-export function monthlyStats(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): PeriodStat[] {
-  return periodStats(t, buckets, true)
+export function monthlyStats(t: TradeTable): PeriodStat[] {
+  return periodStats(t, true)
 }
 
-/** The contract's CoinResult. */
-export interface CoinResult {
+/** The contract's CoinResult, with every exit count. */
+export interface CoinResult extends ExitCounts {
   symbol: string
   trades: number
   wins: number
@@ -213,14 +207,11 @@ export interface CoinResult {
   profit_factor: number
   total_return_pct: number
   avg_pnl_pct: number
-  tp_count: number
-  sl_count: number
-  timeout_count: number
 }
 
 /** One CoinResult per coin of the table, in the table's coin order (coins without trades get a row of zeros). */
-export function coinResults(t: TradeTable, buckets: Uint8Array = bucketCodes(t)): CoinResult[] {
-  const g = tallyGroups(t.coin, t.symbols.length, t.pnlPct, buckets)
+export function coinResults(t: TradeTable): CoinResult[] {
+  const g = tallyGroups(t.coin, t.symbols.length, t.pnlPct, t.exitReason)
   return t.symbols.map((symbol, c) => ({
     symbol,
     trades: g.trades[c],
@@ -230,8 +221,6 @@ export function coinResults(t: TradeTable, buckets: Uint8Array = bucketCodes(t))
     profit_factor: profitFactorOf(g.grossWin[c], g.grossLoss[c]).value,
     total_return_pct: g.sum[c],
     avg_pnl_pct: g.trades[c] > 0 ? g.sum[c] / g.trades[c] : 0,
-    tp_count: g.buckets[3 * c],
-    sl_count: g.buckets[3 * c + 1],
-    timeout_count: g.buckets[3 * c + 2],
+    ...exitCountsOf(g.exits, N_REASONS * c),
   }))
 }

@@ -7,18 +7,20 @@ import { finish, type Steps } from './steps'
 import { entryOrderOf } from './entry-order'
 import type { EquityPoint } from './equity-curve'
 import {
-  bucketCodes,
   coinResults,
+  exitCountsOf,
   monthlyStats,
   pnlDistribution,
   PNL_BUCKET_LABELS,
   profitFactor,
   yearlyStats,
   type CoinResult,
+  type ExitCounts,
   type PeriodStat,
 } from './metrics-breakdown'
 import type { SizedTradeTable } from './trade-table'
 import { DAYS_PER_YEAR } from './calendar'
+import { EXIT_REASONS } from './types'
 
 export interface MetricsInput {
   /**
@@ -33,7 +35,7 @@ export interface MetricsInput {
   initialCapitalUsd: number
 }
 
-export interface BacktestMetrics {
+export interface BacktestMetrics extends ExitCounts {
   total_trades: number
   wins: number
   losses: number
@@ -48,9 +50,6 @@ export interface BacktestMetrics {
   max_drawdown_pct: number
   max_drawdown_usd: number
   max_consecutive_losses: number
-  tp_count: number
-  sl_count: number
-  timeout_count: number
   total_fees_pct: number
   total_funding_pct: number
   funding_events: number
@@ -159,7 +158,7 @@ export function computeMetrics(input: MetricsInput): BacktestMetrics {
 }
 
 /** computeMetrics, pausing between the trade figures and the breakdowns. */
-/** Counts and sums of the trades in one pass: wins, win and loss sums, P&L, costs, funding events, bars, buckets. */
+/** Counts and sums of the trades in one pass: wins, win and loss sums, P&L, costs, funding events, bars, exits by reason. */
 function tradeSums(t: SizedTradeTable) {
   const pnl = t.pnlPct
   let wins = 0
@@ -172,8 +171,7 @@ function tradeSums(t: SizedTradeTable) {
   let fundingEvents = 0
   let fundingReal = 0
   let barsSum = 0
-  const codes = bucketCodes(t)
-  const buckets = [0, 0, 0]
+  const exits = new Float64Array(EXIT_REASONS.length)
   for (let i = 0; i < t.n; i++) {
     const x = pnl[i]
     if (x > 0) {
@@ -187,9 +185,9 @@ function tradeSums(t: SizedTradeTable) {
     fundingEvents += t.fundingEvents[i]
     fundingReal += t.fundingEventsReal[i]
     barsSum += t.barsHeld[i]
-    buckets[codes[i]]++
+    exits[t.exitReason[i]]++
   }
-  return { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, codes, buckets }
+  return { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, exits }
 }
 
 /** Value at risk (the 5 % quantile of net P&L) and the mean of the trades at or below it. */
@@ -209,7 +207,7 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
   const { trades: t, equityCurve, initialCapitalUsd } = input
   const n = t.n
   const pnl = t.pnlPct
-  const { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, codes, buckets } = tradeSums(t)
+  const { wins, winSum, lossSum, sum, usd, fees, funding, fundingEvents, fundingReal, barsSum, exits } = tradeSums(t)
   yield
   const losses = n - wins
   const avgWin = wins > 0 ? winSum / wins : 0
@@ -236,9 +234,7 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     max_drawdown_pct: risk.maxDrawdownPct,
     max_drawdown_usd: risk.maxDrawdownUsd,
     max_consecutive_losses: maxLosses,
-    tp_count: buckets[0],
-    sl_count: buckets[1],
-    timeout_count: buckets[2],
+    ...exitCountsOf(exits),
     total_fees_pct: fees,
     total_funding_pct: funding,
     funding_events: fundingEvents,
@@ -257,8 +253,8 @@ export function* metricsSteps(input: MetricsInput): Steps<BacktestMetrics> {
     median_bars_held: median(sortedBars),
     pnl_distribution: pnlDistribution(pnl),
     pnl_buckets: [...PNL_BUCKET_LABELS],
-    yearly_stats: yearlyStats(t, codes),
-    monthly_stats: monthlyStats(t, codes),
-    coin_results: coinResults(t, codes),
+    yearly_stats: yearlyStats(t),
+    monthly_stats: monthlyStats(t),
+    coin_results: coinResults(t),
   }
 }

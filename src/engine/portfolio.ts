@@ -14,6 +14,10 @@
  *   every trade closed at or before the entry instant (realised equity: the engine
  *   has no intrabar prices of other coins at that instant). An entry when that equity
  *   is at or below zero is skipped and counted too.
+ * - Ruin: the first exit instant at which the realised equity (the same sum) is at or
+ *   below zero. With stopAtRuin (the default) no entry at or after that instant is
+ *   opened; without it the run goes on as before: fixed margins keep coming as if fresh
+ *   capital were added, compounding skips entries while no equity is left.
  * - pnlUsd = marginUsd × pnlPct / 100.
  */
 import { finish, type Steps } from './steps'
@@ -32,6 +36,8 @@ export interface PortfolioOptions {
   leverage: number
   /** coins in the run (coins_used), for the initial capital without compounding */
   coinCount: number
+  /** open no trade once the realised equity has reached zero; default true */
+  stopAtRuin?: boolean
 }
 
 export interface PortfolioTrade extends Trade {
@@ -50,6 +56,10 @@ export interface PortfolioResult {
   positionsSkipped: number
   initialCapitalUsd: number
   finalEquityUsd: number
+  /** the exit instant at which the realised equity reached zero; null when it never did */
+  ruinedAtMs: number | null
+  /** entries not opened because the portfolio was ruined (stopAtRuin) */
+  entriesAfterRuin: number
   /** one point per UTC day of the mark's span, valued at that day's close */
   equityCurve: EquityPoint[]
 }
@@ -85,6 +95,9 @@ export interface Acceptance {
   marginUsd: Float64Array
   positionsSkipped: number
   initialCapitalUsd: number
+  /** see PortfolioResult */
+  ruinedAtMs: number | null
+  entriesAfterRuin: number
 }
 
 /** The entries the slots and the margin allow, in entry-time order. */
@@ -103,15 +116,32 @@ export function* acceptSteps(trades: TradeTable, opts: PortfolioOptions): Steps<
   const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
   const marginOf = new Float64Array(n)
   const taken = new Int32Array(n)
+  const stopAtRuin = opts.stopAtRuin ?? true
+  // a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13)
+  const ruinedBelow = initial * 1e-9
   let accepted = 0
   let realisedUsd = 0
   let skipped = 0
+  let ruinedAtMs: number | null = null
+  let afterRuin = 0
+  // book the exits at or before `untilMs`, an instant's exits together, noting the ruin
+  const settle = (untilMs: number) => {
+    while (open.size > 0 && open.peekKey() <= untilMs) {
+      const at = open.peekKey()
+      while (open.size > 0 && open.peekKey() === at) {
+        const j = open.pop()
+        realisedUsd += (marginOf[j] * pnlPct[j]) / 100
+      }
+      if (ruinedAtMs === null && initial + realisedUsd <= ruinedBelow) ruinedAtMs = at
+    }
+  }
   for (let k = 0; k < n; k++) {
     if (k % STEP_ROWS === STEP_ROWS - 1) yield
     const i = order[k]
-    while (open.size > 0 && open.peekKey() <= entryMs[i]) {
-      const j = open.pop()
-      realisedUsd += (marginOf[j] * pnlPct[j]) / 100
+    settle(entryMs[i])
+    if (ruinedAtMs !== null && stopAtRuin) {
+      afterRuin++
+      continue
     }
     if (open.size >= opts.maxConcurrent) {
       skipped++
@@ -127,7 +157,16 @@ export function* acceptSteps(trades: TradeTable, opts: PortfolioOptions): Steps<
     open.push(exitMs[i], accepted, i)
     taken[accepted++] = i
   }
-  return { taken: taken.subarray(0, accepted), marginUsd: marginOf, positionsSkipped: skipped, initialCapitalUsd: initial }
+  // the exits after the last entry can still ruin the portfolio
+  settle(Infinity)
+  return {
+    taken: taken.subarray(0, accepted),
+    marginUsd: marginOf,
+    positionsSkipped: skipped,
+    initialCapitalUsd: initial,
+    ruinedAtMs,
+    entriesAfterRuin: afterRuin,
+  }
 }
 
 /** The taken trades, sized, in input order, and their rows in entry order. */
@@ -194,6 +233,8 @@ export function markPortfolio(sized: SizedTrades, acceptance: Acceptance, opts: 
     entryOrder: sized.entryOrder,
     positionsSkipped: acceptance.positionsSkipped,
     initialCapitalUsd: initial,
+    ruinedAtMs: acceptance.ruinedAtMs,
+    entriesAfterRuin: acceptance.entriesAfterRuin,
     finalEquityUsd: sized.finalEquityUsd,
     equityCurve: dailyEquityCurve(trades, initial, mark.fromDayMs, mark.toDayMs),
   }

@@ -40,10 +40,12 @@ export interface ReliabilityInput {
   leverage: number
   /** summed net % per coin that traded */
   coinReturnsPct: readonly number[]
+  /** the instant the portfolio's equity reached zero (PortfolioResult.ruinedAtMs); null or absent when it never did */
+  ruinedAtMs?: number | null
 }
 
-/** The input of the checks from the accepted trades, the drawdown and the leverage. */
-export function reliabilityInput(trades: TradeTable, maxDrawdownPct: number, leverage: number): ReliabilityInput {
+/** The input of the checks from the accepted trades, the drawdown, the leverage and the instant of ruin. */
+export function reliabilityInput(trades: TradeTable, maxDrawdownPct: number, leverage: number, ruinedAtMs: number | null = null): ReliabilityInput {
   let first = Infinity
   let last = -Infinity
   const byCoin = new Float64Array(trades.symbols.length)
@@ -60,6 +62,7 @@ export function reliabilityInput(trades: TradeTable, maxDrawdownPct: number, lev
     spanDays: trades.n > 0 ? (last - first) / DAY_MS : 0,
     leverage,
     coinReturnsPct: Array.from(byCoin).filter((_, c) => traded[c] === 1),
+    ruinedAtMs,
   }
 }
 
@@ -106,15 +109,18 @@ export function reliabilityChecks(input: ReliabilityInput): ReliabilityCheck[] {
     ]
   }
   const share = topCoinSharePct(input.coinReturnsPct)
+  const ruinedAt = input.ruinedAtMs ?? null
   return [
     trades,
-    check(
-      'ruin',
-      input.maxDrawdownPct >= th.maxDrawdownPct,
-      input.maxDrawdownPct,
-      th.maxDrawdownPct,
-      `max drawdown ${fmt(input.maxDrawdownPct)}% (at least ${th.maxDrawdownPct}%): close to ruin`,
-    ),
+    ruinedAt !== null
+      ? check('ruin', true, input.maxDrawdownPct, th.maxDrawdownPct, `ruined on ${new Date(ruinedAt).toISOString().slice(0, 10)}: the portfolio's equity reached zero`)
+      : check(
+          'ruin',
+          input.maxDrawdownPct >= th.maxDrawdownPct,
+          input.maxDrawdownPct,
+          th.maxDrawdownPct,
+          `max drawdown ${fmt(input.maxDrawdownPct)}% (at least ${th.maxDrawdownPct}%): close to ruin`,
+        ),
     check(
       'sample',
       input.spanDays < th.minSpanDays,

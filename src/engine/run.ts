@@ -61,7 +61,7 @@ export function* bookSteps(trades: TradeTable, opts: PortfolioOptions, mark: Mar
     equityCurve: portfolio.equityCurve,
     initialCapitalUsd: portfolio.initialCapitalUsd,
   })
-  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, opts.leverage))
+  const checks = reliabilityChecks(reliabilityInput(portfolio.trades, metrics.max_drawdown_pct, opts.leverage, portfolio.ruinedAtMs))
   return { portfolio, metrics, checks }
 }
 
@@ -77,6 +77,8 @@ export interface BacktestRun {
   perCoinUsd: number
   maxConcurrent: number
   compounding: boolean
+  /** default true (PortfolioOptions.stopAtRuin) */
+  stopAtRuin?: boolean
   mark: MarkToMarket
 }
 
@@ -94,7 +96,7 @@ export function simulateAndBook(run: BacktestRun): BacktestResult {
   const all: Trade[] = []
   for (const coin of run.coins) for (const tr of simulateCoin(coin, run.params)) all.push(tr)
   const symbols = run.coins.map(c => c.symbol)
-  const opts = { perCoinUsd: run.perCoinUsd, maxConcurrent: run.maxConcurrent, compounding: run.compounding, leverage: effectiveLeverage(run.params), coinCount: run.coins.length }
+  const opts = { perCoinUsd: run.perCoinUsd, maxConcurrent: run.maxConcurrent, compounding: run.compounding, leverage: effectiveLeverage(run.params), coinCount: run.coins.length, stopAtRuin: run.stopAtRuin }
   const { portfolio, metrics, checks } = book(tradeTableOf(all, symbols, run.params.direction), opts, run.mark)
   return { portfolio, metrics, reliabilityChecks: checks, reliabilityWarning: reliabilityWarning(checks), simulatedTrades: all.length }
 }

@@ -5,6 +5,7 @@
  * returns and drawdowns shows how much of the result the order and the luck of the draw
  * decide. Formulas: docs/statistics.md, "Trade bootstrap".
  */
+import { drawdownPct } from './equity-curve'
 import { Mulberry32 } from './random'
 import { DEFAULT_PERCENTILES, equityBands, percentiles, type EquityBands } from './statistics-monte-carlo'
 
@@ -54,7 +55,7 @@ export function bookPath(
     const margin = sizing.compounding ? (equity > 0 ? equity / sizing.maxConcurrent : 0) : sizing.marginUsd
     equity += (margin * x) / 100
     if (equity > peak) peak = equity
-    const dd = ((peak - equity) / peak) * 100
+    const dd = drawdownPct(peak, equity)
     if (dd > maxDd) maxDd = dd
     if (record && r < record.steps.length && record.steps[r] === s) record.out[r++] = (equity / initial - 1) * 100
   }

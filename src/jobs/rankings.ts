@@ -11,6 +11,7 @@ import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
 // the one mapping from a /simulate body to its RunSpec (the /simulate service calls it too):
 // a row's run is, by construction, the run /simulate makes of the body the row publishes
+import { isoTime } from '../runs/present'
 import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunMetricsResult } from '../runs/compute/coin-tasks'
@@ -135,7 +136,7 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
   const out = {} as Record<Group, GroupFigures>
   resolved.forEach((r, gi) => {
     const rows = r.symbols.length === 0 ? [] : configs.map((c, i): RowFigures => {
-      const m = results[i][gi].metrics
+      const { metrics: m, ruinedAtMs } = results[i][gi]
       return {
         configuration_id: c.id,
         strategy: c.strategy,
@@ -154,6 +155,7 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
         total_return_pct: m.total_return_pct,
         sharpe_ratio: m.sharpe_ratio,
         max_drawdown_pct: m.max_drawdown_pct,
+        ruined_at: ruinedAtMs === null ? null : isoTime(ruinedAtMs),
       }
     })
     out[r.group] = { symbols: r.symbols, accounting: r.accounting, rows }

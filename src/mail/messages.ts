@@ -127,6 +127,7 @@ function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLi
     if (r.weekly) parts.push(w.weeklyMeans(r.weekly.daysRanked, r.weekly.meanProfitFactor.toFixed(2), `${r.weekly.meanWinRatePct.toFixed(1)}%`))
     if (r.figures) parts.push(`${L.winRate.toLowerCase()} ${r.figures.winRatePct.toFixed(1)}%, PF ${r.figures.profitFactor.toFixed(2)}, ${pct(r.figures.totalReturnPct)}, ${w.trades(r.figures.trades)}`)
     else parts.push(w.notRankedToday)
+    if (r.figures?.ruinedOn) parts.push(L.ruinedOn(r.figures.ruinedOn))
     return parts.join('; ')
   }
   const text = [title, ...rows.map(r => `${r.rank}. ${nameOf(r)}, ${settings(r)}: ${figures(r)}\n   ${links.share(r)}`)].join('\n')
@@ -139,7 +140,8 @@ function rankTable(lang: Lang, title: string, rows: DigestRow[], links: WeeklyLi
       const f = r.figures
       const cells = [
         String(r.rank),
-        `<a href="${url(links.share(r))}">${esc(nameOf(r))}</a><br><span style="color:#64748b;font-size:12px">${esc(settings(r))}</span>`,
+        `<a href="${url(links.share(r))}">${esc(nameOf(r))}</a><br><span style="color:#64748b;font-size:12px">${esc(settings(r))}</span>` +
+          (f?.ruinedOn ? `<br><span style="color:#dc2626;font-size:12px">${esc(L.ruinedOn(f.ruinedOn))}</span>` : ''),
         ...(weekly
           ? [r.weekly ? String(r.weekly.daysRanked) : dash, r.weekly ? r.weekly.meanProfitFactor.toFixed(2) : dash, r.weekly ? `${r.weekly.meanWinRatePct.toFixed(1)}%` : dash]
           : [f ? `${f.winRatePct.toFixed(1)}%` : dash, f ? f.profitFactor.toFixed(2) : dash]),

@@ -16,7 +16,15 @@ export interface DigestRow {
   tpPct: number
   maxBars: number
   /** the period's figures on the ranking day; null when the configuration was not ranked that day */
-  figures: { winRatePct: number; profitFactor: number; totalReturnPct: number; maxDrawdownPct: number; trades: number } | null
+  figures: {
+    winRatePct: number
+    profitFactor: number
+    totalReturnPct: number
+    maxDrawdownPct: number
+    trades: number
+    /** the UTC day (YYYY-MM-DD) the run's equity reached zero, null when it never did; absent in digests frozen before ruin was recorded */
+    ruinedOn?: string | null
+  } | null
   /** weekly_best3 only: what put it there (days ranked of the last 7, mean profit factor and win rate) */
   weekly: { daysRanked: number; meanProfitFactor: number; meanWinRatePct: number } | null
   /** the /share query of this configuration (without lang) */

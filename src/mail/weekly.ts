@@ -59,7 +59,14 @@ function digestRow(c: RowConfiguration, rank: number, today: RankedRow | null, w
     tpPct: c.tp_pct,
     maxBars: c.max_bars,
     figures: today
-      ? { winRatePct: today.win_rate, profitFactor: today.profit_factor, totalReturnPct: today.total_return_pct, maxDrawdownPct: today.max_drawdown_pct, trades: today.total_trades }
+      ? {
+          winRatePct: today.win_rate,
+          profitFactor: today.profit_factor,
+          totalReturnPct: today.total_return_pct,
+          maxDrawdownPct: today.max_drawdown_pct,
+          trades: today.total_trades,
+          ruinedOn: today.ruined_at ? today.ruined_at.slice(0, 10) : null,
+        }
       : null,
     weekly: weekly ? { daysRanked: weekly.days_ranked, meanProfitFactor: weekly.mean_profit_factor, meanWinRatePct: weekly.mean_win_rate } : null,
     // the /share settings that recompute exactly this configuration over the period (same costs as the rankings)

@@ -38,6 +38,7 @@ export interface BacktestFields {
   leverage: number
   max_concurrent_positions: number
   compounding: boolean
+  stop_at_ruin: boolean
 }
 
 const sortedUnique = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
@@ -71,5 +72,6 @@ export function backtestSpec(body: BacktestFields): RunSpec {
     perCoinUsd: body.per_coin_usd,
     maxConcurrent: body.max_concurrent_positions,
     compounding: body.compounding,
+    stopAtRuin: body.stop_at_ruin,
   }
 }

@@ -3,7 +3,7 @@
  * body of /backtest and /simulate — trades and curves as items, hold curves, warnings,
  * universe accounting — built when first read, in steps that pause on the main thread.
  */
-import type { EquityPoint } from '../engine/equity-curve'
+import { curveDayOf, type EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import type { BacktestMetrics } from '../engine/metrics'
 import { tradesInEntryOrder, type Acceptance, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
@@ -15,7 +15,8 @@ import type { CandleStore } from '../market/candle-store'
 import { isoDate } from '../market/coin-summary'
 import type { CoinOutcome } from './compute/coin-tasks'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
-import type { StatisticsFields } from './statistics'
+import type { RunResultBody } from './result-model'
+import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
@@ -33,7 +34,8 @@ export interface RunOutcome {
   warnings: string[]
 }
 
-const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+/** An instant as the answers write it: ISO 8601 UTC, seconds, `Z`. */
+export const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
 
 /** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */
@@ -63,12 +65,15 @@ export function equityItem(p: EquityPoint) {
   return { t: isoDate(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
 }
 
+/** The response body a run builds itself: all but its statistics, compute time and hash (added when it is answered). */
+export type RunBody = Omit<RunResultBody, keyof StatisticsFields | 'compute_time_ms' | 'result_hash'>
+
 export interface AssembledRun {
   portfolio: PortfolioResult
   metrics: BacktestMetrics
   checks: ReliabilityCheck[]
   /** the response body, built on first read */
-  body: Record<string, unknown>
+  body: RunBody
   /** build the body ahead of its first read, pausing between its parts */
   prepareBody(): Promise<void>
 }
@@ -84,7 +89,7 @@ export async function assembleRun(run: RunOutcome, store: CandleStore, acceptanc
 export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): AssembledRun {
   const { portfolio, metrics, checks } = core
   // the response body is built when first read: runs that only need metrics (compare) skip it
-  let body: Record<string, unknown> | null = null
+  let body: RunBody | null = null
   return {
     portfolio,
     metrics,
@@ -110,15 +115,36 @@ function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd:
   return { btc: hold('BTCUSDT'), eth: hold('ETHUSDT') }
 }
 
-/** The run's warnings, then the response's own: a shortened trade list, a capped profit factor, stand-in funding. */
-function warningsOf(run: Pick<RunOutcome, 'warnings'>, metrics: BacktestMetrics, taken: number): string[] {
+/** What the answer says of a ruined portfolio: when, and what became of the entries after it. */
+function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | null {
+  if (portfolio.ruinedAtMs === null) return null
+  const at = isoTime(portfolio.ruinedAtMs)
+  return stopAtRuin
+    ? `ruined: the portfolio's equity reached zero at ${at}; no trade was opened from then on (${portfolio.entriesAfterRuin} entries not taken; stop_at_ruin)`
+    : `ruined: the portfolio's equity reached zero at ${at}; stop_at_ruin is false, so trades went on after it as if fresh capital were added (fixed margin) or whenever the equity was above zero again (compounding)`
+}
+
+/** The run's warnings, then the response's own: ruin, a shortened trade list, a capped profit factor, stand-in funding. */
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
   const warnings = [...run.warnings]
+  const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
+  if (ruin) warnings.push(ruin)
   if (taken > MAX_TRADES_IN_RESPONSE)
     warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
   if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
   if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
     warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
   return warnings
+}
+
+/** Whether the run stopped at ruin (a request stored before the setting existed did not). */
+const stopAtRuinOf = (spec: RunSpec) => portfolioOptionsOf(spec, 1).stopAtRuin === true
+
+/** The equity curve's point of the day the portfolio was ruined; null when it was not. */
+function ruinIndex(portfolio: PortfolioResult): number | null {
+  const curve = portfolio.equityCurve
+  if (portfolio.ruinedAtMs === null || curve.length === 0) return null
+  return curveDayOf(portfolio.ruinedAtMs, curve[0].tMs, curve.length)
 }
 
 /** What was run: the request's strategy, exits, market and costs as the response echoes them. */
@@ -145,13 +171,13 @@ function settingsOf(run: Omit<RunOutcome, 'trades'>) {
 }
 
 /** The response body in steps: trade items, then the curves, then the whole (pausing between). */
-function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): Steps<Record<string, unknown>> {
+function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): Steps<RunBody> {
   const { spec } = run
   const { portfolio, metrics, checks } = core
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const warnings = warningsOf(run, metrics, taken)
+  const warnings = warningsOf(run, portfolio, metrics, taken)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
@@ -172,6 +198,8 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     per_coin_usd: spec.perCoinUsd,
     leverage: portfolioOptionsOf(spec, run.symbols.length).leverage,
     max_concurrent_positions: spec.maxConcurrent,
+    stop_at_ruin: stopAtRuinOf(spec),
+    ruined_at: portfolio.ruinedAtMs === null ? null : isoTime(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
     coins_used: run.symbols.length,
     data_range: dataRange(span),
@@ -184,7 +212,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     trades,
     reliability_checks: checks,
     reliability_warning: reliabilityWarning(checks),
-    ruin_index: null,
+    ruin_index: ruinIndex(portfolio),
     warnings,
   }
 }
@@ -200,7 +228,7 @@ export interface RunResult {
   computeMs: number
 }
 
-/** The response body of a finished run (cached results get their own compute time). */
-export function responseBody(r: RunResult, extra: Record<string, unknown> = {}) {
-  return { ...r.assembled.body, ...r.statistics, ...extra, compute_time_ms: r.computeMs, result_hash: r.hash }
+/** The response body of a finished run (cached results get their own compute time; statistics not computed read as none). */
+export function responseBody(r: RunResult): RunResultBody {
+  return { ...r.assembled.body, ...(r.statistics ?? statisticsFields(null)), compute_time_ms: r.computeMs, result_hash: r.hash }
 }

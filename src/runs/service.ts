@@ -292,7 +292,11 @@ export class RunService {
       const full = this.results.peek(h)
       if (full) {
         const curve = full.assembled.portfolio.equityCurve
-        return { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null }
+        return {
+          metrics: full.assembled.metrics,
+          span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null,
+          ruinedAtMs: full.assembled.portfolio.ruinedAtMs,
+        }
       }
       return this.results.metricsOf(h)
     })

@@ -33,6 +33,8 @@ export interface SimulateFields extends MarketFields {
   per_coin_usd: number
   max_concurrent_positions: number
   compounding: boolean
+  /** default true (SimulateRequest); optional here for bodies published before it existed */
+  stop_at_ruin?: boolean
 }
 
 /** A request's market, costs and window as RunSpec fields (spot: no leverage). */
@@ -83,5 +85,6 @@ export function simulateSpec(body: SimulateFields): RunSpec {
     perCoinUsd: body.per_coin_usd,
     maxConcurrent: body.max_concurrent_positions,
     compounding: body.compounding,
+    stopAtRuin: body.stop_at_ruin ?? true,
   })
 }

@@ -51,6 +51,12 @@ export interface RunSpec {
   perCoinUsd: number
   maxConcurrent: number
   compounding: boolean
+  /**
+   * stop opening trades once the equity has reached zero. Requests stored before it
+   * existed lack it and ran with fresh capital: missing reads as false, and their hashes
+   * (made without the key) stay theirs.
+   */
+  stopAtRuin: boolean
 }
 
 /**
@@ -88,7 +94,7 @@ export function tradeParamsOf(spec: RunSpec): TradeParams {
 /** The portfolio's settings of a run. */
 export function portfolioOptionsOf(spec: RunSpec, coinCount: number): PortfolioOptions {
   const leverage = effectiveLeverage(spec)
-  return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount }
+  return { perCoinUsd: spec.perCoinUsd, maxConcurrent: spec.maxConcurrent, compounding: spec.compounding, leverage, coinCount, stopAtRuin: spec.stopAtRuin === true }
 }
 
 /** A run's date window on one coin's bars: null without bars or without a bar inside the dates. */
@@ -186,6 +192,7 @@ export function registrySpec(s: StrategyDef, over: Partial<RunSpec>): RunSpec {
     perCoinUsd: 60,
     maxConcurrent: 100,
     compounding: false,
+    stopAtRuin: true,
     ...over,
   }
 }

@@ -51,7 +51,10 @@ export interface StatisticsFields {
   edge_p_value: number | null
   walk_forward_consistency: number | null
   walk_forward_details: string
-  deflated_sharpe: DeflatedSharpeInfo | null
+  /** the contract's nullable number: the DSR */
+  deflated_sharpe: number | null
+  /** the whole computation behind it (n_trials, skew, kurtosis, sensitivity, caveat) */
+  deflated_sharpe_info: DeflatedSharpeInfo | null
   dsr_haircut_pct: number | null
   mc_p_value: number | null
   mc_percentile: number | null
@@ -69,6 +72,7 @@ export function statisticsFields(s: Partial<StatisticsFields> | null): Statistic
     walk_forward_consistency: null,
     walk_forward_details: '',
     deflated_sharpe: null,
+    deflated_sharpe_info: null,
     dsr_haircut_pct: null,
     mc_p_value: null,
     mc_percentile: null,
@@ -235,7 +239,8 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
     edge_p_value: edge,
     walk_forward_consistency: wf?.consistency ?? null,
     walk_forward_details: wf?.details ?? '',
-    deflated_sharpe: dsr,
+    deflated_sharpe: dsr?.dsr ?? null,
+    deflated_sharpe_info: dsr,
     dsr_haircut_pct: dsr ? dsrHaircutPct(dsr) : null,
     mc_p_value: mc?.p_value ?? null,
     mc_percentile: mc?.percentile ?? null,

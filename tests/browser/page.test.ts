@@ -229,6 +229,24 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 60_000)
 
+  test('a ruined run says on which day beside its max drawdown; the deflated Sharpe is shown as a number', async () => {
+    const { page, errors } = await open('/')
+    await page.selectOption('#f-strategy', 'bb-squeeze-short')
+    await page.fill('#f-topN', '5')
+    await page.fill('#f-lev', '125')
+    await page.fill('#f-sl', '50')
+    await page.fill('#f-tp', '50')
+    await page.click('#run')
+    await page.waitForSelector('#m-mdd dd', { timeout: 30_000 })
+    const sim = await (await page.request.post(`${served.base}/simulate`, { data: { strategy: 'bb-squeeze-short', top_n: 5, leverage: 125, sl_pct: 50, tp_pct: 50 } })).json()
+    expect(sim.ruined_at).not.toBeNull()
+    expect(await page.textContent('#m-mdd dd')).toContain(`ruined on ${sim.ruined_at.slice(0, 10)}`)
+    const dsr = await page.locator('#statistics .stat').filter({ has: page.locator('dt', { hasText: /^Deflated Sharpe$/ }) }).locator('.stat-value').textContent()
+    expect(dsr).toBe(sim.deflated_sharpe === null ? 'not computed' : sim.deflated_sharpe.toFixed(3))
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
   test('a run without trades says so and breaks nothing', async () => {
     const { page, errors } = await open('/?mode=builder')
     await page.waitForSelector('#builder')

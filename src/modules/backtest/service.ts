@@ -16,7 +16,7 @@ export type BacktestBody = typeof BacktestRequest.static
 type BacktestAnswer = typeof BacktestResponse.static
 
 /** The figures an invalid strategy reports as 0 (nothing ran). */
-const ZERO_FIELDS = ['total_trades', 'wins', 'losses', 'win_rate', 'total_return_pct', 'profit_factor', 'avg_win_pct', 'avg_loss_pct', 'max_drawdown_pct', 'max_consecutive_losses', 'tp_count', 'sl_count', 'timeout_count', 'coins_used', 'total_fees_pct', 'total_funding_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'initial_capital_usd', 'total_return_usd', 'total_return_pct_portfolio', 'max_drawdown_usd', 'expectancy', 'recovery_factor', 'payoff_ratio', 'btc_hold_return_pct', 'eth_hold_return_pct', 'var_95', 'cvar_95', 'avg_bars_held', 'median_bars_held', 'positions_skipped', 'compute_time_ms'] as const
+const ZERO_FIELDS = ['total_trades', 'wins', 'losses', 'win_rate', 'total_return_pct', 'profit_factor', 'avg_win_pct', 'avg_loss_pct', 'max_drawdown_pct', 'max_consecutive_losses', 'tp_count', 'sl_count', 'timeout_count', 'trailing_count', 'signal_count', 'liquidation_count', 'end_of_data_count', 'coins_used', 'total_fees_pct', 'total_funding_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'initial_capital_usd', 'total_return_usd', 'total_return_pct_portfolio', 'max_drawdown_usd', 'expectancy', 'recovery_factor', 'payoff_ratio', 'btc_hold_return_pct', 'eth_hold_return_pct', 'var_95', 'cvar_95', 'avg_bars_held', 'median_bars_held', 'positions_skipped', 'compute_time_ms'] as const
 
 /** The contract's answer for a strategy that failed validation: nothing ran. */
 export function invalidBacktest(body: BacktestBody, errors: string[]) {
@@ -42,6 +42,8 @@ export function invalidBacktest(body: BacktestBody, errors: string[]) {
     compounding: body.compounding,
     per_coin_usd: body.per_coin_usd,
     leverage: body.leverage,
+    stop_at_ruin: body.stop_at_ruin,
+    ruined_at: null,
     ruin_index: null,
     top_n_requested: symbols ? null : (body.top_n ?? 50),
     eligible_universe: null,
@@ -80,6 +82,6 @@ export async function runBacktest(runs: RunService, body: BacktestBody, noCache:
   if (errors.length) return invalidBacktest(body, errors)
   // an unknown symbol is the 404 of every route that takes one, named as the request spelled it
   const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbol ? [body.symbol] : (body.symbols ?? [])))
-  // the body is built by runs/present.ts; the response schema checks it on the way out
-  return responseBody(run) as BacktestAnswer
+  // the body is built by runs/present.ts as the result schema's type; the response schema checks it on the way out
+  return responseBody(run)
 }

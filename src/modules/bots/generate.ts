@@ -96,6 +96,7 @@ function backtestBody(cfg: BotConfig): BacktestFields {
     leverage: cfg.leverage,
     max_concurrent_positions: cfg.coins.length,
     compounding: false,
+    stop_at_ruin: true,
   }
 }
 
@@ -154,8 +155,8 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
   const m = run.assembled.metrics
   const body = run.assembled.body
   const figures: BacktestFigures = {
-    data_range: typeof body.data_range === 'string' ? body.data_range : '',
-    coins_used: typeof body.coins_used === 'number' ? body.coins_used : coins.length,
+    data_range: body.data_range,
+    coins_used: body.coins_used,
     total_trades: m.total_trades,
     win_rate: m.win_rate,
     profit_factor: m.profit_factor,
@@ -166,6 +167,10 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     tp_count: m.tp_count,
     sl_count: m.sl_count,
     timeout_count: m.timeout_count,
+    trailing_count: m.trailing_count,
+    signal_count: m.signal_count,
+    liquidation_count: m.liquidation_count,
+    end_of_data_count: m.end_of_data_count,
   }
 
   const root = `perpsim-bot-${sanitizeId(cfg.strategy_id ?? cfg.name)}`

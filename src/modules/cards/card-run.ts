@@ -99,6 +99,7 @@ export function cardRun(id: string, dir: Direction | undefined, defaultDir: Dire
     leverage: settings.leverage,
     max_concurrent_positions: 100,
     compounding: false,
+    stop_at_ruin: true,
   })
   return { id: p.id, kind: 'preset', name: p.name, nameKo: null, direction: p.direction, status: 'preset', settings, spec: { ...spec, feeFrac: feeFracOf(settings.feePct) } }
 }

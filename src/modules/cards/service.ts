@@ -18,7 +18,7 @@ import { cardRun, type CardRun } from './card-run'
 import type { OgQuery, ShareQuery } from './model'
 
 /** bump when the card's drawing changes, so cached cards and ETags turn over */
-const CARD_LAYOUT_VERSION = 1
+const CARD_LAYOUT_VERSION = 2
 const PNG_CACHE_SIZE = 64
 const isoDay = (tMs: number) => new Date(tMs).toISOString().slice(0, 10)
 /** how long clients and proxies may reuse a card or page without asking again */
@@ -90,6 +90,7 @@ export class CardService {
       profitFactorCapped: m.profit_factor_capped,
       totalReturnPct: m.total_return_pct,
       maxDrawdownPct: m.max_drawdown_pct,
+      ruinedOn: r.assembled.portfolio.ruinedAtMs === null ? null : isoDay(r.assembled.portfolio.ruinedAtMs),
       trades: m.total_trades,
       equityReturnPct: curve.map(p => p.returnPct),
       dataSpan: curve.length ? { from: isoDay(curve[0].tMs), to: isoDay(curve[curve.length - 1].tMs) } : null,

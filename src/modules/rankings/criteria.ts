@@ -27,7 +27,7 @@ export function criteriaPage(): string {
 <h2>Periods</h2><table>${periodRows}</table>
 <h2>Groups</h2><table>${groupRows}</table>
 <h2>Costs</h2>
-<p>Exactly POST /simulate's: ${esc(COSTS.market_type)}, taker fee ${COSTS.fee_pct * 100}% per side on notional, ${esc(COSTS.funding)}, leverage ${COSTS.leverage}, ${COSTS.per_coin_usd} USD per position, no compounding, at most ${COSTS.max_concurrent_positions} open positions, stablecoins excluded. Every row equals the /simulate answer to the body <code>how_to_reverify</code> publishes.</p>
+<p>Exactly POST /simulate's: ${esc(COSTS.market_type)}, taker fee ${COSTS.fee_pct * 100}% per side on notional, ${esc(COSTS.funding)}, leverage ${COSTS.leverage}, ${COSTS.per_coin_usd} USD per position, no compounding, at most ${COSTS.max_concurrent_positions} open positions, no trade once the equity has reached zero (stop_at_ruin), stablecoins excluded. Every row equals the /simulate answer to the body <code>how_to_reverify</code> publishes.</p>
 <h2>Order</h2>
 <p>Zero-trade rows are dropped. The rest are sorted by profit factor, then win rate, then total trades (all descending), then configuration id (ascending): a total order, so the same figures always give the same ranks. <code>rank</code> is the true rank in this population everywhere, worst3 included (worst3 lists the worst first).</p>
 <h2>Caps and minimum trades</h2>

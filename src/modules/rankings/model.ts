@@ -28,6 +28,7 @@ export const RankingRow = t.Object(
     total_trades: t.Integer(),
     sharpe: t.Number(),
     max_drawdown: t.Number(),
+    ruined_at: t.Optional(Nullable(t.String({ format: 'date-time', description: "when the run's equity reached zero (null: never); absent on days ranked under rules v1" }))),
     rank_change: Nullable(t.Integer()),
     streak: t.Integer(),
     configuration_id: t.String(),

@@ -47,6 +47,8 @@ export function publicRow(r: RankedRow) {
     total_trades: r.total_trades,
     sharpe: round2(r.sharpe_ratio),
     max_drawdown: round2(r.max_drawdown_pct),
+    // day files of rules v1 did not record ruin: the key is left out rather than guessed
+    ...(r.ruined_at === undefined ? {} : { ruined_at: r.ruined_at }),
     rank_change: r.rank_change,
     streak: r.streak,
     configuration_id: r.configuration_id,
@@ -67,6 +69,7 @@ const rawFigures = (r: RankedRow) => ({
   total_return_pct: r.total_return_pct,
   sharpe_ratio: r.sharpe_ratio,
   max_drawdown_pct: r.max_drawdown_pct,
+  ...(r.ruined_at === undefined ? {} : { ruined_at: r.ruined_at }),
 })
 
 export class RankingsService {
@@ -166,7 +169,7 @@ export class RankingsService {
         steps: [
           `GET /rankings/files/${compact(served)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
           `In that file, periods["${q.period}"].groups["${q.group}"].rows holds every ranked configuration with its raw figures, in rank order.`,
-          'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio and max_drawdown_pct of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
+          'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio, max_drawdown_pct and ruined_at of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
           `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the ranks; rows with fewer than ${MIN_TRADES} trades keep their rank but cannot enter top3, worst3 or weekly_best3.`,
         ],
         rows: [...top.map(reverify('top3')), ...worst.map(reverify('worst3'))],

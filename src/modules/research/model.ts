@@ -34,6 +34,7 @@ const researchFields = {
   per_coin_usd: t.Number({ minimum: 1, maximum: 1_000_000, default: 60 }),
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
+  stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
 }
 
 const universeFields = {

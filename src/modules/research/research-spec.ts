@@ -60,6 +60,7 @@ function customSpec(body: ResearchBody): RunSpec {
     leverage: body.leverage,
     max_concurrent_positions: body.max_concurrent_positions,
     compounding: body.compounding,
+    stop_at_ruin: body.stop_at_ruin,
   })
   const spot = body.market_type === 'spot'
   checkSpotSide(body.market_type, spec.direction, {
@@ -100,6 +101,7 @@ export function researchRun(body: ResearchBody, universe: Universe): ResearchRun
       per_coin_usd: body.per_coin_usd,
       max_concurrent_positions: body.max_concurrent_positions,
       compounding: body.compounding,
+      stop_at_ruin: body.stop_at_ruin,
       include_stablecoins: body.include_stablecoins,
     })
   } else {

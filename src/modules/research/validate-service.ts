@@ -136,7 +136,7 @@ function runFields(run: ResearchRun, r: RunResult) {
     timeframe: spec.timeframe,
     leverage: effectiveLeverage(spec),
     coins_used: r.symbols.length,
-    data_range: r.assembled.body.data_range as string,
+    data_range: r.assembled.body.data_range,
     top_n_requested: run.top_n_requested,
     eligible_universe: run.eligible_universe,
     universe_capped: run.universe_capped,

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../../model/shared'
+import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
 const FeeFrac = t.Union([t.Number({ minimum: 0, maximum: 0.01 }), t.Null()], {
@@ -24,6 +25,7 @@ export const SimulateRequest = t.Object({
   per_coin_usd: t.Number({ minimum: 1, maximum: 1_000_000, default: 60 }),
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
+  stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened (ruined_at says when); false: trades go on as if fresh capital were added" }),
 })
 
 export const SimulateResponse = t.Object(
@@ -44,6 +46,7 @@ export const CoinSimRequest = t.Object({
   timeframe: Timeframe,
   strategy: t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()], { default: null, description: 'registry id; null = bb-squeeze-<direction>' }),
   leverage: t.Number({ minimum: 1, maximum: 125, default: 1 }),
+  stop_at_ruin: t.Boolean({ default: true, description: "true: once the position's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
 })
 
 export const CoinSimResponse = t.Object(
@@ -58,10 +61,10 @@ export const CoinSimResponse = t.Object(
     win_rate: t.Number(),
     profit_factor: t.Number(),
     total_return_pct: t.Number(),
-    max_drawdown_pct: t.Number(),
-    tp_count: t.Integer(),
-    sl_count: t.Integer(),
-    timeout_count: t.Integer(),
+    max_drawdown_pct: t.Number({ minimum: 0, maximum: 100 }),
+    ...exitCountFields,
+    stop_at_ruin: t.Boolean(),
+    ruined_at: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'the instant the equity reached zero; null when it never did' }),
     sharpe_ratio: t.Number({ default: 0 }),
     sortino_ratio: t.Number({ default: 0 }),
     calmar_ratio: t.Number({ default: 0 }),
@@ -97,7 +100,18 @@ export const CompareResponse = t.Object(
     run_cap_reason: t.Union([t.UnionEnum(['indicator_cache', 'compare_max_coins']), t.Null()]),
     coins_not_computed: t.Array(t.String()),
     strategies: t.Array(
-      t.Object({ strategy_id: t.String(), name: t.String(), win_rate: t.Number(), profit_factor: t.Number(), total_trades: t.Integer() }, { additionalProperties: true }),
+      t.Object(
+        {
+          strategy_id: t.String(),
+          name: t.String(),
+          win_rate: t.Number(),
+          profit_factor: t.Number(),
+          total_trades: t.Integer(),
+          max_drawdown_pct: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
+          ruined_at: t.Optional(t.Union([t.String({ format: 'date-time' }), t.Null()])),
+        },
+        { additionalProperties: true },
+      ),
     ),
   },
   { additionalProperties: true },

@@ -6,7 +6,7 @@ import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
-import { dataRange, responseBody, tradeItem } from '../../runs/present'
+import { dataRange, isoTime, responseBody, tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
 import { checkSpotSide, marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
@@ -24,9 +24,9 @@ export async function runSimulate(runs: RunService, body: SimulateBody, noCache:
   checkDates(body.start_date, body.end_date)
   const spec = simulateSpec(body)
   const s = registryStrategy(body.strategy)
-  // the body is built by runs/present.ts; the response schema checks it on the way out
+  // the body is built by runs/present.ts as the result schema's type; the response schema checks it on the way out
   const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbols ?? []))
-  return responseBody(run, { strategy: s.id, strategy_name: s.name, status: s.status }) as typeof SimulateResponse.static
+  return { ...responseBody(run), strategy: s.id, strategy_name: s.name, status: s.status }
 }
 
 export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: boolean): Promise<typeof CoinSimResponse.static> {
@@ -51,6 +51,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     ...marketSpecOf(body),
     symbols: [body.symbol.toUpperCase()],
     maxConcurrent: 1,
+    stopAtRuin: body.stop_at_ruin,
   })
   const r = await runs.run(spec, { noCache, statistics: false }).catch(asSpelled([body.symbol]))
   const m = r.assembled.metrics
@@ -69,13 +70,19 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     tp_count: m.tp_count,
     sl_count: m.sl_count,
     timeout_count: m.timeout_count,
+    trailing_count: m.trailing_count,
+    signal_count: m.signal_count,
+    liquidation_count: m.liquidation_count,
+    end_of_data_count: m.end_of_data_count,
+    stop_at_ruin: r.assembled.body.stop_at_ruin,
+    ruined_at: r.assembled.body.ruined_at,
     sharpe_ratio: m.sharpe_ratio,
     sortino_ratio: m.sortino_ratio,
     calmar_ratio: m.calmar_ratio,
     total_fees_pct: m.total_fees_pct,
     total_funding_pct: m.total_funding_pct,
     funding_coverage_pct: m.funding_coverage_pct,
-    data_range: r.assembled.body.data_range as string,
+    data_range: r.assembled.body.data_range,
     trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,
@@ -122,6 +129,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
         total_trades: m.total_trades,
         total_return_pct: m.total_return_pct,
         max_drawdown_pct: m.max_drawdown_pct,
+        ruined_at: r.ruinedAtMs === null ? null : isoTime(r.ruinedAtMs),
         sharpe_ratio: m.sharpe_ratio,
       }
     }),

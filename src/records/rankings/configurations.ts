@@ -15,7 +15,7 @@ import type { StrategyStatus } from '../../strategies/status'
  * The ranking rules' version: the prefix of every configuration id. It changes when the
  * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
  */
-export const RULES_VERSION = 'v1'
+export const RULES_VERSION = 'v2'
 /** version of the day file's and the response's layout */
 export const SCHEMA_VERSION = 'rankings-1'
 
@@ -48,6 +48,7 @@ export const COST_FIELDS = {
   per_coin_usd: 60,
   max_concurrent_positions: 100,
   compounding: false,
+  stop_at_ruin: true,
   include_stablecoins: false,
 } as const
 
@@ -129,6 +130,6 @@ export function rcScope(configCount: number, strategyCount: number): string {
     `${configCount} configurations: the ${strategyCount} registry strategies on 1H (their default, 5/10/48 and 8/15/72 SL%/TP%/max bars), ` +
     `4H (10/10/12 and 6/12/18) and 1D (15/15/10), each run like POST /simulate over the group's coins ` +
     `(top 30/50/100 of the eligible universe by market-cap rank, or BTCUSDT alone) and the period's UTC days before the ranking date, ` +
-    `futures, taker fee 0.05% per side, real funding, leverage 1, 60 USD per position, no compounding, at most 100 open positions.`
+    `futures, taker fee 0.05% per side, real funding, leverage 1, 60 USD per position, no compounding, at most 100 open positions, no trade once the equity has reached zero.`
   )
 }

@@ -26,6 +26,8 @@ export interface RowFigures {
   total_return_pct: number
   sharpe_ratio: number
   max_drawdown_pct: number
+  /** when the run's equity reached zero (its /simulate answer's ruined_at); absent in files of rules v1, which did not stop at ruin */
+  ruined_at?: string | null
 }
 
 export interface RankedRow extends RowFigures {

@@ -47,6 +47,8 @@ export interface WholeRunsPayload {
 export interface RunMetricsResult {
   metrics: BacktestMetrics
   span: DaySpan | null
+  /** when the portfolio's equity reached zero (PortfolioResult.ruinedAtMs) */
+  ruinedAtMs: number | null
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
@@ -92,7 +94,7 @@ export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMe
   return payload.specs.map(spec => {
     const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
     const span = daySpan(coins)
-    const { metrics } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
-    return { metrics, span }
+    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+    return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
   })
 }

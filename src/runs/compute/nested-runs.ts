@@ -39,8 +39,8 @@ export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): Run
     return payload.groups.map(group => {
       const groupCoins: CoinOutcome[] = group.map(c => coins[c])
       const span = daySpan(groupCoins)
-      const { metrics } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, group.length), markOver(span, s => ctx.view.bars(s)))
-      return { metrics, span }
+      const { metrics, portfolio } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, group.length), markOver(span, s => ctx.view.bars(s)))
+      return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
     })
   })
 }
