@@ -115,6 +115,23 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
     await page.close()
   }, 60_000)
 
+  test('back to an address with another tree while a parameter box has the focus shows that address’s numbers', async () => {
+    const built = (indicators: object, field: string) => `/?mode=builder&b=${encodeURIComponent(JSON.stringify({ name: field, dir: 'long', indicators, entry: { type: 'AND', conditions: [{ field, op: '<', value: 30 }] } }))}`
+    const { page, errors } = await open(built({ rsi: { period: 21 } }, 'rsi'))
+    await page.waitForSelector('#p-rsi-period')
+    // the next address, as a run pushes it
+    await page.evaluate(`history.pushState(null, '', ${JSON.stringify(built({ macd: { fast: 8 } }, 'macd'))}); dispatchEvent(new PopStateEvent('popstate'))`)
+    await page.waitForSelector('#p-macd-fast')
+    expect(await page.inputValue('#p-macd-fast')).toBe('8')
+    await page.click('#p-macd-fast')
+    await page.goBack()
+    await page.waitForFunction(`document.querySelector('#b-name').value === 'rsi'`)
+    await page.waitForTimeout(300)
+    expect(await paramBoxes(page)).toEqual({ 'rsi.period': '21' })
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
   test('the JSON box shows a preset’s tree after JSON typed earlier made the tree flat', async () => {
     const { page, errors } = await open('/?mode=builder&preset=volume-spike-reversal')
     await page.waitForSelector('#b-json')
