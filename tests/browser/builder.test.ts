@@ -166,4 +166,21 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
+
+  test('JSON that is not an object is named as not a tree, and the tree stays as it was', async () => {
+    const { page, errors } = await open('/?mode=builder&preset=volume-spike-reversal')
+    await page.waitForSelector('#b-json')
+    const before = JSON.parse(await page.inputValue('#b-json'))
+    for (const [typed, kind] of [['1', 'number'], ['null', 'null'], ['[1, 2]', 'array'], ['"rsi"', 'string'], ['true', 'boolean']]) {
+      await page.fill('#b-json', typed!)
+      expect(await page.inputValue('#b-json')).toBe(typed!)
+      expect(await page.textContent('#b-json-err')).toContain(`Not a condition tree: a JSON object is expected, not ${kind}`)
+    }
+    // a run takes the last tree the box held
+    await page.click('#run')
+    await page.waitForURL(/b=/)
+    expect((JSON.parse(new URL(page.url()).searchParams.get('b')!) as PresetDetail).entry).toEqual(before)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
 })

@@ -10,7 +10,8 @@ interface TypedJson {
 
 /**
  * A tree the rows cannot show (nested groups, NOT, ANY_PRIOR, a value with `stat`, `mult` or
- * `offset`), edited as JSON. Every edit that parses sets the entry; one that does not says why.
+ * `offset`), edited as JSON. Every edit that parses to an object sets the entry; one that does
+ * not (not JSON, or JSON that is not an object) says why.
  * The typed text is this box's own and is kept as typed (spaces, line breaks, a half-typed
  * tree) while the box shows the tree it was typed for; the builder keys the box by that tree
  * (tree-generation.ts), so a tree from a preset or the address is shown as itself. When the
@@ -31,12 +32,18 @@ export function TreeJson(props: { entry: ConditionNode; onEntry: (entry: Conditi
         value={text ?? JSON.stringify(props.entry, null, 2)}
         onInput={e => {
           const v = (e.target as HTMLTextAreaElement).value
+          let parsed: unknown
           try {
-            props.onEntry(JSON.parse(v) as ConditionNode)
-            setTyped({ text: v, error: '' })
+            parsed = JSON.parse(v)
           } catch (err) {
-            setTyped({ text: v, error: t('builder.jsonBad', { e: err instanceof Error ? err.message : String(err) }) })
+            return setTyped({ text: v, error: t('builder.jsonBad', { e: err instanceof Error ? err.message : String(err) }) })
           }
+          // a tree is an object (a group or a condition); `1`, `null` or a list would be taken
+          // for one by the rows' tests of the tree and break the builder
+          const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'array' : typeof parsed
+          if (kind !== 'object') return setTyped({ text: v, error: t('builder.jsonNotTree', { e: kind }) })
+          props.onEntry(parsed as ConditionNode)
+          setTyped({ text: v, error: '' })
         }}
       />
       {error && (
