@@ -3,7 +3,6 @@
  * of the indicators they use, or, for a tree with nested groups, its JSON. Fields and
  * params come from GET /builder/indicators; presets from GET /builder/presets.
  */
-import { useState } from 'preact/hooks'
 import type { BuilderIndicator, PresetItem } from '../api'
 import type { BuilderSpec, ConditionNode } from '../settings'
 import { useI18n } from '../ui'
@@ -11,7 +10,8 @@ import { ConditionRows } from './condition-rows'
 import { IndicatorParams } from './indicator-params'
 import { SpecFields } from './spec-fields'
 import { flatRows, indicatorsFor, type Leaf } from './tree'
-import { TreeJson, type TypedJson } from './tree-json'
+import { useTreeGeneration } from './tree-generation'
+import { TreeJson } from './tree-json'
 
 export function Builder(props: {
   spec: BuilderSpec
@@ -27,10 +27,11 @@ export function Builder(props: {
   const { t } = useI18n()
   const { spec, catalog } = props
   const flat = flatRows(spec.entry)
-  const [json, setJson] = useState<TypedJson>({ text: null, error: '' })
+  // the boxes below are keyed by it: a tree from a preset or the address gets boxes of its own
+  const { generation, own } = useTreeGeneration(spec.entry)
   const update = props.onUpdate
   // a new tree brings the indicators its fields need (params already set are kept)
-  const withEntry = (x: BuilderSpec, entry: ConditionNode): BuilderSpec => ({ ...x, entry, indicators: indicatorsFor(entry, catalog, x.indicators) })
+  const withEntry = (x: BuilderSpec, entry: ConditionNode): BuilderSpec => ({ ...x, entry: own(entry), indicators: indicatorsFor(entry, catalog, x.indicators) })
   const setEntry = (entry: ConditionNode) => update(x => withEntry(x, entry))
   const editRows = (fn: (rows: Leaf[], logic: 'AND' | 'OR') => { logic: 'AND' | 'OR'; rows: Leaf[] }) =>
     update(x => {
@@ -44,9 +45,9 @@ export function Builder(props: {
       <legend>{t('builder.title')}</legend>
       <SpecFields spec={spec} onUpdate={update} presets={props.presets} preset={props.preset} onPreset={props.onPreset} />
       {flat ? (
-        <ConditionRows flat={flat} catalog={catalog} rowErrors={props.rowErrors} onEditRows={editRows} />
+        <ConditionRows key={generation} flat={flat} catalog={catalog} rowErrors={props.rowErrors} onEditRows={editRows} />
       ) : (
-        <TreeJson entry={spec.entry} typed={json} onTyped={setJson} onEntry={setEntry} />
+        <TreeJson key={generation} entry={spec.entry} onEntry={setEntry} />
       )}
       {props.treeErrors.length > 0 && (
         <div class="error-box" role="alert">
@@ -55,7 +56,7 @@ export function Builder(props: {
           ))}
         </div>
       )}
-      <IndicatorParams spec={spec} catalog={catalog} onUpdate={update} />
+      <IndicatorParams key={generation} spec={spec} catalog={catalog} onUpdate={update} />
     </fieldset>
   )
 }

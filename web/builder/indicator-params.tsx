@@ -3,7 +3,12 @@ import type { BuilderSpec } from '../settings'
 import { useI18n } from '../ui'
 import { NumberText } from './number-text'
 
-/** The params of the indicators the rows use (blank = the indicator's default, shown as the placeholder). */
+/**
+ * The params of the indicators the rows use (blank = the indicator's default, shown as the
+ * placeholder). Each box is keyed by its indicator and param: a box keeps its text as typed
+ * while it has the focus, so one reused by position for another param would show that text
+ * under the other's name.
+ */
 export function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly BuilderIndicator[]; onUpdate: (fn: (s: BuilderSpec) => BuilderSpec) => void }) {
   const { t } = useI18n()
   const used = props.catalog.filter(c => c.id in props.spec.indicators && Object.keys(c.param_info).length > 0)
@@ -12,13 +17,13 @@ export function IndicatorParams(props: { spec: BuilderSpec; catalog: readonly Bu
     <details class="params" open>
       <summary>{t('builder.params')}</summary>
       {used.map(ind => (
-        <fieldset class="row-fields">
+        <fieldset class="row-fields" key={ind.id}>
           <legend>{ind.name}</legend>
           {Object.entries(ind.param_info).map(([p, info]) => {
             const id = `p-${ind.id}-${p}`
             const cur = props.spec.indicators[ind.id]?.[p]
             return (
-              <div class="field field-narrow">
+              <div class="field field-narrow" key={p}>
                 <label for={id} title={info.description}>
                   {p}
                 </label>
