@@ -237,14 +237,14 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 23, 12, 0))
     const a = await h.req('/hot-strategies')
     expect(a.status).toBe(200)
-    expect(a.body.computed_at).toBe('2026-11-23T12:00:00.000Z')
+    expect(a.body.computed_at).toBe('2026-11-23T12:00:00Z')
     expect(a.body.strategies.every((s: any) => s.total_trades >= 10 && s.period === '30d')).toBe(true)
     for (const k of ['strategy_id', 'strategy_name', 'direction', 'status', 'period', 'profit_factor', 'win_rate', 'total_trades', 'total_return_pct'])
       for (const s of a.body.strategies) expect(s).toHaveProperty(k)
     h.clock.advance(59 * 60_000)
-    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T12:00:00.000Z')
+    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T12:00:00Z')
     h.clock.advance(60_000)
-    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T13:00:00.000Z')
+    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T13:00:00Z')
     const s = a.body.strategies[0]
     if (s) {
       const sim = await h.req('/simulate', { method: 'POST', json: s.request.body })

@@ -11,7 +11,7 @@ import { openDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
-import { DAY_MS } from '../market/types'
+import { DAY_MS, parseDay } from '../time'
 import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
@@ -30,8 +30,8 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   if (sub === 'run' && positionals.length !== 1) throw usage('jobs run needs one job name (see jobs list)')
   let dayMs: number | null = null
   if (values.date !== undefined) {
-    dayMs = Date.parse(`${values.date}T00:00:00Z`)
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.date) || !Number.isFinite(dayMs) || new Date(dayMs).toISOString().slice(0, 10) !== values.date)
+    dayMs = parseDay(values.date)
+    if (dayMs === null)
       throw usage(`--date ${values.date}: expected a calendar date YYYY-MM-DD`)
   }
 

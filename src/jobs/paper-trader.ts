@@ -32,6 +32,7 @@ import { DayFiles } from '../records/rankings/day-files'
 import { getStrategy } from '../strategies/registry'
 import { exitMask, lowerBound } from './signal-scan'
 import { lastCompletedBar, tradeParams } from './signal-score'
+import { isoDay } from '../time'
 
 export const CYCLE_DAYS = 30
 export const STARTING_CAPITAL = 10_000
@@ -75,7 +76,6 @@ export interface PaperReport {
   historyDays: number
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
 const OPEN_STATUSES = ['pending', 'open']
 

@@ -40,6 +40,7 @@ import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
 import type { JobContext, JobDefinition } from './scheduler'
+import { isoDay } from '../time'
 
 export const RANKINGS_JOB = 'rankings'
 /** days a fresh store backfills, and how far back missed days are caught up */
@@ -52,7 +53,6 @@ export interface RankingDeps {
   runs: RunService
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** Newest candle open time over the store (null: empty store). */
 function lastCandleMs(store: CandleStore): number | null {

@@ -16,6 +16,7 @@ import { isoWeek, weekStartMs } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
 import { weeklyMail, type MailContent } from './messages'
 import type { DigestRow, DigestSignals, WeeklyDigest } from './weekly-digest'
+import { DAY_MS, isoDay } from '../time'
 
 /** the ranking the mail quotes: the contract's default group; the week's best from the 7-day period, the top 3 from the 30-day one */
 export const DIGEST_GROUP: Group = 'top50'
@@ -32,8 +33,6 @@ export interface WeeklyMailDeps {
   signals?: WeeklySignalsSource
 }
 
-const DAY_MS = 86_400_000
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 interface RowConfiguration {
   strategy: string

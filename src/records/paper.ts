@@ -6,7 +6,7 @@
 import { and, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
 import { paperCycles, paperPositions } from '../../db/schema'
 import type { Db } from '../db'
-import { isoZ } from './iso-time'
+import { isoRecordInstant as isoZ } from '../time'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
 

@@ -12,11 +12,12 @@ import { bookSteps, daySpan, markOver, type Booked, type DaySpan } from '../engi
 import { finish, type Steps } from '../engine/steps'
 import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
-import { isoDate } from '../market/coin-summary'
+import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
 import type { StatisticsFields } from './statistics'
 import { stepped } from './yield'
+import { roundTo } from '../round'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
 export const MAX_TRADES_IN_RESPONSE = 1000
@@ -33,20 +34,19 @@ export interface RunOutcome {
   warnings: string[]
 }
 
-const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
+const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
 
 /** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */
 export function dataRange(span: DaySpan | null): string {
-  return span ? `${isoDate(span.fromDayMs)} to ${isoDate(span.toDayMs)}` : 'no data in window'
+  return span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window'
 }
 
 export function tradeItem(t: PortfolioTrade) {
   return {
     symbol: t.symbol,
     direction: t.direction,
-    entry_time: isoTime(t.entryTimeMs),
-    exit_time: isoTime(t.exitTimeMs),
+    entry_time: isoInstant(t.entryTimeMs),
+    exit_time: isoInstant(t.exitTimeMs),
     entry_price: t.entryPrice,
     exit_price: t.exitPrice,
     bars_held: t.barsHeld,
@@ -60,7 +60,7 @@ export function tradeItem(t: PortfolioTrade) {
 }
 
 export function equityItem(p: EquityPoint) {
-  return { t: isoDate(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
+  return { t: isoDay(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
 }
 
 export interface AssembledRun {

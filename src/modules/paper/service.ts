@@ -9,8 +9,9 @@ import type { Db } from '../../db'
 import { equityAt, PICK_RULE, type PaperCycleRow } from '../../jobs/paper-trader'
 import { DAY_MS } from '../../market/types'
 import type { SeriesCache } from '../../market/series'
-import { isoZ } from '../../records/iso-time'
 import { positionItem } from '../../records/paper'
+import { roundTo } from '../../round'
+import { isoDay, isoInstant } from '../../time'
 
 export interface PaperServiceDeps {
   db: Db
@@ -18,9 +19,8 @@ export interface PaperServiceDeps {
   series: SeriesCache
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-const r2 = (x: number) => Math.round(x * 100) / 100
-const r4 = (x: number) => Math.round(x * 1e4) / 1e4
+const r2 = (x: number) => roundTo(x, 2)
+const r4 = (x: number) => roundTo(x, 4)
 
 export class PaperService {
   constructor(private readonly deps: PaperServiceDeps) {}
@@ -65,10 +65,10 @@ export class PaperService {
       open_positions: open.map(positionItem),
       closed_positions: closed.map(positionItem),
       history: history.map(h => ({ date: h.date, equity: r2(h.equity), open_count: h.openCount, closed_count: h.closedCount })),
-      picks: picks ? { day: picks.day, picked_at: isoZ(picks.pickedAtMs), rule: picks.rule, ranking_date: picks.rankingDate, strategies: picks.picks } : null,
+      picks: picks ? { day: picks.day, picked_at: isoInstant(picks.pickedAtMs), rule: picks.rule, ranking_date: picks.rankingDate, strategies: picks.picks } : null,
       pick_rule: PICK_RULE,
-      marked_at: isoZ(now),
-      completed_at: c.completedAtMs === null ? null : isoZ(c.completedAtMs),
+      marked_at: isoInstant(now),
+      completed_at: c.completedAtMs === null ? null : isoInstant(c.completedAtMs),
     }
   }
 

@@ -9,6 +9,8 @@ import { STATUS_DEFINITIONS } from '../../strategies/status'
 import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
 import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
 import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
+import { roundTo } from '../../round'
+import { isoDay, parseCompactDay } from '../../time'
 
 export interface DailyQuery {
   date?: string
@@ -23,15 +25,12 @@ export const CRITERIA_URL = '/rankings/criteria'
 /** No ranking (or day file) for what was asked; the controller answers 404 with this message. */
 export class RankingNotFound extends Error {}
 
-const round2 = (x: number) => Math.round(x * 100) / 100
+const round2 = (x: number) => roundTo(x, 2)
 
 /** YYYYMMDD → YYYY-MM-DD, or null when not a calendar date. */
 export function dayOfParam(s: string): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(s)
-  if (!m) return null
-  const iso = `${m[1]}-${m[2]}-${m[3]}`
-  const ms = Date.parse(`${iso}T00:00:00Z`)
-  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === iso ? iso : null
+  const ms = parseCompactDay(s)
+  return ms === null ? null : isoDay(ms)
 }
 
 const compact = (iso: string) => iso.replaceAll('-', '')

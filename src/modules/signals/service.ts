@@ -12,7 +12,7 @@ import type { Direction } from '../../engine/types'
 import { DayFiles } from '../../records/rankings/day-files'
 import type { RankedRow } from '../../records/rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
-import { isoNoZone, isoZ } from '../../records/iso-time'
+import { isoInstant, isoNoZone } from '../../time'
 import { scoredItem } from '../../records/scored-item'
 import { TtlCache } from '../../ttl-cache'
 
@@ -30,14 +30,14 @@ export function signalItem(s: SignalRow) {
     coin: s.coin,
     direction: s.direction as Direction,
     timeframe: s.timeframe,
-    signal_bar_time: isoNoZone(s.signalBarMs),
+    signal_bar_time: isoInstant(s.signalBarMs),
     signal_time: isoNoZone(s.signalTimeMs),
     entry_price: s.entryPrice,
     status: s.status as StrategyStatus,
     sl_pct: s.slPct,
     tp_pct: s.tpPct,
     max_bars: s.maxBars,
-    published_at: isoNoZone(s.publishedAtMs),
+    published_at: isoInstant(s.publishedAtMs),
     backfill: s.backfill,
   }
 }
@@ -128,7 +128,7 @@ export class SignalsService {
   history(hours: number) {
     const now = this.deps.clock.now()
     const signals = signalsSince(this.deps.db, now - hours * HOUR_MS).filter(s => s.signalTimeMs <= now).map(signalItem)
-    return { as_of: isoNoZone(now), hours, count: signals.length, signals }
+    return { as_of: isoInstant(now), hours, count: signals.length, signals }
   }
 
   scored(q: { days: number; limit: number; signal_ids?: string }) {
@@ -149,6 +149,6 @@ export class SignalsService {
     } else {
       rows = scoredRows(this.deps.db, { sinceMs: now - q.days * DAY_MS, limit: q.limit })
     }
-    return { as_of: isoZ(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
+    return { as_of: isoInstant(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
   }
 }

@@ -10,6 +10,7 @@ import { DAY_MS } from '../../market/types'
 import type { SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
+import { isoDay } from '../../time'
 
 /**
  * The ranking rules' version: the prefix of every configuration id. It changes when the
@@ -100,7 +101,6 @@ export function configurations(strategies: readonly StrategyDef[] = listStrategi
   return out
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** The UTC days a period covers for a ranking date (the ranking date itself excluded). */
 export function periodWindow(dateMs: number, period: Period): { start_date: string; end_date: string } {
