@@ -40,7 +40,7 @@ import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
 import type { JobContext, JobDefinition } from './scheduler'
-import { isoDay } from '../time'
+import { isoDay, isoInstant } from '../time'
 
 export const RANKINGS_JOB = 'rankings'
 /** days a fresh store backfills, and how far back missed days are caught up */
@@ -223,7 +223,7 @@ export async function computeDayFile(
     schema_version: SCHEMA_VERSION,
     rules_version: RULES_VERSION,
     date,
-    generated_at: new Date(deps.clock.now()).toISOString(),
+    generated_at: isoInstant(deps.clock.now()),
     written_by: ctx.trigger,
     engine_version: ENGINE_VERSION,
     data_version: deps.store.dataVersion(),

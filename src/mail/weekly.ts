@@ -11,7 +11,7 @@ import type { Direction } from '../engine/types'
 import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../records/rankings/configurations'
 import { koreanName } from '../records/rankings/names-ko'
 import { DayFiles } from '../records/rankings/day-files'
-import { top3, type RankedRow, type WeeklyRow } from '../records/rankings/rank'
+import { eligibleList, top3, type RankedRow, type WeeklyRow } from '../records/rankings/rank'
 import { isoWeek, weekStartMs } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
 import { weeklyMail, type MailContent } from './messages'
@@ -105,7 +105,8 @@ export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource
     const c = today ? fromRow(today) : fromConfiguration(w.configuration_id)
     if (c) weeklyBest.push(digestRow(c, weeklyBest.length + 1, today, w, weekly))
   }
-  const top30d = top3(top.groups[DIGEST_GROUP].rows).map(r => digestRow(fromRow(r), r.rank, r, null, top))
+  // ranks among the eligible rows, as /rankings/daily shows them (held-back rows are not in the list)
+  const top30d = top3(eligibleList(top.groups[DIGEST_GROUP].rows, null, false)).map(r => digestRow(fromRow(r), r.rank, r, null, top))
   return { week, rankingDate: date, rankingScope: `${DIGEST_GROUP}, ${WEEKLY_PERIOD} / ${TOP_PERIOD}`, weeklyBest, top30d, signals: sig }
 }
 

@@ -10,7 +10,7 @@ import type { Universe } from '../../market/universe'
 import type { StrategyStatus } from '../../strategies/status'
 import type { Direction } from '../../engine/types'
 import { DayFiles } from '../../records/rankings/day-files'
-import type { RankedRow } from '../../records/rankings/rank'
+import { eligibleList, type RankedRow } from '../../records/rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
 import { isoInstant, isoNoZone } from '../../time'
 import { scoredItem } from '../../records/scored-item'
@@ -92,7 +92,8 @@ export class SignalsService {
     if (!scan || now - scan.scannedAtMs > SCANNER_WARM_MS) return []
     const date = this.dayFiles.latest()
     if (date === null) return []
-    const rows = this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? []
+    // the ranked list users see: rows held back for too few trades are not in it, ranks are eligible ranks
+    const rows = eligibleList(this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? [], null, false)
     const rank = new Map(this.deps.universe.all().map((c, i) => [c.meta.symbol, i]))
     return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
       .map(s => ({ s, row: rankingRowFor(rows, s.strategy) }))

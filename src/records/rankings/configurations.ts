@@ -17,8 +17,8 @@ import { isoDay } from '../../time'
  * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
  */
 export const RULES_VERSION = 'v1'
-/** version of the day file's and the response's layout */
-export const SCHEMA_VERSION = 'rankings-1'
+/** version of the day file's and the response's layout (its history: versions.ts) */
+export { SCHEMA_VERSION } from './versions'
 
 export const PERIODS = ['7d', '30d', '365d'] as const
 export type Period = (typeof PERIODS)[number]
