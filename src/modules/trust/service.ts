@@ -51,13 +51,26 @@ export class TrustService {
     return ms
   }
 
+  /**
+   * Why a day has no root to show yet: it has not ended by the clock (null: it has ended).
+   * A day still running has no root, not even an empty one: root null with leaf_count 0 is
+   * the evidence of no trades on a finished day, which a running day cannot give.
+   */
+  notEnded(date: string): string | null {
+    const endMs = this.day(date) + DAY_MS
+    if (endMs <= this.deps.clock.now()) return null
+    return `${date} is not sealed yet: the UTC day has not ended (it ends at ${isoInstant(endMs)}); its root is sealed by the hourly job once its records are final`
+  }
+
   /** Is the day sealed (its answers never change again)? */
   isSealed(date: string): boolean {
     return sealedRoot(this.deps.db, date) !== undefined
   }
 
+  /** The day's root (sealed, or from the records final so far on a day that has ended); null: the day has not ended. */
   merkle(date: string) {
     const dayMs = this.day(date)
+    if (this.notEnded(date) !== null) return null
     const sealed = sealedRoot(this.deps.db, date)
     if (sealed) return { date, leaf_count: sealed.leafCount, root: sealed.root, algorithm: sealed.algorithm, sealed: true, sealed_at: isoInstant(sealed.sealedAtMs) }
     const v = dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
@@ -65,6 +78,7 @@ export class TrustService {
   }
 
   leaves(date: string) {
+    if (this.notEnded(date) !== null) return null
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     return {
       date,
@@ -77,6 +91,7 @@ export class TrustService {
   }
 
   proof(date: string, leafHash: string) {
+    if (this.notEnded(date) !== null) return null
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     const hash = leafHash.toLowerCase()
     const index = v.leaves.findIndex(l => l.leafHash === hash)
