@@ -28,6 +28,7 @@ import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe, TIMEFRAME_MS } from '../market/timeframe'
 import { DAY_MS, HOUR_MS } from '../market/types'
+import { paperWaitingReason } from '../records/paper'
 import { DayFiles } from '../records/rankings/day-files'
 import { getStrategy } from '../strategies/registry'
 import { exitMask, lowerBound } from './signal-scan'
@@ -69,11 +70,14 @@ export interface PaperDeps {
 }
 
 export interface PaperReport {
-  cycle: number
+  /** the active cycle; null when the step waited (see `waiting`) */
+  cycle: number | null
   taken: number
   closed: number
   open: number
   historyDays: number
+  /** why nothing was done: the store's candles do not reach today */
+  waiting: string | null
 }
 
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
@@ -81,6 +85,8 @@ const OPEN_STATUSES = ['pending', 'open']
 
 export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const now = deps.clock.now()
+  const waiting = paperWaitingReason(deps.store, now)
+  if (waiting !== null) return { cycle: null, taken: 0, closed: 0, open: 0, historyDays: 0, waiting }
   const cycle = rollCycles(deps, now)
   await pickOfTheDay(deps, cycle, now)
   const closedBefore = updatePositions(deps, cycle, now)
@@ -88,7 +94,7 @@ export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const closedAfter = updatePositions(deps, cycle, now)
   const historyDays = writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
   const open = deps.db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycle.id), inArray(paperPositions.status, OPEN_STATUSES))).all().length
-  return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays }
+  return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays, waiting: null }
 }
 
 /** The active cycle at `now`, completing the cycles that ended and starting their successors. */

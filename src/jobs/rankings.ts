@@ -17,6 +17,7 @@ import type { RunMetricsResult } from '../runs/compute/coin-tasks'
 import { runNestedRuns } from '../runs/compute/nested-runs'
 import type { RunService } from '../runs/service'
 import {
+  CATCH_UP_DAYS,
   configurations,
   COSTS,
   GROUP_TOP_N,
@@ -44,7 +45,7 @@ import { isoDay, isoInstant } from '../time'
 
 export const RANKINGS_JOB = 'rankings'
 /** days a fresh store backfills, and how far back missed days are caught up */
-export const RANKINGS_CATCH_UP_DAYS = 30
+export const RANKINGS_CATCH_UP_DAYS = CATCH_UP_DAYS
 
 export interface RankingDeps {
   clock: Clock
@@ -53,16 +54,6 @@ export interface RankingDeps {
   runs: RunService
 }
 
-
-/** Newest candle open time over the store (null: empty store). */
-function lastCandleMs(store: CandleStore): number | null {
-  let last = -Infinity
-  for (const s of store.symbols()) {
-    const b = store.bars(s)
-    if (b && b.n > 0 && b.t[b.n - 1] > last) last = b.t[b.n - 1]
-  }
-  return Number.isFinite(last) ? last : null
-}
 
 /**
  * A batch of background work; should the pool's backstop bound on waiting job tasks be
@@ -188,7 +179,7 @@ export async function computeDayFile(
   files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
-  const last = lastCandleMs(deps.store)
+  const last = deps.store.newestCandleMs()
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
   const configs = configurations()

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { paperWaitingReason } from '../../records/paper'
 import { isoInstant } from '../../time'
 import { NotInitialized, PaperQuery, PaperState, PerformancePublic } from './model'
 import { PaperService } from './service'
@@ -13,7 +14,10 @@ export function paperModule(deps: AppDeps) {
       ({ query, status }) =>
         service.state(query.cycle) ??
         status(404, {
-          detail: query.cycle === undefined ? 'paper trading is not initialized yet: the first cycle starts at the first hourly run of the live-records job' : `no paper-trading cycle ${query.cycle}`,
+          detail:
+            query.cycle === undefined
+              ? `paper trading is not initialized yet: ${paperWaitingReason(deps.store, deps.clock.now()) ?? 'the first cycle starts at the first hourly run of the live-records job'}`
+              : `no paper-trading cycle ${query.cycle}`,
         }),
       { query: PaperQuery, response: { 200: PaperState, 404: NotInitialized }, detail: { tags: ['paper'], summary: 'Paper-trading cycle state, read from the stored cycle' } },
     )

@@ -3,10 +3,12 @@
  * published day files (nothing is computed per request but the headline, a few filters
  * over the stored rows).
  */
+import type { Clock } from '../../clock'
 import type { Db } from '../../db'
+import type { CandleStore } from '../../market/candle-store'
 import { InvalidRequest } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
+import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, unrankableReason, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
 import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
 import { eligibleList, headlineOf, heldBack, top3, worst3, type EligibleRow, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
 import { SCHEMA_VERSION, storesEligibleRanks } from '../../records/rankings/versions'
@@ -103,11 +105,15 @@ export class RankingsService {
   readonly files: DayFiles
   private configsById: Map<string, Configuration> | null = null
 
-  constructor(db: Db) {
+  /** `reach`: the store and clock that say whether the candles reach the dates the job ranks (absent: not checked) */
+  constructor(db: Db, private readonly reach?: { store: Pick<CandleStore, 'newestCandleMs'>; clock: Clock }) {
     this.files = new DayFiles(db)
   }
 
+  /** Before the first day file: why there is none (the store's candles end before the dates ranked), or "being computed". */
   private notYet(): RankingNotFound {
+    const why = this.reach ? unrankableReason(this.reach.store.newestCandleMs(), this.reach.clock.now()) : null
+    if (why !== null) return new RankingNotFound(`No daily ranking has been published, and none will be by the daily job: ${why}.`)
     return new RankingNotFound('No daily ranking has been published yet: the first one is being computed (at start-up, then daily at 00:30 UTC). Retry in a minute.')
   }
 
