@@ -3,7 +3,7 @@
  * results. The scanner and scorer jobs write through here; the signals service reads.
  * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
  */
-import { and, desc, eq, gte, inArray, lt, max, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db } from '../db'
 
@@ -60,6 +60,20 @@ export function signalsOfBar(db: Db, timeframe: string, signalBarMs: number): Si
 /** Signals whose signal time is at or after `sinceMs`, newest first. */
 export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
   return db.select().from(signals).where(gte(signals.signalTimeMs, sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).all()
+}
+
+/**
+ * One page of the signals whose signal time lies in [fromMs, toMs], newest first (then by
+ * id): the `limit` after the keyset `after` (the last row of the previous page), and how
+ * many the window holds. The keyset rides the signals_time index; a page never shifts when
+ * newer signals are recorded between two requests.
+ */
+export function signalsPage(db: Db, q: { fromMs: number; toMs: number; after: { signalTimeMs: number; id: string } | null; limit: number }): { rows: SignalRow[]; total: number } {
+  const window = and(gte(signals.signalTimeMs, q.fromMs), lte(signals.signalTimeMs, q.toMs))
+  const after = q.after === null ? undefined : or(lt(signals.signalTimeMs, q.after.signalTimeMs), and(eq(signals.signalTimeMs, q.after.signalTimeMs), gt(signals.id, q.after.id)))
+  const rows = db.select().from(signals).where(and(window, after)).orderBy(desc(signals.signalTimeMs), signals.id).limit(q.limit).all()
+  const total = db.select({ n: sql<number>`count(*)` }).from(signals).where(window).get()?.n ?? 0
+  return { rows, total }
 }
 
 /** Signals with no scored row yet, or an open one: the scorer's work list. */

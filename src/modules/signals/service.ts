@@ -11,7 +11,7 @@ import type { StrategyStatus } from '../../strategies/status'
 import type { Direction } from '../../engine/types'
 import { DayFiles } from '../../records/rankings/day-files'
 import { eligibleList, type RankedRow } from '../../records/rankings/rank'
-import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
+import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsPage, type ScoredJoined, type SignalRow } from '../../records/signals'
 import { isoInstant, isoNoZone } from '../../time'
 import { scoredItem } from '../../records/scored-item'
 import { TtlCache } from '../../ttl-cache'
@@ -40,6 +40,33 @@ export function signalItem(s: SignalRow) {
     published_at: isoInstant(s.publishedAtMs),
     backfill: s.backfill,
   }
+}
+
+/** What a /signals/history cursor carries: the listing's window end and hours, and the last row given. */
+interface HistoryCursor {
+  to: number
+  hours: number
+  t: number
+  id: string
+}
+
+/** Opaque to clients: base64url of a small JSON keyset. */
+export const encodeHistoryCursor = (c: HistoryCursor): string => Buffer.from(JSON.stringify([c.to, c.hours, c.t, c.id])).toString('base64url')
+
+function decodeHistoryCursor(raw: string, hours: number): HistoryCursor {
+  const bad = (msg: string) => new InvalidRequest([{ loc: ['query', 'cursor'], msg, input: raw }])
+  let v: unknown
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error()
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    throw bad('not a cursor this endpoint gave: pass next_cursor of the previous page unchanged')
+  }
+  if (!Array.isArray(v) || v.length !== 4 || !Number.isSafeInteger(v[0]) || !Number.isSafeInteger(v[1]) || !Number.isSafeInteger(v[2]) || typeof v[3] !== 'string')
+    throw bad('not a cursor this endpoint gave: pass next_cursor of the previous page unchanged')
+  const c = { to: v[0] as number, hours: v[1] as number, t: v[2] as number, id: v[3] as string }
+  if (c.hours !== hours) throw bad(`the cursor belongs to a listing of hours=${c.hours}; ask with hours=${c.hours}, or start over without cursor`)
+  return c
 }
 
 export interface SignalsServiceDeps {
@@ -126,10 +153,20 @@ export class SignalsService {
     })
   }
 
-  history(hours: number) {
-    const now = this.deps.clock.now()
-    const signals = signalsSince(this.deps.db, now - hours * HOUR_MS).filter(s => s.signalTimeMs <= now).map(signalItem)
-    return { as_of: isoInstant(now), hours, count: signals.length, signals }
+  /**
+   * /signals/history, one page: the window [as_of − hours, as_of] is fixed by the first
+   * page and carried in the cursor, so the pages of one listing neither shift nor overlap
+   * while new signals are recorded.
+   */
+  history(q: { hours: number; limit: number; cursor?: string }) {
+    const c = q.cursor === undefined ? null : decodeHistoryCursor(q.cursor, q.hours)
+    const toMs = c ? c.to : this.deps.clock.now()
+    const fromMs = toMs - q.hours * HOUR_MS
+    const { rows, total } = signalsPage(this.deps.db, { fromMs, toMs, after: c ? { signalTimeMs: c.t, id: c.id } : null, limit: q.limit + 1 })
+    const page = rows.slice(0, q.limit)
+    const last = page.at(-1)
+    const next_cursor = rows.length > q.limit && last ? encodeHistoryCursor({ to: toMs, hours: q.hours, t: last.signalTimeMs, id: last.id }) : null
+    return { as_of: isoInstant(toMs), hours: q.hours, limit: q.limit, count: page.length, total, next_cursor, signals: page.map(signalItem) }
   }
 
   scored(q: { days: number; limit: number; signal_ids?: string }) {
