@@ -36,14 +36,14 @@ export const Signal = t.Object({
   coin: t.String(),
   direction: Direction,
   timeframe: t.String(),
-  signal_bar_time: t.String({ description: 'open time of the signal bar (ISO 8601, UTC, no zone)' }),
-  signal_time: t.String({ description: 'the signal bar close = the entry bar open (ISO 8601, UTC, no zone)' }),
+  signal_bar_time: t.String({ description: 'open time of the signal bar (ISO 8601 UTC with Z, whole seconds)' }),
+  signal_time: t.String({ description: 'the signal bar close = the entry bar open; the contract’s ISO 8601 timestamp without zone, meaning UTC (2026-03-15T01:00:00)' }),
   entry_price: t.Number({ description: 'the entry bar open: the trade model entry' }),
   status: StrategyStatus,
   sl_pct: t.Number(),
   tp_pct: t.Number(),
   max_bars: t.Integer(),
-  published_at: t.String({ description: 'when the signal was recorded (ISO 8601, UTC, no zone)' }),
+  published_at: t.String({ description: 'when the signal was recorded (ISO 8601 UTC with Z, whole seconds)' }),
   backfill: t.Boolean({ description: 'recorded by a catch-up scan, after a newer bar had completed' }),
 })
 
