@@ -23,7 +23,7 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
-import { isoDay } from './time'
+import { isoDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
@@ -140,7 +140,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
-  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
+  if (values.since !== undefined && parseDay(values.since) === null) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
   const symbols = values.symbols?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean)
   const store = CandleStore.open(config.dataDir)
   const report = await syncFromExchange(store, {

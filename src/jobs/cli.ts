@@ -11,7 +11,7 @@ import { openDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
-import { DAY_MS, parseDay } from '../time'
+import { DAY_MS, isoRecordInstant, parseDay } from '../time'
 import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
@@ -20,7 +20,7 @@ import { registerJobs } from './registry'
 import { describeOwner } from './run-owner'
 import { Scheduler } from './scheduler'
 
-const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))
+const iso = (ms: number | null) => (ms === null ? '-' : isoRecordInstant(ms))
 
 export async function jobsCommand(config: Config, args: string[], usage: (msg: string) => Error, clock: Clock = systemClock): Promise<number> {
   const [sub, ...rest] = args

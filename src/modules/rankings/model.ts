@@ -53,29 +53,15 @@ export const WeeklyRow = t.Object(
   { additionalProperties: true },
 )
 
-export const HeldBackRow = t.Object(
-  {
-    configuration_id: t.String(),
-    overall_rank: t.Integer({ description: 'rank in the whole population' }),
-    name_en: t.String(),
-    name_ko: Nullable(t.String()),
-    strategy: t.String(),
-    direction: t.String(),
-    status: t.String(),
-    timeframe: t.String(),
-    sl_pct: t.Number(),
-    tp_pct: t.Number(),
-    max_bars: t.Integer(),
-    total_trades: t.Integer(),
-    win_rate: t.Number(),
-    profit_factor: t.Number(),
-    pf_capped: t.Boolean(),
-    total_return: t.Number(),
-    sharpe: t.Number(),
-    max_drawdown: t.Number(),
-    reason: t.Literal('min_trades', { description: 'why the row is not ranked: fewer trades than min_trades' }),
-    why: t.String({ description: 'the reason in words, with the row’s trade count' }),
-  },
+/** A row held back from the ranked list: a ranking row's settings and figures, without the ranked list's rank fields, and why. */
+export const HeldBackRow = t.Composite(
+  [
+    t.Omit(RankingRow, ['rank', 'rank_change', 'streak']),
+    t.Object({
+      reason: t.Literal('min_trades', { description: 'why the row is not ranked: fewer trades than min_trades' }),
+      why: t.String({ description: 'the reason in words, with the row’s trade count' }),
+    }),
+  ],
   { additionalProperties: true },
 )
 
