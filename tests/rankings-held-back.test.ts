@@ -12,37 +12,14 @@ import { GROUPS, periodWindow, PERIODS } from '../src/records/rankings/configura
 import { DayFiles, type DayFile } from '../src/records/rankings/day-files'
 import type { RankedRow } from '../src/records/rankings/rank'
 import { makeHarness, type Harness } from './helpers/harness'
+import { rowFigures } from './helpers/ranking-rows'
 
 let h: Harness
 
 /** a row as rankings-1 wrote it: overall rank, previous overall rank, rank_change between them */
 function v1Row(id: string, rank: number, trades: number, pf: number, over: Partial<RankedRow> = {}): RankedRow {
-  return {
-    configuration_id: `v1:${id}:1H:5-10-48`,
-    strategy: id,
-    name_en: id,
-    name_ko: null,
-    direction: 'long',
-    status: 'testing',
-    timeframe: '1H',
-    sl_pct: 5,
-    tp_pct: 10,
-    max_bars: 48,
-    total_trades: trades,
-    win_rate: 50,
-    profit_factor: pf,
-    pf_capped: pf === 999,
-    total_return_pct: 1,
-    sharpe_ratio: 0.5,
-    max_drawdown_pct: 3,
-    rank,
-    eligible: trades >= 10,
-    previous_rank: null,
-    previous_streak: null,
-    rank_change: null,
-    streak: 0,
-    ...over,
-  }
+  const figures = rowFigures(`v1:${id}:1H:5-10-48`, pf, 50, trades, { strategy: id, name_en: id, pf_capped: pf === 999, sharpe_ratio: 0.5, max_drawdown_pct: 3 })
+  return { ...figures, rank, eligible: trades >= 10, previous_rank: null, previous_streak: null, rank_change: null, streak: 0, ...over }
 }
 
 function v1File(date: string, previous: string | null, rows: RankedRow[]): DayFile {

@@ -8,29 +8,9 @@ import { configurations, configurationId, periodWindow, PRESETS, RULES_VERSION, 
 import { koreanName } from '../src/records/rankings/names-ko'
 import { compareRows, eligibleList, headlineOf, heldBack, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/records/rankings/rank'
 import { listStrategies } from '../src/strategies/registry'
+import { rowFigures } from './helpers/ranking-rows'
 
-function row(id: string, pf: number, wr: number, trades: number, over: Partial<RowFigures> = {}): RowFigures {
-  return {
-    configuration_id: id,
-    strategy: 'x-long',
-    name_en: id,
-    name_ko: null,
-    direction: 'long',
-    status: 'testing',
-    timeframe: '1H',
-    sl_pct: 5,
-    tp_pct: 10,
-    max_bars: 48,
-    total_trades: trades,
-    win_rate: wr,
-    profit_factor: pf,
-    pf_capped: false,
-    total_return_pct: 1,
-    sharpe_ratio: 0,
-    max_drawdown_pct: 1,
-    ...over,
-  }
-}
+const row = rowFigures
 
 const ids = (rows: { configuration_id: string }[]) => rows.map(r => r.configuration_id)
 
