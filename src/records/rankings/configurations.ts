@@ -30,7 +30,7 @@ export type Group = (typeof GROUPS)[number]
 export const GROUP_TOP_N: Readonly<Record<Group, number | null>> = { top30: 30, top50: 50, top100: 100, btc: null }
 export const BTC_SYMBOL = 'BTCUSDT'
 
-/** rows with fewer trades stay ranked but cannot enter top3, worst3 or weekly_best3 */
+/** rows with fewer trades are held back: they keep an overall rank but are not in the ranked list (top3, worst3, weekly_best3, the headline) */
 export const MIN_TRADES = 10
 /** a profit factor with no losing trade (or above this) is shown as this and flagged pf_capped */
 export const PF_CAP = PROFIT_FACTOR_CAP
