@@ -65,27 +65,11 @@ export function publicRow(r: EligibleRow) {
   }
 }
 
-/** A held-back row: its figures (rounded like the ranked rows), its overall rank, and why it is not ranked. */
+/** A held-back row: what a ranked row shows but the ranked list's rank fields (its overall rank stays), and why it is not ranked. */
 function heldBackRow(r: RankedRow) {
+  const { rank: _rank, rank_change: _change, streak: _streak, ...shown } = publicRow({ ...r, overall_rank: r.rank })
   return {
-    configuration_id: r.configuration_id,
-    overall_rank: r.rank,
-    name_en: r.name_en,
-    name_ko: r.name_ko,
-    strategy: r.strategy,
-    direction: r.direction,
-    status: r.status,
-    timeframe: r.timeframe,
-    sl_pct: r.sl_pct,
-    tp_pct: r.tp_pct,
-    max_bars: r.max_bars,
-    total_trades: r.total_trades,
-    win_rate: round2(r.win_rate),
-    profit_factor: round2(r.profit_factor),
-    pf_capped: r.pf_capped,
-    total_return: round2(r.total_return_pct),
-    sharpe: round2(r.sharpe_ratio),
-    max_drawdown: round2(r.max_drawdown_pct),
+    ...shown,
     reason: 'min_trades' as const,
     why: `${r.total_trades} trade${r.total_trades === 1 ? '' : 's'}, fewer than the ${MIN_TRADES} a ranked configuration needs`,
   }
