@@ -15,7 +15,7 @@ import { rateLimit } from './http/rate-limit'
 import { eventLoopLag, loadShedding } from './http/load-shedding'
 import { createHttpMetrics, metricsRoute } from './http/metrics'
 import { requestContext } from './http/request-context'
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './http/cors-headers'
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_METHODS, corsWithoutVary } from './http/cors-headers'
 import { backtestModule } from './modules/backtest'
 import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
@@ -53,7 +53,9 @@ export function buildApp(deps: AppDeps) {
   const withPlugins = app
     .use(errorHandler)
     .use(requestContext(deps.log, metrics))
-    .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS }))
+    .use(cors({ origin: '*', credentials: false, allowedHeaders: CORS_ALLOWED_HEADERS, exposeHeaders: CORS_EXPOSED_HEADERS, methods: CORS_METHODS, preflight: false }))
+    // no `Vary: *` (an answer varies only where its route says so), and the preflights
+    .onRequest(corsWithoutVary)
     .use(bodyLimit(deps.config.bodyLimitBytes, deps.config.headerLimitBytes))
     .use(jsonBody(deps.config.bodyLimitBytes, () => routeTable()))
     .use(fieldRules)

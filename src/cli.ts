@@ -23,7 +23,7 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
-import { isoDate } from './market/coin-summary'
+import { isoDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
@@ -140,7 +140,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
-  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
+  if (values.since !== undefined && parseDay(values.since) === null) throw new UsageError(`--since ${values.since}: expected YYYY-MM-DD`)
   const symbols = values.symbols?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean)
   const store = CandleStore.open(config.dataDir)
   const report = await syncFromExchange(store, {
@@ -192,7 +192,7 @@ function dataInfo(config: Config): void {
     const b = store.bars(s)!
     const f = store.funding(s)
     console.log(
-      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDate(b.t[0])}  ${isoDate(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDate(f.t[0]) : '-'.padEnd(10)}     ${f?.n ? isoDate(f.t[f.n - 1]) : '-'}`,
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${f?.n ? isoDay(f.t[f.n - 1]) : '-'}`,
     )
   }
 }

@@ -5,6 +5,7 @@
  */
 import { cpus } from 'node:os'
 import { resolve } from 'node:path'
+import { DAY_MS, HOUR_MS } from './time'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -209,11 +210,11 @@ export function loadConfig(env: Env = process.env): Config {
       macroUrl: url(env, 'MACRO_URL', 'https://query1.finance.yahoo.com'),
       timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 2000, 100, 60_000),
       refresh: {
-        marketMs: int(env, 'MARKET_REFRESH_MS', 300_000, 1_000, 86_400_000),
-        marketMaxAgeMs: int(env, 'MARKET_MAX_AGE_MS', 1_800_000, 1_000, 86_400_000),
-        liveMs: int(env, 'LIVE_PRICES_TTL_MS', 30_000, 1_000, 3_600_000),
-        newsMs: int(env, 'NEWS_REFRESH_MS', 60_000, 1_000, 86_400_000),
-        macroMs: int(env, 'MACRO_REFRESH_MS', 300_000, 1_000, 86_400_000),
+        marketMs: int(env, 'MARKET_REFRESH_MS', 300_000, 1_000, DAY_MS),
+        marketMaxAgeMs: int(env, 'MARKET_MAX_AGE_MS', 1_800_000, 1_000, DAY_MS),
+        liveMs: int(env, 'LIVE_PRICES_TTL_MS', 30_000, 1_000, HOUR_MS),
+        newsMs: int(env, 'NEWS_REFRESH_MS', 60_000, 1_000, DAY_MS),
+        macroMs: int(env, 'MACRO_REFRESH_MS', 300_000, 1_000, DAY_MS),
       },
     },
     publicUrl: env.PUBLIC_URL ? url(env, 'PUBLIC_URL', '') : null,

@@ -18,7 +18,7 @@ describe('POST /simulate/dca', () => {
     expect(b.params).toEqual({ direction: 'long', base_order_usdt: 100, safety_order_usdt: 100, max_safety_orders: 5, price_deviation_pct: 1, safety_step_scale: 1, safety_volume_scale: 1, take_profit_pct: 1.5, stop_loss_pct: null, leverage: 1, cooldown_bars: 0 })
     expect(b.taker_fee_pct).toBe(0.05)
     expect(b.candles).toBe(720)
-    expect(b.data_range).toBe('2024-01-01T00:00:00.000Z to 2024-01-31T00:00:00.000Z')
+    expect(b.data_range).toBe('2024-01-01T00:00:00Z to 2024-01-31T00:00:00Z')
     expect(b.max_capital_required_usdt).toBe(600)
     expect(b.deals.length).toBeGreaterThan(0)
     const sum = (f: (d: any) => number) => b.deals.reduce((s: number, d: any) => s + f(d), 0)

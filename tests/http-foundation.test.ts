@@ -140,6 +140,25 @@ describe('cross-cutting HTTP', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
   })
 
+  test('no answer says `Vary: *`: only what really varies is named (Host for /share without PUBLIC_URL, Accept-Encoding for the page)', async () => {
+    const origin = { origin: 'https://example.org' }
+    const answers = [
+      await h.req('/health', { headers: origin }),
+      await h.req('/rankings/criteria', { headers: origin }),
+      await h.req('/strategies'),
+      await h.req('/no/such/route'),
+      await h.req('/signals/history?hours=0'),
+      await h.req('/simulate', { method: 'POST', json: {}, headers: origin }),
+    ]
+    for (const a of answers) expect(a.headers.get('vary')).toBeNull()
+    // a preflight grants a fixed list of methods and headers: the same for every request
+    const pre = await h.app.handle(new Request('http://localhost/backtest', { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }))
+    expect([pre.status, pre.headers.get('vary'), pre.headers.get('access-control-allow-methods')]).toEqual([204, null, 'GET, HEAD, POST, OPTIONS'])
+    expect(pre.headers.get('access-control-allow-headers')).toBe('content-type, cache-control, x-request-id')
+    expect(pre.headers.get('access-control-max-age')).toBe('5')
+    expect((await h.req('/')).headers.get('vary')).toBe('accept-encoding')
+  })
+
   test('unknown routes answer a JSON 404', async () => {
     const r = await h.req('/no/such/route')
     expect(r.status).toBe(404)

@@ -216,6 +216,11 @@ describe('the import graph of src/', () => {
     expect(offenders('src/modules', moduleReachesJob, fake)).toEqual(['src/modules/paper/service.ts -> src/live/paper-trader.ts', 'src/modules/paper/service.ts -> src/jobs/registry.ts'])
   })
 
+  test('the kit below the engine (time units and forms, sorted-series search, rounding) imports nothing', () => {
+    const kit = ['src/time.ts', 'src/sorted-search.ts', 'src/round.ts'].map(f => join(ROOT, f))
+    for (const f of kit) expect({ file: relative(ROOT, f), ...graph.get(f)! }).toEqual({ file: relative(ROOT, f), local: [], packages: [] })
+  })
+
   test('module services use no Elysia (controllers and models do)', () => {
     const services = [...graph.keys()].filter(f => /^src\/modules\/[^/]+\/(.+-)?service\.ts$/.test(relative(ROOT, f)))
     expect(services.length).toBeGreaterThanOrEqual(6)

@@ -10,6 +10,7 @@ import { openDb, type Db } from '../src/db'
 import { MarketContext } from '../src/market-context/service'
 import { Universe } from '../src/market/universe'
 import { buildTestStore, configFor, startUpstreamServers, type ServiceName, type UpstreamServers } from './fixtures/upstream-servers'
+import { isoInstant } from '../src/time'
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0)
 const H = 3_600_000
@@ -218,13 +219,13 @@ describe('snapshots and OFFLINE=1', () => {
     const m = await offline.mc.market()
     expect(m.btc_price).toBe(before.btc_price)
     expect(m.total_market_cap_b).toBe(before.total_market_cap_b)
-    expect(m.sources.global).toMatchObject({ source: 'coingecko', as_of: new Date(NOW).toISOString(), age_seconds: 7200, stale: true })
+    expect(m.sources.global).toMatchObject({ source: 'coingecko', as_of: isoInstant(NOW), age_seconds: 7200, stale: true })
     expect(m.sources.prices).toMatchObject({ source: 'binance-spot', age_seconds: 7200, stale: true })
-    expect(m.as_of).toBe(new Date(NOW).toISOString())
+    expect(m.as_of).toBe(isoInstant(NOW))
     expect(m.stale).toBe(true)
     const news = await offline.mc.news()
     expect(news.items.length).toBeGreaterThan(0)
-    expect(news.items.every(i => i.stale && i.as_of === new Date(NOW).toISOString())).toBe(true)
+    expect(news.items.every(i => i.stale && i.as_of === isoInstant(NOW))).toBe(true)
     for (const s of ['spot', 'futures', 'coingecko', 'fearGreed', 'yahoo', 'feeds'] as ServiceName[]) expect(servers.hits(s)).toBe(0)
   })
 
@@ -236,8 +237,8 @@ describe('snapshots and OFFLINE=1', () => {
       const clock = new ManualClock(NOW + 48 * H)
       const mc = new MarketContext({ config: configFor(servers, { OFFLINE: '1' }), clock, db, store: later.store, universe: new Universe(later.store) })
       const live = await mc.live()
-      expect(live.prices.find(p => p.symbol === 'BTCUSDT')).toMatchObject({ market: 'local', price: 80_000, as_of: new Date(NOW + 48 * H).toISOString() })
-      expect(live.sources.spot).toMatchObject({ source: 'binance-spot', as_of: new Date(NOW).toISOString(), stale: true, error: 'offline (OFFLINE=1)' })
+      expect(live.prices.find(p => p.symbol === 'BTCUSDT')).toMatchObject({ market: 'local', price: 80_000, as_of: isoInstant(NOW + 48 * H) })
+      expect(live.sources.spot).toMatchObject({ source: 'binance-spot', as_of: isoInstant(NOW), stale: true, error: 'offline (OFFLINE=1)' })
       expect(live.sources.local).toMatchObject({ source: 'local', age_seconds: 0 })
     } finally {
       later.cleanup()
@@ -248,7 +249,7 @@ describe('snapshots and OFFLINE=1', () => {
     const { mc } = context({ config: configFor(servers, { OFFLINE: '1' }), clock: new ManualClock(NOW) })
     const m = await mc.market()
     expect(m.btc_price).toBe(90_000)
-    expect(m.sources.prices).toMatchObject({ source: 'local', as_of: new Date(NOW - H).toISOString(), age_seconds: 3600 })
+    expect(m.sources.prices).toMatchObject({ source: 'local', as_of: isoInstant(NOW - H), age_seconds: 3600 })
     expect(m.total_market_cap_b).toBeNull()
     expect(m.missing_sources).toContain('coingecko')
     expect(m.sources.global.source).toBeNull()

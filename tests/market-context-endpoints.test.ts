@@ -19,6 +19,7 @@ import { newsModule } from '../src/modules/news'
 import { regimeModule } from '../src/modules/regime'
 import { getStrategy } from '../src/strategies/registry'
 import { buildTestStore, configFor, startUpstreamServers, type ServiceName, type UpstreamServers } from './fixtures/upstream-servers'
+import { isoInstant } from '../src/time'
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0)
 const H = 3_600_000
@@ -85,7 +86,7 @@ describe('GET /market', () => {
     expect(m.sources.funding.source).toBe('binance-usdm')
     expect(m.stale).toBe(false)
     expect(m.missing_sources).toEqual([])
-    expect(m.as_of).toBe(new Date(NOW).toISOString())
+    expect(m.as_of).toBe(isoInstant(NOW))
     expect(res.headers.get('x-data-stale')).toBe('false')
     expect(res.headers.get('x-data-as-of')).toBe(m.as_of)
   })
@@ -112,7 +113,7 @@ describe('GET /market', () => {
     const res = await app().get('/market')
     const m = await json(res)
     expect(m.btc_price).toBe(90_000)
-    expect(m.sources.prices).toMatchObject({ source: 'local', as_of: new Date(NOW - H).toISOString(), age_seconds: 3600, error: 'http_status (HTTP 503)' })
+    expect(m.sources.prices).toMatchObject({ source: 'local', as_of: isoInstant(NOW - H), age_seconds: 3600, error: 'http_status (HTTP 503)' })
     // 24 h change of a coin with hourly log drift d is exp(24·d) − 1 (the ± steps cancel over 24 h)
     expect(m.top_gainers.map((x: any) => x.symbol)).toEqual(['LOCALONLYUSDT', 'SOLUSDT', '1000PEPEUSDT'])
     expect(m.top_gainers[0].change_24h).toBeCloseTo((Math.exp(24 * 0.001) - 1) * 100, 9)
@@ -149,7 +150,7 @@ describe('GET /market/live', () => {
     const by = Object.fromEntries(live.prices.map((p: any) => [p.symbol, p]))
     expect(by.BTCUSDT).toMatchObject({ market: 'spot', price: Number(spot('BTCUSDT').lastPrice) })
     expect(by['1000PEPEUSDT']).toMatchObject({ market: 'futures', price: 0.00712 })
-    expect(by.LOCALONLYUSDT).toMatchObject({ market: 'local', price: 2.5, as_of: new Date(NOW - H).toISOString() })
+    expect(by.LOCALONLYUSDT).toMatchObject({ market: 'local', price: 2.5, as_of: isoInstant(NOW - H) })
     expect(live.sources.spot.source).toBe('binance-spot')
     expect(live.sources.futures.source).toBe('binance-usdm')
     expect(live.sources.local.source).toBe('local')
@@ -168,13 +169,13 @@ describe('GET /news', () => {
       'Same story under a tracking link',
       'Stablecoin Supply Hits Record',
     ])
-    expect(items[1]).toMatchObject({ source: 'CoinDesk', published: new Date(NOW - 30 * 60_000).toISOString() })
+    expect(items[1]).toMatchObject({ source: 'CoinDesk', published: isoInstant(NOW - 30 * 60_000) })
     for (const i of items) {
-      expect(new Date(i.published).toISOString()).toBe(i.published)
-      expect(i.as_of).toBe(new Date(NOW).toISOString())
+      expect(isoInstant(Date.parse(i.published))).toBe(i.published)
+      expect(i.as_of).toBe(isoInstant(NOW))
       expect(i.stale).toBe(false)
     }
-    expect(res.headers.get('x-data-as-of')).toBe(new Date(NOW).toISOString())
+    expect(res.headers.get('x-data-as-of')).toBe(isoInstant(NOW))
   })
 
   test('a dead feed costs only its own items, and is named in the headers', async () => {
@@ -200,9 +201,9 @@ describe('GET /macro', () => {
     expect(btcOi.open_interest_usd).toBeCloseTo(Number(servers.data.openInterest.BTCUSDT) * 91195.3, 6)
     expect(m.funding_rates.map((f: any) => f.symbol)).toEqual(['BTCUSDT', 'ETHUSDT', 'SOLUSDT', '1000PEPEUSDT'])
     expect(m.events.length).toBeGreaterThan(0)
-    expect(m.events[0]).toEqual({ name: 'FOMC rate decision', kind: 'fomc', time: '2026-12-09T19:00:00.000Z', confirmed: true, source: expect.stringContaining('Federal Reserve') })
-    expect(m.events[1]).toMatchObject({ kind: 'cpi', time: '2026-12-10T13:30:00.000Z', confirmed: false })
-    expect(m.events.every((e: any) => e.time >= new Date(NOW).toISOString())).toBe(true)
+    expect(m.events[0]).toEqual({ name: 'FOMC rate decision', kind: 'fomc', time: '2026-12-09T19:00:00Z', confirmed: true, source: expect.stringContaining('Federal Reserve') })
+    expect(m.events[1]).toMatchObject({ kind: 'cpi', time: '2026-12-10T13:30:00Z', confirmed: false })
+    expect(m.events.every((e: any) => e.time >= isoInstant(NOW))).toBe(true)
     expect(m.missing_sources).toEqual([])
   })
 
@@ -265,13 +266,13 @@ describe('GET /regime', () => {
 describe('GET /coins/stats', () => {
   test('CoinStatsResponse: prices from the exchange, CoinGecko metadata, local 7-day figures, the default strategy named with its params', async () => {
     const s = await json(await app().get('/coins/stats'))
-    expect(s.generated).toBe(new Date(NOW).toISOString())
+    expect(s.generated).toBe(isoInstant(NOW))
     expect(s.strategy).toBe('bb-squeeze-short')
     const def = getStrategy('bb-squeeze-short')!
     expect(s.params).toEqual({ sl_pct: def.sl_pct, tp_pct: def.tp_pct, max_bars: def.max_bars, direction: 'short' })
     const by = Object.fromEntries(s.coins.map((c: any) => [c.symbol, c]))
     expect(by.USDCUSDT).toBeUndefined() // stablecoins are not in the eligible universe
-    expect(by.BTCUSDT).toMatchObject({ name: 'Bitcoin', market_cap_rank: 1, price: Number(spot('BTCUSDT').lastPrice), price_market: 'spot', change_1h: 0.12, change_7d: 3.4, change_7d_carried: false, cg_carried: false, cg_as_of: new Date(NOW).toISOString() })
+    expect(by.BTCUSDT).toMatchObject({ name: 'Bitcoin', market_cap_rank: 1, price: Number(spot('BTCUSDT').lastPrice), price_market: 'spot', change_1h: 0.12, change_7d: 3.4, change_7d_carried: false, cg_carried: false, cg_as_of: isoInstant(NOW) })
     expect(by.BTCUSDT.sparkline_7d.length).toBe(43)
     expect(by['1000PEPEUSDT']).toMatchObject({ name: 'Pepe', price_market: 'futures', market_cap_rank: 40 })
     expect(by.LOCALONLYUSDT).toMatchObject({ price_market: 'local', price: 2.5, name: 'LOCALONLY', market_cap: null, cg_carried: null, cg_as_of: null })
@@ -309,8 +310,8 @@ describe('GET /coins/stats', () => {
       await a.marketContext.sources.cgMarkets.refresh()
       const s = await json(await a.get('/coins/stats'))
       const by = Object.fromEntries(s.coins.map((c: any) => [c.symbol, c]))
-      expect(by.BTCUSDT).toMatchObject({ cg_carried: false, cg_as_of: new Date(NOW + 5 * 60_000).toISOString() })
-      expect(by.SOLUSDT).toMatchObject({ name: 'Solana', cg_carried: true, cg_as_of: new Date(NOW).toISOString() })
+      expect(by.BTCUSDT).toMatchObject({ cg_carried: false, cg_as_of: isoInstant(NOW + 5 * 60_000) })
+      expect(by.SOLUSDT).toMatchObject({ name: 'Solana', cg_carried: true, cg_as_of: isoInstant(NOW) })
       // the local 7-day change is current, so it wins over the carried CoinGecko one
       expect(by.SOLUSDT.change_7d_carried).toBe(false)
       // CoinGecko down and the clock past its interval: everything it gave is carried
@@ -318,7 +319,7 @@ describe('GET /coins/stats', () => {
       a.clock.advance(6 * 60_000)
       await a.marketContext.sources.cgMarkets.refresh()
       const later = await json(await a.get('/coins/stats'))
-      expect(later.coins.find((c: any) => c.symbol === 'BTCUSDT')).toMatchObject({ cg_carried: true, cg_as_of: new Date(NOW + 5 * 60_000).toISOString() })
+      expect(later.coins.find((c: any) => c.symbol === 'BTCUSDT')).toMatchObject({ cg_carried: true, cg_as_of: isoInstant(NOW + 5 * 60_000) })
       expect(later.sources.coingecko).toMatchObject({ stale: true, error: 'rate_limited (HTTP 429)' })
     } finally {
       servers.data.markets = saved

@@ -76,7 +76,7 @@ describe('rankings: job and endpoints', () => {
     const r = await h.req('/rankings/daily')
     expect(r.status).toBe(200)
     const b = r.body
-    expect(b).toMatchObject({ schema_version: 'rankings-1', date: '2026-11-24', period: '30d', group: 'top50', criteria_url: '/rankings/criteria', start_date: '2026-10-25', end_date: '2026-11-23' })
+    expect(b).toMatchObject({ schema_version: 'rankings-2', date: '2026-11-24', period: '30d', group: 'top50', criteria_url: '/rankings/criteria', start_date: '2026-10-25', end_date: '2026-11-23' })
     for (const k of ['generated_at', 'top3', 'worst3', 'weekly_best3', 'citation', 'how_to_reverify', 'research_status_definitions', 'rc_scope', 'headline_has_verified', 'verified_in_ranking', 'headline_note', 'headline_note_kind', 'held_back_count'])
       expect(b).toHaveProperty(k)
     expect(b.research_status_definitions.verified.label).toBe('Verified')
@@ -86,6 +86,17 @@ describe('rankings: job and endpoints', () => {
       for (const k of ['rank', 'name_en', 'name_ko', 'strategy', 'direction', 'win_rate', 'profit_factor', 'total_return', 'total_trades', 'sharpe', 'max_drawdown', 'rank_change', 'streak', 'configuration_id', 'timeframe', 'sl_pct', 'tp_pct', 'max_bars', 'status', 'pf_capped'])
         expect(row).toHaveProperty(k)
     expect(b.top3.every((x: any) => x.total_trades >= 10 && x.configuration_id.startsWith('v2:'))).toBe(true)
+    // ranks among the eligible rows: 1, 2, 3 for the top, the last ones for worst3; the overall rank beside each
+    expect(b.top3.map((x: any) => x.rank)).toEqual([1, 2, 3])
+    expect(b.worst3.map((x: any) => x.rank)).toEqual([b.ranked_count, b.ranked_count - 1, b.ranked_count - 2])
+    for (const x of [...b.top3, ...b.worst3]) expect(x.overall_rank).toBeGreaterThanOrEqual(x.rank)
+    expect(b.generated_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+    // the day file (rankings-2) keeps every row with both numbers
+    const file = (await h.req('/rankings/files/20261124')).body
+    expect(file.schema_version).toBe('rankings-2')
+    let eligibleSeen = 0
+    for (const row of file.periods['7d'].groups.top30.rows) expect([row.rank, row.eligible_rank]).toEqual([expect.any(Number), row.total_trades >= 10 ? ++eligibleSeen : null])
+    expect(file.periods['7d'].groups.top30.rows.some((row: any) => row.eligible_rank === null)).toBe(true)
     expect(b.citation).toMatchObject({ date: '2026-11-24', day_file_url: '/rankings/files/20261124', url: '/rankings/daily?date=20261124&period=30d&group=top50&strict_date=true' })
   })
 
@@ -94,15 +105,21 @@ describe('rankings: job and endpoints', () => {
     const yesterday = (await h.req('/rankings/daily?date=20261123&period=7d&group=top30&selection=true&strict_date=true')).body
     const rows = today.selection.rows
     expect(rows.map((x: any) => x.rank)).toEqual(rows.map((_: unknown, i: number) => i + 1))
+    // the ranked list and the held-back rows together are the population, in overall rank order
+    const all = [...rows, ...today.selection.held_back].sort((a: any, b: any) => a.overall_rank - b.overall_rank)
+    expect(all.map((x: any) => x.overall_rank)).toEqual(all.map((_: unknown, i: number) => i + 1))
+    expect(today.selection.held_back.every((x: any) => x.total_trades < 10)).toBe(true)
+    expect(today.held_back.map((x: any) => [x.configuration_id, x.overall_rank, x.total_trades, x.reason])).toEqual(today.selection.held_back.map((x: any) => [x.configuration_id, x.overall_rank, x.total_trades, 'min_trades']))
     for (let i = 1; i < rows.length; i++) {
       const a = rows[i - 1], c = rows[i]
       const ordered = a.profit_factor > c.profit_factor || (a.profit_factor === c.profit_factor && (a.win_rate > c.win_rate || (a.win_rate === c.win_rate && (a.total_trades > c.total_trades || (a.total_trades === c.total_trades && a.configuration_id < c.configuration_id)))))
       expect(ordered).toBe(true)
     }
-    expect(rows.every((x: any) => x.total_trades > 0)).toBe(true)
-    expect(today.held_back_count).toBe(rows.filter((x: any) => x.total_trades < 10).length)
+    expect(rows.every((x: any) => x.total_trades >= 10)).toBe(true)
+    expect(today.held_back_count).toBe(today.held_back.length)
+    expect(today.ranked_count).toBe(rows.length)
     const prev = new Map(yesterday.selection.rows.map((x: any) => [x.configuration_id, x]))
-    const topTen = new Set(rows.filter((x: any) => x.total_trades >= 10).slice(0, 10).map((x: any) => x.configuration_id))
+    const topTen = new Set(rows.slice(0, 10).map((x: any) => x.configuration_id))
     for (const x of rows) {
       const p: any = prev.get(x.configuration_id)
       expect(x.rank_change).toBe(p ? p.rank - x.rank : null)
@@ -238,14 +255,14 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 23, 12, 0))
     const a = await h.req('/hot-strategies')
     expect(a.status).toBe(200)
-    expect(a.body.computed_at).toBe('2026-11-23T12:00:00.000Z')
+    expect(a.body.computed_at).toBe('2026-11-23T12:00:00Z')
     expect(a.body.strategies.every((s: any) => s.total_trades >= 10 && s.period === '30d')).toBe(true)
     for (const k of ['strategy_id', 'strategy_name', 'direction', 'status', 'period', 'profit_factor', 'win_rate', 'total_trades', 'total_return_pct'])
       for (const s of a.body.strategies) expect(s).toHaveProperty(k)
     h.clock.advance(59 * 60_000)
-    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T12:00:00.000Z')
+    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T12:00:00Z')
     h.clock.advance(60_000)
-    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T13:00:00.000Z')
+    expect((await h.req('/hot-strategies')).body.computed_at).toBe('2026-11-23T13:00:00Z')
     const s = a.body.strategies[0]
     if (s) {
       const sim = await h.req('/simulate', { method: 'POST', json: s.request.body })

@@ -125,13 +125,18 @@ async function rulesHold(on: Harness, file: any): Promise<{ heldBack: number; ca
         if (r.pf_capped) capped++
       }
       const eligible = rows.filter((r: any) => r.eligible)
+      // the day file keeps both numbers: the overall rank and the rank among eligible rows
+      expect(eligible.map((r: any) => r.eligible_rank)).toEqual(eligible.map((_: unknown, i: number) => i + 1))
+      expect(rows.filter((r: any) => !r.eligible).every((r: any) => r.eligible_rank === null)).toBe(true)
       const d = (await on.req(`/rankings/daily?date=${compact(file.date)}&period=${period}&group=${group}&strict_date=true`)).body
-      expect(d.ranked_count).toBe(rows.length)
+      expect(d.ranked_count).toBe(eligible.length)
       expect(d.held_back_count).toBe(rows.length - eligible.length)
-      expect(d.top3.map((r: any) => r.rank)).toEqual(eligible.slice(0, 3).map((r: any) => r.rank))
-      expect(d.worst3.map((r: any) => r.rank)).toEqual(eligible.slice(-3).reverse().map((r: any) => r.rank))
+      expect(d.held_back.map((r: any) => r.overall_rank)).toEqual(rows.filter((r: any) => !r.eligible).map((r: any) => r.rank))
+      // ranks shown are ranks among the eligible rows, the overall rank beside each
+      expect(d.top3.map((r: any) => [r.rank, r.overall_rank])).toEqual(eligible.slice(0, 3).map((r: any) => [r.eligible_rank, r.rank]))
+      expect(d.worst3.map((r: any) => [r.rank, r.overall_rank])).toEqual(eligible.slice(-3).reverse().map((r: any) => [r.eligible_rank, r.rank]))
       for (const shown of [...d.top3, ...d.worst3]) {
-        const r = rows[shown.rank - 1]
+        const r = rows[shown.overall_rank - 1]
         expect(shown).toMatchObject({ configuration_id: r.configuration_id, name_ko: r.name_ko, total_trades: r.total_trades, profit_factor: round2(r.profit_factor), win_rate: round2(r.win_rate), total_return: round2(r.total_return_pct), sharpe: round2(r.sharpe_ratio), max_drawdown: round2(r.max_drawdown_pct) })
       }
     }
@@ -180,7 +185,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
     const sorted = (v: any): any => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map(k => [k, sorted(v[k])])) : Array.isArray(v) ? v.map(sorted) : v)
     expect(JSON.stringify(sorted(JSON.parse(text)))).toBe(text)
     const file = JSON.parse(text)
-    expect(file).toMatchObject({ date: DATE, previous_date: '2024-06-15', written_by: 'schedule', generated_at: '2024-06-16T00:30:00.000Z', data_version: h.deps.store.dataVersion() })
+    expect(file).toMatchObject({ date: DATE, previous_date: '2024-06-15', written_by: 'schedule', generated_at: '2024-06-16T00:30:00Z', data_version: h.deps.store.dataVersion() })
     expect(file.rules.configurations).toBe(configurations().length)
     for (const period of PERIODS) expect([file.periods[period].start_date, file.periods[period].end_date]).toEqual(WINDOW[period])
   })
@@ -280,7 +285,9 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
           const topTen = new Set(rows.filter((r: any) => r.total_trades >= 10).slice(0, 10).map((r: any) => r.configuration_id))
           for (const r of rows) {
             const p = prev?.get(r.configuration_id)
-            expect([r.configuration_id, r.rank_change, r.streak]).toEqual([r.configuration_id, p ? p.rank - r.rank : null, topTen.has(r.configuration_id) ? (p ? p.streak : 0) + 1 : 0])
+            // rank_change compares ranks among the eligible rows (null when held back either day)
+            const change = p && p.eligible_rank !== null && r.eligible_rank !== null ? p.eligible_rank - r.eligible_rank : null
+            expect([r.configuration_id, r.rank_change, r.streak]).toEqual([r.configuration_id, change, topTen.has(r.configuration_id) ? (p ? p.streak : 0) + 1 : 0])
           }
           prev = new Map(rows.map((r: any) => [r.configuration_id, r]))
         }
@@ -310,7 +317,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
           expect(w.mean_win_rate).toBeCloseTo(expected[k].mean_win_rate, 9)
         })
         const d = (await h.req(`/rankings/daily?date=${compact(DATE)}&period=${period}&group=${group}`)).body
-        const today = new Map(files.get(DATE).periods[period].groups[group].rows.map((r: any) => [r.configuration_id, r.rank]))
+        const today = new Map(files.get(DATE).periods[period].groups[group].rows.map((r: any) => [r.configuration_id, r.eligible_rank]))
         expect(d.weekly_best3.map((w: any) => [w.configuration_id, w.rank])).toEqual(stored.map((w: any) => [w.configuration_id, today.get(w.configuration_id) ?? null]))
         if (stored.length === 0) empty.push(`${period} ${group}`)
       }
@@ -381,8 +388,9 @@ describe.skipIf(recentMissing)('rankings on the recent 100-coin Binance set', ()
     // and nothing is shown (nor any headline sentence), the other eleven show 3 + 3
     expect(checked).toBe(11 * 6)
     const quiet = (await r.req(`/rankings/daily?date=${compact(RECENT_DATE)}&period=7d&group=btc`)).body
-    expect(quiet).toMatchObject({ top3: [], worst3: [], held_back_count: quiet.ranked_count, headline_note_kind: null, headline_note: null })
-    expect(quiet.ranked_count).toBeGreaterThan(0)
+    expect(quiet).toMatchObject({ top3: [], worst3: [], ranked_count: 0, headline_note_kind: null, headline_note: null })
+    expect(quiet.held_back_count).toBeGreaterThan(0)
+    expect(quiet.held_back.length).toBe(quiet.held_back_count)
     const configs = new Map(configurations().map(c => [c.id, c]))
     let mixed = 0
     for (const period of PERIODS)

@@ -6,32 +6,12 @@
 import { describe, expect, test } from 'bun:test'
 import { configurations, configurationId, periodWindow, PRESETS, RULES_VERSION, simulateBodyOf } from '../src/records/rankings/configurations'
 import { koreanName } from '../src/records/rankings/names-ko'
-import { compareRows, headlineOf, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/records/rankings/rank'
+import { compareRows, eligibleList, headlineOf, heldBack, rankPopulation, top3, weeklyBest3, worst3, type RankedRow, type RowFigures } from '../src/records/rankings/rank'
 import { listStrategies } from '../src/strategies/registry'
 import { publicRow } from '../src/modules/rankings/service'
+import { rowFigures } from './helpers/ranking-rows'
 
-function row(id: string, pf: number, wr: number, trades: number, over: Partial<RowFigures> = {}): RowFigures {
-  return {
-    configuration_id: id,
-    strategy: 'x-long',
-    name_en: id,
-    name_ko: null,
-    direction: 'long',
-    status: 'testing',
-    timeframe: '1H',
-    sl_pct: 5,
-    tp_pct: 10,
-    max_bars: 48,
-    total_trades: trades,
-    win_rate: wr,
-    profit_factor: pf,
-    pf_capped: false,
-    total_return_pct: 1,
-    sharpe_ratio: 0,
-    max_drawdown_pct: 1,
-    ...over,
-  }
-}
+const row = rowFigures
 
 const ids = (rows: { configuration_id: string }[]) => rows.map(r => r.configuration_id)
 
@@ -97,11 +77,33 @@ describe('ranking a population', () => {
   test('a one-trade capped PF ranks first but is held back from top3 and worst3', () => {
     const rows = [row('one', 999, 100, 1, { pf_capped: true }), row('a', 2, 50, 40), row('b', 1.5, 50, 40), row('c', 1.2, 50, 40), row('d', 0.8, 40, 40), row('few', 0.1, 10, 9)]
     const ranked = rankPopulation(rows, null)
-    expect(ranked[0]).toMatchObject({ configuration_id: 'one', rank: 1, eligible: false, pf_capped: true })
-    expect(ids(top3(ranked))).toEqual(['a', 'b', 'c'])
-    // worst3: the worst eligible first, each with its true rank
-    expect(worst3(ranked).map(r => [r.configuration_id, r.rank])).toEqual([['d', 5], ['c', 4], ['b', 3]])
-    expect(ranked.filter(r => !r.eligible).length).toBe(2)
+    // the day file keeps every row with both numbers: the overall rank and the eligible one
+    expect(ranked[0]).toMatchObject({ configuration_id: 'one', rank: 1, eligible_rank: null, eligible: false, pf_capped: true })
+    expect(ranked.map(r => [r.configuration_id, r.rank, r.eligible_rank])).toEqual([['one', 1, null], ['a', 2, 1], ['b', 3, 2], ['c', 4, 3], ['d', 5, 4], ['few', 6, null]])
+    const list = eligibleList(ranked, null, true)
+    expect(ids(top3(list))).toEqual(['a', 'b', 'c'])
+    // ranks users see are ranks among the eligible rows: 1, 2, 3 for the top
+    expect(top3(list).map(r => [r.rank, r.overall_rank])).toEqual([[1, 2], [2, 3], [3, 4]])
+    // worst3: the worst eligible first, each with its eligible rank (and its overall rank beside it)
+    expect(worst3(list).map(r => [r.configuration_id, r.rank, r.overall_rank])).toEqual([['d', 4, 5], ['c', 3, 4], ['b', 2, 3]])
+    expect(ids(heldBack(ranked))).toEqual(['one', 'few'])
+  })
+
+  test('a file of rankings-1 (overall ranks only) gives the same ranked list, rank_change recomputed from the previous file', () => {
+    const day1 = rankPopulation([row('thin', 999, 100, 2), row('a', 3, 50, 20), row('b', 2, 50, 20)], null)
+    const day2 = rankPopulation([row('b', 4, 50, 20), row('thin', 999, 100, 2), row('a', 3, 50, 20)], day1)
+    // as rankings-1 wrote them: no eligible_rank, rank_change between overall ranks
+    const v1 = (rows: RankedRow[], prev: RankedRow[] | null) =>
+      rows.map(({ eligible_rank, previous_eligible_rank, ...r }) => {
+        const p = prev?.find(x => x.configuration_id === r.configuration_id)
+        return { ...r, previous_rank: p ? p.rank : null, rank_change: p ? p.rank - r.rank : null }
+      })
+    const old2 = v1(day2, day1)
+    expect(old2.map(r => [r.configuration_id, r.rank, r.rank_change])).toEqual([['thin', 1, 0], ['b', 2, 1], ['a', 3, -1]])
+    const derived = eligibleList(old2, v1(day1, null), false)
+    const stored = eligibleList(day2, null, true)
+    expect(derived.map(r => [r.configuration_id, r.rank, r.overall_rank, r.rank_change])).toEqual([['b', 1, 2, 1], ['a', 2, 3, -1]])
+    expect(stored.map(r => [r.configuration_id, r.rank, r.overall_rank, r.rank_change])).toEqual([['b', 1, 2, 1], ['a', 2, 3, -1]])
   })
 
   test('rank_change and streak over three days, by hand', () => {
@@ -109,7 +111,7 @@ describe('ranking a population', () => {
     expect(day1.map(r => [r.configuration_id, r.rank_change, r.streak])).toEqual([['a', null, 1], ['b', null, 1], ['c', null, 1]])
     const day2 = rankPopulation([row('c', 4, 50, 20), row('a', 3, 50, 20), row('new', 2.5, 50, 20)], day1)
     // c: 3 -> 1 (+2); a: 1 -> 2 (-1); new: absent yesterday (null); b dropped out
-    expect(day2.map(r => [r.configuration_id, r.rank, r.previous_rank, r.rank_change, r.streak])).toEqual([
+    expect(day2.map(r => [r.configuration_id, r.rank, r.previous_eligible_rank, r.rank_change, r.streak])).toEqual([
       ['c', 1, 3, 2, 2],
       ['a', 2, 1, -1, 2],
       ['new', 3, null, null, 1],
@@ -149,25 +151,30 @@ describe('ranking a population', () => {
 
 describe('headline (the contract table, one case each)', () => {
   const verified = (id: string, pf: number, trades = 20) => row(id, pf, 50, trades, { status: 'verified' })
+  /** the headline of a population as /rankings/daily computes it: on the ranked list, held-back rows apart */
+  const headlineOfRows = (rows: RowFigures[], published: boolean) => {
+    const ranked = rankPopulation(rows, null)
+    return headlineOf(eligibleList(ranked, null, true), published, heldBack(ranked))
+  }
   test('null: a verified configuration is in top3', () => {
-    const h = headlineOf(rankPopulation([row('a', 3, 50, 20), verified('v', 2), row('b', 1, 50, 20)], null), true)
+    const h = headlineOfRows([row('a', 3, 50, 20), verified('v', 2), row('b', 1, 50, 20)], true)
     expect(h).toMatchObject({ headline_has_verified: true, headline_note_kind: null, headline_note: null })
     expect(h.verified_in_ranking).toEqual([{ configuration_id: 'v', rank: 2, profit_factor: 2, pf_capped: false }])
   })
   test('null: nothing ranked (empty top3)', () => {
-    expect(headlineOf(rankPopulation([row('a', 3, 50, 0)], null), true)).toMatchObject({ headline_has_verified: false, headline_note_kind: null, headline_note: null, verified_in_ranking: [] })
+    expect(headlineOfRows([row('a', 3, 50, 0)], true)).toMatchObject({ headline_has_verified: false, headline_note_kind: null, headline_note: null, verified_in_ranking: [] })
     // rows exist but all are held back: top3 is empty too
-    expect(headlineOf(rankPopulation([row('a', 3, 50, 2)], null), true).headline_note_kind).toBeNull()
+    expect(headlineOfRows([row('a', 3, 50, 2)], true).headline_note_kind).toBeNull()
   })
   test('no_verified_in_group', () => {
-    const h = headlineOf(rankPopulation([row('a', 3, 50, 20), row('b', 2, 50, 20)], null), true)
+    const h = headlineOfRows([row('a', 3, 50, 20), row('b', 2, 50, 20)], true)
     expect(h.headline_note_kind).toBe('no_verified_in_group')
     expect(h.headline_note!.en).toContain('No strategy labelled verified')
     expect(h.headline_note!.ko).toMatch(/[가-힣]/)
   })
   test('verified_below: verified ones rank lower and all have PF below 1', () => {
     const rows = [row('a', 3, 50, 20), row('b', 2, 50, 20), row('c', 1.5, 50, 20), verified('v1', 0.9), verified('v2', 0.5)]
-    const h = headlineOf(rankPopulation(rows, null), true)
+    const h = headlineOfRows(rows, true)
     expect(h.headline_note_kind).toBe('verified_below')
     expect(h.headline_has_verified).toBe(false)
     expect(h.headline_note!.en).toContain('#4 (PF 0.90), #5 (PF 0.50)')
@@ -175,18 +182,28 @@ describe('headline (the contract table, one case each)', () => {
   })
   test('verified_ranked_lower: verified ones rank lower, not all below PF 1', () => {
     const rows = [row('a', 3, 50, 20), row('b', 2, 50, 20), row('c', 1.5, 50, 20), verified('v1', 1.2), verified('v2', 0.5)]
-    const h = headlineOf(rankPopulation(rows, null), true)
+    const h = headlineOfRows(rows, true)
     expect(h.headline_note_kind).toBe('verified_ranked_lower')
     expect(h.headline_note!.en).toBe('No verified configuration is in the top 3; verified ones rank lower: #4 (PF 1.20), #5 (PF 0.50).')
   })
-  test('verified held back by the minimum counts as ranking lower, never in top3', () => {
+  test('a verified configuration held back by the minimum is not in the ranked list: never "ranks lower" from above top3', () => {
+    // ranked first overall on one trade: held back, so the ranking has no verified row
     const rows = [verified('v', 999, 1), row('a', 3, 50, 20), row('b', 2, 50, 20), row('c', 1.5, 50, 20)]
-    const h = headlineOf(rankPopulation(rows, null), true)
-    expect(h.headline_has_verified).toBe(false)
+    const h = headlineOfRows(rows, true)
+    expect(h).toMatchObject({ headline_has_verified: false, headline_note_kind: 'no_verified_in_group', verified_in_ranking: [] })
+    expect(h.headline_note!.en).toBe('No strategy labelled verified is in this ranking: every ranked configuration is testing or research. 1 verified configuration is held back (fewer than 10 trades; see held_back).')
+    expect(h.headline_note!.ko).toContain('held_back')
+  })
+  test('held-back verified rows above top3 and eligible ones below: the sentence lists eligible ranks only', () => {
+    const rows = [verified('v-thin', 999, 2), row('a', 3, 50, 20), row('b', 2, 50, 20), row('c', 1.5, 50, 20), verified('v', 1.2)]
+    const h = headlineOfRows(rows, true)
     expect(h.headline_note_kind).toBe('verified_ranked_lower')
+    expect(h.verified_in_ranking).toEqual([{ configuration_id: 'v', rank: 4, profit_factor: 1.2, pf_capped: false }])
+    expect(h.headline_note!.en).toBe('No verified configuration is in the top 3; verified ones rank lower: #4 (PF 1.20). 1 verified configuration is held back (fewer than 10 trades; see held_back).')
+    expect(h.headline_note!.en).not.toContain('#1')
   })
   test('unknown: a group that is not a published universe has no sentence', () => {
-    const h = headlineOf(rankPopulation([row('a', 3, 50, 20)], null), false)
+    const h = headlineOfRows([row('a', 3, 50, 20)], false)
     expect(h).toMatchObject({ headline_note_kind: 'unknown', headline_note: null })
   })
 })
@@ -195,8 +212,8 @@ describe('ruin in a published row', () => {
   test('a row ranked under rules v2 shows its ruined_at; a row of a v1 day file, which recorded none, shows no such key', () => {
     const [v2] = rankPopulation([row('a', 1.2, 50, 40, { ruined_at: '2026-11-10T05:00:00Z' })], null)
     const [v1] = rankPopulation([row('b', 1.2, 50, 40)], null)
-    expect(publicRow(v2).ruined_at).toBe('2026-11-10T05:00:00Z')
-    expect('ruined_at' in publicRow(v1)).toBe(false)
+    expect(publicRow({ ...v2, overall_rank: v2.rank }).ruined_at).toBe('2026-11-10T05:00:00Z')
+    expect('ruined_at' in publicRow({ ...v1, overall_rank: v1.rank })).toBe(false)
   })
 
   test('every published body stops at ruin, as /simulate does by default', () => {

@@ -59,13 +59,14 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
       signal('ichimoku-long', 'SOLUSDT', BAR - HOUR_MS), // an older candle: never listed
     ])
     recordScan(h.deps.db, { timeframe: '1H', signalBarMs: BAR, scannedAtMs: NOW - 5_000, coins: 3, strategies: 28, signalsFound: 5 })
+    // in rank order, as every day file stores its rows
     publishRanking([
       row('macd-cross-short', '4H', 1, 3.2), // macd-cross-short has a 1H row too: that one counts
       row('ichimoku-long', '1H', 2, 2.6),
-      row('macd-cross-short', '1H', 5, 1.4),
       row('supertrend-long', '4H', 3, 2.2), // no 1H row: its best timeframe
-      row('supertrend-long', '1D', 7, 1.1),
       row('ichimoku-long', '1H', 4, 1.9, '8-15-72'),
+      row('macd-cross-short', '1H', 5, 1.4),
+      row('supertrend-long', '1D', 6, 1.1),
     ])
     const r = await h.req('/signals/realtime?min_pf=2')
     expect(r.status).toBe(200)

@@ -117,17 +117,53 @@ describe('signals over HTTP', () => {
   })
 
   test('/signals/history lists every status from the database, newest first, within the hours asked', async () => {
-    const r = await h.req('/signals/history?hours=72')
+    const r = await h.req('/signals/history?hours=72&limit=500')
     expect(r.status).toBe(200)
     const expected = all.filter(s => s.signalTimeMs >= NOW - 72 * HOUR_MS)
+    expect(expected.length).toBeLessThanOrEqual(500)
+    expect(r.body.total).toBe(expected.length)
     expect(r.body.count).toBe(expected.length)
     expect(r.body.signals.length).toBe(expected.length)
+    expect(r.body.next_cursor).toBeNull()
     expect(new Set(r.body.signals.map((s: any) => s.status)).size).toBeGreaterThan(1)
     const times = r.body.signals.map((s: any) => s.signal_time)
     expect([...times].sort().reverse()).toEqual(times)
     expect(times[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/)
     const six = await h.req('/signals/history?hours=6')
-    expect(six.body.count).toBe(all.filter(s => s.signalTimeMs >= NOW - 6 * HOUR_MS).length)
+    expect(six.body.total).toBe(all.filter(s => s.signalTimeMs >= NOW - 6 * HOUR_MS).length)
+  })
+
+  test('/signals/history pages: limit (default 200, 1–500) and an opaque cursor; the pages of one listing neither overlap nor shift', async () => {
+    const first = await h.req('/signals/history?hours=72')
+    expect(first.body.limit).toBe(200)
+    expect(first.body.count).toBe(Math.min(200, first.body.total))
+    const whole = (await h.req('/signals/history?hours=72&limit=500')).body.signals.map((s: any) => s.id)
+    expect(whole.length).toBeGreaterThan(14)
+    // a signal recorded between two pages (newer than all) changes no page of the listing
+    const pages: string[] = []
+    let cursor: string | null = null
+    let n = 0
+    do {
+      const r: any = await h.req(`/signals/history?hours=72&limit=7${cursor ? `&cursor=${cursor}` : ''}`)
+      expect(r.status).toBe(200)
+      expect(r.body.count).toBeLessThanOrEqual(7)
+      // total counts the window as it stands at each page (the late one, inside it, too)
+      expect(r.body.total).toBe(whole.length + (n === 0 ? 0 : 1))
+      pages.push(...r.body.signals.map((s: any) => s.id))
+      cursor = r.body.next_cursor
+      if (n++ === 0) h.deps.db.insert(signals).values({ ...all[0]!, id: 'v1:late:4H:BTCUSDT:0', timeframe: '4H', signalBarMs: NOW - HOUR_MS, signalTimeMs: NOW - 1_000, publishedAtMs: NOW }).run()
+    } while (cursor !== null && n < 100)
+    expect(pages).toEqual(whole)
+  })
+
+  test('/signals/history: a bad limit or cursor is a 422 naming it, never a silent first page', async () => {
+    const page = (await h.req('/signals/history?hours=72&limit=3')).body
+    for (const [q, field] of [['limit=0', 'limit'], ['limit=501', 'limit'], ['limit=2.5', 'limit'], ['cursor=', 'cursor'], ['cursor=not-a-cursor!', 'cursor'], ['cursor=bm9wZQ', 'cursor'], [`hours=24&cursor=${page.next_cursor}`, 'cursor']] as const) {
+      const r = await h.req(`/signals/history?${q}`)
+      expect([q, r.status]).toEqual([q, 422])
+      expect(r.body.detail[0].loc).toEqual(['query', field])
+    }
+    expect((await h.req(`/signals/history?hours=24&cursor=${page.next_cursor}`)).body.detail[0].msg).toContain('hours=72')
   })
 
   test('/signals/history: hours outside 1–72 is a 422 naming the field', async () => {

@@ -130,6 +130,24 @@ describe('day roots', () => {
     }
   })
 
+  test('a day that has not ended by the clock is a 404 "not sealed yet", not the empty root of a finished day', async () => {
+    const now = h.clock.now()
+    const today = key(now)
+    for (const path of [`/trust/merkle/${today}`, `/trust/merkle/${today}/leaves`, `/trust/merkle/${today}/proof?leaf=${'0'.repeat(64)}`, `/trust/merkle/${key(now + 3 * DAY_MS)}`]) {
+      const r = await h.req(path)
+      expect([path, r.status]).toEqual([path, 404])
+      expect(r.body.detail).toContain('not sealed yet')
+    }
+    // a day ends at its last millisecond: from then on it has a root
+    const start = Date.UTC(2030, 0, 1)
+    h.clock.set(start + DAY_MS - 1)
+    expect((await h.req(`/trust/merkle/${key(start)}`)).status).toBe(404)
+    h.clock.set(start + DAY_MS)
+    // ended, the seal job has not run: the records final so far, sealed false (its root may still change)
+    expect((await h.req(`/trust/merkle/${key(start)}`)).body).toMatchObject({ date: key(start), leaf_count: 0, root: null, sealed: false, sealed_at: null })
+    h.clock.set(now)
+  })
+
   test('a proof of an unknown leaf is a 404; a malformed hash a 422', async () => {
     expect((await h.req(`/trust/merkle/${sealed[0]}/proof?leaf=${'0'.repeat(64)}`)).status).toBe(404)
     expect((await h.req(`/trust/merkle/${sealed[0]}/proof?leaf=xyz`)).status).toBe(422)

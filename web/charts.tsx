@@ -17,6 +17,7 @@ import {
   type UTCTimestamp,
 } from 'lightweight-charts'
 import { useEffect, useRef } from 'preact/hooks'
+import { upperBound } from '../src/sorted-search'
 
 export const COLORS = { strategy: '#1d4ed8', btc: '#b45309', eth: '#6d28d9', drawdown: '#b91c1c', up: '#15803d', down: '#b91c1c', band: '#64748b', ema20: '#0e7490', ema50: '#a16207' }
 
@@ -126,15 +127,8 @@ export function CandleChart(props: { title: string; legend: string; candles: Can
     // a marker must sit on a bar's time: snap each trade time to the bar that holds it
     const times = props.candles.map(b => b.t)
     const snap = (sec: number) => {
-      let lo = 0
-      let hi = times.length - 1
-      if (sec < times[0] || sec > times[hi] + 7 * 86400) return null
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1
-        if (times[mid] <= sec) lo = mid
-        else hi = mid - 1
-      }
-      return times[lo] as UTCTimestamp
+      if (sec < times[0] || sec > times[times.length - 1] + 7 * 86400) return null
+      return times[upperBound(times, sec) - 1] as UTCTimestamp
     }
     const markers: SeriesMarker<Time>[] = []
     for (const m of props.marks) {

@@ -7,6 +7,7 @@
  * 422 names it; nothing is clamped here.
  */
 import type { ConditionTree } from '../src/model/shared'
+import { compactDay, DAY_MS } from '../src/time'
 
 export type ConditionNode = typeof ConditionTree.static
 
@@ -246,6 +247,6 @@ export function numberList(v: string): number[] {
 /** the trust view's day as /trust/merkle/{YYYYMMDD} takes it: '' = yesterday (UTC); YYYY-MM-DD without dashes; anything else as typed (the server's 422 says why) */
 export function merkleDayKey(tday: string, nowMs = Date.now()): string {
   const v = tday.trim()
-  if (v === '') return new Date(nowMs - 86_400_000).toISOString().slice(0, 10).replaceAll('-', '')
+  if (v === '') return compactDay(nowMs - DAY_MS)
   return /^\d{4}-\d{2}-\d{2}$/.test(v) ? v.replaceAll('-', '') : v
 }

@@ -3,6 +3,7 @@
  * .env.example. Pure: the figures come in from the service, which recomputed them.
  */
 import type { BotConfig } from './bot-config'
+import { roundTo } from '../round'
 
 /** The backtest the service ran for these settings, as the README shows it. */
 export interface BacktestFigures {
@@ -35,7 +36,7 @@ export function sanitizeId(raw: string): string {
   return s || 'bot'
 }
 
-const r2 = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 100) / 100) : String(x))
+const r2 = (x: number) => (Number.isFinite(x) ? String(roundTo(x, 2)) : String(x))
 
 export function readme(cfg: BotConfig, description: string | null, figures: BacktestFigures, signalCount: number, generatedAt: string, serviceVersion: string): string {
   const side = cfg.direction === 'long' ? 'long (buys)' : 'short (sells)'

@@ -6,7 +6,7 @@
  */
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
-import { lowerBound } from './search'
+import { lowerBound } from '../sorted-search'
 
 export interface BarWindow {
   /** first bar whose open time is on or after the start day */
@@ -20,7 +20,7 @@ export interface BarWindow {
  * null when no bar falls inside.
  */
 export function windowIndices(bars: Bars, startDayMs: number | null, endDayMs: number | null): BarWindow | null {
-  const fromIdx = startDayMs === null ? 0 : lowerBound(bars.t, bars.n, startDayMs)
-  const toIdx = endDayMs === null ? bars.n - 1 : lowerBound(bars.t, bars.n, endDayMs + DAY_MS) - 1
+  const fromIdx = startDayMs === null ? 0 : lowerBound(bars.t, startDayMs, bars.n)
+  const toIdx = endDayMs === null ? bars.n - 1 : lowerBound(bars.t, endDayMs + DAY_MS, bars.n) - 1
   return fromIdx <= toIdx ? { fromIdx, toIdx } : null
 }

@@ -15,7 +15,8 @@
  */
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
-import { lastAtOrBefore, upperBound } from './search'
+import { upperBound } from '../sorted-search'
+import { lastAtOrBefore } from './search'
 import type { DayMarks, SizedTradeTable, TradeTable } from './trade-table'
 import type { Direction } from './types'
 
@@ -41,7 +42,7 @@ export interface MarkToMarket {
 
 /** Close of the last bar that closed at or before `atMs`; NaN when none did. */
 export function lastCloseAt(bars: Bars, atMs: number): number {
-  const j = upperBound(bars.t, bars.n, atMs - bars.stepMs) - 1
+  const j = upperBound(bars.t, atMs - bars.stepMs, bars.n) - 1
   return j >= 0 ? bars.c[j] : Number.NaN
 }
 
@@ -65,7 +66,7 @@ export function markMovesOf(
   const dir = direction === 'long' ? 1 : -1
   let hint = -1
   if (bars !== undefined && bars.n > 0)
-    hint = entryIdx >= 0 && entryIdx < bars.n && bars.t[entryIdx] === entryMs ? entryIdx : Math.max(0, upperBound(bars.t, bars.n, entryMs) - 1)
+    hint = entryIdx >= 0 && entryIdx < bars.n && bars.t[entryIdx] === entryMs ? entryIdx : Math.max(0, upperBound(bars.t, entryMs, bars.n) - 1)
   let count = 0
   for (let m = (Math.floor(entryMs / DAY_MS) + 1) * DAY_MS; m < exitMs; m += DAY_MS) {
     let p = Number.NaN

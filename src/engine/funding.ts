@@ -16,7 +16,8 @@
  * paid by longs for a positive rate and received by shorts.
  */
 import type { Bars, FundingSeries } from '../market/types'
-import { lastAtOrBefore, lowerBound, upperBound } from './search'
+import { lowerBound, upperBound } from '../sorted-search'
+import { lastAtOrBefore } from './search'
 import { FALLBACK_FUNDING_INTERVAL_MS, FALLBACK_FUNDING_RATE } from './types'
 
 const GRID_MS = FALLBACK_FUNDING_INTERVAL_MS
@@ -73,12 +74,12 @@ export class CoinFunding {
     this.firstRealMs = nEv > 0 ? ft[0] : Infinity
     this.lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
     // only events strictly inside the window can be charged
-    this.jLo = upperBound(ft, nEv, this.startMs)
+    this.jLo = upperBound(ft, this.startMs, nEv)
     this.gridLo = Math.floor(this.startMs / GRID_MS) + 1
     this.realAmt = null
     this.gridAmt = null
     if (!keep || bars.n === 0) return
-    const realAmt = new Float64Array(Math.max(0, lowerBound(ft, nEv, this.endMs) - this.jLo))
+    const realAmt = new Float64Array(Math.max(0, lowerBound(ft, this.endMs, nEv) - this.jLo))
     for (let m = 0, b = from; m < realAmt.length; m++) {
       const j = this.jLo + m
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, ft[j])
@@ -115,7 +116,7 @@ export class CoinFunding {
       if (j > nEv || (j > 0 && ft[j - 1] > tInMs)) j = 0
       for (let steps = 0; j < nEv && ft[j] <= tInMs; j++) {
         if (++steps > 16) {
-          j = upperBound(ft, nEv, tInMs)
+          j = upperBound(ft, tInMs, nEv)
           break
         }
       }
@@ -203,7 +204,7 @@ export function fundingEventsInWindow(bars: Bars, funding: FundingSeries | null,
     }
   }
   grid(startMs, Math.min(endMs, firstRealMs))
-  for (let j = upperBound(ft, nEv, startMs); j < nEv && ft[j] < endMs; j++) push(ft[j], funding!.rate[j], 1)
+  for (let j = upperBound(ft, startMs, nEv); j < nEv && ft[j] < endMs; j++) push(ft[j], funding!.rate[j], 1)
   if (nEv > 0) grid(Math.max(startMs, lastRealMs), endMs)
   return { n: times.length, tMs: Float64Array.from(times), ratePrice: Float64Array.from(amounts), real: Uint8Array.from(real) }
 }

@@ -7,14 +7,14 @@
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
 import { lastCloseAt, toEquityPoints, type EquityPoint } from './equity-curve'
-import { lowerBound } from './search'
+import { lowerBound } from '../sorted-search'
 
 export function holdCurve(bars: Bars, fromDayMs: number, toDayMs: number, initialCapitalUsd: number): EquityPoint[] {
   const nDays = Math.floor((toDayMs - fromDayMs) / DAY_MS) + 1
   if (!(nDays > 0)) return []
   let base = lastCloseAt(bars, fromDayMs)
   if (!(base > 0)) {
-    const first = lowerBound(bars.t, bars.n, fromDayMs)
+    const first = lowerBound(bars.t, fromDayMs, bars.n)
     base = first < bars.n ? bars.o[first] : Number.NaN
   }
   const equity = new Float64Array(nDays)

@@ -1,28 +1,4 @@
-/** Binary searches over a sorted (ascending) time column. */
-
-/** First index j < n with ts[j] >= x; n when none. */
-export function lowerBound(ts: Float64Array, n: number, x: number): number {
-  let lo = 0
-  let hi = n
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (ts[mid] < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** First index j < n with ts[j] > x; n when none. */
-export function upperBound(ts: Float64Array, n: number, x: number): number {
-  let lo = 0
-  let hi = n
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (ts[mid] <= x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
+/** The gap-tolerant jump over bar times (binary searches: src/sorted-search.ts). */
 
 /**
  * Last index j < n with ts[j] <= x, or −1, for bars of (mostly) regular spacing stepMs:

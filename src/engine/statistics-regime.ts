@@ -3,7 +3,8 @@
  * volatility (30-day realised volatility above or below its median), and the results of
  * a strategy split by those labels.
  */
-import { DAY_MS } from '../market/types'
+import { upperBound } from '../sorted-search'
+import { DAY_MS } from '../time'
 import { profitFactorOf } from './metrics-breakdown'
 
 export const TREND_SMA_DAYS = 200
@@ -80,18 +81,8 @@ export function btcRegimeLabels(dayTimesMs: ArrayLike<number>, dayCloses: ArrayL
  * had not happened yet. Both nulls before the first such day.
  */
 export function regimeAt(labels: readonly DayRegime[], dayTimesMs: ArrayLike<number>, entryTimeMs: number): DayRegime {
-  let lo = 0
-  let hi = dayTimesMs.length - 1
-  let found = -1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if (dayTimesMs[mid] + DAY_MS <= entryTimeMs) {
-      found = mid
-      lo = mid + 1
-    } else {
-      hi = mid - 1
-    }
-  }
+  // the last day open at or before entry − 24 h
+  const found = upperBound(dayTimesMs, entryTimeMs - DAY_MS) - 1
   return found < 0 ? { trend: null, vol: null } : labels[found]
 }
 

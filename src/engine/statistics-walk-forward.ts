@@ -3,7 +3,7 @@
  * lucky stretch make the whole result? The window is cut into consecutive folds of equal
  * length and each fold is scored on the trades that closed in it.
  */
-import { isoDate } from '../market/coin-summary'
+import { isoDay } from '../time'
 import { profitFactorOf } from './metrics-breakdown'
 
 export interface WalkForwardTrade {
@@ -87,7 +87,7 @@ export function walkForward(
   const profitable = out.filter((f) => f.return_pct > 0).length
   const lines = out.map(
     (f, k) =>
-      `fold ${k + 1} ${isoDate(f.fromMs)} to ${isoDate(k === folds - 1 ? f.toMs : f.toMs - 1)}: ${f.trades} trades, ` +
+      `fold ${k + 1} ${isoDay(f.fromMs)} to ${isoDay(k === folds - 1 ? f.toMs : f.toMs - 1)}: ${f.trades} trades, ` +
       `${signed(f.return_pct, 2)}%, win rate ${f.win_rate.toFixed(1)}%, PF ${f.profit_factor.toFixed(2)}`,
   )
   return {

@@ -3,6 +3,7 @@
  * times are epoch ms UTC; `…Pct` fields are percent numbers (10 = 10 %); `…Frac` fields
  * are fractions (0.0005 = 0.05 %); every P&L and cost of a trade is in % of its margin.
  */
+import { HOUR_MS } from '../time'
 
 export type Direction = 'long' | 'short'
 
@@ -53,7 +54,7 @@ export const DEFAULT_FEE_FRAC: Readonly<Record<MarketType, number>> = { futures:
 /** stand-in funding where the store has no real events: 0.01 % per event … */
 export const FALLBACK_FUNDING_RATE = 0.0001
 /** … at 00:00, 08:00 and 16:00 UTC */
-export const FALLBACK_FUNDING_INTERVAL_MS = 8 * 3_600_000
+export const FALLBACK_FUNDING_INTERVAL_MS = 8 * HOUR_MS
 
 export interface Trade {
   symbol: string

@@ -1,7 +1,8 @@
 import { REANCHOR_BARS } from './ma'
 import { checkPeriod, fillNaN, floatScratch, rowsOf } from './util'
+import { DAY_MS } from '../time'
 
-const YEAR_MS = 365 * 86_400_000
+const YEAR_MS = 365 * DAY_MS
 
 /** Bars in a 365-day year for a bar length (crypto trades around the clock). */
 export function barsPerYear(stepMs: number): number {

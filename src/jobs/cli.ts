@@ -11,7 +11,7 @@ import { openDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
-import { DAY_MS } from '../market/types'
+import { DAY_MS, isoRecordInstant, parseDay } from '../time'
 import { Universe } from '../market/universe'
 import { PoolExecutor } from '../runs/compute/executor'
 import { RunService } from '../runs/service'
@@ -20,7 +20,7 @@ import { registerJobs } from './registry'
 import { describeOwner } from '../records/job-runs'
 import { Scheduler } from './scheduler'
 
-const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'))
+const iso = (ms: number | null) => (ms === null ? '-' : isoRecordInstant(ms))
 
 export async function jobsCommand(config: Config, args: string[], usage: (msg: string) => Error, clock: Clock = systemClock): Promise<number> {
   const [sub, ...rest] = args
@@ -30,8 +30,8 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   if (sub === 'run' && positionals.length !== 1) throw usage('jobs run needs one job name (see jobs list)')
   let dayMs: number | null = null
   if (values.date !== undefined) {
-    dayMs = Date.parse(`${values.date}T00:00:00Z`)
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.date) || !Number.isFinite(dayMs) || new Date(dayMs).toISOString().slice(0, 10) !== values.date)
+    dayMs = parseDay(values.date)
+    if (dayMs === null)
       throw usage(`--date ${values.date}: expected a calendar date YYYY-MM-DD`)
   }
 

@@ -55,7 +55,7 @@ export function liveRecordsJob(deps: LiveRecordsDeps): JobDefinition {
       const score = await scoreSignals(deps, ctx.yield)
       ctx.progress(`score: ${score.scored} rows (${score.open} open, ${score.closed} closed, ${score.unscoreable} unscoreable)`)
       const paper = await runPaper(deps)
-      ctx.progress(`paper: cycle ${paper.cycle}, ${paper.taken} taken, ${paper.closed} closed, ${paper.open} open`)
+      ctx.progress(paper.waiting !== null ? `paper: waiting: ${paper.waiting}` : `paper: cycle ${paper.cycle}, ${paper.taken} taken, ${paper.closed} closed, ${paper.open} open`)
       const seal = await sealDays({ ...deps, leafSources: [paperLeafSource] }, ctx.yield)
       if (seal.sealed.length) ctx.progress(`sealed ${seal.sealed.join(', ')}`)
       return { counts: { candles: fed?.appended ?? 0, signals_added: scan.added, scored: score.scored, closed: score.closed, unscoreable: score.unscoreable, paper_taken: paper.taken, paper_closed: paper.closed, days_sealed: seal.sealed.length } }

@@ -11,13 +11,13 @@ import type { CandleStore } from '../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../market/types'
 // the one mapping from a /simulate body to its RunSpec (the /simulate service calls it too):
 // a row's run is, by construction, the run /simulate makes of the body the row publishes
-import { isoTime } from '../runs/present'
 import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunMetricsResult } from '../runs/compute/coin-tasks'
 import { runNestedRuns } from '../runs/compute/nested-runs'
 import type { RunService } from '../runs/service'
 import {
+  CATCH_UP_DAYS,
   configurations,
   COSTS,
   GROUP_TOP_N,
@@ -41,10 +41,11 @@ import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
 import type { JobContext, JobDefinition } from './scheduler'
+import { isoDay, isoInstant } from '../time'
 
 export const RANKINGS_JOB = 'rankings'
 /** days a fresh store backfills, and how far back missed days are caught up */
-export const RANKINGS_CATCH_UP_DAYS = 30
+export const RANKINGS_CATCH_UP_DAYS = CATCH_UP_DAYS
 
 export interface RankingDeps {
   clock: Clock
@@ -53,17 +54,6 @@ export interface RankingDeps {
   runs: RunService
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-
-/** Newest candle open time over the store (null: empty store). */
-function lastCandleMs(store: CandleStore): number | null {
-  let last = -Infinity
-  for (const s of store.symbols()) {
-    const b = store.bars(s)
-    if (b && b.n > 0 && b.t[b.n - 1] > last) last = b.t[b.n - 1]
-  }
-  return Number.isFinite(last) ? last : null
-}
 
 /**
  * A batch of background work; should the pool's backstop bound on waiting job tasks be
@@ -155,7 +145,7 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
         total_return_pct: m.total_return_pct,
         sharpe_ratio: m.sharpe_ratio,
         max_drawdown_pct: m.max_drawdown_pct,
-        ruined_at: ruinedAtMs === null ? null : isoTime(ruinedAtMs),
+        ruined_at: ruinedAtMs === null ? null : isoInstant(ruinedAtMs),
       }
     })
     out[r.group] = { symbols: r.symbols, accounting: r.accounting, rows }
@@ -190,7 +180,7 @@ export async function computeDayFile(
   files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
-  const last = lastCandleMs(deps.store)
+  const last = deps.store.newestCandleMs()
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
   const configs = configurations()
@@ -225,7 +215,7 @@ export async function computeDayFile(
     schema_version: SCHEMA_VERSION,
     rules_version: RULES_VERSION,
     date,
-    generated_at: new Date(deps.clock.now()).toISOString(),
+    generated_at: isoInstant(deps.clock.now()),
     written_by: ctx.trigger,
     engine_version: ENGINE_VERSION,
     data_version: deps.store.dataVersion(),

@@ -6,6 +6,7 @@
 import { isoWeek } from '../mail/iso-week'
 import { runWeeklyMail, type WeeklyMailDeps } from '../mail/weekly'
 import type { JobDefinition } from './scheduler'
+import { DAY_MS, HOUR_MS } from '../time'
 
 export const WEEKLY_MAIL_JOB = 'weekly-mail'
 
@@ -15,9 +16,9 @@ export function weeklyMailJob(deps: WeeklyMailDeps): JobDefinition {
     cron: '0 1 * * 1',
     description: 'weekly alert: the best configurations and the verified strategies\' signals, to every active subscriber',
     slotOf: ms => `${WEEKLY_MAIL_JOB}:${isoWeek(ms)}`,
-    catchUpMs: 3 * 86_400_000,
+    catchUpMs: 3 * DAY_MS,
     // a failed run (the database busy, say) is tried again an hour later; mails already queued are not queued twice
-    retryAfterMs: 3_600_000,
+    retryAfterMs: HOUR_MS,
     run: async ctx => {
       const r = await runWeeklyMail(deps, ctx.slotMs)
       if (r.subscribers === 0) return { skipped: `no active subscribers in ${r.week}` }

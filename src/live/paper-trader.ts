@@ -37,6 +37,7 @@ import {
   insertPosition,
   openPositions,
   paperCycle,
+  paperWaitingReason,
   picksOfCycle,
   picksOfDay,
   PICK_COUNT,
@@ -56,6 +57,7 @@ import { getStrategy } from '../strategies/registry'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { exitMask, lowerBound } from './signal-scan'
 import { tradeParams } from './signal-score'
+import { isoDay } from '../time'
 
 export const CYCLE_DAYS = 30
 export const STARTING_CAPITAL = 10_000
@@ -80,19 +82,23 @@ export interface PaperDeps {
 }
 
 export interface PaperReport {
-  cycle: number
+  /** the active cycle; null when the step waited (see `waiting`) */
+  cycle: number | null
   taken: number
   closed: number
   open: number
   historyDays: number
+  /** why nothing was done: the store's candles do not reach today */
+  waiting: string | null
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS
 const OPEN_STATUSES = ['pending', 'open']
 
 export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const now = deps.clock.now()
+  const waiting = paperWaitingReason(deps.store, now)
+  if (waiting !== null) return { cycle: null, taken: 0, closed: 0, open: 0, historyDays: 0, waiting }
   const cycle = rollCycles(deps, now)
   await pickOfTheDay(deps, cycle, now)
   const closedBefore = updatePositions(deps, cycle, now)
@@ -100,7 +106,7 @@ export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const closedAfter = updatePositions(deps, cycle, now)
   const historyDays = writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
   const open = openPositions(deps.db, cycle.id).length
-  return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays }
+  return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays, waiting: null }
 }
 
 /** The active cycle at `now`, completing the cycles that ended and starting their successors. */

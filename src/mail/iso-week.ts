@@ -1,6 +1,5 @@
 /** ISO 8601 weeks (Monday first; week 1 holds the year's first Thursday), in UTC. */
-
-const DAY_MS = 86_400_000
+import { DAY_MS } from '../time'
 
 /** `2026-W48` for any instant of that week */
 export function isoWeek(tMs: number): string {

@@ -8,13 +8,14 @@
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import { schema, type Db } from '../db'
+import { HOUR_MS } from '../time'
 
 export type MailKind = 'confirm' | 'weekly'
 export type OutboxRow = typeof schema.mailOutbox.$inferSelect
 
 export const MAX_ATTEMPTS = 6
 /** wait before attempt n+1 after n failures (the last value repeats) */
-export const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 12 * 3_600_000]
+export const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * HOUR_MS, 12 * HOUR_MS]
 /** how long a claimed row is left alone before it counts as abandoned */
 export const LEASE_MS = 10 * 60_000
 

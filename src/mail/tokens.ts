@@ -8,10 +8,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { schema, type Db } from '../db'
+import { DAY_MS } from '../time'
 
 export type TokenPurpose = 'confirm' | 'unsubscribe'
 
-const DAY_MS = 86_400_000
 export const CONFIRM_TTL_DAYS = 7
 export const UNSUBSCRIBE_TTL_DAYS = 400
 const TTL_DAYS: Record<TokenPurpose, number> = { confirm: CONFIRM_TTL_DAYS, unsubscribe: UNSUBSCRIBE_TTL_DAYS }

@@ -12,11 +12,12 @@ import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../
 import { koreanName } from '../records/rankings/names-ko'
 import { DayFiles } from '../records/rankings/day-files'
 import { activeSubscribers } from '../records/subscribers'
-import { top3, type RankedRow, type WeeklyRow } from '../records/rankings/rank'
+import { eligibleList, top3, type RankedRow, type WeeklyRow } from '../records/rankings/rank'
 import { isoWeek, weekStartMs } from './iso-week'
 import type { DeliveryReport, Mailer } from './mailer'
 import { weeklyMail, type MailContent } from './messages'
 import type { DigestRow, DigestSignals, WeeklyDigest } from './weekly-digest'
+import { DAY_MS, isoDay } from '../time'
 
 /** the ranking the mail quotes: the contract's default group; the week's best from the 7-day period, the top 3 from the 30-day one */
 export const DIGEST_GROUP: Group = 'top50'
@@ -33,8 +34,6 @@ export interface WeeklyMailDeps {
   signals?: WeeklySignalsSource
 }
 
-const DAY_MS = 86_400_000
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 interface RowConfiguration {
   strategy: string
@@ -114,7 +113,8 @@ export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource
     const c = today ? fromRow(today) : fromConfiguration(w.configuration_id)
     if (c) weeklyBest.push(digestRow(c, weeklyBest.length + 1, today, w, weekly))
   }
-  const top30d = top3(top.groups[DIGEST_GROUP].rows).map(r => digestRow(fromRow(r), r.rank, r, null, top))
+  // ranks among the eligible rows, as /rankings/daily shows them (held-back rows are not in the list)
+  const top30d = top3(eligibleList(top.groups[DIGEST_GROUP].rows, null, false)).map(r => digestRow(fromRow(r), r.rank, r, null, top))
   return { week, rankingDate: date, rankingScope: `${DIGEST_GROUP}, ${WEEKLY_PERIOD} / ${TOP_PERIOD}`, weeklyBest, top30d, signals: sig }
 }
 

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ASSETS_DIR } from '../paths'
+import { HOUR_MS, parseDay } from '../time'
 
 export const EVENTS_FILE = join(ASSETS_DIR, 'macro-events.json')
 
@@ -35,7 +36,7 @@ export function loadEventsCalendar(path = EVENTS_FILE): MacroEvent[] {
     .map((e, i) => {
       const src = file.sources[e.kind]
       if (!src) throw new EventsCalendarError(`${path}: events[${i}] has kind "${e.kind}" with no entry in sources`)
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(e.date) || !/^\d{2}:\d{2}$/.test(e.time_et)) throw new EventsCalendarError(`${path}: events[${i}] needs date YYYY-MM-DD and time_et HH:MM`)
+      if (parseDay(e.date) === null || !/^\d{2}:\d{2}$/.test(e.time_et)) throw new EventsCalendarError(`${path}: events[${i}] needs date YYYY-MM-DD and time_et HH:MM`)
       return { kind: e.kind, name: e.name, atMs: easternToUtcMs(e.date, e.time_et), confirmed: src.confirmed === true, source: src.name }
     })
     .sort((a, b) => a.atMs - b.atMs)
@@ -54,8 +55,8 @@ export function easternToUtcMs(date: string, hhmm: string): number {
   const [hh, mm] = hhmm.split(':').map(Number)
   const wallAsUtc = Date.UTC(y, m - 1, d, hh, mm)
   // the offset at the standard-time guess; a release at 08:30 or 14:00 never falls in the 02:00 switch hour
-  const offsetH = offsetHours(wallAsUtc + 5 * 3_600_000)
-  return wallAsUtc - offsetH * 3_600_000
+  const offsetH = offsetHours(wallAsUtc + 5 * HOUR_MS)
+  return wallAsUtc - offsetH * HOUR_MS
 }
 
 function offsetHours(tMs: number): number {

@@ -3,11 +3,12 @@
  * label per part (`sources`), plus the oldest `as_of` and an overall `stale` flag.
  */
 import type { CacheRead } from './swr-cache'
+import { HOUR_MS, isoInstant } from '../time'
 
 export const LOCAL_SOURCE = 'local'
 export const LOCAL_PROXY_SOURCE = 'local-proxy'
 /** local figures are stale once the store's newest candle closed this long ago */
-export const LOCAL_STALE_MS = 2 * 3_600_000
+export const LOCAL_STALE_MS = 2 * HOUR_MS
 
 export interface Label {
   /** upstream name, "local" (derived from the candle store), "local-proxy", or null (nothing) */
@@ -22,9 +23,8 @@ export interface Label {
   error: string | null
 }
 
-export function iso(ms: number): string {
-  return new Date(ms).toISOString()
-}
+/** an instant as the API writes it (src/time.ts) */
+export const iso = isoInstant
 
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms)

@@ -8,8 +8,8 @@ import type { CandleStore } from '../market/candle-store'
 import { indexAtOrBefore } from '../market/coin-summary'
 import type { Universe } from '../market/universe'
 import type { Bars } from '../market/types'
+import { DAY_MS } from '../time'
 
-const DAY_MS = 86_400_000
 
 export interface LocalQuote {
   symbol: string

@@ -10,6 +10,7 @@ import { iso, localLabel, missingLabel, preferUpstream, summarize, upstreamLabel
 import { topMovers, type LocalFunding, type LocalQuote } from './local'
 import { regimeBand } from './regime'
 import type { CacheRead } from './swr-cache'
+import { HOUR_MS } from '../time'
 
 export const TOP_MOVERS = 5
 /** spot pairs below this 24 h quote volume (USDT) are too thin to list as movers */
@@ -18,7 +19,7 @@ export const MIN_MOVER_VOLUME_USD = 1_000_000
 export const EXTREME_FUNDING_RATE = 0.0005
 export const EXTREME_FUNDING_MAX = 10
 /** the daily index is served as the published one while its day is at most this old */
-export const FEAR_GREED_MAX_AGE_MS = 48 * 3_600_000
+export const FEAR_GREED_MAX_AGE_MS = 48 * HOUR_MS
 
 /** Stablecoin bases and leveraged-token suffixes that are not "movers". */
 const STABLE_BASES = new Set(['USDC', 'FDUSD', 'TUSD', 'BUSD', 'DAI', 'USDP', 'USDD', 'PYUSD', 'USDE', 'USD1', 'EUR', 'EURI', 'AEUR', 'XUSD', 'BFUSD', 'RLUSD', 'FRAX', 'GUSD', 'LUSD', 'USDS'])

@@ -166,6 +166,13 @@ export class CandleStore {
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
   }
 
+  /** The open time of the newest candle of any coin (null: no candle at all): how far the store reaches. */
+  newestCandleMs(): number | null {
+    let last = -Infinity
+    for (const c of this.candles.values()) if (c.n > 0 && c.cols[0][c.n - 1] > last) last = c.cols[0][c.n - 1]
+    return Number.isFinite(last) ? last : null
+  }
+
   /**
    * The open of the symbol's forming candle, when it is known and still forming on the
    * store's terms: it opens right after the last stored candle.

@@ -1,6 +1,7 @@
 /** Small per-coin figures derived from the candle store (7-day change and sparkline). */
 import type { Bars } from './types'
 import { HOUR_MS } from './types'
+import { upperBound } from '../sorted-search'
 
 const WEEK_H = 168
 const SPARK_STEP_H = 4
@@ -29,17 +30,5 @@ export function sparkline7d(bars: Bars): number[] | null {
 
 /** largest index with t[i] <= x, or -1 */
 export function indexAtOrBefore(t: Float64Array, n: number, x: number): number {
-  let lo = 0, hi = n - 1, ans = -1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if (t[mid] <= x) {
-      ans = mid
-      lo = mid + 1
-    } else hi = mid - 1
-  }
-  return ans
-}
-
-export function isoDate(tMs: number): string {
-  return new Date(tMs).toISOString().slice(0, 10)
+  return upperBound(t, x, n) - 1
 }

@@ -15,6 +15,7 @@ import { FileError, intervalFromFileName, listImportFiles, readCsvSources, symbo
 import { CsvLines } from './import-lines'
 import { metaForCandles, metaFromUniverseRow, parseUniverse, type UniverseRow } from './import-universe'
 import type { CoinMeta } from './types'
+import { upperBound } from '../sorted-search'
 
 export interface ImportFileError {
   /** 1-based line in the file (header included), null when the problem is the whole file */
@@ -254,13 +255,7 @@ function storedLastMs(store: CandleStore, kind: 'klines' | 'funding', symbol: st
 
 /** index of the first time after `afterMs` (t ascending) */
 function firstAfter(t: Float64Array, afterMs: number): number {
-  let lo = 0, hi = t.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (t[mid] <= afterMs) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return upperBound(t, afterMs)
 }
 
 function concatColumns(parts: { cols: Float64Array[]; from: number }[]): Float64Array[] {

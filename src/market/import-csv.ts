@@ -12,7 +12,8 @@
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
-import { HOUR_MS } from './types'
+import { DAY_MS, HOUR_MS } from './types'
+import { isoRecordInstant } from '../time'
 
 export type ImportKind = 'klines' | 'funding' | 'universe'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
@@ -184,12 +185,12 @@ export function parseFunding(lines: CsvLines, guess: LayoutGuess): ParsedFunding
 }
 
 export function isoOf(tMs: number): string {
-  return Number.isFinite(tMs) ? new Date(tMs).toISOString().replace('.000Z', 'Z') : String(tMs)
+  return Number.isFinite(tMs) ? isoRecordInstant(tMs) : String(tMs)
 }
 
 function describeMs(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms)
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`
+  if (ms % DAY_MS === 0) return `${ms / DAY_MS}d`
   if (ms % HOUR_MS === 0) return `${ms / HOUR_MS}h`
   if (ms % 60_000 === 0) return `${ms / 60_000}m`
   return `${ms} ms`

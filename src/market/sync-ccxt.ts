@@ -17,6 +17,7 @@ import { metaForCandles } from './import-universe'
 import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
 import type { AssetClass, CoinMeta } from './types'
 import { HOUR_MS } from './types'
+import { parseDay } from '../time'
 
 export { SyncError } from './sync-exchange'
 
@@ -229,9 +230,8 @@ async function syncFunding(store: CandleStore, market: MarketLike, symbol: strin
 
 function parseSince(since: string | undefined): number | null {
   if (since === undefined) return null
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(since)
-  const tMs = m ? Date.UTC(+m[1], +m[2] - 1, +m[3]) : NaN
-  if (!m || new Date(tMs).toISOString().slice(0, 10) !== since) throw new SyncError(`since ${JSON.stringify(since)}: expected a date YYYY-MM-DD`)
+  const tMs = parseDay(since)
+  if (tMs === null) throw new SyncError(`since ${JSON.stringify(since)}: expected a date YYYY-MM-DD`)
   return tMs
 }
 

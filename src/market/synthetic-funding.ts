@@ -6,6 +6,7 @@
 import { Rng, hash32 } from './synthetic-rng'
 import type { Tier } from './synthetic-model'
 import { HOUR_MS } from './types'
+import { roundTo } from '../round'
 
 /** Binance's interest component: 0.01 % per 8 hours */
 const INTEREST_PER_8H = 0.0001
@@ -41,7 +42,7 @@ export function fundingRate(rule: FundingRule, trendLog: number, noise: number):
   const clampBand = Math.min(INTEREST_CLAMP, Math.max(-INTEREST_CLAMP, interest - premium))
   const cap = fundingCap(rule)
   const rate = Math.min(cap, Math.max(-cap, premium + clampBand))
-  return Math.round(rate * 1e8) / 1e8
+  return roundTo(rate, 8)
 }
 
 /** the noise of a coin's settlement at tMs: one draw from its own (seed, symbol, time) stream */

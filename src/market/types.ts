@@ -52,5 +52,5 @@ export interface FormingOpen {
   readonly o: number
 }
 
-export const HOUR_MS = 3_600_000
-export const DAY_MS = 86_400_000
+// the time units live below every layer (src/time.ts); re-exported for the market's many readers
+export { DAY_MS, HOUR_MS } from '../time'

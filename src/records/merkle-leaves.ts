@@ -12,7 +12,7 @@ import { dayLeaves, dayRoots } from '../../db/schema'
 import type { Db } from '../db'
 import { canonicalJson } from '../engine/canonical-json'
 import { leafHash, MERKLE_ALGORITHM, rootOfHashes, toHex } from '../engine/merkle'
-import { DAY_MS } from '../market/types'
+import { compactDay, DAY_MS, parseCompactDay } from '../time'
 import { finalScoredForDay } from './signals'
 import { scoredItem } from './scored-item'
 
@@ -50,13 +50,8 @@ export function orderLeaves(leaves: Leaf[]): Leaf[] {
 }
 
 /** YYYYMMDD of a UTC day start, and back (null for a malformed or impossible date). */
-export const dayKey = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')
-export function dayStartOf(key: string): number | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(key)
-  if (!m) return null
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
-  return dayKey(ms) === key ? ms : null
-}
+export const dayKey = compactDay
+export const dayStartOf = parseCompactDay
 
 export interface DayView {
   day: string

@@ -7,10 +7,11 @@
 import { and, asc, desc, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
 import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../db/schema'
 import type { Db } from '../db'
+import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
 import { lastCompletedBar, lowerBound } from '../runs/compute/signal-tasks'
-import { isoZ } from './iso-time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant as isoZ } from '../time'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
 
@@ -18,6 +19,19 @@ export type PaperCycleRow = typeof paperCycles.$inferSelect
 export type PaperPositionRow = typeof paperPositions.$inferSelect
 export type PaperPicksRow = typeof paperPicks.$inferSelect
 export type PaperHistoryRow = typeof paperHistory.$inferSelect
+
+/**
+ * Why the paper trader cannot trade today (null: it can): the store's candles do not reach
+ * today's start (an import of old data, or a feed stopped for over a day). No cycle is
+ * opened, nor one ended and its successor opened, on days the store does not reach.
+ */
+export function paperWaitingReason(store: Pick<CandleStore, 'newestCandleMs'>, now: number): string | null {
+  const newest = store.newestCandleMs()
+  if (newest !== null && newest + HOUR_MS >= Math.floor(now / DAY_MS) * DAY_MS) return null
+  return newest === null
+    ? 'the store holds no candles: no paper cycle is opened'
+    : `the store's candles end at ${isoInstant(newest + HOUR_MS)} (newest candle opens ${isoInstant(newest)}), before today ${isoDay(now)}: no paper cycle is opened or rolled on a day the store does not reach`
+}
 
 /** statuses that are not a trade (yet, or ever) */
 const NOT_TRADES = ['pending', 'open', 'cancelled']

@@ -4,10 +4,11 @@
  */
 import type { Direction } from '../engine/types'
 import type { StrategyStatus } from '../strategies/status'
-import { isoNoZone, isoZ } from './iso-time'
+import { isoNoZone, isoRecordInstant as isoZ } from '../time'
 import type { ScoredJoined } from './signals'
+import { roundTo } from '../round'
 
-const round = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d
+const round = (x: number, d = 6) => roundTo(x, d)
 
 export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
   const closed = r.status !== 'open' && r.status !== 'unscoreable'

@@ -62,6 +62,20 @@ export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
   return db.select().from(signals).where(gte(signals.signalTimeMs, sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).all()
 }
 
+/**
+ * One page of the signals whose signal time lies in [fromMs, toMs], newest first (then by
+ * id): the `limit` after the keyset `after` (the last row of the previous page), and how
+ * many the window holds. The keyset rides the signals_time index; a page never shifts when
+ * newer signals are recorded between two requests.
+ */
+export function signalsPage(db: Db, q: { fromMs: number; toMs: number; after: { signalTimeMs: number; id: string } | null; limit: number }): { rows: SignalRow[]; total: number } {
+  const window = and(gte(signals.signalTimeMs, q.fromMs), lte(signals.signalTimeMs, q.toMs))
+  const after = q.after === null ? undefined : or(lt(signals.signalTimeMs, q.after.signalTimeMs), and(eq(signals.signalTimeMs, q.after.signalTimeMs), gt(signals.id, q.after.id)))
+  const rows = db.select().from(signals).where(and(window, after)).orderBy(desc(signals.signalTimeMs), signals.id).limit(q.limit).all()
+  const total = db.select({ n: sql<number>`count(*)` }).from(signals).where(window).get()?.n ?? 0
+  return { rows, total }
+}
+
 /** Signals with no scored row yet, or an open one: the scorer's work list. */
 /**
  * Signals without a scored row. A scoring pass writes a row for every signal it reads, in one

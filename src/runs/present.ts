@@ -12,12 +12,13 @@ import { bookSteps, daySpan, markOver, type Booked, type DaySpan } from '../engi
 import { finish, type Steps } from '../engine/steps'
 import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
-import { isoDate } from '../market/coin-summary'
+import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
 import type { RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
+import { roundTo } from '../round'
 
 /** trades listed in a JSON response (the most recent ones); /export/csv has every trade */
 export const MAX_TRADES_IN_RESPONSE = 1000
@@ -34,21 +35,19 @@ export interface RunOutcome {
   warnings: string[]
 }
 
-/** An instant as the answers write it: ISO 8601 UTC, seconds, `Z`. */
-export const isoTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const round = (x: number, d = 6) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : 0)
+const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
 
 /** The response's `data_range`: "YYYY-MM-DD to YYYY-MM-DD" of a day span. */
 export function dataRange(span: DaySpan | null): string {
-  return span ? `${isoDate(span.fromDayMs)} to ${isoDate(span.toDayMs)}` : 'no data in window'
+  return span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window'
 }
 
 export function tradeItem(t: PortfolioTrade) {
   return {
     symbol: t.symbol,
     direction: t.direction,
-    entry_time: isoTime(t.entryTimeMs),
-    exit_time: isoTime(t.exitTimeMs),
+    entry_time: isoInstant(t.entryTimeMs),
+    exit_time: isoInstant(t.exitTimeMs),
     entry_price: t.entryPrice,
     exit_price: t.exitPrice,
     bars_held: t.barsHeld,
@@ -62,7 +61,7 @@ export function tradeItem(t: PortfolioTrade) {
 }
 
 export function equityItem(p: EquityPoint) {
-  return { t: isoDate(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
+  return { t: isoDay(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
 }
 
 /** The response body a run builds itself: all but its statistics, compute time and hash (added when it is answered). */
@@ -118,7 +117,7 @@ function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd:
 /** What the answer says of a ruined portfolio: when, and what became of the entries after it. */
 function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | null {
   if (portfolio.ruinedAtMs === null) return null
-  const at = isoTime(portfolio.ruinedAtMs)
+  const at = isoInstant(portfolio.ruinedAtMs)
   return stopAtRuin
     ? `ruined: the portfolio's equity reached zero at ${at}; no trade was opened from then on (${portfolio.entriesAfterRuin} entries not taken; stop_at_ruin)`
     : `ruined: the portfolio's equity reached zero at ${at}; stop_at_ruin is false, so trades went on after it as if fresh capital were added (fixed margin) or whenever the equity was above zero again (compounding)`
@@ -199,7 +198,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     leverage: portfolioOptionsOf(spec, run.symbols.length).leverage,
     max_concurrent_positions: spec.maxConcurrent,
     stop_at_ruin: stopAtRuinOf(spec),
-    ruined_at: portfolio.ruinedAtMs === null ? null : isoTime(portfolio.ruinedAtMs),
+    ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
     coins_used: run.symbols.length,
     data_range: dataRange(span),

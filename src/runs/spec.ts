@@ -17,6 +17,7 @@ import type { Universe } from '../market/universe'
 import type { StrategySpec } from '../strategies/conditions'
 import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
 import { InvalidRequest, UnknownStrategy, UnknownSymbols, type Problem } from './errors'
+import { parseDay } from '../time'
 
 /** top_n when a request leaves it null */
 export const DEFAULT_TOP_N = 50
@@ -67,13 +68,8 @@ export function resultHash(spec: RunSpec, dataVersion: string): string {
   return createHash('sha256').update(canonicalJsonLikeStringify(spec)).update('\n').update(dataVersion).digest('hex')
 }
 
-/** YYYY-MM-DD → UTC midnight ms, or null when not a real calendar date. */
-export function parseDay(s: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
-  if (!m) return null
-  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3])
-  return new Date(ms).toISOString().slice(0, 10) === s ? ms : null
-}
+/** YYYY-MM-DD → UTC midnight ms, or null when not a real calendar date (one definition: src/time.ts). */
+export { parseDay }
 
 /** The trade model's parameters of a run. */
 export function tradeParamsOf(spec: RunSpec): TradeParams {

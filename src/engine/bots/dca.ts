@@ -14,6 +14,7 @@ import { drawdownOf } from './bot-equity'
 import { FundingMeter } from './funding-meter'
 import { barPath } from './intrabar-path'
 import { midMs, type BotCosts, type BotExit, type BotInput } from './types'
+import { roundTo } from '../../round'
 
 export interface DcaParams extends BotCosts {
   direction: 'long' | 'short'
@@ -119,7 +120,7 @@ function ladderWarnings(p: DcaParams, ladder: LadderRung[]): string[] {
   return out
 }
 
-const fmt = (x: number) => String(Math.round(x * 100) / 100)
+const fmt = (x: number) => String(roundTo(x, 2))
 
 const NONE = -Infinity
 const K_LIQ = 0

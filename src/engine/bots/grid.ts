@@ -17,11 +17,12 @@
  * it crosses at that open.
  */
 import { fundingEventsInWindow } from '../funding'
-import { upperBound } from '../search'
+import { upperBound } from '../../sorted-search'
 import { drawdownOf } from './bot-equity'
 import { FundingMeter } from './funding-meter'
 import { barPath } from './intrabar-path'
 import { midMs, type BotCosts, type BotExit, type BotInput } from './types'
+import { roundTo } from '../../round'
 
 export type GridDirection = 'long' | 'short' | 'neutral'
 export type GridSpacing = 'arithmetic' | 'geometric'
@@ -213,7 +214,7 @@ class GridRun {
     let cur = from
     if (to < from) {
       // lines at or below the price, highest first: line i holds interval i+1's buy
-      let i = upperBound(L, L.length, from) - 1
+      let i = upperBound(L, from) - 1
       for (;;) {
         while (i >= 0 && (i + 1 > this.n || !this.buyPending(i + 1))) i--
         const line = i >= 0 ? L[i] : -Infinity
@@ -230,7 +231,7 @@ class GridRun {
       }
     } else if (to > from) {
       // lines at or above the price, lowest first: line i holds interval i's sell
-      let i = upperBound(L, L.length, from)
+      let i = upperBound(L, from)
       if (i > 0 && L[i - 1] === from) i--
       for (;;) {
         while (i < L.length && (i < 1 || this.buyPending(i))) i++
@@ -256,7 +257,7 @@ function gridWarnings(p: GridParams, levels: Float64Array, startPrice: number): 
   let minStepPct = Infinity
   for (let i = 1; i < levels.length; i++) minStepPct = Math.min(minStepPct, ((levels[i] - levels[i - 1]) / levels[i - 1]) * 100)
   const feesPct = 2 * p.feeFrac * 100
-  if (minStepPct <= feesPct) out.push(`the grid step (${Math.round(minStepPct * 1e4) / 1e4} %) does not cover the two taker fees of a round trip (${feesPct} %): round trips lose money`)
+  if (minStepPct <= feesPct) out.push(`the grid step (${roundTo(minStepPct, 4)} %) does not cover the two taker fees of a round trip (${feesPct} %): round trips lose money`)
   return out
 }
 

@@ -8,12 +8,12 @@ import type { CandleStore } from '../../market/candle-store'
 import { runDcaBot, runGridBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
-import { DAY_MS } from '../../market/types'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant, parseDay } from '../../time'
 import { dailyEquity } from '../../engine/bots/bot-equity'
 import type { DcaDeal } from '../../engine/bots/dca'
 import type { BotInput } from '../../engine/bots/types'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC } from '../../engine/types'
-import { lowerBound, upperBound } from '../../engine/search'
+import { lowerBound, upperBound } from '../../sorted-search'
 import { Value } from '@sinclair/typebox/value'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { DcaParams, GridParams, type DcaSimRequest, type DcaSimResponse, type GridSimRequest, type GridSimResponse } from './model'
@@ -29,7 +29,7 @@ export function parseInstant(s: string, endOfDay: boolean): number | null {
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(s)
   const ms = Date.parse(bare ? `${s}T00:00:00Z` : zoned ? s : `${s}Z`)
   if (!Number.isFinite(ms)) return null
-  if (bare && new Date(ms).toISOString().slice(0, 10) !== s) return null
+  if (bare && parseDay(s) === null) return null
   return bare && endOfDay ? ms + DAY_MS - 1 : ms
 }
 
@@ -72,8 +72,6 @@ export function resolveParams<S extends TObject>(schema: S, raw: Record<string, 
   return value as S['static']
 }
 
-const iso = (ms: number) => new Date(ms).toISOString()
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** The coin's bars inside [start, end] (bar open times), or the 404/422 that says why not. */
 function windowOf(store: CandleStore, req: { symbol: string; start: string | null; end: string | null }): BotInput {
@@ -86,8 +84,8 @@ function windowOf(store: CandleStore, req: { symbol: string; start: string | nul
   if (req.end !== null && endMs === null) problems.push({ loc: ['body', 'end'], msg: 'not a valid ISO 8601 date or date-time', input: req.end })
   if (startMs !== null && endMs !== null && endMs < startMs) problems.push({ loc: ['body', 'end'], msg: 'end is before start', input: req.end })
   if (problems.length) throw new InvalidRequest(problems)
-  const fromIdx = startMs === null ? 0 : lowerBound(bars.t, bars.n, startMs)
-  const lastIdx = (endMs === null ? bars.n : upperBound(bars.t, bars.n, endMs)) - 1
+  const fromIdx = startMs === null ? 0 : lowerBound(bars.t, startMs, bars.n)
+  const lastIdx = (endMs === null ? bars.n : upperBound(bars.t, endMs, bars.n)) - 1
   const candles = Math.max(0, lastIdx - fromIdx + 1)
   if (candles < 2) {
     const window = `${req.start ?? 'first candle'} … ${req.end ?? 'last candle'}`
@@ -109,7 +107,7 @@ function windowFields(input: BotInput, symbol: string, feeFrac: number, r: { equ
     taker_fee_pct: feeFrac * 100,
     maintenance_margin_pct: DEFAULT_MMR_FRAC * 100,
     candles: lastIdx - fromIdx + 1,
-    data_range: `${iso(bars.t[fromIdx])} to ${iso(bars.t[lastIdx] + bars.stepMs)}`,
+    data_range: `${isoInstant(bars.t[fromIdx])} to ${isoInstant(bars.t[lastIdx] + bars.stepMs)}`,
     funding_events: r.fundingEvents,
     funding_coverage: r.fundingEvents > 0 ? r.fundingEventsReal / r.fundingEvents : null,
     max_drawdown_pct: r.maxDrawdownPct,
@@ -155,8 +153,8 @@ export async function simulateDcaRequest(store: CandleStore, runs: RunService, r
     params: { ...p },
     ladder: r.ladder.map(x => ({ k: x.k, deviation_pct: x.deviationPct, margin_usdt: x.marginUsdt, reachable: x.reachable })),
     deals: r.deals.map(d => ({
-      open_time: iso(d.openTimeMs),
-      close_time: iso(d.closeTimeMs),
+      open_time: isoInstant(d.openTimeMs),
+      close_time: isoInstant(d.closeTimeMs),
       exit_reason: d.exitReason,
       safety_orders_filled: d.safetyOrdersFilled,
       base_price: d.basePrice,
@@ -182,7 +180,7 @@ export async function simulateDcaRequest(store: CandleStore, runs: RunService, r
     roi_pct: (total / r.maxCapitalRequiredUsdt) * 100,
     max_safety_orders_used: r.deals.reduce((m, d) => Math.max(m, d.safetyOrdersFilled), 0),
     max_floating_loss_usdt: r.maxFloatingLossUsdt,
-    avg_deal_hours: r.deals.length ? sum(r.deals, d => d.closeTimeMs - d.openTimeMs) / r.deals.length / 3_600_000 : null,
+    avg_deal_hours: r.deals.length ? sum(r.deals, d => d.closeTimeMs - d.openTimeMs) / r.deals.length / HOUR_MS : null,
     fees_usdt: sum(r.deals, d => d.feesUsdt),
     funding_usdt: sum(r.deals, d => d.fundingUsdt),
   }
@@ -230,7 +228,7 @@ export async function simulateGridRequest(store: CandleStore, runs: RunService, 
     fees_usdt: r.feesUsdt,
     funding_usdt: r.fundingUsdt,
     exit_reason: r.exitReason,
-    exit_time: iso(r.exitTimeMs),
+    exit_time: isoInstant(r.exitTimeMs),
     exit_price: r.exitPrice,
     final_position_qty: r.finalPositionQty,
   }

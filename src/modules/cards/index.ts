@@ -6,13 +6,11 @@ import { CARD_MAX_AGE_S, CardService } from './service'
 const cacheHeaders = (etag: string) => ({ etag, 'cache-control': `public, max-age=${CARD_MAX_AGE_S}` })
 
 /**
- * The CORS plugin marks every answer `Vary: *` (its any-origin mode), which tells caches the
- * answer can never be reused; a card is the same for every origin (`Access-Control-Allow-Origin: *`),
- * so it varies on nothing but its URL (and, for /share without PUBLIC_URL, the Host its links are built on).
+ * A card varies on nothing but its URL (and, for /share without PUBLIC_URL, the Host its
+ * links are built on); no answer carries the CORS plugin's `Vary: *` (src/http/cors-headers.ts).
  */
 function cacheable(set: { headers: Record<string, unknown> }, vary: string | null): void {
   if (vary) set.headers.vary = vary
-  else delete set.headers.vary
 }
 
 /** Where links point: PUBLIC_URL when set, else the origin the request came to. */

@@ -16,11 +16,11 @@ import type { RunService } from '../../runs/service'
 import { dateProblems, resultHash } from '../../runs/spec'
 import { cardRun, type CardRun } from './card-run'
 import type { OgQuery, ShareQuery } from './model'
+import { isoDay } from '../../time'
 
 /** bump when the card's drawing changes, so cached cards and ETags turn over */
 const CARD_LAYOUT_VERSION = 2
 const PNG_CACHE_SIZE = 64
-const isoDay = (tMs: number) => new Date(tMs).toISOString().slice(0, 10)
 /** how long clients and proxies may reuse a card or page without asking again */
 export const CARD_MAX_AGE_S = 600
 

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { change7d, isoDate, sparkline7d } from '../../market/coin-summary'
+import { change7d, sparkline7d } from '../../market/coin-summary'
+import { isoDay } from '../../time'
 import { CoinsQuery, CoinsResponse } from './model'
 
 /** GET /coins: the store's coins in market-cap order. */
@@ -18,8 +19,8 @@ export function coinsModule(deps: AppDeps) {
             name: meta.name,
             market_cap_rank: meta.rank,
             rows: bars.n,
-            date_from: isoDate(bars.t[0]),
-            date_to: isoDate(bars.t[bars.n - 1]),
+            date_from: isoDay(bars.t[0]),
+            date_to: isoDay(bars.t[bars.n - 1]),
             stablecoin: meta.stablecoin,
             asset_class: meta.assetClass,
             change_7d: change7d(bars),

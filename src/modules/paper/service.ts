@@ -5,20 +5,23 @@
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
 import { DAY_MS } from '../../market/types'
+import type { CandleStore } from '../../market/candle-store'
 import type { SeriesCache } from '../../market/series'
-import { isoZ } from '../../records/iso-time'
-import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paperCycle, PICK_RULE, positionItem, realizedPnlUsd, type PaperCycleRow } from '../../records/paper'
+import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paperCycle, paperWaitingReason, PICK_RULE, positionItem, realizedPnlUsd, type PaperCycleRow } from '../../records/paper'
+import { roundTo } from '../../round'
 import { NotFound } from '../../runs/errors'
+import { isoDay, isoInstant } from '../../time'
 
 export interface PaperServiceDeps {
   db: Db
   clock: Clock
   series: SeriesCache
+  /** to say why no cycle runs on a store whose candles end before today */
+  store: Pick<CandleStore, 'newestCandleMs'>
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-const r2 = (x: number) => Math.round(x * 100) / 100
-const r4 = (x: number) => Math.round(x * 1e4) / 1e4
+const r2 = (x: number) => roundTo(x, 2)
+const r4 = (x: number) => roundTo(x, 4)
 
 export class PaperService {
   constructor(private readonly deps: PaperServiceDeps) {}
@@ -62,10 +65,10 @@ export class PaperService {
       open_positions: open.map(positionItem),
       closed_positions: closed.map(positionItem),
       history: history.map(h => ({ date: h.date, equity: r2(h.equity), open_count: h.openCount, closed_count: h.closedCount })),
-      picks: picks ? { day: picks.day, picked_at: isoZ(picks.pickedAtMs), rule: picks.rule, ranking_date: picks.rankingDate, strategies: picks.picks } : null,
+      picks: picks ? { day: picks.day, picked_at: isoInstant(picks.pickedAtMs), rule: picks.rule, ranking_date: picks.rankingDate, strategies: picks.picks } : null,
       pick_rule: PICK_RULE,
-      marked_at: isoZ(now),
-      completed_at: c.completedAtMs === null ? null : isoZ(c.completedAtMs),
+      marked_at: isoInstant(now),
+      completed_at: c.completedAtMs === null ? null : isoInstant(c.completedAtMs),
     }
   }
 
@@ -74,7 +77,9 @@ export class PaperService {
     const state = this.state(cycle)
     if (!state)
       throw new NotFound(
-        cycle === undefined ? 'paper trading is not initialized yet: the first cycle starts at the first hourly run of the live-records job' : `no paper-trading cycle ${cycle}`,
+        cycle === undefined
+          ? `paper trading is not initialized yet: ${paperWaitingReason(this.deps.store, this.deps.clock.now()) ?? 'the first cycle starts at the first hourly run of the live-records job'}`
+          : `no paper-trading cycle ${cycle}`,
       )
     return state
   }

@@ -9,12 +9,12 @@ import type { RunService } from '../../runs/service'
 import { simulateSpec, type SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import { COST_FIELDS, MIN_TRADES } from '../../records/rankings/configurations'
+import { isoDay, isoInstant } from '../../time'
 
 export const HOT_CACHE_MS = HOUR_MS
 export const HOT_TOP_N = 50
 export const HOT_DAYS = 30
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 export interface HotStrategies {
   strategies: {
@@ -93,13 +93,13 @@ export class HotStrategiesService {
         total_return_pct: m.total_return_pct,
         request: { method: 'POST' as const, path: '/simulate' as const, body },
       })),
-      computed_at: new Date(now).toISOString(),
+      computed_at: isoInstant(now),
       period: `${HOT_DAYS}d`,
       ...window,
       top_n: HOT_TOP_N,
       min_trades: MIN_TRADES,
       cache_seconds: HOT_CACHE_MS / 1000,
-      next_refresh_at: new Date(now + HOT_CACHE_MS).toISOString(),
+      next_refresh_at: isoInstant(now + HOT_CACHE_MS),
     }
   }
 }

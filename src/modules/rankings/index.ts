@@ -8,7 +8,7 @@ import { RankingsService } from './service'
 
 /** GET /rankings/daily, /rankings/files/{YYYYMMDD}, /rankings/criteria and /hot-strategies. */
 export function rankingsModule(deps: AppDeps) {
-  const rankings = new RankingsService(deps.db)
+  const rankings = new RankingsService(deps.db, deps)
   const hot = new HotStrategiesService({ clock: deps.clock, runs: deps.runs })
   const criteria = criteriaPage()
   return new Elysia({ name: 'rankings' })

@@ -17,7 +17,8 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 
 export const RankingRow = t.Object(
   {
-    rank: t.Integer(),
+    rank: t.Integer({ description: 'rank among the eligible rows (those with at least min_trades trades): 1, 2, 3 for the top' }),
+    overall_rank: t.Integer({ description: 'rank in the whole population, held-back rows included (the day file’s `rank`)' }),
     name_en: t.String(),
     name_ko: Nullable(t.String()),
     strategy: t.String(),
@@ -45,11 +46,23 @@ export const RankingRow = t.Object(
 export const WeeklyRow = t.Object(
   {
     configuration_id: t.String(),
-    rank: Nullable(t.Integer()),
+    rank: Nullable(t.Integer({ description: 'today’s rank among the eligible rows; null when not in today’s ranked list' })),
     days_ranked: t.Integer(),
     mean_profit_factor: t.Number(),
     mean_win_rate: t.Number(),
   },
+  { additionalProperties: true },
+)
+
+/** A row held back from the ranked list: a ranking row's settings and figures, without the ranked list's rank fields, and why. */
+export const HeldBackRow = t.Composite(
+  [
+    t.Omit(RankingRow, ['rank', 'rank_change', 'streak']),
+    t.Object({
+      reason: t.Literal('min_trades', { description: 'why the row is not ranked: fewer trades than min_trades' }),
+      why: t.String({ description: 'the reason in words, with the row’s trade count' }),
+    }),
+  ],
   { additionalProperties: true },
 )
 
@@ -63,6 +76,7 @@ export const DailyRankingResponse = t.Object(
     top3: t.Array(RankingRow),
     worst3: t.Array(RankingRow),
     weekly_best3: t.Array(WeeklyRow),
+    held_back: t.Array(HeldBackRow, { description: 'rows left out of the ranked list for too few trades, in overall rank order' }),
     citation: t.Object({}, { additionalProperties: true }),
     how_to_reverify: t.Object({}, { additionalProperties: true }),
     research_status_definitions: t.Object({}, { additionalProperties: true }),

@@ -3,12 +3,17 @@
  * published day files (nothing is computed per request but the headline, a few filters
  * over the stored rows).
  */
+import type { Clock } from '../../clock'
 import type { Db } from '../../db'
+import type { CandleStore } from '../../market/candle-store'
 import { InvalidRequest, NotFound } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
+import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, unrankableReason, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
 import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
-import { headlineOf, top3, worst3, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
+import { eligibleList, headlineOf, heldBack, top3, worst3, type EligibleRow, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
+import { SCHEMA_VERSION, storesEligibleRanks } from '../../records/rankings/versions'
+import { roundTo } from '../../round'
+import { isoDay, isoInstant, parseCompactDay } from '../../time'
 
 export interface DailyQuery {
   date?: string
@@ -20,23 +25,21 @@ export interface DailyQuery {
 
 export const CRITERIA_URL = '/rankings/criteria'
 
-const round2 = (x: number) => Math.round(x * 100) / 100
+const round2 = (x: number) => roundTo(x, 2)
 
 /** YYYYMMDD → YYYY-MM-DD, or null when not a calendar date. */
 export function dayOfParam(s: string): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(s)
-  if (!m) return null
-  const iso = `${m[1]}-${m[2]}-${m[3]}`
-  const ms = Date.parse(`${iso}T00:00:00Z`)
-  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === iso ? iso : null
+  const ms = parseCompactDay(s)
+  return ms === null ? null : isoDay(ms)
 }
 
 const compact = (iso: string) => iso.replaceAll('-', '')
 
-/** A ranked row as the response shows it (figures rounded to 2 decimals; raw ones are in `selection`). */
-export function publicRow(r: RankedRow) {
+/** A row of the ranked list as the response shows it (figures rounded to 2 decimals; raw ones are in `selection`). */
+export function publicRow(r: EligibleRow) {
   return {
     rank: r.rank,
+    overall_rank: r.overall_rank,
     name_en: r.name_en,
     name_ko: r.name_ko,
     strategy: r.strategy,
@@ -61,6 +64,16 @@ export function publicRow(r: RankedRow) {
   }
 }
 
+/** A held-back row: what a ranked row shows but the ranked list's rank fields (its overall rank stays), and why it is not ranked. */
+function heldBackRow(r: RankedRow) {
+  const { rank: _rank, rank_change: _change, streak: _streak, ...shown } = publicRow({ ...r, overall_rank: r.rank })
+  return {
+    ...shown,
+    reason: 'min_trades' as const,
+    why: `${r.total_trades} trade${r.total_trades === 1 ? '' : 's'}, fewer than the ${MIN_TRADES} a ranked configuration needs`,
+  }
+}
+
 const rawFigures = (r: RankedRow) => ({
   total_trades: r.total_trades,
   win_rate: r.win_rate,
@@ -76,11 +89,15 @@ export class RankingsService {
   readonly files: DayFiles
   private configsById: Map<string, Configuration> | null = null
 
-  constructor(db: Db) {
+  /** `reach`: the store and clock that say whether the candles reach the dates the job ranks (absent: not checked) */
+  constructor(db: Db, private readonly reach?: { store: Pick<CandleStore, 'newestCandleMs'>; clock: Clock }) {
     this.files = new DayFiles(db)
   }
 
+  /** Before the first day file: why there is none (the store's candles end before the dates ranked), or "being computed". */
   private notYet(): NotFound {
+    const why = this.reach ? unrankableReason(this.reach.store.newestCandleMs(), this.reach.clock.now()) : null
+    if (why !== null) return new NotFound(`No daily ranking has been published, and none will be by the daily job: ${why}.`)
     return new NotFound('No daily ranking has been published yet: the first one is being computed (at start-up, then daily at 00:30 UTC). Retry in a minute.')
   }
 
@@ -119,27 +136,32 @@ export class RankingsService {
     const window = file.periods[q.period]
     const g = window.groups[q.group]
     const rows = g.rows
-    const top = top3(rows)
-    const worst = worst3(rows)
-    const headline = headlineOf(rows, (GROUPS as readonly string[]).includes(q.group))
-    const byId = new Map(rows.map(r => [r.configuration_id, r]))
+    const list = this.rankedList(stored, q.period, q.group)
+    const held = heldBack(rows)
+    const top = top3(list)
+    const worst = worst3(list)
+    const headline = headlineOf(list, (GROUPS as readonly string[]).includes(q.group), held)
+    const byId = new Map(list.map(r => [r.configuration_id, r]))
     const dateMs = Date.parse(`${served}T00:00:00Z`)
     const citationUrl = `/rankings/daily?date=${compact(served)}&period=${q.period}&group=${q.group}&strict_date=true`
-    const reverify = (list: 'top3' | 'worst3') => (r: RankedRow) => ({
-      list,
+    const reverify = (which: 'top3' | 'worst3') => (r: EligibleRow) => ({
+      list: which,
       configuration_id: r.configuration_id,
       rank: r.rank,
+      overall_rank: r.overall_rank,
       request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
       // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
       request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
       expected: rawFigures(r),
     })
     return {
-      schema_version: file.schema_version,
+      // the layout of this answer; the file's own version is citation.schema_version
+      schema_version: SCHEMA_VERSION,
       date: served,
       requested_date: requested,
       date_substituted: requested !== null && requested !== served,
-      generated_at: file.generated_at,
+      // files of rankings-1 wrote milliseconds: the answer writes every instant in whole seconds
+      generated_at: isoInstant(Date.parse(file.generated_at)),
       written_by: file.written_by,
       period: q.period,
       group: q.group,
@@ -149,12 +171,13 @@ export class RankingsService {
       data_start_date: g.data_start_date ?? null,
       coins: g.symbols.length,
       eligible_universe: g.eligible_universe,
-      ranked_count: rows.length,
-      held_back_count: rows.filter(r => !r.eligible).length,
+      ranked_count: list.length,
+      held_back_count: held.length,
       min_trades: MIN_TRADES,
       top3: top.map(publicRow),
       worst3: worst.map(publicRow),
       weekly_best3: g.weekly_best3.map(w => this.weeklyRow(w, byId.get(w.configuration_id) ?? null)),
+      held_back: held.map(heldBackRow),
       citation: {
         url: citationUrl,
         date: served,
@@ -170,7 +193,7 @@ export class RankingsService {
           `GET /rankings/files/${compact(served)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
           `In that file, periods["${q.period}"].groups["${q.group}"].rows holds every ranked configuration with its raw figures, in rank order.`,
           'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio, max_drawdown_pct and ruined_at of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
-          `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the ranks; rows with fewer than ${MIN_TRADES} trades keep their rank but cannot enter top3, worst3 or weekly_best3.`,
+          `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the overall ranks (each row's rank in the file); leave out the rows with fewer than ${MIN_TRADES} trades (held_back) and number the rest 1, 2, 3, …: those are the ranks shown (each row's eligible_rank in files of rankings-2).`,
         ],
         rows: [...top.map(reverify('top3')), ...worst.map(reverify('worst3'))],
       },
@@ -182,15 +205,31 @@ export class RankingsService {
         ? {
             selection: {
               day_file_sha256: stored.sha256,
-              rows: rows.map(r => ({ rank: r.rank, configuration_id: r.configuration_id, eligible: r.eligible, ...rawFigures(r), rank_change: r.rank_change, streak: r.streak })),
+              rows: list.map(r => ({ rank: r.rank, overall_rank: r.overall_rank, configuration_id: r.configuration_id, ...rawFigures(r), rank_change: r.rank_change, streak: r.streak })),
+              held_back: held.map(r => ({ overall_rank: r.rank, configuration_id: r.configuration_id, ...rawFigures(r) })),
               previous_day: {
                 date: file.previous_date,
-                ranks: rows.filter(r => r.previous_rank !== null).map(r => ({ configuration_id: r.configuration_id, previous_rank: r.previous_rank, previous_streak: r.previous_streak })),
+                // previous_rank: the eligible rank on that day (the input of rank_change)
+                ranks: list
+                  .filter(r => r.previous_eligible_rank !== null || r.previous_streak !== null)
+                  .map(r => ({ configuration_id: r.configuration_id, previous_rank: r.previous_eligible_rank ?? null, previous_streak: r.previous_streak })),
               },
             },
           }
         : {}),
     }
+  }
+
+  /**
+   * The ranked list of one period × group of a stored file (eligible rows, eligible ranks):
+   * stored in rankings-2 files, derived for rankings-1 files from theirs and the previous day's.
+   */
+  rankedList(stored: StoredDayFile, period: Period, group: Group): EligibleRow[] {
+    const f = stored.file
+    const rows = f.periods[period].groups[group].rows
+    if (storesEligibleRanks(f.schema_version)) return eligibleList(rows, null, true)
+    const prev = f.previous_date === null ? null : (this.files.get(f.previous_date)?.file.periods[period]?.groups[group]?.rows ?? null)
+    return eligibleList(rows, prev, false)
   }
 
   /**
@@ -204,7 +243,7 @@ export class RankingsService {
     return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
   }
 
-  private weeklyRow(w: WeeklyRow, today: RankedRow | null) {
+  private weeklyRow(w: WeeklyRow, today: EligibleRow | null) {
     const c = this.configsById?.get(w.configuration_id) ?? this.lookup(w.configuration_id)
     return {
       ...(today ? publicRow(today) : { rank: null, configuration_id: w.configuration_id, strategy: c?.strategy ?? null, name_en: c?.name ?? null, direction: c?.direction ?? null, timeframe: c?.timeframe ?? null }),

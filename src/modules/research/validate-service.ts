@@ -11,7 +11,7 @@ import { bookPath, percentileTable, type PathSizing } from '../../engine/trade-b
 import { rowsWhereEntry, selectRows, type TradeTable } from '../../engine/trade-table'
 import { effectiveLeverage } from '../../engine/types'
 import type { CandleStore } from '../../market/candle-store'
-import { isoDate } from '../../market/coin-summary'
+import { isoDay } from '../../time'
 import { DAY_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import { runTradeBootstrap } from '../../runs/compute/research-tasks'
@@ -159,7 +159,7 @@ function outOfSample(spec: RunSpec, symbols: string[], portfolio: PortfolioResul
   const trades = portfolio.trades
   const isMetrics = partMetrics(spec, symbols, selectRows(trades, rowsWhereEntry(trades, t => t < split)), fromDayMs!, split - DAY_MS, store)
   const oosMetrics = partMetrics(spec, symbols, selectRows(trades, rowsWhereEntry(trades, t => t >= split)), split, toDayMs!, store)
-  return { split_date: isoDate(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
+  return { split_date: isoDay(split), is_metrics: isMetrics, oos_metrics: oosMetrics, ...verdictOf(isMetrics, oosMetrics) }
 }
 
 /**

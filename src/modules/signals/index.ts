@@ -14,7 +14,7 @@ export function signalsModule(deps: AppDeps) {
       response: SignalList,
       detail: { tags: ['signals'], summary: 'Signals of verified strategies at the latest completed 1H candle (cached 5 minutes)' },
     })
-    .get('/signals/history', ({ query }) => cache.response(`history|${query.hours}`, () => service.history(query.hours)), {
+    .get('/signals/history', ({ query }) => cache.response(`history|${query.hours}|${query.limit}|${query.cursor ?? ''}`, () => service.history(query)), {
       query: HistoryQuery,
       response: HistoryResponse,
       detail: { tags: ['signals'], summary: 'Recorded signals of the last N hours, every strategy status (cached 5 minutes)' },

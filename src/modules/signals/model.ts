@@ -4,8 +4,14 @@ export const LiveQuery = t.Object({
   top_n: t.Integer({ minimum: 1, maximum: 100, default: 30, description: 'coins of the scanned top 100, in market-cap order' }),
 })
 
+/** a page of /signals/history: the answer of every signal of 72 hours was megabytes */
+export const HISTORY_LIMIT_DEFAULT = 200
+export const HISTORY_LIMIT_MAX = 500
+
 export const HistoryQuery = t.Object({
   hours: t.Integer({ minimum: 1, maximum: 72, default: 24, description: 'signals whose signal_time lies in the last N hours' }),
+  limit: t.Integer({ minimum: 1, maximum: HISTORY_LIMIT_MAX, default: HISTORY_LIMIT_DEFAULT, description: `signals per page (1 to ${HISTORY_LIMIT_MAX})` }),
+  cursor: t.Optional(t.String({ minLength: 1, description: 'next_cursor of the previous page, unchanged (opaque); omitted: the first page' })),
 })
 
 export const RealtimeQuery = t.Object({
@@ -30,23 +36,26 @@ export const Signal = t.Object({
   coin: t.String(),
   direction: Direction,
   timeframe: t.String(),
-  signal_bar_time: t.String({ description: 'open time of the signal bar (ISO 8601, UTC, no zone)' }),
-  signal_time: t.String({ description: 'the signal bar close = the entry bar open (ISO 8601, UTC, no zone)' }),
+  signal_bar_time: t.String({ description: 'open time of the signal bar (ISO 8601 UTC with Z, whole seconds)' }),
+  signal_time: t.String({ description: 'the signal bar close = the entry bar open; the contract’s ISO 8601 timestamp without zone, meaning UTC (2026-03-15T01:00:00)' }),
   entry_price: t.Number({ description: 'the entry bar open: the trade model entry' }),
   status: StrategyStatus,
   sl_pct: t.Number(),
   tp_pct: t.Number(),
   max_bars: t.Integer(),
-  published_at: t.String({ description: 'when the signal was recorded (ISO 8601, UTC, no zone)' }),
+  published_at: t.String({ description: 'when the signal was recorded (ISO 8601 UTC with Z, whole seconds)' }),
   backfill: t.Boolean({ description: 'recorded by a catch-up scan, after a newer bar had completed' }),
 })
 
 export const SignalList = t.Array(Signal)
 
 export const HistoryResponse = t.Object({
-  as_of: t.String(),
+  as_of: t.String({ description: 'the end of the window (ISO 8601 UTC, Z): the first page’s clock, carried by the cursor' }),
   hours: t.Integer(),
-  count: t.Integer(),
+  limit: t.Integer(),
+  count: t.Integer({ description: 'signals on this page' }),
+  total: t.Integer({ description: 'signals in the whole window' }),
+  next_cursor: t.Union([t.String(), t.Null()], { description: 'pass as cursor for the next page; null on the last page' }),
   signals: SignalList,
 })
 

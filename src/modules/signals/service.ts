@@ -10,9 +10,9 @@ import type { Universe } from '../../market/universe'
 import type { StrategyStatus } from '../../strategies/status'
 import type { Direction } from '../../engine/types'
 import { DayFiles } from '../../records/rankings/day-files'
-import type { RankedRow } from '../../records/rankings/rank'
-import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
-import { isoNoZone, isoZ } from '../../records/iso-time'
+import { eligibleList, type RankedRow } from '../../records/rankings/rank'
+import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsPage, type ScoredJoined, type SignalRow } from '../../records/signals'
+import { isoInstant, isoNoZone } from '../../time'
 import { scoredItem } from '../../records/scored-item'
 import { TtlCache } from '../../ttl-cache'
 
@@ -30,16 +30,43 @@ export function signalItem(s: SignalRow) {
     coin: s.coin,
     direction: s.direction as Direction,
     timeframe: s.timeframe,
-    signal_bar_time: isoNoZone(s.signalBarMs),
+    signal_bar_time: isoInstant(s.signalBarMs),
     signal_time: isoNoZone(s.signalTimeMs),
     entry_price: s.entryPrice,
     status: s.status as StrategyStatus,
     sl_pct: s.slPct,
     tp_pct: s.tpPct,
     max_bars: s.maxBars,
-    published_at: isoNoZone(s.publishedAtMs),
+    published_at: isoInstant(s.publishedAtMs),
     backfill: s.backfill,
   }
+}
+
+/** What a /signals/history cursor carries: the listing's window end and hours, and the last row given. */
+interface HistoryCursor {
+  to: number
+  hours: number
+  t: number
+  id: string
+}
+
+/** Opaque to clients: base64url of a small JSON keyset. */
+export const encodeHistoryCursor = (c: HistoryCursor): string => Buffer.from(JSON.stringify([c.to, c.hours, c.t, c.id])).toString('base64url')
+
+function decodeHistoryCursor(raw: string, hours: number): HistoryCursor {
+  const bad = (msg: string) => new InvalidRequest([{ loc: ['query', 'cursor'], msg, input: raw }])
+  let v: unknown
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error()
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    throw bad('not a cursor this endpoint gave: pass next_cursor of the previous page unchanged')
+  }
+  if (!Array.isArray(v) || v.length !== 4 || !Number.isSafeInteger(v[0]) || !Number.isSafeInteger(v[1]) || !Number.isSafeInteger(v[2]) || typeof v[3] !== 'string')
+    throw bad('not a cursor this endpoint gave: pass next_cursor of the previous page unchanged')
+  const c = { to: v[0] as number, hours: v[1] as number, t: v[2] as number, id: v[3] as string }
+  if (c.hours !== hours) throw bad(`the cursor belongs to a listing of hours=${c.hours}; ask with hours=${c.hours}, or start over without cursor`)
+  return c
 }
 
 export interface SignalsServiceDeps {
@@ -92,7 +119,8 @@ export class SignalsService {
     if (!scan || now - scan.scannedAtMs > SCANNER_WARM_MS) return []
     const date = this.dayFiles.latest()
     if (date === null) return []
-    const rows = this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? []
+    // the ranked list users see: rows held back for too few trades are not in it, ranks are eligible ranks
+    const rows = eligibleList(this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? [], null, false)
     const rank = new Map(this.deps.universe.all().map((c, i) => [c.meta.symbol, i]))
     return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
       .map(s => ({ s, row: rankingRowFor(rows, s.strategy) }))
@@ -125,10 +153,20 @@ export class SignalsService {
     })
   }
 
-  history(hours: number) {
-    const now = this.deps.clock.now()
-    const signals = signalsSince(this.deps.db, now - hours * HOUR_MS).filter(s => s.signalTimeMs <= now).map(signalItem)
-    return { as_of: isoNoZone(now), hours, count: signals.length, signals }
+  /**
+   * /signals/history, one page: the window [as_of − hours, as_of] is fixed by the first
+   * page and carried in the cursor, so the pages of one listing neither shift nor overlap
+   * while new signals are recorded.
+   */
+  history(q: { hours: number; limit: number; cursor?: string }) {
+    const c = q.cursor === undefined ? null : decodeHistoryCursor(q.cursor, q.hours)
+    const toMs = c ? c.to : this.deps.clock.now()
+    const fromMs = toMs - q.hours * HOUR_MS
+    const { rows, total } = signalsPage(this.deps.db, { fromMs, toMs, after: c ? { signalTimeMs: c.t, id: c.id } : null, limit: q.limit + 1 })
+    const page = rows.slice(0, q.limit)
+    const last = page.at(-1)
+    const next_cursor = rows.length > q.limit && last ? encodeHistoryCursor({ to: toMs, hours: q.hours, t: last.signalTimeMs, id: last.id }) : null
+    return { as_of: isoInstant(toMs), hours: q.hours, limit: q.limit, count: page.length, total, next_cursor, signals: page.map(signalItem) }
   }
 
   scored(q: { days: number; limit: number; signal_ids?: string }) {
@@ -149,6 +187,6 @@ export class SignalsService {
     } else {
       rows = scoredRows(this.deps.db, { sinceMs: now - q.days * DAY_MS, limit: q.limit })
     }
-    return { as_of: isoZ(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
+    return { as_of: isoInstant(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
   }
 }

@@ -6,7 +6,8 @@ import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
-import { dataRange, isoTime, responseBody, tradeItem } from '../../runs/present'
+import { dataRange, responseBody, tradeItem } from '../../runs/present'
+import { isoInstant } from '../../time'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
 import { checkSpotSide, marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
@@ -129,7 +130,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
         total_trades: m.total_trades,
         total_return_pct: m.total_return_pct,
         max_drawdown_pct: m.max_drawdown_pct,
-        ruined_at: r.ruinedAtMs === null ? null : isoTime(r.ruinedAtMs),
+        ruined_at: r.ruinedAtMs === null ? null : isoInstant(r.ruinedAtMs),
         sharpe_ratio: m.sharpe_ratio,
       }
     }),

@@ -20,14 +20,15 @@ export function trustModule(
   const sealedLeaves = new JsonCache(deps.clock, Infinity, 32)
   const metrics = new JsonCache(deps.clock, METRICS_CACHE_MS, 1)
   return new Elysia({ name: 'trust' })
+    // a day that has not ended by the clock is a 404 ("not sealed yet"), never the empty root of a finished day
     .get('/trust/merkle/:date', ({ params }) => service.merkle(params.date), {
       params: DateParams,
-      response: MerkleDay,
+      response: { 200: MerkleDay, 404: Detail },
       detail: { tags: ['trust'], summary: 'Merkle day root (RFC 6962, SHA-256) over the records that closed that UTC day' },
     })
     .get('/trust/merkle/:date/leaves', ({ params }) => (service.isSealed(params.date) ? sealedLeaves.response(params.date, () => service.leaves(params.date)) : service.leaves(params.date)), {
       params: DateParams,
-      response: MerkleLeaves,
+      response: { 200: MerkleLeaves, 404: Detail },
       detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },
     })
     .get('/trust/merkle/:date/proof', ({ params, query }) => service.proof(params.date, query.leaf), {

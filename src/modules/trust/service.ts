@@ -10,11 +10,12 @@ import { InvalidRequest, NotFound } from '../../runs/errors'
 import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
-import { isoZ } from '../../records/iso-time'
+import { isoInstant } from '../../time'
 import { realTrackRows } from '../../records/real-track'
 import { firstPublishedMs, latestScan, publicationsSince, publishedCountSince } from '../../records/signals'
 import { dayStartOf, dayView, sealedRoot, type LeafSource } from '../../records/merkle-leaves'
 import type { PaperFigures } from '../../records/paper'
+import { roundTo } from '../../round'
 
 export interface TrustDeps {
   db: Db
@@ -38,7 +39,7 @@ function quantile(sorted: number[], q: number): number | null {
 
 /** the checklist's bound on publication latency: a signal recorded at its bar's close, give or take the hourly sync */
 export const MAX_LATENCY_P90_S = 120
-const r4 = (x: number | null) => (x === null ? null : Math.round(x * 1e4) / 1e4)
+const r4 = (x: number | null) => (x === null ? null : roundTo(x, 4))
 
 export class TrustService {
   constructor(private readonly deps: TrustDeps) {}
@@ -49,20 +50,40 @@ export class TrustService {
     return ms
   }
 
+  /**
+   * Why a day has no root to show yet: it has not ended by the clock (null: it has ended).
+   * A day still running has no root, not even an empty one: root null with leaf_count 0 is
+   * the evidence of no trades on a finished day, which a running day cannot give.
+   */
+  private notEnded(date: string): string | null {
+    const endMs = this.day(date) + DAY_MS
+    if (endMs <= this.deps.clock.now()) return null
+    return `${date} is not sealed yet: the UTC day has not ended (it ends at ${isoInstant(endMs)}); its root is sealed by the hourly job once its records are final`
+  }
+
+  /** NotFound (404) for a day that has not ended by the clock. */
+  private mustHaveEnded(date: string): void {
+    const why = this.notEnded(date)
+    if (why !== null) throw new NotFound(why)
+  }
+
   /** Is the day sealed (its answers never change again)? */
   isSealed(date: string): boolean {
     return sealedRoot(this.deps.db, date) !== undefined
   }
 
+  /** The day's root (sealed, or from the records final so far on a day that has ended); NotFound: the day has not ended. */
   merkle(date: string) {
     const dayMs = this.day(date)
+    this.mustHaveEnded(date)
     const sealed = sealedRoot(this.deps.db, date)
-    if (sealed) return { date, leaf_count: sealed.leafCount, root: sealed.root, algorithm: sealed.algorithm, sealed: true, sealed_at: isoZ(sealed.sealedAtMs) }
+    if (sealed) return { date, leaf_count: sealed.leafCount, root: sealed.root, algorithm: sealed.algorithm, sealed: true, sealed_at: isoInstant(sealed.sealedAtMs) }
     const v = dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
-    return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoZ(v.sealedAtMs) }
+    return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoInstant(v.sealedAtMs) }
   }
 
   leaves(date: string) {
+    this.mustHaveEnded(date)
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     return {
       date,
@@ -75,6 +96,7 @@ export class TrustService {
   }
 
   proof(date: string, leafHash: string) {
+    this.mustHaveEnded(date)
     const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     const hash = leafHash.toLowerCase()
     const index = v.leaves.findIndex(l => l.leafHash === hash)
@@ -107,7 +129,7 @@ export class TrustService {
     const slip = paper ? paper.slippagePct(week).map(Math.abs).sort((a, b) => a - b) : []
     const [withSlTp, positions] = paper ? paper.slTpSet(week) : [0, 0]
     return {
-      generated_at: isoZ(now),
+      generated_at: isoInstant(now),
       window: '7d',
       signals_published_24h: countSince(now - DAY_MS),
       signals_published_7d: recent.length,
@@ -131,10 +153,10 @@ export class TrustService {
     const first = rows[0]
     const last = rows.at(-1)
     return {
-      points: rows.map(r => ({ t: isoZ(r.tMs), nav: r.nav })),
+      points: rows.map(r => ({ t: isoInstant(r.tMs), nav: r.nav })),
       count: rows.length,
-      first: first ? isoZ(first.tMs) : null,
-      last: last ? isoZ(last.tMs) : null,
+      first: first ? isoInstant(first.tMs) : null,
+      last: last ? isoInstant(last.tMs) : null,
       return_pct: first && last && first.nav > 0 ? r4((last.nav / first.nav - 1) * 100) : null,
       max_drawdown_pct: rows.length ? r4(maxDd) : null,
     }
@@ -158,7 +180,7 @@ export class TrustService {
     const items = [
       item('data_fresh', ageH !== null && ageH <= 2, ageH === null ? null : r4(ageH), 'newest candle closed ≤ 2 h ago', 'leave SYNC on (the service syncs every hour) and check the exchange connection, or run `cli data sync` on a schedule'),
       item('real_data', !store.isSynthetic() && store.coinCount > 0, store.sources(), 'imported or synced exchange data, no synthetic', 'import Binance data (`cli data import`) or sync (`cli data sync`) into a fresh store'),
-      item('scanner_warm', scanAgeH !== null && scanAgeH <= 2 && firstScanMs !== null && now - firstScanMs >= 72 * HOUR_MS, { last_scan_age_h: scanAgeH === null ? null : r4(scanAgeH), recording_since: firstScanMs === null ? null : isoZ(firstScanMs) }, 'a 1H scan ≤ 2 h ago and ≥ 72 h of records', 'keep the service running: the hourly scan warms up over 72 hours'),
+      item('scanner_warm', scanAgeH !== null && scanAgeH <= 2 && firstScanMs !== null && now - firstScanMs >= 72 * HOUR_MS, { last_scan_age_h: scanAgeH === null ? null : r4(scanAgeH), recording_since: firstScanMs === null ? null : isoInstant(firstScanMs) }, 'a 1H scan ≤ 2 h ago and ≥ 72 h of records', 'keep the service running: the hourly scan warms up over 72 hours'),
       item('publication_latency', latencyP90 !== null && latencyP90 <= MAX_LATENCY_P90_S, m.publication_latency_s, `p90 published_at − signal_time ≤ ${MAX_LATENCY_P90_S} s (signals recorded at their bar's close)`, 'the forming candle\'s open is missing: keep the hourly candles job running (SYNC or demo mode) and check its runs in `cli jobs list`'),
       item('scoring_coverage', (m.scoring_coverage ?? 0) >= 0.99, m.scoring_coverage, '≥ 0.99 of the last 7 days of signals scored', 'check the scoring job in `cli jobs list`'),
       item('paper_cycle_completed', cycles >= 1, cycles, '≥ 1 completed 30-day paper cycle', 'let paper trading run a full cycle'),
@@ -166,6 +188,6 @@ export class TrustService {
       item('admin_key', this.deps.adminKeyConfigured, this.deps.adminKeyConfigured, 'ADMIN_KEY set', 'set ADMIN_KEY'),
       item('smtp', this.deps.smtpConfigured, this.deps.smtpConfigured, 'SMTP_URL set', 'set SMTP_URL so alerts and mail leave the machine'),
     ]
-    return { generated_at: isoZ(now), ready: items.every(i => i.status === 'pass'), passed: items.filter(i => i.status === 'pass').length, total: items.length, items }
+    return { generated_at: isoInstant(now), ready: items.every(i => i.status === 'pass'), passed: items.filter(i => i.status === 'pass').length, total: items.length, items }
   }
 }

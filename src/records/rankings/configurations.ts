@@ -6,18 +6,19 @@
 import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import type { Timeframe } from '../../market/timeframe'
-import { DAY_MS } from '../../market/types'
+import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
+import { isoDay, isoInstant } from '../../time'
 
 /**
  * The ranking rules' version: the prefix of every configuration id. It changes when the
  * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
  */
 export const RULES_VERSION = 'v2'
-/** version of the day file's and the response's layout */
-export const SCHEMA_VERSION = 'rankings-1'
+/** version of the day file's and the response's layout (its history: versions.ts) */
+export { SCHEMA_VERSION } from './versions'
 
 export const PERIODS = ['7d', '30d', '365d'] as const
 export type Period = (typeof PERIODS)[number]
@@ -29,10 +30,39 @@ export type Group = (typeof GROUPS)[number]
 export const GROUP_TOP_N: Readonly<Record<Group, number | null>> = { top30: 30, top50: 50, top100: 100, btc: null }
 export const BTC_SYMBOL = 'BTCUSDT'
 
-/** rows with fewer trades stay ranked but cannot enter top3, worst3 or weekly_best3 */
+/** rows with fewer trades are held back: they keep an overall rank but are not in the ranked list (top3, worst3, weekly_best3, the headline) */
 export const MIN_TRADES = 10
 /** a profit factor with no losing trade (or above this) is shown as this and flagged pf_capped */
 export const PF_CAP = PROFIT_FACTOR_CAP
+/** days the job looks back for dates to publish (missed days, a fresh store's backfill) */
+export const CATCH_UP_DAYS = 30
+
+/**
+ * The newest ranking date a store's candles allow (00:00 UTC, ms): a date is ranked once
+ * the store holds the candle of the last hour of its eve (opening at date − 1 h).
+ */
+export function newestRankableDateMs(newestCandleMs: number): number {
+  return Math.floor((newestCandleMs + HOUR_MS) / DAY_MS) * DAY_MS
+}
+
+/**
+ * Why no ranking can be published for the dates the job looks at (the CATCH_UP_DAYS up to
+ * today), or null when the store's candles reach them: an empty store, or one whose
+ * candles end before that window (an import of old data). The job publishes nothing on its
+ * own then; a past date can still be published by hand.
+ */
+export function unrankableReason(newestCandleMs: number | null, nowMs: number): string | null {
+  if (newestCandleMs === null) return 'the store holds no candles: import or sync market data first (docs/data.md)'
+  const newest = newestRankableDateMs(newestCandleMs)
+  const earliest = Math.floor(nowMs / DAY_MS) * DAY_MS - CATCH_UP_DAYS * DAY_MS
+  if (newest >= earliest) return null
+  return (
+    `the store's candles end on ${isoDay(newestCandleMs)} (newest candle opens ${isoInstant(newestCandleMs)}), and a ranking date needs the candles up to its eve: ` +
+    `the newest date they can rank is ${isoDay(newest)}, while the daily job publishes the last ${CATCH_UP_DAYS} days (${isoDay(earliest)} to ${isoDay(nowMs)}). ` +
+    `Publish a past day with \`npm run cli -- jobs run rankings --date ${isoDay(newest)}\`, or bring the store up to date (docs/data.md)`
+  )
+}
+
 /** top-10 membership counts for `streak` */
 export const STREAK_TOP = 10
 /** weekly_best3: ranked (with at least MIN_TRADES) on at least this many of the last 7 days */
@@ -101,7 +131,6 @@ export function configurations(strategies: readonly StrategyDef[] = listStrategi
   return out
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** The UTC days a period covers for a ranking date (the ranking date itself excluded). */
 export function periodWindow(dateMs: number, period: Period): { start_date: string; end_date: string } {

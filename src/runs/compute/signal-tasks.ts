@@ -6,6 +6,7 @@
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { Bars, FormingOpen } from '../../market/types'
+import { lowerBound as lowerBoundOf } from '../../sorted-search'
 import type { Timeframe } from '../../market/timeframe'
 import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
 import { getStrategy, type StrategyDef } from '../../strategies/registry'
@@ -146,14 +147,7 @@ export function nextOpen(bars: Bars, i: number, next?: NextOpen): number {
 
 /** First index with t ≥ tMs (bars.n when none). */
 export function lowerBound(bars: Bars, tMs: number): number {
-  let lo = 0
-  let hi = bars.n
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (bars.t[mid] < tMs) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return lowerBoundOf(bars.t, tMs, bars.n)
 }
 
 /** The last bar whose close is at or before nowMs, or −1. */

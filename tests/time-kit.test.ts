@@ -1,0 +1,67 @@
+/** The small kit below the engine: time units and forms, the sorted-series search, the rounding. */
+import { describe, expect, test } from 'bun:test'
+import { roundTo } from '../src/round'
+import { lowerBound, upperBound } from '../src/sorted-search'
+import { compactDay, DAY_MS, HOUR_MS, isoDay, isoInstant, isoNoZone, isoRecordInstant, parseCompactDay, parseDay } from '../src/time'
+
+describe('src/time.ts', () => {
+  test('the units', () => {
+    expect(HOUR_MS).toBe(60 * 60 * 1000)
+    expect(DAY_MS).toBe(24 * HOUR_MS)
+  })
+
+  test('an instant is written ISO 8601 UTC with Z and whole seconds; a fraction is dropped, never rounded up', () => {
+    expect(isoInstant(Date.UTC(2026, 2, 15))).toBe('2026-03-15T00:00:00Z')
+    expect(isoInstant(Date.UTC(2026, 2, 15, 23, 59, 59, 999))).toBe('2026-03-15T23:59:59Z')
+    expect(isoInstant(Date.UTC(1969, 11, 31, 23, 59, 59, 500))).toBe('1969-12-31T23:59:59Z')
+    expect(isoNoZone(Date.UTC(2026, 2, 15, 1, 0, 0, 250))).toBe('2026-03-15T01:00:00')
+  })
+
+  test('records sealed as leaves keep their form: milliseconds only when not zero', () => {
+    expect(isoRecordInstant(Date.UTC(2026, 2, 15))).toBe('2026-03-15T00:00:00Z')
+    expect(isoRecordInstant(Date.UTC(2026, 2, 15, 0, 0, 0, 7))).toBe('2026-03-15T00:00:00.007Z')
+  })
+
+  test('days', () => {
+    expect(isoDay(Date.UTC(2026, 1, 28, 23))).toBe('2026-02-28')
+    expect(compactDay(Date.UTC(2026, 1, 28, 23))).toBe('20260228')
+  })
+
+  test('parseDay takes only YYYY-MM-DD of a real calendar day', () => {
+    expect(parseDay('2024-02-29')).toBe(Date.UTC(2024, 1, 29))
+    for (const bad of ['2023-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-05', '20260105', '2026-01-05T00:00:00Z', ' 2026-01-05', '', 'yesterday'])
+      expect(parseDay(bad)).toBeNull()
+  })
+
+  test('parseCompactDay takes only YYYYMMDD of a real calendar day', () => {
+    expect(parseCompactDay('20240229')).toBe(Date.UTC(2024, 1, 29))
+    for (const bad of ['20230229', '20261301', '2026-01-05', '2026015', '202601055']) expect(parseCompactDay(bad)).toBeNull()
+  })
+})
+
+describe('src/sorted-search.ts', () => {
+  const a = new Float64Array([1, 3, 3, 3, 7, 9, 0, 0]) // filled part: the first 6
+
+  test('lowerBound: the first index with a value >= x', () => {
+    expect([0, 1, 2, 3, 4, 8, 9, 10].map(x => lowerBound(a, x, 6))).toEqual([0, 0, 1, 1, 4, 5, 5, 6])
+  })
+
+  test('upperBound: the first index with a value > x (minus one: the last at or before x)', () => {
+    expect([0, 1, 2, 3, 4, 8, 9, 10].map(x => upperBound(a, x, 6))).toEqual([0, 1, 1, 4, 4, 5, 6, 6])
+  })
+
+  test('n defaults to the whole series; plain arrays work too', () => {
+    expect(upperBound([10, 20, 30], 25)).toBe(2)
+    expect(lowerBound([10, 20, 30], 31)).toBe(3)
+    expect(lowerBound([], 1)).toBe(0)
+  })
+})
+
+describe('src/round.ts', () => {
+  test('roundTo gives what Math.round on the scaled value gives', () => {
+    expect(roundTo(1.23456, 2)).toBe(1.23)
+    expect(roundTo(1.235, 2)).toBe(Math.round(1.235 * 100) / 100)
+    expect(roundTo(-2.5, 0)).toBe(-2)
+    expect(roundTo(0.000123456, 6)).toBe(0.000123)
+  })
+})
