@@ -45,6 +45,19 @@ async function serve(port: number) {
   return { proc, url }
 }
 
+/** every signal of /signals/history over `hours`, page after page (limit 500, next_cursor) */
+const allHistory = async (url: string, hours: number) => {
+  const signals: any[] = []
+  let page = (await getJson(`${url}/signals/history?hours=${hours}&limit=500`)).body
+  signals.push(...page.signals)
+  while (page.next_cursor) {
+    page = (await getJson(`${url}/signals/history?hours=${hours}&limit=500&cursor=${encodeURIComponent(page.next_cursor)}`)).body
+    signals.push(...page.signals)
+  }
+  expect(signals.length).toBe(page.total)
+  return signals
+}
+
 const getJson = async (url: string, init?: RequestInit) => {
   const r = await fetch(url, init)
   return { status: r.status, body: (await r.json()) as any }
@@ -65,22 +78,24 @@ describe('serve with live records', () => {
       // trader is its third step (and /signals/history is cached 5 minutes: asked once, after)
       const t0 = Date.now()
       while (Date.now() - t0 < 60_000 && (await fetch(`${url}/paper-trading`)).status !== 200) await Bun.sleep(250)
-      const history = (await getJson(`${url}/signals/history?hours=72`)).body
-      expect(history.count).toBeGreaterThan(0)
-      expect(history.signals.every((s: any) => s.backfill || s.published_at >= s.signal_time)).toBe(true)
-      firstIds = history.signals.map((s: any) => s.id).sort()
+      const history = await allHistory(url, 72)
+      expect(history.length).toBeGreaterThan(0)
+      expect(history.every((s: any) => s.backfill || s.published_at >= s.signal_time)).toBe(true)
+      firstIds = history.map((s: any) => s.id).sort()
 
       const scored = await getJson(`${url}/signals/scored?days=1&limit=500`)
-      expect(scored.body.signals.length).toBe(Math.min(500, history.count))
+      expect(scored.body.signals.length).toBe(Math.min(500, history.length))
 
       const paper = await getJson(`${url}/paper-trading`)
       expect(paper.status).toBe(200)
       expect(paper.body).toMatchObject({ cycle_id: 1, cycle_status: 'active', cycle_length_days: 30, starting_capital: 10_000 })
 
-      const today = new Date().toISOString().slice(0, 10).replaceAll('-', '')
-      const day = await getJson(`${url}/trust/merkle/${today}`)
+      // a day that has ended has a root; today has not ended, so it is not sealed yet (404)
+      const compact = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')
+      const day = await getJson(`${url}/trust/merkle/${compact(Date.now() - 86_400_000)}`)
       expect(day.status).toBe(200)
       expect(day.body.algorithm).toBe('rfc6962-sha256')
+      expect((await getJson(`${url}/trust/merkle/${compact(Date.now())}`)).status).toBe(404)
 
       expect((await fetch(`${url}/trust/real-track`)).status).toBe(401)
       expect((await fetch(`${url}/trust/real-track`, { headers: { 'X-Admin-Key': 'wrong' } })).status).toBe(403)
@@ -98,8 +113,8 @@ describe('serve with live records', () => {
     ;({ proc, url } = await serve(await freePort()))
     try {
       await Bun.sleep(1000)
-      const again = (await getJson(`${url}/signals/history?hours=72`)).body
-      expect(again.signals.map((s: any) => s.id).sort()).toEqual(firstIds)
+      const again = await allHistory(url, 72)
+      expect(again.map((s: any) => s.id).sort()).toEqual(firstIds)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { mkdirSync } from 'node:fs'
-import { ensurePageBuilt, sourceDigest, WEB_SOURCE_DIR } from '../src/web/build'
+import { ensurePageBuilt, sourceDigest, WEB_KIT_FILES, WEB_SOURCE_DIR } from '../src/web/build'
 import { Elysia } from 'elysia'
 import { webModule } from '../src/modules/web'
 import { makeHarness, tempDir } from './helpers/harness'
@@ -94,7 +94,9 @@ function valueImportsFromOutside(dir: string): string[] {
       else if (/\.tsx?$/.test(name)) {
         for (const m of readFileSync(p, 'utf8').matchAll(/^import\s+(?!type\b)[^'"]*?from\s*'([^']+)'/gm)) {
           const target = resolve(dirname(p), m[1])
-          if (m[1].startsWith('.') && relative(dir, target).startsWith('..')) out.push(`${relative(dir, p)}: '${m[1]}'`)
+          // the kit, as it stands beside web/ (src/time.ts, ...): in the checkout or in a copy
+          const kit = KIT.includes(relative(dirname(dir), target.endsWith('.ts') ? target : `${target}.ts`))
+          if (m[1].startsWith('.') && relative(dir, target).startsWith('..') && !kit) out.push(`${relative(dir, p)}: '${m[1]}'`)
         }
       }
     }
@@ -103,11 +105,20 @@ function valueImportsFromOutside(dir: string): string[] {
   return out
 }
 
-/** a copy of web/ inside the project (so preact and lightweight-charts resolve from node_modules) */
+/** the kit files web/ may take values from, relative to the project root */
+const KIT = WEB_KIT_FILES.map(f => relative(ROOT, f))
+
+/**
+ * a copy of web/ inside the project (so preact and lightweight-charts resolve from
+ * node_modules), with the kit files beside it as they stand beside web/ in the checkout
+ */
 function copyOfWeb(): string {
-  mkdirSync(join(ROOT, '.tmp'), { recursive: true })
-  const src = join(ROOT, '.tmp', `web-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  const base = join(ROOT, '.tmp', `web-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  mkdirSync(join(base, 'src'), { recursive: true })
+  const src = join(base, 'web')
   cpSync(WEB_SOURCE_DIR, src, { recursive: true })
+  for (const k of KIT) cpSync(join(ROOT, k), join(base, k))
+  dirs.push(base)
   return src
 }
 
@@ -118,16 +129,19 @@ describe('building the page', () => {
 
   test('the check reads web/’s subfolders and tells a value import from outside web/ from one of a sibling', () => {
     const src = copyOfWeb()
-    dirs.push(src)
     mkdirSync(join(src, 'views', 'deep'), { recursive: true })
-    writeFileSync(join(src, 'views', 'deep', 'probe.ts'), "import { useI18n } from '../../ui'\nimport type { Settings } from '../../settings'\nimport type { Timeframe } from '../../../src/market/timeframe'\nimport {\n  DAY_MS,\n} from '../../../src/time'\n")
-    expect(valueImportsFromOutside(src)).toEqual([`views/deep/probe.ts: '../../../src/time'`])
+    writeFileSync(
+      join(src, 'views', 'deep', 'probe.ts'),
+      "import { useI18n } from '../../ui'\nimport type { Settings } from '../../settings'\nimport type { Timeframe } from '../../../src/market/timeframe'\nimport { DAY_MS } from '../../../src/time'\nimport {\n  TIMEFRAMES,\n} from '../../../src/market/timeframe'\n",
+    )
+    // the kit (src/time.ts and its siblings, which import nothing) is allowed; any other value from src/ is not
+    expect(valueImportsFromOutside(src)).toEqual([`views/deep/probe.ts: '../../../src/market/timeframe'`])
   })
 
   test('a build is reused while the sources are unchanged, and an edit builds a new folder', async () => {
     const src = copyOfWeb()
     const out = tempDir('perpsim-webout-')
-    dirs.push(src, out)
+    dirs.push(out)
     const first = await ensurePageBuilt(out, src)
     expect(existsSync(join(first, 'index.html'))).toBe(true)
     const stamp = readdirSync(first).sort()
@@ -147,7 +161,7 @@ describe('building the page', () => {
   test('a broken source fails the build with the bundler’s message, and / answers 503 rather than a half page', async () => {
     const src = copyOfWeb()
     const out = tempDir('perpsim-webout-')
-    dirs.push(src, out)
+    dirs.push(out)
     writeFileSync(join(src, 'main.tsx'), "import { nothing } from './no-such-module'\nnothing()\n")
     const failure = ensurePageBuilt(out, src)
     await expect(failure).rejects.toThrow(/building the page failed: .*no-such-module/)

@@ -37,15 +37,22 @@ function listFiles(dir: string): string[] {
 }
 
 /**
- * sha256 of what shapes the bundle: web/'s files, the lockfile (the libraries' versions),
- * the bundler's version and this file (the build options). web/ imports nothing of src/
- * but types (tested), so no server file changes the bundle.
+ * The files of src/ that web/ may take values from: the kit below everything (time units and
+ * forms, the sorted-series search, rounding), which imports nothing, so the page and the
+ * server share one definition of each. Anything else of src/ web/ takes as types only (tested).
+ */
+export const WEB_KIT_FILES = ['src/time.ts', 'src/sorted-search.ts', 'src/round.ts'].map(f => join(PROJECT_ROOT, f))
+
+/**
+ * sha256 of what shapes the bundle: web/'s files, the kit files it imports, the lockfile
+ * (the libraries' versions), the bundler's version and this file (the build options).
+ * web/ imports nothing else of src/ but types (tested), so no other server file changes the bundle.
  */
 export function sourceDigest(sourceDir = WEB_SOURCE_DIR): string {
   const h = createHash('sha256')
   h.update(`bun ${Bun.version}\n`)
   h.update(readFileSync(import.meta.path))
-  for (const f of listFiles(sourceDir)) {
+  for (const f of [...listFiles(sourceDir), ...WEB_KIT_FILES]) {
     h.update(`${relative(sourceDir, f)}\n`)
     h.update(readFileSync(f))
   }
