@@ -4,18 +4,12 @@
  * imports itself through a circle, and the lower layers never reach up.
  */
 import { describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { sourceFiles } from './helpers/fixtures'
 
 const ROOT = resolve(import.meta.dir, '..')
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap(name => {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) return sourceFiles(p)
-    return /\.tsx?$/.test(name) ? [p] : []
-  })
-}
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm
 

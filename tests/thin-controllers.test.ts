@@ -8,16 +8,10 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
+import { sourceFiles } from './helpers/fixtures'
 
 const ROOT = resolve(import.meta.dir, '..')
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap(name => {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) return sourceFiles(p)
-    return /\.tsx?$/.test(name) ? [p] : []
-  })
-}
 
 /** code without comments, so a sentence about `try` or `status(` in one does not count */
 const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')

@@ -1,10 +1,19 @@
-/** Small fixtures shared by tests: temp folders, the ../shared path, random-walk candles. */
-import { mkdtempSync } from 'node:fs'
+/** Small fixtures shared by tests: temp folders, the ../shared path, the project's source files, random-walk candles. */
+import { mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /** ../shared beside the repository (absent on a machine without it: tests skip) */
 export const SHARED = join(import.meta.dir, '..', '..', '..', 'shared')
+
+/** Every .ts / .tsx file under `dir`, depth first in directory order (the source scans of the house-rule tests). */
+export function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap(name => {
+    const p = join(dir, name)
+    if (statSync(p).isDirectory()) return sourceFiles(p)
+    return /\.tsx?$/.test(name) ? [p] : []
+  })
+}
 
 export function tempDir(prefix = 'perpsim-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
