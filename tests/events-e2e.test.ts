@@ -109,4 +109,34 @@ describe('GET /events end to end', () => {
       await proc.exited
     }
   }, 300_000)
+
+  test('a graceful stop (SIGTERM) ends the open streams at once instead of waiting for them', async () => {
+    const port = await freePort()
+    const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', OFFLINE: '1', LOG_LEVEL: 'warn', WORKERS: '1', JOBS: '0' },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
+    try {
+      let res: Response | null = null
+      const t0 = Date.now()
+      while (!res && Date.now() - t0 < 60_000) {
+        res = await fetch(`http://127.0.0.1:${port}/events`).catch(() => null)
+        if (!res) await Bun.sleep(100)
+      }
+      expect(res!.status).toBe(200)
+      const reader = res!.body!.getReader()
+      await reader.read()
+      const stopped = Date.now()
+      proc.kill('SIGTERM')
+      // the stream ends (the server closed it) and the process exits well inside the 10 s grace
+      for (;;) if ((await reader.read()).done) break
+      expect(await proc.exited).toBe(0)
+      expect(Date.now() - stopped).toBeLessThan(5000)
+    } finally {
+      proc.kill('SIGKILL')
+      await proc.exited
+    }
+  }, 90_000)
 })

@@ -184,7 +184,7 @@ describe('GET /events', () => {
     const sixth = await stream('', {}, '10.0.0.12')
     expect(sixth.res.status).toBe(503)
     expect(sixth.res.headers.get('retry-after')).toBe('10')
-    expect((await sixth.res.json()).detail).toContain('5 event streams')
+    expect(((await sixth.res.json()) as { detail: string }).detail).toContain('5 event streams')
     await close(mine[0]!.res.body!)
     const again = await stream('', {}, '10.0.0.12')
     expect(again.res.status).toBe(200)
