@@ -19,7 +19,6 @@ const h = makeHarness({
   nowMs: NOW,
   env: { EVENTS_POLL_MS: '20', EVENTS_STREAMS_PER_CLIENT: '3', EVENTS_STREAMS_MAX: '5', TRUST_PROXY: '1', EVENTS_BUFFER_BYTES: '8192' },
 })
-afterAll(() => h.cleanup())
 
 const signal = (n: number, over: Partial<NewEvent> = {}): NewEvent => ({ kind: 'signal', strategy: 'ema-cross-long', coin: 'BTCUSDT', status: 'verified', payload: { n }, ...over })
 const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
@@ -34,8 +33,10 @@ const close = async (body: ReadableStream) => {
   await body.cancel()
   open.splice(open.indexOf(body), 1)
 }
+// the streams end before the database closes
 afterAll(async () => {
   for (const b of [...open]) await close(b)
+  h.cleanup()
 })
 const ids = (r: SseRecord) => r.events.filter(e => e.event !== 'error').map(e => Number(e.id))
 

@@ -21,6 +21,7 @@
 import type { Clock } from '../../clock'
 import type { EventsConfig } from '../../config'
 import type { Db } from '../../db'
+import type { Logger } from '../../log'
 import { DAY_MS } from '../../market/types'
 import { eventsAfter, eventWakeups, latestEventId, matchesFilter, oldestKeptId, type EventFilter, type EventRow } from '../../records/events'
 import { TooManyStreams } from '../../runs/errors'
@@ -68,7 +69,7 @@ export class EventHub {
   private readonly wake = () => this.pump()
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; shutdown?: AbortSignal },
+    private readonly deps: { db: Db; clock: Clock; shutdown?: AbortSignal; log?: Logger },
     private readonly limits: StreamLimits,
   ) {
     // on shutdown the streams end, so a graceful stop does not wait for them; clients
@@ -223,7 +224,16 @@ export class EventHub {
     if (this.timer !== null) return
     this.lastId = latestEventId(this.deps.db)
     eventWakeups.on('appended', this.wake)
-    this.timer = setInterval(() => this.tick(), this.limits.pollMs)
+    this.timer = setInterval(() => {
+      try {
+        this.tick()
+      } catch (e) {
+        // the table cannot be read (the database closed under us): the streams end, and their
+        // clients reconnect with their Last-Event-ID to a server that can
+        this.deps.log?.error(`event streams closed: ${e instanceof Error ? e.message : String(e)}`)
+        this.closeAll()
+      }
+    }, this.limits.pollMs)
   }
 
   private stop(): void {

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
+import type { Logger } from '../../log'
 import type { Universe } from '../../market/universe'
 import { EVENT_KINDS, type EventFilter } from '../../records/events'
 import { InvalidRequest, type Problem } from '../../runs/errors'
@@ -17,6 +18,7 @@ export interface EventsServiceDeps {
   clock: Clock
   universe: Universe
   shutdown?: AbortSignal
+  log?: Logger
 }
 
 const RESUME_ID = /^[0-9]{1,15}$/
