@@ -194,6 +194,16 @@ describe('GET /events', () => {
     expect(limitClassOf('/events')).toBe('other')
   })
 
+  test('an event larger than the buffer bound still reaches a client that has read everything before it', async () => {
+    const { res, sse } = await stream()
+    await readUntil(res.body!, sse, x => x.retry !== null)
+    const [big] = append(signal(90, { payload: { pad: 'y'.repeat(20_000) } }))
+    const r = await readUntil(res.body!, sse, x => x.events.length >= 1)
+    expect(r.events[0]).toMatchObject({ id: String(big), event: 'signal' })
+    expect(r.events[0]!.data.length).toBeGreaterThan(20_000)
+    await close(res.body!)
+  })
+
   test('a client that does not read is dropped past the buffer bound, with a final event naming the id to resume after', async () => {
     const { res, sse } = await stream()
     await Bun.sleep(10)

@@ -66,6 +66,8 @@ export class EventHub {
   /** the newest id fanned out to the live streams */
   private lastId = 0
   private timer: ReturnType<typeof setInterval> | null = null
+  private pumping = false
+  private pumpAgain = false
   private readonly wake = () => this.pump()
 
   constructor(
@@ -126,7 +128,13 @@ export class EventHub {
           this.streams.add(stream)
           this.perClient.set(req.client, mine + 1)
         },
-        pull: () => this.replay(stream),
+        pull: () => {
+          try {
+            this.replay(stream)
+          } catch (e) {
+            this.fail(e)
+          }
+        },
         cancel: () => this.remove(stream),
       },
       { highWaterMark: this.limits.bufferBytes, size: chunk => chunk?.length ?? 0 },
@@ -148,10 +156,31 @@ export class EventHub {
     }
   }
 
-  /** Read the events after the newest fanned out and hand each live stream those it wants. */
+  /**
+   * Read the events after the newest fanned out and hand each live stream those it wants.
+   * One pass at a time (a wake-up during a pass asks for one more); a turn of the event loop
+   * between pages, so a burst of events (an hour's scan) fanned out to many streams never
+   * holds the request loop for long.
+   */
   pump(): void {
-    if (this.streams.size === 0) return
-    for (;;) {
+    if (this.pumping) {
+      this.pumpAgain = true
+      return
+    }
+    this.pumping = true
+    void this.drain()
+      .catch(e => this.fail(e))
+      .finally(() => {
+        this.pumping = false
+        if (this.pumpAgain) {
+          this.pumpAgain = false
+          this.pump()
+        }
+      })
+  }
+
+  private async drain(): Promise<void> {
+    while (this.streams.size > 0) {
       const rows = eventsAfter(this.deps.db, this.lastId, { limit: PAGE })
       for (const r of rows) {
         let frame: string | null = null
@@ -170,7 +199,17 @@ export class EventHub {
         this.lastId = r.id
       }
       if (rows.length < PAGE) return
+      await new Promise<void>(resolve => setImmediate(resolve))
     }
+  }
+
+  /**
+   * The table cannot be read (the database closed under us): the streams end, and their
+   * clients reconnect with their Last-Event-ID to a server that can.
+   */
+  private fail(e: unknown): void {
+    this.deps.log?.error(`event streams closed: ${e instanceof Error ? e.message : String(e)}`)
+    this.closeAll()
   }
 
   /** The slow poll: events of other processes, and heartbeats for quiet streams. */
@@ -185,8 +224,10 @@ export class EventHub {
     }
   }
 
+  /** Room for `chunk` in the stream's unread bound; an empty queue takes any one chunk (a large day root). */
   private fits(s: Stream, chunk: string): boolean {
-    return (s.ctl.desiredSize ?? 0) >= chunk.length
+    const free = s.ctl.desiredSize ?? 0
+    return free >= chunk.length || free >= this.limits.bufferBytes
   }
 
   private write(s: Stream, chunk: string): void {
@@ -224,16 +265,7 @@ export class EventHub {
     if (this.timer !== null) return
     this.lastId = latestEventId(this.deps.db)
     eventWakeups.on('appended', this.wake)
-    this.timer = setInterval(() => {
-      try {
-        this.tick()
-      } catch (e) {
-        // the table cannot be read (the database closed under us): the streams end, and their
-        // clients reconnect with their Last-Event-ID to a server that can
-        this.deps.log?.error(`event streams closed: ${e instanceof Error ? e.message : String(e)}`)
-        this.closeAll()
-      }
-    }, this.limits.pollMs)
+    this.timer = setInterval(() => this.tick(), this.limits.pollMs)
   }
 
   private stop(): void {
