@@ -5,6 +5,7 @@
  * commits them (the post-commit wake-up path):
  *   `emit <n>`  append n events in one transaction, each payload carrying its commit instant
  *   `rss`       collect garbage, then print `rss <bytes>`
+ *   `lag`       print `lag <ms>`: the longest the event loop was late since the last `lag`
  */
 import { join } from 'node:path'
 import { buildApp } from '../src/app'
@@ -24,6 +25,15 @@ const app = buildApp(deps)
 app.listen({ port: config.port, hostname: config.host })
 console.log(`listening ${app.server!.port}`)
 
+// the event loop's lateness, sampled every 5 ms
+let maxLag = 0
+let expected = performance.now() + 5
+setInterval(() => {
+  const now = performance.now()
+  maxLag = Math.max(maxLag, now - expected)
+  expected = now + 5
+}, 5)
+
 let seq = 0
 for await (const line of console) {
   const [cmd, arg] = line.trim().split(' ')
@@ -35,6 +45,9 @@ for await (const line of console) {
       // the instant of the commit: the transaction ends right after this callback returns
     })
     console.log(`committed ${seq} ${performance.timeOrigin + performance.now()}`)
+  } else if (cmd === 'lag') {
+    console.log(`lag ${maxLag}`)
+    maxLag = 0
   } else if (cmd === 'rss') {
     Bun.gc(true)
     console.log(`rss ${process.memoryUsage().rss}`)

@@ -121,14 +121,30 @@ await Bun.sleep(500)
 const rssOpen = Number((await ask('rss')).split(' ')[1])
 const healthIdle = await healthSamples(3000)
 
+await ask('lag')
 const healthDuring = healthSamples(EVENTS * GAP_MS)
 for (let k = 0; k < EVENTS; k++) {
   command('emit 1')
   await Bun.sleep(GAP_MS)
 }
 const healthBusy = await healthDuring
+const steadyLag = Number((await ask('lag')).split(' ')[1])
 const deadline = performance.now() + 30_000
 while ([...received.values()].reduce((s, l) => s + l.length, 0) < EVENTS * STREAMS && performance.now() < deadline) await Bun.sleep(50)
+
+// a burst: BURST events in one transaction (an hour's scan records a few hundred signals at once)
+const BURST = 300
+const burstFirst = EVENTS + 1
+await ask('lag')
+const healthBurst = healthSamples(2500)
+command(`emit ${BURST}`)
+const burstSamples = await healthBurst
+const burstDeadline = performance.now() + 30_000
+const burstReceived = () => Array.from({ length: BURST }, (_, k) => received.get(burstFirst + k)?.length ?? 0).reduce((a, b) => a + b, 0)
+while (burstReceived() < BURST * STREAMS && performance.now() < burstDeadline) await Bun.sleep(50)
+const burstLag = Number((await ask('lag')).split(' ')[1])
+const burstCommit = committed.get(EVENTS + BURST)!
+const burstLast = Math.max(...Array.from({ length: BURST }, (_, k) => Math.max(...(received.get(burstFirst + k) ?? [NaN]))))
 
 const latencies: number[] = []
 let missing = 0
@@ -155,4 +171,7 @@ console.log(`| server RSS after GC: no stream / ${STREAMS} idle streams | ${f(rs
 console.log(`| memory per idle stream | ${f((rssOpen - rssBefore) / STREAMS / 1024, 1)} KB |`)
 console.log(`| /health p50 / p99, streams open, idle (${healthIdle.length} samples) | ${f(pct(healthIdle, 50))} / ${f(pct(healthIdle, 99))} ms |`)
 console.log(`| /health p50 / p99, while events fan out (${healthBusy.length} samples) | ${f(pct(healthBusy, 50))} / ${f(pct(healthBusy, 99))} ms |`)
-if (missing > 0) process.exit(1)
+console.log(`| a burst of ${BURST} events in one transaction: commit to the last of ${BURST * STREAMS} deliveries | ${f(burstLast - burstCommit, 0)} ms, ${BURST * STREAMS - burstReceived()} missing |`)
+console.log(`| /health p50 / p99 / max during the burst (${burstSamples.length} samples) | ${f(pct(burstSamples, 50))} / ${f(pct(burstSamples, 99))} / ${f(Math.max(...burstSamples))} ms |`)
+console.log(`| the server's longest event-loop stall: steady events / the burst | ${f(steadyLag)} / ${f(burstLag)} ms |`)
+if (missing > 0 || burstReceived() < BURST * STREAMS) process.exit(1)

@@ -208,8 +208,12 @@ describe('GET /events', () => {
     const { res, sse } = await stream()
     await Bun.sleep(10)
     const big = (n: number) => signal(n, { payload: { n, pad: 'x'.repeat(1000) } })
-    const written = append(...Array.from({ length: 20 }, (_, i) => big(100 + i)))
-    await Bun.sleep(20)
+    // one transaction after another, each fanned out on its own (nothing reads the stream meanwhile)
+    const written: number[] = []
+    for (let i = 0; i < 20; i++) {
+      written.push(...append(big(100 + i)))
+      await Bun.sleep(2)
+    }
     const r = await readUntil(res.body!, sse, x => x.events.some(e => e.event === 'error'))
     const last = r.events.at(-1)!
     const delivered = ids(r)

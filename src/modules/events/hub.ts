@@ -55,10 +55,17 @@ interface Stream {
   live: boolean
   closed: boolean
   lastWriteMs: number
-  ctl: ReadableStreamDefaultController<string>
+  /** the filter as a key: streams with the same key want the same events */
+  filterKey: string
+  ctl: ReadableStreamDefaultController<Uint8Array>
 }
 
 const frameOf = (e: EventRow) => sseMessage({ id: e.id, event: e.kind, data: e.payload })
+const ENCODER = new TextEncoder()
+/** streams written between two turns of the event loop */
+const WRITE_SLICE = 100
+const nextTurn = () => new Promise<void>(resolve => setImmediate(resolve))
+const filterKey = (f: EventFilter) => JSON.stringify([f.kinds, f.strategies, f.coins, f.statuses].map(l => (l ? [...l].sort() : null)))
 
 export class EventHub {
   private readonly streams = new Set<Stream>()
@@ -85,7 +92,7 @@ export class EventHub {
   }
 
   /** Open a stream; throws TooManyStreams past the limits. */
-  open(req: OpenStream): ReadableStream<string> {
+  open(req: OpenStream): ReadableStream<Uint8Array> {
     // a stopping server takes no new stream (the stop would wait for it)
     if (this.deps.shutdown?.aborted) throw new TooManyStreams('service', 0, STREAM_RETRY_AFTER_S)
     const mine = this.perClient.get(req.client) ?? 0
@@ -120,11 +127,11 @@ export class EventHub {
       }
     }
     let stream!: Stream
-    const body = new ReadableStream<string>(
+    const body = new ReadableStream<Uint8Array>(
       {
         start: ctl => {
-          stream = { client: req.client, filter: req.filter, cursor, live: false, closed: false, lastWriteMs: clock.now(), ctl }
-          for (const p of prelude) ctl.enqueue(p)
+          stream = { client: req.client, filter: req.filter, filterKey: filterKey(req.filter), cursor, live: false, closed: false, lastWriteMs: clock.now(), ctl }
+          ctl.enqueue(ENCODER.encode(prelude.join('')))
           this.streams.add(stream)
           this.perClient.set(req.client, mine + 1)
         },
@@ -137,7 +144,7 @@ export class EventHub {
         },
         cancel: () => this.remove(stream),
       },
-      { highWaterMark: this.limits.bufferBytes, size: chunk => chunk?.length ?? 0 },
+      { highWaterMark: this.limits.bufferBytes, size: chunk => chunk?.byteLength ?? 0 },
     )
     return body
   }
@@ -147,7 +154,7 @@ export class EventHub {
     if (s.live || s.closed) return
     const through = Math.max(this.lastId, s.cursor)
     const rows = eventsAfter(this.deps.db, s.cursor, { ...s.filter, limit: PAGE, throughId: through })
-    for (const r of rows) this.write(s, frameOf(r))
+    if (rows.length) this.write(s, ENCODER.encode(rows.map(frameOf).join('')))
     if (rows.length === PAGE) s.cursor = rows.at(-1)!.id
     else {
       // everything up to `through` is queued or filtered out: from here the fan-out serves it
@@ -182,24 +189,49 @@ export class EventHub {
   private async drain(): Promise<void> {
     while (this.streams.size > 0) {
       const rows = eventsAfter(this.deps.db, this.lastId, { limit: PAGE })
-      for (const r of rows) {
-        let frame: string | null = null
-        for (const s of this.streams) {
-          if (!s.live || r.id <= s.cursor) continue
-          if (matchesFilter(r, s.filter)) {
-            frame ??= frameOf(r)
-            if (!this.fits(s, frame)) {
+      if (rows.length === 0) return
+      const first = rows[0]!.id
+      const last = rows.at(-1)!.id
+      this.lastId = last
+      // the live streams by filter: streams of one filter that have seen nothing of this page
+      // get the same bytes, encoded once (the page's frames they want, as one chunk)
+      const groups = new Map<string, Stream[]>()
+      const own: Stream[] = []
+      for (const s of this.streams) {
+        if (!s.live) continue
+        if (s.cursor >= first) own.push(s)
+        else {
+          const g = groups.get(s.filterKey)
+          if (g) g.push(s)
+          else groups.set(s.filterKey, [s])
+        }
+      }
+      const frames = new Map<number, string>()
+      const frame = (r: EventRow) => frames.get(r.id) ?? (frames.set(r.id, frameOf(r)), frames.get(r.id)!)
+      const chunkFor = (f: EventFilter, after: number) => ENCODER.encode(rows.filter(r => r.id > after && matchesFilter(r, f)).map(frame).join(''))
+      const writes: [Stream, Uint8Array][] = []
+      for (const members of groups.values()) {
+        const chunk = chunkFor(members[0]!.filter, 0)
+        for (const s of members) writes.push([s, chunk])
+      }
+      for (const s of own) writes.push([s, chunkFor(s.filter, s.cursor)])
+      // written a slice of streams at a time: a socket write per stream is the fan-out's cost
+      for (let i = 0; i < writes.length; i += WRITE_SLICE) {
+        if (i > 0) await nextTurn()
+        for (const [s, chunk] of writes.slice(i, i + WRITE_SLICE)) {
+          if (s.closed) continue
+          if (chunk.byteLength > 0) {
+            if (!this.fits(s, chunk.byteLength)) {
               this.drop(s)
               continue
             }
-            this.write(s, frame)
+            this.write(s, chunk)
           }
-          s.cursor = r.id
+          s.cursor = Math.max(s.cursor, last)
         }
-        this.lastId = r.id
       }
       if (rows.length < PAGE) return
-      await new Promise<void>(resolve => setImmediate(resolve))
+      await nextTurn()
     }
   }
 
@@ -218,19 +250,19 @@ export class EventHub {
     const now = this.deps.clock.now()
     for (const s of this.streams) {
       if (now - s.lastWriteMs < HEARTBEAT_MS) continue
-      const beat = sseComment('heartbeat')
-      if (this.fits(s, beat)) this.write(s, beat)
+      const beat = ENCODER.encode(sseComment('heartbeat'))
+      if (this.fits(s, beat.byteLength)) this.write(s, beat)
       else this.drop(s)
     }
   }
 
-  /** Room for `chunk` in the stream's unread bound; an empty queue takes any one chunk (a large day root). */
-  private fits(s: Stream, chunk: string): boolean {
+  /** Room for `bytes` in the stream's unread bound; an empty queue takes any one chunk (a large day root). */
+  private fits(s: Stream, bytes: number): boolean {
     const free = s.ctl.desiredSize ?? 0
-    return free >= chunk.length || free >= this.limits.bufferBytes
+    return free >= bytes || free >= this.limits.bufferBytes
   }
 
-  private write(s: Stream, chunk: string): void {
+  private write(s: Stream, chunk: Uint8Array): void {
     s.ctl.enqueue(chunk)
     s.lastWriteMs = this.deps.clock.now()
   }
@@ -238,7 +270,7 @@ export class EventHub {
   /** End a stream whose client does not read fast enough, saying where to resume. */
   private drop(s: Stream): void {
     const detail = `this client read too slowly (more than ${this.limits.bufferBytes} bytes unread); reconnect with Last-Event-ID ${s.cursor}`
-    s.ctl.enqueue(sseMessage({ id: s.cursor, event: 'error', data: JSON.stringify({ error: 'too_slow', detail, resume_after: s.cursor }) }))
+    s.ctl.enqueue(ENCODER.encode(sseMessage({ id: s.cursor, event: 'error', data: JSON.stringify({ error: 'too_slow', detail, resume_after: s.cursor }) })))
     s.ctl.close()
     this.remove(s)
   }
