@@ -6,7 +6,10 @@
  * - New events are found by reading the table after the newest id fanned out: at once when
  *   a transaction of this process appended some (the records' post-commit wake-up), and by
  *   a slow poll every `pollMs`, which also finds events another process wrote to the same
- *   database. One read per wake-up serves every stream; a frame is built once per event.
+ *   database. One read per wake-up serves every stream; each page of events is encoded
+ *   once per filter (streams of one filter share the bytes) and written as one chunk per
+ *   stream, a slice of streams per turn of the event loop (a socket write per stream is
+ *   the fan-out's cost, so a burst to many streams never holds the request loop long).
  * - A stream that resumes replays from the table in pages, pulled as its client reads
  *   (ReadableStream `pull`), so a long replay never fills memory; it joins the live fan-out
  *   once it has read up to the newest id fanned out. Its `cursor` is the id up to which
