@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { clientOf } from '../../http/rate-limit'
 import { ValidationErrors } from '../../model/shared'
-import { EventsHeaders, EventsQuery } from './model'
+import { EventsHeaders, EventsQuery, StreamsRefused } from './model'
 import { EventsService } from './service'
 
 /** GET /events: the push feed as Server-Sent Events (docs/events.md). */
@@ -15,7 +15,7 @@ export function eventsModule(deps: AppDeps) {
     {
       query: EventsQuery,
       headers: EventsHeaders,
-      response: { 422: ValidationErrors },
+      response: { 422: ValidationErrors, 429: StreamsRefused, 503: StreamsRefused },
       detail: {
         tags: ['events'],
         summary: 'The push feed: signals, scored results, day roots, ranking files and paper positions as they are recorded (Server-Sent Events; resumes with Last-Event-ID)',

@@ -14,3 +14,10 @@ export const EventsQuery = t.Object({
 export const EventsHeaders = t.Object({
   'last-event-id': t.Optional(t.String({ description: 'the id of the last event received: the stream resumes after it' })),
 })
+
+/** 429 (the client's streams) and 503 (the service's) past the stream limits */
+export const StreamsRefused = t.Object({
+  detail: t.String(),
+  limit: t.Integer({ description: 'the limit reached: EVENTS_STREAMS_PER_CLIENT or EVENTS_STREAMS_MAX' }),
+  retry_after_seconds: t.Integer(),
+})
