@@ -78,10 +78,17 @@ export class Overloaded extends Error {
 
 /**
  * No further event stream (GET /events) can be opened: the client has `limit` open already
- * (`scope` 'client', a 429) or the service has (`scope` 'service', a 503).
+ * (`scope` 'client', a 429), the service has (`scope` 'service', a 503), or the service is
+ * stopping (`scope` 'stopping', a 503).
  */
 export class TooManyStreams extends Error {
-  constructor(readonly scope: 'client' | 'service', readonly limit: number, readonly retryAfterSec: number) {
-    super(scope === 'client' ? `at most ${limit} open event streams per client` : `the service has its ${limit} event streams open`)
+  constructor(readonly scope: 'client' | 'service' | 'stopping', readonly limit: number, readonly retryAfterSec: number) {
+    super(
+      scope === 'client'
+        ? `at most ${limit} open event streams per client`
+        : scope === 'service'
+          ? `the service has its ${limit} event streams open`
+          : 'the service is stopping and opens no event stream',
+    )
   }
 }

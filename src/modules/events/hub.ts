@@ -97,7 +97,7 @@ export class EventHub {
   /** Open a stream; throws TooManyStreams past the limits. */
   open(req: OpenStream): ReadableStream<Uint8Array> {
     // a stopping server takes no new stream (the stop would wait for it)
-    if (this.deps.shutdown?.aborted) throw new TooManyStreams('service', 0, STREAM_RETRY_AFTER_S)
+    if (this.deps.shutdown?.aborted) throw new TooManyStreams('stopping', this.limits.streamsMax, STREAM_RETRY_AFTER_S)
     const mine = this.perClient.get(req.client) ?? 0
     if (mine >= this.limits.streamsPerClient) throw new TooManyStreams('client', this.limits.streamsPerClient, STREAM_RETRY_AFTER_S)
     if (this.streams.size >= this.limits.streamsMax) throw new TooManyStreams('service', this.limits.streamsMax, STREAM_RETRY_AFTER_S)
