@@ -307,3 +307,23 @@ export const weeklyDigests = sqliteTable('weekly_digests', {
   payload: text('payload', { mode: 'json' }).notNull(),
   createdAtMs: integer('created_at_ms').notNull(),
 })
+
+/**
+ * The push feed (docs/events.md): one row per announced record, written in the same
+ * transaction as the record it announces, so an event exists exactly when its record does.
+ * `id` is the SSE event id: AUTOINCREMENT never reuses an id, and SQLite has one writer at a
+ * time, so ids are handed out in commit order and a reader that has seen id n has seen every
+ * committed event below n. Append-only (triggers, migration events_triggers).
+ */
+export const events = sqliteTable('events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  /** 'signal' | 'scored' | 'day_root' | 'ranking' | 'paper' */
+  kind: text('kind').notNull(),
+  createdAt: integer('created_at').notNull(),
+  /** the strategy, coin and strategy status the record is about, for the stream's filters (null: not about one) */
+  strategy: text('strategy'),
+  coin: text('coin'),
+  status: text('status'),
+  /** canonical JSON of the record as the API serves it */
+  payload: text('payload').notNull(),
+}, t => [index('events_created').on(t.createdAt)])

@@ -36,6 +36,7 @@ import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
 import { paperModule } from './modules/paper'
+import { eventsModule } from './modules/events'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
 import { mailerFor } from './mail/mailer'
@@ -105,6 +106,7 @@ function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>): Any
     signalsModule(deps),
     trustModule(deps),
     paperModule(deps),
+    eventsModule(deps),
     cardsModule(deps),
     subscribeModule(deps, mailer),
   ]

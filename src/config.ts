@@ -52,6 +52,22 @@ export interface Config {
   publicUrl: string | null
   /** outgoing mail (docs/mail.md) */
   mail: MailConfig
+  /** the push feed's streams (GET /events, docs/events.md) */
+  events: EventsConfig
+}
+
+export interface EventsConfig {
+  /** open streams per client (429 beyond) */
+  streamsPerClient: number
+  /** open streams in all (503 beyond) */
+  streamsMax: number
+  /**
+   * the slow poll for events of other processes on the same database, and the heartbeat
+   * check, ms (at most 10 s: a heartbeat then comes within 25 s, inside the server's 30 s idle timeout)
+   */
+  pollMs: number
+  /** unread bytes a stream may queue before its client is dropped */
+  bufferBytes: number
 }
 
 export interface MailConfig {
@@ -219,5 +235,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     publicUrl: env.PUBLIC_URL ? url(env, 'PUBLIC_URL', '') : null,
     mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
+    events: {
+      streamsPerClient: int(env, 'EVENTS_STREAMS_PER_CLIENT', 10, 1, 100_000),
+      streamsMax: int(env, 'EVENTS_STREAMS_MAX', 5000, 1, 1_000_000),
+      pollMs: int(env, 'EVENTS_POLL_MS', 1000, 10, 10_000),
+      bufferBytes: int(env, 'EVENTS_BUFFER_BYTES', 1_048_576, 4096, 1 << 30),
+    },
   }
 }

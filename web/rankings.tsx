@@ -3,7 +3,8 @@ import type { Group, Period } from '../src/records/rankings/configurations'
 import { api, type RankingRow, type RankingsResult, type SignalsResult } from './api'
 import { TextField } from './form'
 import { useRun } from './run'
-import { useEffect } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
+import { useLiveEvents } from './live'
 import type { Key } from './i18n'
 import { DEFAULTS, toQuery, type Settings } from './settings'
 import { DataTable, described, ErrorBox, Field, Pct, Progress, useI18n, type Column } from './ui'
@@ -166,6 +167,12 @@ export function RankingsView(p: ViewProps) {
 type Scored = SignalsResult['scored']['signals'][number]
 type Recent = SignalsResult['recent']['signals'][number]
 
+/** `newer` first, then the rows of `rows` not among them (a record announced again replaces its row) */
+function mergeById<T extends { id: string }>(newer: readonly T[], rows: readonly T[]): T[] {
+  const seen = new Set(newer.map(x => x.id))
+  return [...newer, ...rows.filter(x => !seen.has(x.id))]
+}
+
 export function SignalsView(p: ViewProps) {
   const { t, n } = useI18n()
   const run = useRun<SignalsResult>()
@@ -178,7 +185,21 @@ export function SignalsView(p: ViewProps) {
   useEffect(() => {
     if (p.runSignal > 0 || !run.result) go()
   }, [p.runSignal])
-  const r = run.result
+  // records announced by the feed since the view opened, shown over the fetched tables (the
+  // stream opens with the view, before the first fetch answers, so nothing falls between)
+  const [fresh, setFresh] = useState<{ signals: Recent[]; scored: Map<string, Scored> }>({ signals: [], scored: new Map() })
+  const live = useLiveEvents(['signal', 'scored'], (kind, payload) =>
+    setFresh(f =>
+      kind === 'signal'
+        ? { ...f, signals: [payload as Recent, ...f.signals.filter(x => x.id !== (payload as Recent).id)].slice(0, 500) }
+        : { ...f, scored: new Map(f.scored).set((payload as { scored: Scored }).scored.id, (payload as { scored: Scored }).scored) },
+    ),
+  )
+  const fetched = run.result
+  const r = fetched && {
+    recent: { ...fetched.recent, signals: mergeById(fresh.signals, fetched.recent.signals) },
+    scored: { ...fetched.scored, signals: mergeById([...fresh.scored.values()].reverse(), fetched.scored.signals) },
+  }
   const recentCols: Column<Recent>[] = [
     { key: 'time', label: t('sig.time'), value: x => x.signal_time, render: x => x.signal_time.replace('T', ' ').slice(0, 16) },
     { key: 'coin', label: t('coin.symbol'), value: x => x.coin },
@@ -220,6 +241,9 @@ export function SignalsView(p: ViewProps) {
             {t('sig.show')}
           </button>
           {run.busy && <Progress />}
+          <span id="live" class={`live live-${live}`} role="status" title={t('live.hint')}>
+            {t(`live.${live}`)}
+          </span>
         </div>
         <ErrorBox error={run.error} shownFields={['hours', 'days']} />
       </form>

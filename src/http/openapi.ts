@@ -223,6 +223,7 @@ const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
     },
   },
   'GET /rankings/criteria': { '200': page('the ranking rules as a page') },
+  'GET /events': { '200': text('text/event-stream', 'the push feed as Server-Sent Events: `retry:` once, then `id:`, `event:` and `data:` (one JSON record) per event, heartbeat comments (docs/events.md)') },
   'GET /og': { '200': { description: '1200×630 PNG card (304 with a matching If-None-Match)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } },
   'GET /share': {
     '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings'),
@@ -260,6 +261,11 @@ export function errorResponses(doc: unknown): unknown {
         responses['429'] = { description: 'over the rate limit of this kind of endpoint', headers: RETRY_AFTER, content: json(ref('RateLimited')) }
       if (limit === 'compute' || RUNS_ON_REQUEST.has(path))
         responses['503'] = { description: 'the service is overloaded (run queue full or event loop late)', headers: RETRY_AFTER, content: json(ref('Overloaded')) }
+      // a route's own 429 / 503 (GET /events' stream limits) carries Retry-After too
+      for (const status of ['429', '503']) {
+        const r = responses[status]
+        if (isObj(r) && !isObj(r.headers)) r.headers = RETRY_AFTER
+      }
     }
   }
   return doc

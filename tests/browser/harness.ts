@@ -21,6 +21,8 @@ if (!CHROMIUM) process.stderr.write(`skipped: the browser tests - ${SKIP_REASON}
 export interface Served {
   base: string
   dataDir: string
+  /** kill the server with SIGKILL, run `whileDown`, and start it again on the same port and DATA_DIR */
+  crashAndRestart(whileDown?: () => Promise<void>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -37,28 +39,39 @@ export async function startServed(opts: { coins?: number; days?: number; env?: R
   }
   // work done in the test's own process on the store before the server starts
   await opts.before?.(dataDir)
-  const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-  let log = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s: ${log}`)), 60_000)
-    const read = async (stream: ReadableStream<Uint8Array>) => {
-      const dec = new TextDecoder()
-      for await (const chunk of stream) {
-        log += dec.decode(chunk)
-        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(log)
-        if (m) {
-          clearTimeout(timer)
-          resolve(Number(m[1]))
+  let proc!: ReturnType<typeof Bun.spawn>
+  /** start `serve` and read its port back from the log line */
+  const serve = (vars: Record<string, string | undefined>) =>
+    new Promise<number>((resolve, reject) => {
+      proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], { cwd: ROOT, env: vars, stdout: 'pipe', stderr: 'pipe' })
+      const started = proc
+      let log = ''
+      const timer = setTimeout(() => reject(new Error(`server did not start in 60 s: ${log}`)), 60_000)
+      const read = async (stream: ReadableStream<Uint8Array>) => {
+        const dec = new TextDecoder()
+        for await (const chunk of stream) {
+          log += dec.decode(chunk)
+          const m = /listening on http:\/\/[^:]+:(\d+)/.exec(log)
+          if (m) {
+            clearTimeout(timer)
+            resolve(Number(m[1]))
+          }
         }
       }
-    }
-    void read(proc.stdout)
-    void read(proc.stderr)
-    void proc.exited.then(code => reject(new Error(`server exited with ${code}: ${log}`)))
-  })
+      void read(started.stdout as ReadableStream<Uint8Array>)
+      void read(started.stderr as ReadableStream<Uint8Array>)
+      void started.exited.then(code => reject(new Error(`server exited with ${code}: ${log}`)))
+    })
+  const port = await serve(env)
   return {
     base: `http://127.0.0.1:${port}`,
     dataDir,
+    async crashAndRestart(whileDown) {
+      proc.kill('SIGKILL')
+      await proc.exited
+      await whileDown?.()
+      await serve({ ...env, PORT: String(port) })
+    },
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
