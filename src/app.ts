@@ -36,6 +36,7 @@ import { rankingsModule } from './modules/rankings'
 import { signalsModule } from './modules/signals'
 import { trustModule } from './modules/trust'
 import { paperModule } from './modules/paper'
+import { eventsModule } from './modules/events'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
 import { mailerFor } from './mail/mailer'
@@ -106,6 +107,7 @@ function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>, push
     signalsModule(deps),
     trustModule(deps),
     paperModule(deps),
+    eventsModule(deps),
     cardsModule(deps),
     subscribeModule(deps, mailer),
     webhooksModule(deps, pusher),

@@ -53,6 +53,8 @@ export interface Config {
   mail: MailConfig
   /** webhooks, Telegram and Discord (docs/events.md "Webhooks") */
   push: PushConfig
+  /** the push feed's streams (GET /events, docs/events.md) */
+  events: EventsConfig
 }
 
 export interface PushConfig {
@@ -64,6 +66,17 @@ export interface PushConfig {
   discordApiUrl: string
   /** one delivery attempt's time limit */
   timeoutMs: number
+}
+
+export interface EventsConfig {
+  /** open streams per client (429 beyond) */
+  streamsPerClient: number
+  /** open streams in all (503 beyond) */
+  streamsMax: number
+  /** the slow poll for events of other processes on the same database, and the heartbeat check, ms */
+  pollMs: number
+  /** unread bytes a stream may queue before its client is dropped */
+  bufferBytes: number
 }
 
 export interface MailConfig {
@@ -236,6 +249,12 @@ export function loadConfig(env: Env = process.env): Config {
       telegramApiUrl: url(env, 'TELEGRAM_API_URL', 'https://api.telegram.org'),
       discordApiUrl: url(env, 'DISCORD_API_URL', 'https://discord.com/api'),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    events: {
+      streamsPerClient: int(env, 'EVENTS_STREAMS_PER_CLIENT', 10, 1, 100_000),
+      streamsMax: int(env, 'EVENTS_STREAMS_MAX', 5000, 1, 1_000_000),
+      pollMs: int(env, 'EVENTS_POLL_MS', 1000, 10, 60_000),
+      bufferBytes: int(env, 'EVENTS_BUFFER_BYTES', 1_048_576, 4096, 1 << 30),
     },
   }
 }

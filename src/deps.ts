@@ -39,4 +39,6 @@ export interface AppDeps {
   log?: Logger
   /** event-loop lag source for load shedding; default: the process's own (http/load-shedding.ts) */
   eventLoopLag?: LagMonitor
+  /** aborted when the server begins to stop: open event streams end so the stop need not wait for them */
+  shutdown?: AbortSignal
 }

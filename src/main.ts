@@ -78,6 +78,9 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     pusher,
     strategyStats: runs => symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
   })
+  // aborted when stop() begins: the open event streams end instead of holding the stop up
+  const shutdown = new AbortController()
+  deps.shutdown = shutdown.signal
   const scheduler = new Scheduler({ clock, db, log })
   if (!config.offline) {
     // warm the upstream caches now, then refresh each when its interval has passed on the clock
@@ -130,6 +133,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
      */
     async stop(graceMs = SHUTDOWN_GRACE_MS) {
       // refuse new connections first, then stop the jobs while in-flight requests finish
+      shutdown.abort()
       const drained = app.stop(false).then(() => false)
       stopPushWakeups()
       const jobsStopped = Promise.resolve(scheduler.stop())

@@ -7,7 +7,7 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
-import { InvalidRequest, NotFound, Overloaded, OverLimit } from '../runs/errors'
+import { InvalidRequest, NotFound, Overloaded, OverLimit, TooManyStreams } from '../runs/errors'
 import type { ValidationErrorItem } from '../model/shared'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
@@ -39,6 +39,12 @@ export function domainErrorResponse(error: unknown): { status: number; body: unk
   }
   if (error instanceof NotFound) return { status: 404, body: { detail: error.message } }
   if (error instanceof OverLimit) return { status: 400, body: { detail: { error: error.message, ...error.figures } } }
+  if (error instanceof TooManyStreams)
+    return {
+      status: error.scope === 'client' ? 429 : 503,
+      body: { detail: `${error.message}; close one or retry after ${error.retryAfterSec} s`, limit: error.limit, retry_after_seconds: error.retryAfterSec },
+      retryAfterSec: error.retryAfterSec,
+    }
   if (error instanceof Overloaded)
     return {
       status: 503,

@@ -214,7 +214,7 @@ function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: number, a
     if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
     updates.push({ id: p.id, set: next })
   }
-  updateOpenPositions(db, updates)
+  updateOpenPositions(db, updates, nowMs)
   return closed
 }
 

@@ -25,6 +25,7 @@ import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
 import { HOUR_MS } from '../market/types'
+import { scoredEvent } from '../records/scored-event'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../records/signals'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { getStrategy } from '../strategies/registry'
@@ -91,7 +92,9 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
       else report.closed++
     }
   }
-  if (out.length) saveScored(deps.db, out)
+  const signalOf = new Map([...groups.values()].flat().map(p => [p.signal.id, p.signal]))
+  const finalized = out.filter(o => o.row.status !== 'open').map(o => scoredEvent({ signal: signalOf.get(o.row.signalId)!, scored: o.row }))
+  if (out.length) saveScored(deps.db, out, { nowMs, events: finalized })
   return report
 }
 

@@ -34,6 +34,12 @@ export interface NewEvent {
   status?: string | null
 }
 
+/** Events a writer hands to the record function whose transaction must carry them. */
+export interface Announcement {
+  nowMs: number
+  events: readonly NewEvent[]
+}
+
 /** Which events a reader wants: an empty or missing list lets every value through. */
 export interface EventFilter {
   kinds?: readonly string[]

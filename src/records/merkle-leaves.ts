@@ -13,6 +13,8 @@ import type { Db } from '../db'
 import { canonicalJson } from '../engine/canonical-json'
 import { leafHash, MERKLE_ALGORITHM, rootOfHashes, toHex } from '../engine/merkle'
 import { DAY_MS } from '../market/types'
+import { appendEvents } from './events'
+import { isoZ } from './iso-time'
 import { finalScoredForDay } from './signals'
 import { scoredItem } from './scored-item'
 
@@ -88,13 +90,27 @@ export function rootHex(leaves: Leaf[]): string | null {
   return root === null ? null : toHex(root)
 }
 
-/** Seal one day: its root and leaves in one transaction (the triggers refuse any rewrite). */
+/** A sealed day root as /trust/merkle/{date} serves it. */
+export function dayRootItem(r: DayRootRow) {
+  return { date: r.day, leaf_count: r.leafCount, root: r.root, algorithm: r.algorithm, sealed: true, sealed_at: isoZ(r.sealedAtMs) }
+}
+
+/** Where a leaf's inclusion proof is served (a path on the service's origin). */
+export const proofPath = (day: string, hash: string) => `/trust/merkle/${day}/proof?leaf=${hash}`
+
+/**
+ * Seal one day: its root and leaves in one transaction (the triggers refuse any rewrite),
+ * with the push feed's `day_root` event: the root as /trust/merkle/{date} serves it and
+ * every leaf's record id, hash and proof URL (docs/events.md).
+ */
 export function sealDay(db: Db, day: string, leaves: Leaf[], nowMs: number): DayRootRow {
   const row: DayRootRow = { day, leafCount: leaves.length, root: rootHex(leaves), algorithm: MERKLE_ALGORITHM, sealedAtMs: nowMs }
   const insertLeaf = db.$client.prepare('INSERT INTO day_leaves (day, idx, record_id, leaf, leaf_hash) VALUES (?, ?, ?, ?, ?)')
+  const proofs = leaves.map(l => ({ record_id: l.recordId, leaf_hash: l.leafHash, proof_url: proofPath(day, l.leafHash) }))
   db.transaction(tx => {
     tx.insert(dayRoots).values(row).run()
     leaves.forEach((l, idx) => insertLeaf.run(day, idx, l.recordId, l.leaf, l.leafHash))
+    appendEvents(tx, nowMs, [{ kind: 'day_root', payload: { ...dayRootItem(row), proofs } }])
   })
   return row
 }

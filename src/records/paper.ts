@@ -5,11 +5,12 @@
  * (docs/trust.md), and the execution figures of /trust/metrics and the real-mode checklist.
  */
 import { and, asc, desc, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
-import { paperCycles, paperHistory, paperPicks, paperPositions } from '../../db/schema'
+import { paperCycles, paperHistory, paperPicks, paperPositions, signals } from '../../db/schema'
 import type { Db } from '../db'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
 import { lastCompletedBar, lowerBound } from '../runs/compute/signal-tasks'
+import { appendEvents, type NewEvent } from './events'
 import { isoZ } from './iso-time'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
@@ -195,10 +196,25 @@ export function insertPosition(db: Db, row: PaperPositionRow): void {
   db.insert(paperPositions).values(row).onConflictDoNothing().run()
 }
 
-/** Changes to positions, in one transaction; a position no longer pending or open is left as it is. */
-export function updateOpenPositions(db: Db, updates: { id: string; set: Partial<PaperPositionRow> }[]): void {
+/**
+ * Changes to positions, in one transaction; a position no longer pending or open is left as
+ * it is. A position that opens (pending → open) or closes (→ a final status) is announced
+ * in the same transaction by the push feed's `paper` event (docs/events.md): the position
+ * as /paper-trading serves it; one that goes from pending to final in one pass is announced
+ * once, closed.
+ */
+export function updateOpenPositions(db: Db, updates: { id: string; set: Partial<PaperPositionRow> }[], nowMs: number): void {
   db.transaction(tx => {
-    for (const u of updates) tx.update(paperPositions).set(u.set).where(and(eq(paperPositions.id, u.id), inArray(paperPositions.status, OPEN_STATUSES))).run()
+    const announce: NewEvent[] = []
+    for (const u of updates) {
+      const before = tx.select({ status: paperPositions.status }).from(paperPositions).where(eq(paperPositions.id, u.id)).get()
+      const after = tx.update(paperPositions).set(u.set).where(and(eq(paperPositions.id, u.id), inArray(paperPositions.status, OPEN_STATUSES))).returning().get()
+      if (!before || !after || after.status === before.status) continue
+      const action = OPEN_STATUSES.includes(after.status) ? 'opened' : 'closed'
+      const status = tx.select({ status: signals.status }).from(signals).where(eq(signals.id, after.signalId)).get()?.status ?? null
+      announce.push({ kind: 'paper', payload: { action, position: positionItem(after) }, strategy: after.strategy, coin: after.coin, status })
+    }
+    appendEvents(tx, nowMs, announce)
   })
 }
 

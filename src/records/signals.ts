@@ -6,6 +6,8 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db } from '../db'
+import { appendEvents, type Announcement, type NewEvent } from './events'
+import { signalItem } from './signal-item'
 
 export type SignalRow = typeof signals.$inferSelect
 export type ScoredRow = typeof scoredSignals.$inferSelect
@@ -28,10 +30,20 @@ export function insertSignals(db: Db, rows: SignalRow[]): number {
   let added = 0
   db.transaction(tx => {
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      added += tx.insert(signals).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing().returning({ id: signals.id }).all().length
+      const chunk = rows.slice(i, i + INSERT_CHUNK)
+      const fresh = new Set(tx.insert(signals).values(chunk).onConflictDoNothing().returning({ id: signals.id }).all().map(r => r.id))
+      added += fresh.size
+      // the push feed announces each new signal in the transaction that records it (docs/events.md)
+      const recorded = chunk.filter(r => fresh.has(r.id))
+      if (recorded.length) appendEvents(tx, Math.max(...recorded.map(r => r.publishedAtMs)), recorded.map(signalEvent))
     }
   })
   return added
+}
+
+/** The `signal` event: the /signals/history item. */
+function signalEvent(r: SignalRow): NewEvent {
+  return { kind: 'signal', payload: signalItem(r), strategy: r.strategy, coin: r.coin, status: r.status }
 }
 
 export function recordScan(db: Db, scan: ScanRow): void {
@@ -107,7 +119,7 @@ const MUTABLE_COLUMNS = [
  * final row refuses, by trigger), all in one transaction. Prepared statements: a pass
  * writes thousands of rows every hour.
  */
-export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[]): void {
+export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[], announce?: Announcement): void {
   const set = MUTABLE_COLUMNS.map(([c]) => `${c} = ?`).join(', ')
   const update = db.$client.prepare(`UPDATE scored_signals SET ${set} WHERE signal_id = ? AND status = 'open'`)
   const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v as string | number | null))
@@ -116,6 +128,9 @@ export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[])
       if (existed) update.run(...MUTABLE_COLUMNS.map(([, k]) => value(row[k])), row.signalId)
       else tx.insert(scoredSignals).values(row).run()
     }
+    // the `scored` events of the rows this pass finalized (src/records/scored-event.ts), in
+    // the transaction that finalizes them
+    if (announce) appendEvents(tx, announce.nowMs, announce.events)
   })
 }
 

@@ -1,7 +1,7 @@
 /**
  * The domain errors services and the run pipeline throw. They name what went wrong in the
  * domain's words; src/http/errors.ts alone turns them into status codes and bodies
- * (422 InvalidRequest, 404 NotFound and its kinds, 400 OverLimit, 503 Overloaded).
+ * (422 InvalidRequest, 404 NotFound and its kinds, 400 OverLimit, 503 Overloaded, 429/503 TooManyStreams).
  */
 
 /** One problem with a request, as the 422 detail list reports it. */
@@ -73,5 +73,15 @@ export class OverLimit extends Error {
 export class Overloaded extends Error {
   constructor(readonly retryAfterSec: number) {
     super('simulation queue is full')
+  }
+}
+
+/**
+ * No further event stream (GET /events) can be opened: the client has `limit` open already
+ * (`scope` 'client', a 429) or the service has (`scope` 'service', a 503).
+ */
+export class TooManyStreams extends Error {
+  constructor(readonly scope: 'client' | 'service', readonly limit: number, readonly retryAfterSec: number) {
+    super(scope === 'client' ? `at most ${limit} open event streams per client` : `the service has its ${limit} event streams open`)
   }
 }

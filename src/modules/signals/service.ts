@@ -7,13 +7,12 @@ import type { Db } from '../../db'
 import { InvalidRequest } from '../../runs/errors'
 import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
-import type { StrategyStatus } from '../../strategies/status'
-import type { Direction } from '../../engine/types'
 import { DayFiles } from '../../records/rankings/day-files'
 import type { RankedRow } from '../../records/rankings/rank'
 import { ENGINE_LABEL, latestScan, scoredRows, signalsOfBar, signalsSince, type ScoredJoined, type SignalRow } from '../../records/signals'
 import { isoNoZone, isoZ } from '../../records/iso-time'
 import { scoredItem } from '../../records/scored-item'
+import { signalItem } from '../../records/signal-item'
 import { TtlCache } from '../../ttl-cache'
 
 /** the contract's signal cache */
@@ -21,26 +20,6 @@ export const SIGNAL_CACHE_MS = 5 * 60_000
 export const MAX_SIGNAL_IDS = 500
 export const SCORED_NOTE =
   'Scored values are model outcomes on previously recorded reference candle prices and are not fills a recipient could obtain. Reference timestamps may precede publication or delivery.'
-
-export function signalItem(s: SignalRow) {
-  return {
-    id: s.id,
-    strategy: s.strategy,
-    strategy_name: s.strategyName,
-    coin: s.coin,
-    direction: s.direction as Direction,
-    timeframe: s.timeframe,
-    signal_bar_time: isoNoZone(s.signalBarMs),
-    signal_time: isoNoZone(s.signalTimeMs),
-    entry_price: s.entryPrice,
-    status: s.status as StrategyStatus,
-    sl_pct: s.slPct,
-    tp_pct: s.tpPct,
-    max_bars: s.maxBars,
-    published_at: isoNoZone(s.publishedAtMs),
-    backfill: s.backfill,
-  }
-}
 
 export interface SignalsServiceDeps {
   db: Db

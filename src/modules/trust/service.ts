@@ -13,7 +13,7 @@ import type { Universe } from '../../market/universe'
 import { isoZ } from '../../records/iso-time'
 import { realTrackRows } from '../../records/real-track'
 import { firstPublishedMs, latestScan, publicationsSince, publishedCountSince } from '../../records/signals'
-import { dayStartOf, dayView, sealedRoot, type LeafSource } from '../../records/merkle-leaves'
+import { dayRootItem, dayStartOf, dayView, sealedRoot, type LeafSource } from '../../records/merkle-leaves'
 import type { PaperFigures } from '../../records/paper'
 
 export interface TrustDeps {
@@ -57,7 +57,7 @@ export class TrustService {
   merkle(date: string) {
     const dayMs = this.day(date)
     const sealed = sealedRoot(this.deps.db, date)
-    if (sealed) return { date, leaf_count: sealed.leafCount, root: sealed.root, algorithm: sealed.algorithm, sealed: true, sealed_at: isoZ(sealed.sealedAtMs) }
+    if (sealed) return dayRootItem(sealed)
     const v = dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
     return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoZ(v.sealedAtMs) }
   }

@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto'
 import { desc, eq, lte, sql } from 'drizzle-orm'
 import { schema, type Db } from '../../db'
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
+import { appendEvents, type NewEvent } from '../events'
+import { isoZ } from '../iso-time'
 import type { Group, Period } from './configurations'
 import type { RankedRow, WeeklyRow } from './rank'
 
@@ -52,6 +54,15 @@ export interface StoredDayFile {
 /** parsed day files kept in memory per reader (least recently used dropped first) */
 const PARSED_FILES_KEPT = 10
 
+/**
+ * The push feed's `ranking` event (docs/events.md): a day file as published, with the path
+ * that serves its exact bytes (whose sha256 is `sha256`).
+ */
+function rankingEvent(file: DayFile, sha256: string, generatedAtMs: number): NewEvent {
+  const url = `/rankings/files/${file.date.replaceAll('-', '')}`
+  return { kind: 'ranking', payload: { date: file.date, sha256, schema_version: file.schema_version, url, generated_at: isoZ(generatedAtMs) } }
+}
+
 export const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex')
 
 export class DayFiles {
@@ -68,12 +79,16 @@ export class DayFiles {
     // all files stay one form; a NaN figure is written null, as before, not a failed day
     const body = canonicalJsonLikeStringify(file)
     const sha256 = sha256Hex(body)
-    const res = this.db
-      .insert(schema.rankingDayFiles)
-      .values({ date: file.date, sha256, body, schemaVersion: file.schema_version, generatedAtMs })
-      .onConflictDoNothing()
-      .returning({ date: schema.rankingDayFiles.date })
-      .all()
+    const res = this.db.transaction(tx => {
+      const rows = tx
+        .insert(schema.rankingDayFiles)
+        .values({ date: file.date, sha256, body, schemaVersion: file.schema_version, generatedAtMs })
+        .onConflictDoNothing()
+        .returning({ date: schema.rankingDayFiles.date })
+        .all()
+      if (rows.length === 1) appendEvents(tx, generatedAtMs, [rankingEvent(file, sha256, generatedAtMs)])
+      return rows
+    })
     return { published: res.length === 1, sha256 }
   }
 
