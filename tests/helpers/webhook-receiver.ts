@@ -14,6 +14,8 @@ export interface WebhookReceiver {
   received: ReceivedHook[]
   /** the next `times` requests get `status` (with these headers) instead of 200 */
   answerNext(status: number, times?: number, headers?: Record<string, string>): void
+  /** forget the queued answers and what was received */
+  reset(): void
   /** every answer waits this long first (a slow receiver) */
   delayMs: number
   close(): Promise<void>
@@ -29,6 +31,10 @@ export function startWebhookReceiver(port = 0): WebhookReceiver {
     delayMs: 0,
     answerNext(status, times = 1, headers = {}) {
       for (let i = 0; i < times; i++) queue.push({ status, headers })
+    },
+    reset() {
+      queue.length = 0
+      received.length = 0
     },
     close: async () => server.stop(true),
   }

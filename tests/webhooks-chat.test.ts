@@ -1,0 +1,153 @@
+/**
+ * Telegram and Discord sinks (docs/events.md "Telegram and Discord"), against loopback
+ * servers that speak each API's request and response format, rate limits included: a
+ * short message per event in the sink's language, with figures and a link; Telegram's 429
+ * `retry_after` and Discord's 429 `retry_after` and exhausted X-RateLimit bucket are waited
+ * out with no request meanwhile; an unknown chat or webhook fails at once (retrying cannot
+ * help).
+ */
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import { schema } from '../src/db'
+import { createLogger } from '../src/log'
+import { Pusher } from '../src/push/pusher'
+import { appendEvents, type NewEvent } from '../src/records/events'
+import { startDiscordFake } from './helpers/discord-fake'
+import { makeHarness } from './helpers/harness'
+import { startTelegramFake } from './helpers/telegram-fake'
+
+const TOKEN = '7012345678:AAH3-telegram-token-for-tests_xyz'
+const CHAT = -1001234567890
+const KEY = 'k'
+const clockRef: { now: () => number } = { now: () => 0 }
+const telegram = startTelegramFake({ tokens: [TOKEN], chats: [CHAT, '@perpsim_alerts'] })
+const discord = startDiscordFake({ webhooks: { '1111': 'tok_en', '2222': 'tok_ko' }, bucketLimit: 2, resetAfterSec: 2.5, now: () => clockRef.now() })
+const h = makeHarness({ env: { ADMIN_KEY: KEY, TELEGRAM_API_URL: telegram.url, DISCORD_API_URL: discord.apiUrl } })
+clockRef.now = () => h.clock.now()
+const pusher = new Pusher({ db: h.deps.db, clock: h.clock, config: h.deps.config.push, baseUrl: 'https://perpsim.example.org', log: createLogger('silent'), random: () => 0.5 })
+afterAll(async () => {
+  h.cleanup()
+  await telegram.close()
+  await discord.close()
+})
+
+const admin = { 'x-admin-key': KEY }
+async function register(body: Record<string, unknown>): Promise<number> {
+  const r = await h.req('/admin/webhooks', { method: 'POST', headers: admin, json: body })
+  expect(r.status).toBe(201)
+  return r.body.id
+}
+const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
+const rowsOf = (endpointId: number) => h.deps.db.select().from(schema.pushDeliveries).all().filter(d => d.endpointId === endpointId)
+
+const signal = (id: number, coin: string): NewEvent => ({
+  kind: 'signal',
+  strategy: 'bb-squeeze-short',
+  coin,
+  status: 'verified',
+  payload: { id, strategy: 'bb-squeeze-short', strategy_name: 'BB Squeeze Short', coin, direction: 'short', timeframe: '1H', entry_price: 0.123456789, sl_pct: 10, tp_pct: 8, status: 'verified' },
+})
+const scored = (id: number, pnl: number): NewEvent => ({
+  kind: 'scored',
+  strategy: 'bb-squeeze-short',
+  coin: 'BTC',
+  status: 'verified',
+  payload: {
+    scored: { id, strategy_name: 'BB Squeeze Short', coin: 'BTC', direction: 'short', status: pnl > 0 ? 'tp' : 'sl', pnl_pct: pnl, bars_held: 7, exit_time: '2026-11-21T13:00:00Z', finalized_at: '2026-11-21T14:00:10Z' },
+    record_id: `scored_signal:${id}`,
+    leaf_hash: 'ab'.repeat(32),
+  },
+})
+
+beforeEach(async () => {
+  await pusher.deliverDue()
+  for (const e of (await h.req('/admin/webhooks', { headers: admin })).body.endpoints) await h.req(`/admin/webhooks/${e.id}`, { method: 'DELETE', headers: admin })
+  telegram.sent.length = 0
+  discord.sent.length = 0
+})
+
+describe('Telegram', () => {
+  test('sendMessage to the chat: a short Korean or English text with the figures and a link to the record', async () => {
+    await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT), lang: 'ko' })
+    await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '@perpsim_alerts', lang: 'en', kinds: ['scored'] })
+    append(signal(11, 'BTC'), scored(11, 7.654321))
+    expect(await pusher.deliverDue()).toMatchObject({ delivered: 3, failed: 0 })
+    const ko = telegram.sent.filter(m => m.chat_id === CHAT)
+    expect(ko.map(m => m.text)).toEqual([
+      '🔔 BB Squeeze Short · BTC 숏 진입 0.123457 · 손절 10.0% · 익절 8.0% · 1H (검증됨)\nhttps://perpsim.example.org/signals/scored?signal_ids=11',
+      `✅ BB Squeeze Short · BTC 숏: 익절 +7.65% · 7봉\n증명: https://perpsim.example.org/trust/merkle/20261121/proof?leaf=${'ab'.repeat(32)}`,
+    ])
+    const en = telegram.sent.filter(m => m.chat_id === '@perpsim_alerts')
+    expect(en.map(m => m.text)).toEqual([`✅ BB Squeeze Short · SHORT BTC: take profit +7.65% · 7 bars\nproof: https://perpsim.example.org/trust/merkle/20261121/proof?leaf=${'ab'.repeat(32)}`])
+    for (const m of telegram.sent) {
+      expect(m.disable_web_page_preview).toBe(true)
+      expect(m.text.length).toBeLessThan(300)
+    }
+  })
+
+  test('429 retry_after is honoured: the endpoint waits that long, with no request meanwhile', async () => {
+    const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
+    append(signal(21, 'ETH'), signal(22, 'SOL'))
+    telegram.floodNext(17)
+    const requestsBefore = telegram.requests
+    expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 2 })
+    expect(telegram.requests - requestsBefore).toBe(1)
+    expect(rowsOf(id).map(r => [r.status, r.attempts, r.nextAttemptAtMs])).toEqual([['pending', 0, h.clock.now() + 17_000], ['pending', 0, h.clock.now() + 17_000]])
+    h.clock.advance(16_999)
+    await pusher.deliverDue()
+    expect(telegram.requests - requestsBefore).toBe(1)
+    h.clock.advance(1)
+    expect((await pusher.deliverDue()).delivered).toBe(2)
+    expect(telegram.sent.map(m => m.text.split(' · ')[1])).toEqual(['SHORT ETH at 0.123457', 'SHORT SOL at 0.123457'])
+  })
+
+  test('an unknown chat (400) or a revoked token (401) fails at once: retrying cannot help', async () => {
+    const unknownChat = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '-1009999999999' })
+    const revoked = await register({ sink: 'telegram', bot_token: '7012345678:AAH3-some-revoked-token-value', chat_id: String(CHAT) })
+    append(signal(31, 'BTC'))
+    expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, failed: 2 })
+    expect(rowsOf(unknownChat)[0]).toMatchObject({ status: 'failed', lastStatus: 400, lastError: 'Telegram 400: Bad Request: chat not found' })
+    expect(rowsOf(revoked)[0]).toMatchObject({ status: 'failed', lastStatus: 401, lastError: 'Telegram 401: Unauthorized' })
+  })
+})
+
+describe('Discord', () => {
+  test('POST ?wait=true {content}, mentions off; an exhausted bucket (X-RateLimit-Remaining: 0) is waited out before the next message, so no 429 is ever hit', async () => {
+    await register({ sink: 'discord', url: discord.webhookUrl('1111') })
+    append(signal(41, 'BTC'), signal(42, 'ETH'), signal(43, 'SOL'), signal(44, 'XRP'), signal(45, 'ADA'))
+    expect(await pusher.deliverDue()).toMatchObject({ delivered: 2, postponed: 3 })
+    expect(discord.sent.map(m => [m.webhook, m.wait, m.allowed_mentions])).toEqual([['1111', true, { parse: [] }], ['1111', true, { parse: [] }]])
+    h.clock.advance(2_400)
+    expect((await pusher.deliverDue()).delivered).toBe(0)
+    h.clock.advance(100)
+    expect((await pusher.deliverDue()).delivered).toBe(2)
+    h.clock.advance(2_500)
+    expect((await pusher.deliverDue()).delivered).toBe(1)
+    expect(discord.limited).toBe(0)
+    expect(discord.sent.map(m => m.content.split('\n')[0])).toEqual(['BTC', 'ETH', 'SOL', 'XRP', 'ADA'].map(c => `🔔 BB Squeeze Short · SHORT ${c} at 0.123457 · SL 10.0% · TP 8.0% · 1H (verified)`))
+  })
+
+  test("a 429's retry_after (seconds, a float) is honoured to the millisecond; an unknown webhook (404) fails at once", async () => {
+    h.clock.advance(10_000) // a fresh bucket
+    const ko = await register({ sink: 'discord', url: discord.webhookUrl('2222'), lang: 'ko' })
+    const gone = await register({ sink: 'discord', url: `${discord.apiUrl}/webhooks/3333/deleted` })
+    append(scored(51, -3.2))
+    discord.rateLimitNext(1.234)
+    expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 1, failed: 1 })
+    expect(rowsOf(gone)[0]).toMatchObject({ status: 'failed', lastStatus: 404, lastError: 'Discord 404: Unknown Webhook' })
+    expect(rowsOf(ko)[0]!.nextAttemptAtMs).toBe(h.clock.now() + 1_234)
+    h.clock.advance(1_233)
+    expect((await pusher.deliverDue()).delivered).toBe(0)
+    h.clock.advance(1)
+    expect((await pusher.deliverDue()).delivered).toBe(1)
+    expect(discord.limited).toBe(1)
+    expect(discord.sent.at(-1)!.content).toBe(`❌ BB Squeeze Short · BTC 숏: 손절 -3.20% · 7봉\n증명: https://perpsim.example.org/trust/merkle/20261121/proof?leaf=${'ab'.repeat(32)}`)
+  })
+
+  test('ping answers with what Discord said', async () => {
+    h.clock.advance(10_000)
+    const id = await register({ sink: 'discord', url: discord.webhookUrl('1111') })
+    const r = await h.req(`/admin/webhooks/${id}/ping`, { method: 'POST', headers: admin })
+    expect(r.body).toMatchObject({ delivered: true, status: 200, error: null })
+    expect(discord.sent.at(-1)!.content).toBe(`perpsim test message (ping): notification endpoint ${id} is connected.`)
+  })
+})
