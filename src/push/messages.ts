@@ -40,6 +40,7 @@ export interface SignalPayload {
 }
 export interface ScoredPayload {
   scored: { id: number; strategy_name: string; coin: string; direction: string; status: string; pnl_pct: number; bars_held: number | null; exit_time: string | null; finalized_at: string | null }
+  record_id: string
   leaf_hash: string
 }
 interface DayRootPayload {

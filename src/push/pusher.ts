@@ -15,7 +15,7 @@ import type { Logger } from '../log'
 import { gatherDigest } from '../mail/weekly'
 import { eventsAfter, type EventRow } from '../records/events'
 import { endpointById, pauseEndpoint, recordFailure, recordGivenUp, recordSuccess, type PushEndpointRow } from '../records/push-endpoints'
-import { sealedRoot } from '../records/merkle-leaves'
+import { sealedDayOf, sealedRoot } from '../records/merkle-leaves'
 import { canonicalJson } from '../engine/canonical-json'
 import { eventText, pingText, type MessageLinks, type ScoredPayload } from './messages'
 import { backoffMs, MAX_AGE_MS, PushOutbox, type DeliveryRow } from './outbox'
@@ -203,15 +203,14 @@ export class Pusher {
         return { name: row.name, nameKo: row.nameKo, direction: row.direction, winRatePct: row.figures.winRatePct, profitFactor: row.figures.profitFactor, totalReturnPct: row.figures.totalReturnPct, share: row.share }
       },
       proofDay: (p: ScoredPayload) => {
-        // a result's leaf is sealed under the day it closed, unless that day was sealed before
-        // it was final: then under the day it became final (src/records/signals.ts finalScoredForDay)
+        // sealed already: the day it was sealed under. Not yet: the day it closed, unless that
+        // day is sealed without it, then the day it became final (finalScoredForDay, src/records/signals.ts)
+        const sealedDay = sealedDayOf(db, p.record_id)
+        if (sealedDay) return sealedDay
         const s = p.scored
-        const finalMs = s.finalized_at ? Date.parse(s.finalized_at) : null
-        const exitMs = s.exit_time ? Date.parse(s.exit_time) : finalMs
-        if (exitMs === null) return dayKeyOfMs(this.deps.clock.now())
-        const exitDay = dayKeyOfMs(exitMs)
-        const sealed = sealedRoot(db, exitDay)
-        return sealed && finalMs !== null && sealed.sealedAtMs <= finalMs ? dayKeyOfMs(finalMs) : exitDay
+        const finalMs = s.finalized_at ? Date.parse(s.finalized_at) : this.deps.clock.now()
+        const exitDay = dayKeyOfMs(s.exit_time ? Date.parse(s.exit_time) : finalMs)
+        return sealedRoot(db, exitDay) ? dayKeyOfMs(finalMs) : exitDay
       },
     }
   }
