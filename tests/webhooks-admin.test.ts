@@ -100,6 +100,15 @@ describe('registering an endpoint', () => {
     const bad = await create({ sink: 'telegram', bot_token: 'secret-token-value', chat_id: '42' })
     expect(JSON.stringify(bad.body)).not.toContain('secret-token-value')
   })
+
+  test('hostile bodies get a 422 in the contract shape (every item with loc, msg, type and input), never a 5xx', async () => {
+    const bodies = [[], 'x', 42, null, { url: 42 }, { url: ['https://example.org'] }, { sink: 'email', url: 'https://example.org/x' }, { url: 'https://example.org/x', kinds: 'signal' }, { url: 'https://example.org/x', filters: [] }, { url: 'x'.repeat(5000) }, { sink: 'telegram' }, { sink: 'discord' }]
+    for (const body of bodies) {
+      const r = await create(body)
+      expect([JSON.stringify(body).slice(0, 80), r.status]).toEqual([JSON.stringify(body).slice(0, 80), 422])
+      for (const d of r.body.detail) expect(Object.keys(d).sort()).toEqual(['input', 'loc', 'msg', 'type'])
+    }
+  })
 })
 
 describe('ping and removal', () => {

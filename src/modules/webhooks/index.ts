@@ -8,6 +8,7 @@ import { CreatedEndpoint, CreateEndpoint, EndpointList, EndpointParams, PingAnsw
 import { WebhooksService } from './service'
 
 const refusals = { 401: Detail, 403: Detail, 503: Detail }
+// hidden from /openapi.json like the other admin routes (docs/api.md documents them)
 
 /** POST/GET /admin/webhooks, DELETE /admin/webhooks/{id}, POST /admin/webhooks/{id}/ping (X-Admin-Key). */
 export function webhooksModule(deps: AppDeps, pusher: Pusher) {
@@ -17,20 +18,20 @@ export function webhooksModule(deps: AppDeps, pusher: Pusher) {
     .post('/admin/webhooks', async ({ body }) => created(await service.create(body)), {
       body: CreateEndpoint,
       response: { 201: CreatedEndpoint, 400: TooManyEndpoints, 422: ValidationErrors, ...refusals },
-      detail: { tags: ['admin'], summary: 'Register a webhook, Telegram or Discord endpoint for the push feed (the secret is shown once)' },
+      detail: { hide: true, summary: 'Register a webhook, Telegram or Discord endpoint for the push feed (the secret is shown once)' },
     })
     .get('/admin/webhooks', () => service.list(), {
       response: { 200: EndpointList, ...refusals },
-      detail: { tags: ['admin'], summary: 'The registered endpoints and their health (no secrets)' },
+      detail: { hide: true, summary: 'The registered endpoints and their health (no secrets)' },
     })
     .delete('/admin/webhooks/:id', ({ params }) => service.remove(params.id), {
       params: EndpointParams,
       response: { 200: Removed, 404: Detail, 422: ValidationErrors, ...refusals },
-      detail: { tags: ['admin'], summary: 'Remove an endpoint (disabled, not deleted, once deliveries refer to it)' },
+      detail: { hide: true, summary: 'Remove an endpoint (disabled, not deleted, once deliveries refer to it)' },
     })
     .post('/admin/webhooks/:id/ping', ({ params }) => service.ping(params.id), {
       params: EndpointParams,
       response: { 200: PingAnswer, 404: Detail, 422: ValidationErrors, ...refusals },
-      detail: { tags: ['admin'], summary: 'Send a signed ping to an endpoint now and answer with what the receiver said' },
+      detail: { hide: true, summary: 'Send a signed ping to an endpoint now and answer with what the receiver said' },
     })
 }

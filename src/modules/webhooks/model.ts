@@ -10,7 +10,6 @@ const Filters = t.Object(
     coins: t.Optional(Names('coins (e.g. BTC)')),
     status: t.Optional(t.Array(t.UnionEnum(['verified', 'testing', 'research']), { maxItems: 3, description: "the strategies' status; empty or absent: every one" })),
   },
-  { additionalProperties: false },
 )
 
 export const CreateEndpoint = t.Object(
@@ -23,7 +22,6 @@ export const CreateEndpoint = t.Object(
     kinds: t.Optional(t.Array(t.UnionEnum([...EVENT_KINDS]), { maxItems: EVENT_KINDS.length, description: 'event kinds to deliver; empty or absent: every kind' })),
     filters: t.Optional(Filters),
   },
-  { additionalProperties: false },
 )
 export type CreateEndpoint = typeof CreateEndpoint.static
 

@@ -34,6 +34,8 @@ export class WebhooksService {
 
   async create(body: CreateEndpoint): Promise<typeof CreatedEndpoint.static> {
     const problems: Problem[] = []
+    // a missing field's input is the body as sent (FastAPI's form), its bot token masked
+    const sent = body.bot_token === undefined ? body : { ...body, bot_token: '…' }
     const at = (field: string, msg: string, input: unknown) => problems.push({ loc: ['body', field], msg, input })
     const unused = (field: 'url' | 'bot_token' | 'chat_id') => {
       if (body[field] !== undefined) at(field, `not used by a ${body.sink} sink`, field === 'bot_token' ? '…' : body[field])
@@ -41,22 +43,22 @@ export class WebhooksService {
     if (body.sink === 'webhook') {
       unused('bot_token')
       unused('chat_id')
-      if (body.url === undefined) at('url', 'required for a webhook sink', undefined)
+      if (body.url === undefined) at('url', 'required for a webhook sink', sent)
       else {
         const why = await this.deps.pusher.refusedTarget(body.url)
         if (why) at('url', `refused as a webhook target: ${why}`, body.url)
       }
     } else if (body.sink === 'telegram') {
       unused('url')
-      if (body.bot_token === undefined) at('bot_token', 'required for a telegram sink', undefined)
+      if (body.bot_token === undefined) at('bot_token', 'required for a telegram sink', sent)
       else if (!TELEGRAM_TOKEN.test(body.bot_token)) at('bot_token', "expected a bot token as @BotFather gives it: '<bot id>:<secret>'", '…')
-      if (body.chat_id === undefined) at('chat_id', 'required for a telegram sink', undefined)
+      if (body.chat_id === undefined) at('chat_id', 'required for a telegram sink', sent)
       else if (!TELEGRAM_CHAT.test(body.chat_id)) at('chat_id', "expected a numeric chat id (negative for a group) or '@channelname'", body.chat_id)
     } else {
       unused('bot_token')
       unused('chat_id')
       const prefix = `${this.deps.config.discordApiUrl}/webhooks/`
-      if (body.url === undefined) at('url', 'required for a discord sink', undefined)
+      if (body.url === undefined) at('url', 'required for a discord sink', sent)
       else if (!body.url.startsWith(prefix) || !/^\d+\/[A-Za-z0-9_-]+$/.test(body.url.slice(prefix.length)))
         at('url', `expected a Discord webhook URL: ${prefix}<id>/<token>`, redactDiscordUrl(body.url))
     }
