@@ -136,11 +136,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       shutdown.abort()
       const drained = app.stop(false).then(() => false)
       stopPushWakeups()
+      // the push attempts in flight end (at most WEBHOOK_TIMEOUT_MS); claimed rows not yet attempted are handed back
+      const pushStopped = pusher.stop()
       const jobsStopped = Promise.resolve(scheduler.stop())
       let timer: ReturnType<typeof setTimeout> | undefined
       const late = await Promise.race([drained, new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs)))])
       clearTimeout(timer)
       await jobsStopped
+      await pushStopped
       if (late) {
         log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
         await app.stop(true)

@@ -168,4 +168,28 @@ describe('leases', () => {
     dead.retry(claimed[0]!, 500, 'late', h.clock.now())
     expect(rowsOf(ep.id)[0]!.status).toBe('delivered')
   })
+
+  test('stopping (SIGTERM): the attempt in flight finishes, the claimed rows not yet attempted are handed back at once, nothing more is claimed', async () => {
+    const ep = await register({})
+    append(...Array.from({ length: 8 }, (_, k) => signal('s', `C${k}`, 'verified')))
+    const stopping = new Pusher({ db: h.deps.db, clock: h.clock, config: h.deps.config.push, baseUrl: 'https://perpsim.example.org', log: createLogger('silent') })
+    receiver.delayMs = 50
+    try {
+      const run = stopping.deliverDue()
+      while (receiver.received.length < 2) await Bun.sleep(5)
+      await stopping.stop()
+      const report = await run
+      const rows = rowsOf(ep.id)
+      expect(report.delivered).toBe(rows.filter(r => r.status === 'delivered').length)
+      expect(report.delivered).toBeGreaterThanOrEqual(2)
+      expect(report.delivered).toBeLessThan(8)
+      for (const r of rows.filter(r => r.status !== 'delivered')) expect([r.status, r.attempts, r.claimedUntilMs, r.nextAttemptAtMs]).toEqual(['pending', 0, null, h.clock.now()])
+      expect(receiver.received.length).toBe(report.delivered)
+      expect((await stopping.deliverDue()).delivered).toBe(0) // a stopped pusher sends nothing
+    } finally {
+      receiver.delayMs = 0
+    }
+    const left = 8 - receiver.received.length
+    expect((await pusher.deliverDue()).delivered).toBe(left) // handed back: sent by the next delivery, no lease to wait out
+  })
 })

@@ -67,7 +67,8 @@ export class PushOutbox {
               rows.push({ endpointId: ep.id, eventId: e.id, status: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now })
         for (let i = 0; i < rows.length; i += 100) tx.insert(schema.pushDeliveries).values(rows.slice(i, i + 100)).onConflictDoNothing().run()
         const last = events[events.length - 1]!.id
-        tx.insert(schema.pushCursor).values({ name: CURSOR, eventId: last }).onConflictDoUpdate({ target: schema.pushCursor.name, set: { eventId: last } }).run()
+        // max(): another process on the same database may have moved it further meanwhile
+        tx.insert(schema.pushCursor).values({ name: CURSOR, eventId: last }).onConflictDoUpdate({ target: schema.pushCursor.name, set: { eventId: sql`max(${schema.pushCursor.eventId}, ${last})` } }).run()
         return rows.length
       })
       if (n < 0) return written
@@ -143,6 +144,12 @@ export class PushOutbox {
       .set({ status: 'pending', nextAttemptAtMs: untilMs, lastError: reason.slice(0, 1000), claimedUntilMs: null })
       .where(and(eq(d.id, row.id), eq(d.status, 'sending')))
       .run()
+  }
+
+  /** A claimed row handed back unattempted (the process is stopping): due again at once, no attempt counted. */
+  release(row: DeliveryRow): void {
+    const d = schema.pushDeliveries
+    this.db.update(d).set({ status: 'pending', nextAttemptAtMs: this.clock.now(), claimedUntilMs: null }).where(and(eq(d.id, row.id), eq(d.status, 'sending'), eq(d.owner, this.owner))).run()
   }
 
   /** The waiting rows of a removed endpoint (one being sent right now may still arrive; its outcome is then not written). */

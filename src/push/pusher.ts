@@ -62,6 +62,7 @@ export function webhookBody(e: Pick<EventRow, 'id' | 'kind' | 'createdAt' | 'pay
 export class Pusher {
   readonly outbox: PushOutbox
   private delivering: Promise<PushReport> | null = null
+  private stopping = false
   private readonly resolve: Resolver
   private readonly random: () => number
 
@@ -76,15 +77,26 @@ export class Pusher {
     return refusedTarget(url, { allowPrivate: this.deps.config.allowPrivate, resolve: this.resolve })
   }
 
+  /**
+   * Stop (the service is shutting down): no new batch is claimed, the rows claimed and not
+   * yet attempted are handed back (so a restart need not wait out their lease), and the
+   * attempts in flight finish. Resolves when the delivery has ended.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true
+    await this.delivering?.catch(() => undefined)
+  }
+
   /** Fan out and send every due delivery; a second call while one runs joins it. */
   deliverDue(): Promise<PushReport> {
+    if (this.stopping) return Promise.resolve({ fannedOut: 0, delivered: 0, retrying: 0, failed: 0, postponed: 0 })
     this.delivering ??= this.deliver().finally(() => (this.delivering = null))
     return this.delivering
   }
 
   private async deliver(): Promise<PushReport> {
     const report: PushReport = { fannedOut: this.outbox.fanOut(), delivered: 0, retrying: 0, failed: 0, postponed: 0 }
-    for (;;) {
+    while (!this.stopping) {
       const rows = this.outbox.claim()
       if (rows.length === 0) break
       const byEndpoint = new Map<number, DeliveryRow[]>()
@@ -100,6 +112,10 @@ export class Pusher {
   /** One endpoint's claimed rows, in order; after a rate limit the rest wait with it. */
   private async deliverTo(endpointId: number, rows: DeliveryRow[], report: PushReport): Promise<void> {
     for (const row of rows) {
+      if (this.stopping) {
+        this.outbox.release(row)
+        continue
+      }
       const ep = endpointById(this.deps.db, endpointId)
       const now = this.deps.clock.now()
       if (!ep || ep.disabledAtMs !== null) continue // removed meanwhile: its rows were cancelled
