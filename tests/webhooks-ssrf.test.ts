@@ -12,6 +12,7 @@ import { addEndpoint } from '../src/records/push-endpoints'
 import { Pusher } from '../src/push/pusher'
 import { refusedAddress, refusedTarget, systemResolver } from '../src/push/targets'
 import { createLogger } from '../src/log'
+import { ConfigError, loadConfig } from '../src/config'
 import { makeHarness } from './helpers/harness'
 import { startWebhookReceiver } from './helpers/webhook-receiver'
 
@@ -62,6 +63,18 @@ describe('which addresses may be targets', () => {
   test('localhost, resolved by the system (no DNS traffic: /etc/hosts), is refused', async () => {
     expect(await systemResolver('localhost')).toContain('127.0.0.1')
     expect(await refusedTarget('http://localhost:8000/hook', { allowPrivate: false, resolve: systemResolver })).toMatch(/localhost resolves to 127\.0\.0\.1 is a loopback address|localhost resolves to ::1 is a loopback address/)
+  })
+})
+
+describe('the setting', () => {
+  test('WEBHOOK_ALLOW_PRIVATE is off unless set; a bad value, or a base URL that is not http(s), stops start-up naming the variable', () => {
+    expect(loadConfig({}).push).toEqual({ allowPrivate: false, telegramApiUrl: 'https://api.telegram.org', discordApiUrl: 'https://discord.com/api', timeoutMs: 10_000 })
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: '1' }).push.allowPrivate).toBe(true)
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(ConfigError)
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/)
+    expect(() => loadConfig({ TELEGRAM_API_URL: 'ftp://telegram' })).toThrow(/TELEGRAM_API_URL/)
+    expect(() => loadConfig({ DISCORD_API_URL: 'discord' })).toThrow(/DISCORD_API_URL/)
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '5' })).toThrow(/WEBHOOK_TIMEOUT_MS/)
   })
 })
 
