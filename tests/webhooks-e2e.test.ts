@@ -67,7 +67,7 @@ const register = async (body: Record<string, unknown>) => (await h.req('/admin/w
 
 beforeAll(async () => {
   secret = (await register({ url: receiver.url })).secret
-  await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '42', lang: 'ko', kinds: ['scored', 'day_root'] })
+  await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '42', lang: 'ko', kinds: ['scored', 'day_root', 'paper'] })
   await register({ sink: 'discord', url: discord.webhookUrl('1111'), kinds: ['ranking'] })
   const date = new Date(START).toISOString().slice(0, 10)
   const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
@@ -108,7 +108,7 @@ describe('delivery of the live records', () => {
   })
 
   test("Telegram's Korean messages link to proofs and roots the API serves", async () => {
-    const want = events.filter(e => e.kind === 'scored' || e.kind === 'day_root').length
+    const want = events.filter(e => e.kind === 'scored' || e.kind === 'day_root' || e.kind === 'paper').length
     expect(telegram.sent.length).toBe(want)
     const sealed = new Set(events.filter(e => e.kind === 'day_root').map(e => JSON.parse(e.payload).date as string))
     let proofsChecked = 0
@@ -126,6 +126,15 @@ describe('delivery of the live records', () => {
       }
     }
     expect(proofsChecked).toBeGreaterThan(0)
+    // the paper positions: opened and closed, each linking its cycle
+    const paper = telegram.sent.filter(m => m.text.includes('모의 거래'))
+    expect(paper.length).toBe(events.filter(e => e.kind === 'paper').length)
+    expect(paper.some(m => m.text.startsWith('📄 모의 거래 진입: '))).toBe(true)
+    expect(paper.some(m => /^(✅|❌|📄) 모의 거래 종료: /.test(m.text))).toBe(true)
+    for (const link of new Set(paper.map(m => m.text.split('\n').at(-1)!))) {
+      expect(link).toMatch(/\/paper-trading\?cycle=\d+$/)
+      expect((await h.req(link.slice(BASE.length))).status).toBe(200)
+    }
   })
 
   test("Discord's ranking message names the first row's figures and links its /share page", async () => {

@@ -63,8 +63,8 @@ const SIDE = { en: { long: 'LONG', short: 'SHORT' }, ko: { long: '롱', short: '
 const side = (lang: Lang, d: string) => SIDE[lang][d === 'short' ? 'short' : 'long']
 
 const OUTCOME = {
-  en: { tp: 'take profit', sl: 'stop loss', timeout: 'time exit', liquidation: 'liquidated', unscoreable: 'not scoreable', open: 'open' },
-  ko: { tp: '익절', sl: '손절', timeout: '시간 청산', liquidation: '강제 청산', unscoreable: '채점 불가', open: '진행 중' },
+  en: { tp: 'take profit', sl: 'stop loss', trailing: 'trailing stop', signal: 'exit signal', timeout: 'time exit', liquidation: 'liquidated', end_of_data: 'end of data', cycle_end: 'cycle end', unscoreable: 'not scoreable', open: 'open' },
+  ko: { tp: '익절', sl: '손절', trailing: '트레일링 스탑', signal: '청산 신호', timeout: '시간 청산', liquidation: '강제 청산', end_of_data: '데이터 끝', cycle_end: '사이클 종료', unscoreable: '채점 불가', open: '진행 중' },
 } as const
 const outcome = (lang: Lang, s: string) => (OUTCOME[lang] as Record<string, string>)[s] ?? s
 
@@ -112,13 +112,35 @@ export function rankingText(p: RankingPayload, lang: Lang, links: MessageLinks):
   return `🏆 Rankings ${date}: #1 ${top.name} (${side(lang, top.direction)}) · PF ${fmt(top.profitFactor)} · win ${fmt(top.winRatePct, 1)}% · return ${signed(top.totalReturnPct, 1)}% (30d)\n${share}`
 }
 
+/** A paper position opened or closed (the `paper` event: the /paper-trading position item). */
+export interface PaperPayload {
+  action: 'opened' | 'closed'
+  position: { cycle_id: number; strategy: string; coin: string; direction: string; entry_price: number | null; margin_usd: number; leverage: number; sl_pct: number; tp_pct: number; exit_reason: string | null; pnl_pct: number | null; pnl_usd: number | null; bars_held: number | null }
+}
+
+export function paperText(p: PaperPayload, lang: Lang, links: MessageLinks): string {
+  const x = p.position
+  const url = `${links.baseUrl}/paper-trading?cycle=${x.cycle_id}`
+  const entry = x.entry_price === null ? '' : lang === 'ko' ? ` ${price(x.entry_price)}` : ` at ${price(x.entry_price)}`
+  if (p.action === 'opened') {
+    if (lang === 'ko') return `📄 모의 거래 진입: ${x.coin} ${side(lang, x.direction)}${entry} · 증거금 $${fmt(x.margin_usd, 0)} ×${x.leverage} · 손절 ${fmt(x.sl_pct, 1)}% · 익절 ${fmt(x.tp_pct, 1)}% (${x.strategy})\n${url}`
+    return `📄 Paper trade opened: ${side(lang, x.direction)} ${x.coin}${entry} · $${fmt(x.margin_usd, 0)} margin ×${x.leverage} · SL ${fmt(x.sl_pct, 1)}% · TP ${fmt(x.tp_pct, 1)}% (${x.strategy})\n${url}`
+  }
+  const pnl = x.pnl_pct === null ? '' : ` ${signed(x.pnl_pct)}%${x.pnl_usd === null ? '' : ` (${x.pnl_usd < 0 ? '-' : '+'}$${fmt(Math.abs(x.pnl_usd))})`}`
+  const bars = x.bars_held === null ? '' : lang === 'ko' ? ` · ${x.bars_held}봉` : ` · ${x.bars_held} bars`
+  const reason = x.exit_reason === null ? '' : ` ${outcome(lang, x.exit_reason)}`
+  const mark = (x.pnl_pct ?? 0) > 0 ? '✅' : (x.pnl_pct ?? 0) < 0 ? '❌' : '📄'
+  if (lang === 'ko') return `${mark} 모의 거래 종료: ${x.coin} ${side(lang, x.direction)}${reason}${pnl}${bars} (${x.strategy})\n${url}`
+  return `${mark} Paper trade closed: ${side(lang, x.direction)} ${x.coin}${reason}${pnl}${bars} (${x.strategy})\n${url}`
+}
+
 export function pingText(lang: Lang, endpointId: number): string {
   return lang === 'ko' ? `perpsim 테스트 메시지 (ping): 알림 ${endpointId}번이 연결되었습니다.` : `perpsim test message (ping): notification endpoint ${endpointId} is connected.`
 }
 
-/** A kind this module has no wording for yet: its kind and id, and where the API serves such records. */
+/** A kind this module has no wording for yet (a later issue's): its kind and id, and the stream that serves it. */
 function otherText(kind: string, id: number, lang: Lang, links: MessageLinks): string {
-  const url = kind === 'paper' ? `${links.baseUrl}/paper-trading` : `${links.baseUrl}/events?types=${encodeURIComponent(kind)}`
+  const url = `${links.baseUrl}/events?types=${encodeURIComponent(kind)}`
   return lang === 'ko' ? `perpsim ${kind} 이벤트 #${id}\n${url}` : `perpsim ${kind} event #${id}\n${url}`
 }
 
@@ -133,6 +155,8 @@ export function eventText(e: { id: number; kind: string; payload: unknown }, lan
       return dayRootText(e.payload as DayRootPayload, lang, links)
     case 'ranking':
       return rankingText(e.payload as RankingPayload, lang, links)
+    case 'paper':
+      return paperText(e.payload as PaperPayload, lang, links)
     default:
       return otherText(e.kind, e.id, lang, links)
   }
