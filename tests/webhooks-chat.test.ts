@@ -111,6 +111,25 @@ describe('Telegram', () => {
   })
 })
 
+describe('an API that does not answer', () => {
+  test('is retried with backoff, and the bot token in its URL never reaches the row, the health or the log', async () => {
+    const dead = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+    const deadUrl = `http://127.0.0.1:${dead.port}`
+    dead.stop(true)
+    const lines: string[] = []
+    const log = { ...createLogger('silent'), warn: (m: string) => void lines.push(m), info: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) }
+    const offline = new Pusher({ db: h.deps.db, clock: h.clock, config: { ...h.deps.config.push, telegramApiUrl: deadUrl }, baseUrl: 'https://perpsim.example.org', log: log as never, random: () => 0.5 })
+    const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
+    append(signal(61, 'BTC'))
+    expect(await offline.deliverDue()).toMatchObject({ delivered: 0, retrying: 1 })
+    const row = rowsOf(id)[0]!
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null })
+    expect(row.lastError).toStartWith('no answer')
+    const everything = JSON.stringify([row, h.deps.db.select().from(schema.pushEndpoints).all().find(e => e.id === id)!.lastError, lines])
+    expect(everything).not.toContain(TOKEN.split(':')[1])
+  })
+})
+
 describe('Discord', () => {
   test('POST ?wait=true {content}, mentions off; an exhausted bucket (X-RateLimit-Remaining: 0) is waited out before the next message, so no 429 is ever hit', async () => {
     await register({ sink: 'discord', url: discord.webhookUrl('1111') })

@@ -66,7 +66,9 @@ export async function sendTelegram(apiUrl: string, sink: { botToken: string; cha
   try {
     res = await post(`${apiUrl}/bot${sink.botToken}/sendMessage`, {}, JSON.stringify({ chat_id: chat, text, disable_web_page_preview: true }), timeoutMs)
   } catch (e) {
-    return networkFailure(e)
+    // the token is in the URL: an error that quotes the URL must not carry it to the log or the health
+    const failed = networkFailure(e)
+    return failed.ok ? failed : { ...failed, error: failed.error.replaceAll(sink.botToken, '<bot token>') }
   }
   const answer = (await res.json().catch(() => null)) as { ok?: boolean; error_code?: number; description?: string; parameters?: { retry_after?: number } } | null
   if (res.ok && answer?.ok === true) return { ok: true, status: res.status }
@@ -93,7 +95,10 @@ export async function sendDiscord(url: string, text: string, nowMs: number, time
   try {
     res = await post(target.toString(), {}, JSON.stringify({ content: text, allowed_mentions: { parse: [] } }), timeoutMs)
   } catch (e) {
-    return networkFailure(e)
+    // the webhook's token is in the URL: keep it out of the log and the health
+    const failed = networkFailure(e)
+    const token = /\/webhooks\/\d+\/([^/?#]+)/.exec(url)?.[1]
+    return failed.ok || !token ? failed : { ...failed, error: failed.error.replaceAll(token, '<token>') }
   }
   const answer = (await res.json().catch(() => null)) as { message?: string; retry_after?: number; global?: boolean } | null
   const resetMs = retryAfterMs(res.headers.get('x-ratelimit-reset-after'), nowMs)
