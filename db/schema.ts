@@ -327,3 +327,68 @@ export const events = sqliteTable('events', {
   /** canonical JSON of the record as the API serves it */
   payload: text('payload').notNull(),
 }, t => [index('events_created').on(t.createdAt)])
+
+/**
+ * Where pushed events go (docs/events.md "Webhooks"): a signed webhook URL, a Telegram chat
+ * or a Discord webhook, registered with the admin key. An endpoint that deliveries refer to
+ * is disabled (disabled_at_ms set, its credentials erased), never deleted: its deliveries
+ * stay as the record of what was sent where; one nothing refers to is deleted.
+ */
+export const pushEndpoints = sqliteTable('push_endpoints', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  sink: text('sink').notNull(), // 'webhook' | 'telegram' | 'discord'
+  /** the webhook's URL, or the Discord webhook URL; null for Telegram */
+  url: text('url'),
+  /** the Standard Webhooks secret (whsec_…) of a webhook; null otherwise */
+  secret: text('secret'),
+  telegramBotToken: text('telegram_bot_token'),
+  telegramChatId: text('telegram_chat_id'),
+  /** the language of a Telegram or Discord message: 'en' | 'ko' */
+  lang: text('lang').notNull(),
+  /** filters, as the stream's (docs/events.md): an empty list lets every value through */
+  kinds: text('kinds', { mode: 'json' }).$type<string[]>().notNull(),
+  strategies: text('strategies', { mode: 'json' }).$type<string[]>().notNull(),
+  coins: text('coins', { mode: 'json' }).$type<string[]>().notNull(),
+  statuses: text('statuses', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAtMs: integer('created_at_ms').notNull(),
+  /** the newest event when it was registered: it is sent the events after this one */
+  afterEventId: integer('after_event_id').notNull(),
+  disabledAtMs: integer('disabled_at_ms'),
+  /** the receiver asked us to wait (429, an exhausted Discord bucket): nothing is sent to it before this */
+  pausedUntilMs: integer('paused_until_ms').notNull().default(0),
+  lastSuccessAtMs: integer('last_success_at_ms'),
+  lastFailureAtMs: integer('last_failure_at_ms'),
+  lastError: text('last_error'),
+  /** failed attempts since the last success */
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  /** deliveries given up on (past the maximum age, or refused for good) */
+  failedDeliveries: integer('failed_deliveries').notNull().default(0),
+})
+
+/**
+ * The push outbox: one row per endpoint and event, written with the cursor in one
+ * transaction; pending → sending (a lease: claimed_until_ms, owner) → delivered, or failed
+ * past the maximum age (or at once when retrying cannot help), or cancelled when its
+ * endpoint is removed. A finished row never changes (triggers, migration push_triggers).
+ */
+export const pushDeliveries = sqliteTable('push_deliveries', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  endpointId: integer('endpoint_id').notNull().references(() => pushEndpoints.id),
+  eventId: integer('event_id').notNull().references(() => events.id),
+  status: text('status').notNull(), // 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled'
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAtMs: integer('next_attempt_at_ms').notNull(),
+  claimedUntilMs: integer('claimed_until_ms'),
+  owner: text('owner'),
+  createdAtMs: integer('created_at_ms').notNull(),
+  deliveredAtMs: integer('delivered_at_ms'),
+  /** the receiver's HTTP status of the last attempt (null: no answer) */
+  lastStatus: integer('last_status'),
+  lastError: text('last_error'),
+}, t => [uniqueIndex('push_deliveries_once').on(t.endpointId, t.eventId), index('push_deliveries_due').on(t.status, t.nextAttemptAtMs)])
+
+/** How far the outbox has read the events (one row): every event up to event_id has its deliveries written. */
+export const pushCursor = sqliteTable('push_cursor', {
+  name: text('name').primaryKey(),
+  eventId: integer('event_id').notNull(),
+})

@@ -40,10 +40,13 @@ import { eventsModule } from './modules/events'
 import { cardsModule } from './modules/cards'
 import { subscribeModule } from './modules/subscribe'
 import { mailerFor } from './mail/mailer'
+import { pusherFor } from './push/pusher'
+import { webhooksModule } from './modules/webhooks'
 import { createLogger } from './log'
 
 export function buildApp(deps: AppDeps) {
   const mailer = (deps.mailer ??= mailerFor(deps.config, deps.db, deps.clock, createLogger(deps.config.logLevel)))
+  const pusher = (deps.pusher ??= pusherFor(deps.config, deps.db, deps.clock, deps.log ?? createLogger(deps.config.logLevel)))
   // encodeSchema off: Elysia's t.Integer is a transform (it coerces strings in requests),
   // and with encoding on every response holding one is walked by TypeBox's Encode, about
   // 15 ms for a /simulate body; no response schema here transforms anything
@@ -79,12 +82,12 @@ export function buildApp(deps: AppDeps) {
     .use(metricsRoute(metrics))
   // the areas are added one by one: chained in one expression their route types nest too
   // deep for the type checker, and no caller reads the app's route types
-  for (const area of areaModules(deps, mailer)) withPlugins.use(area)
+  for (const area of areaModules(deps, mailer, pusher)) withPlugins.use(area)
   return withPlugins
 }
 
 /** The contract's areas, in the order their routes are matched. */
-function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>): AnyElysia[] {
+function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>, pusher: NonNullable<AppDeps['pusher']>): AnyElysia[] {
   return [
     healthModule(deps),
     coinsModule(deps),
@@ -109,6 +112,7 @@ function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>): Any
     eventsModule(deps),
     cardsModule(deps),
     subscribeModule(deps, mailer),
+    webhooksModule(deps, pusher),
   ]
 }
 

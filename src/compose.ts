@@ -9,6 +9,7 @@ import type { Db } from './db'
 import type { AppDeps } from './deps'
 import type { Logger } from './log'
 import type { Mailer } from './mail/mailer'
+import type { Pusher } from './push/pusher'
 import type { StrategyStatsFn } from './market-context/coin-stats'
 import { MarketContext } from './market-context/service'
 import type { CandleStore } from './market/candle-store'
@@ -25,6 +26,7 @@ export interface DepsParts {
   executor: Executor
   log?: Logger
   mailer?: Mailer
+  pusher?: Pusher
   /** runs computing or waiting at once (default: config.queueMax) */
   maxRuns?: number
   /** finished results kept in memory (default: config.resultCacheSize) */
@@ -56,6 +58,7 @@ export function composeDeps(p: DepsParts): AppDeps {
     runs,
     marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: p.strategyStats?.(runs) }),
     mailer: p.mailer,
+    pusher: p.pusher,
     startedAtMs: clock.now(),
     log,
   }

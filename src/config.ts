@@ -52,8 +52,21 @@ export interface Config {
   publicUrl: string | null
   /** outgoing mail (docs/mail.md) */
   mail: MailConfig
+  /** webhooks, Telegram and Discord (docs/events.md "Webhooks") */
+  push: PushConfig
   /** the push feed's streams (GET /events, docs/events.md) */
   events: EventsConfig
+}
+
+export interface PushConfig {
+  /** WEBHOOK_ALLOW_PRIVATE: private, loopback and link-local targets allowed (off: refused, no request forgery) */
+  allowPrivate: boolean
+  /** the Telegram Bot API's origin (`{base}/bot<token>/sendMessage`) */
+  telegramApiUrl: string
+  /** the Discord API's base: a Discord sink's URL must start with `{base}/webhooks/` */
+  discordApiUrl: string
+  /** one delivery attempt's time limit */
+  timeoutMs: number
 }
 
 export interface EventsConfig {
@@ -235,6 +248,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     publicUrl: env.PUBLIC_URL ? url(env, 'PUBLIC_URL', '') : null,
     mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
+    push: {
+      allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false) as boolean,
+      telegramApiUrl: url(env, 'TELEGRAM_API_URL', 'https://api.telegram.org'),
+      discordApiUrl: url(env, 'DISCORD_API_URL', 'https://discord.com/api'),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
     events: {
       streamsPerClient: int(env, 'EVENTS_STREAMS_PER_CLIENT', 10, 1, 100_000),
       streamsMax: int(env, 'EVENTS_STREAMS_MAX', 5000, 1, 1_000_000),

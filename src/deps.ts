@@ -13,6 +13,7 @@ import type { SeriesCache } from './market/series'
 import type { Universe } from './market/universe'
 import type { RunService } from './runs/service'
 import type { Mailer } from './mail/mailer'
+import type { Pusher } from './push/pusher'
 
 export interface AppDeps {
   config: Config
@@ -30,6 +31,8 @@ export interface AppDeps {
    * when absent, buildApp sets the one the configuration describes
    */
   mailer?: Mailer
+  /** webhooks, Telegram and Discord: the push outbox and its senders; when absent, buildApp sets the one the configuration describes */
+  pusher?: Pusher
   /** clock time when the service started (for uptime) */
   startedAtMs: number
   /** the service log (access lines, errors); absent in most tests */

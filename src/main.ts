@@ -21,6 +21,8 @@ import { coinStrategyFigures } from './modules/simulate/service'
 import { PoolExecutor } from './runs/compute/executor'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
+import { pusherFor } from './push/pusher'
+import { registerPushDelivery } from './jobs/push-delivery'
 import { pageAssets } from './web/assets'
 
 /** how long a SIGTERM waits for in-flight requests */
@@ -64,6 +66,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
   const mailer = mailerFor(config, db, clock, log)
+  const pusher = pusherFor(config, db, clock, log)
   const deps = composeDeps({
     config,
     clock,
@@ -72,6 +75,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     executor,
     log,
     mailer,
+    pusher,
     strategyStats: runs => symbols => coinStrategyFigures(runs, DEFAULT_STATS_STRATEGY, symbols.filter(s => store.bars(s))),
   })
   // aborted when stop() begins: the open event streams end instead of holding the stop up
@@ -86,6 +90,8 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   // mails queued before a restart (or waiting for a retry) go out now, then every minute
   mailer.kick()
   scheduler.every('mail-outbox', 60_000, () => mailer.deliverDue().then(() => undefined))
+  // webhooks, Telegram and Discord: what a restart left in the outbox now, then as events come
+  const stopPushWakeups = registerPushDelivery(scheduler, pusher)
   const feed = candleFeedFor(config, store, clock, log)
   if (feed?.source === 'demo') {
     // catch up on the hours the store missed while the service was down, and draw the forming hour
@@ -129,11 +135,15 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       // refuse new connections first, then stop the jobs while in-flight requests finish
       shutdown.abort()
       const drained = app.stop(false).then(() => false)
+      stopPushWakeups()
+      // the push attempts in flight end (at most WEBHOOK_TIMEOUT_MS); claimed rows not yet attempted are handed back
+      const pushStopped = pusher.stop()
       const jobsStopped = Promise.resolve(scheduler.stop())
       let timer: ReturnType<typeof setTimeout> | undefined
       const late = await Promise.race([drained, new Promise<boolean>(r => (timer = setTimeout(() => r(true), graceMs)))])
       clearTimeout(timer)
       await jobsStopped
+      await pushStopped
       if (late) {
         log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
         await app.stop(true)

@@ -92,6 +92,8 @@ const reachesModule = (t: { file?: string }) => isIn(t.file, 'src/modules')
 const recordsReachUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs', 'src/live')
 /** a live step is called by its job, never the reverse, and serves no route */
 const liveReachesUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs')
+/** the push area (webhooks, Telegram, Discord) is driven by its job and the admin module: it imports neither, nor Elysia or src/http/ */
+const pushReachesUp = (t: { file?: string; pkg?: string }) => isElysia(t.pkg) || isIn(t.file, 'src/modules', 'src/http', 'src/jobs', 'src/live')
 /** a module reads what jobs and live steps publish through src/records/, never through them */
 const moduleReachesJob = (t: { file?: string }) => isIn(t.file, 'src/jobs', 'src/live')
 
@@ -151,7 +153,7 @@ describe('the import graph of src/', () => {
   })
 
   test('nothing under src/jobs/, src/live/, src/mail/, src/records/ or the other areas below the modules imports a module (src/modules/)', () => {
-    for (const dir of ['src/jobs', 'src/live', 'src/mail', 'src/records', 'src/market-context', 'src/upstream', 'src/cards', 'src/bot-generator', 'src/web', 'src/model'])
+    for (const dir of ['src/jobs', 'src/live', 'src/mail', 'src/push', 'src/records', 'src/market-context', 'src/upstream', 'src/cards', 'src/bot-generator', 'src/web', 'src/model'])
       expect(offenders(dir, reachesModule)).toEqual([])
   })
 
@@ -161,6 +163,16 @@ describe('the import graph of src/', () => {
 
   test('the live steps import no job (the scheduler included), no module, no Elysia and no src/http/', () => {
     expect(offenders('src/live', liveReachesUp)).toEqual([])
+  })
+
+  test('the push area imports no job, live step, module, Elysia or src/http/; a file that did would be found', () => {
+    expect([...graph.keys()].filter(under('src/push')).length).toBeGreaterThanOrEqual(5)
+    expect(offenders('src/push', pushReachesUp)).toEqual([])
+    expect(offenders('src/jobs', t => isIn(t.file, 'src/push'))).toContain('src/jobs/push-delivery.ts -> src/push/pusher.ts')
+    const fake = new Map([
+      [join(ROOT, 'src/push/pusher.ts'), { local: [join(ROOT, 'src/jobs/scheduler.ts'), join(ROOT, 'src/modules/webhooks/service.ts'), join(ROOT, 'src/http/errors.ts'), join(ROOT, 'src/records/events.ts')], packages: ['elysia', 'standardwebhooks'] }],
+    ])
+    expect(offenders('src/push', pushReachesUp, fake)).toEqual(['src/push/pusher.ts -> src/jobs/scheduler.ts', 'src/push/pusher.ts -> src/modules/webhooks/service.ts', 'src/push/pusher.ts -> src/http/errors.ts', 'src/push/pusher.ts -> elysia'])
   })
 
   test('a module imports no other module', () => {

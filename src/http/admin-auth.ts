@@ -5,6 +5,7 @@
  * timingSafeEqual, so neither the key's content nor its length leaks through timing.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { Elysia } from 'elysia'
 
 export const ADMIN_HEADER = 'x-admin-key'
 
@@ -30,4 +31,19 @@ export function adminOnly(configured: string) {
     set.status = v.status
     return { detail: v.detail }
   }
+}
+
+/**
+ * The admin key checked before anything else reads the request (an `onRequest` hook for the
+ * paths under `prefix`): a route with a body must answer 401/403/503 to a caller without
+ * the key, never a 422 that tells the body's rules to anyone. Answers the refusal itself.
+ */
+export function adminPaths(configured: string, prefix: string) {
+  return new Elysia({ name: 'admin-paths', seed: prefix }).onRequest(({ request }) => {
+    const path = new URL(request.url).pathname
+    if (path !== prefix && !path.startsWith(`${prefix}/`)) return
+    if (request.method === 'OPTIONS') return // a CORS preflight carries no credentials
+    const v = checkAdminKey(configured, request.headers.get(ADMIN_HEADER))
+    if (!v.ok) return Response.json({ detail: v.detail }, { status: v.status })
+  })
 }

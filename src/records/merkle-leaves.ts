@@ -120,3 +120,8 @@ export function sealedDays(db: Db, fromDay: string, toDay: string): DayRootRow[]
 export function latestSealedDay(db: Db): string | null {
   return db.select({ day: dayRoots.day }).from(dayRoots).orderBy(asc(dayRoots.day)).all().at(-1)?.day ?? null
 }
+
+/** The day a record's leaf was sealed under, or null while it is in no sealed day. */
+export function sealedDayOf(db: Db, recordId: string): string | null {
+  return db.select({ day: dayLeaves.day }).from(dayLeaves).where(eq(dayLeaves.recordId, recordId)).limit(1).get()?.day ?? null
+}
