@@ -10,6 +10,7 @@ import { openDb } from '../../src/db'
 import type { AppDeps } from '../../src/deps'
 import { CandleStore } from '../../src/market/candle-store'
 import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/runs/compute/executor'
+import { ExecutorTransport, type Transport } from '../../src/runs/transport'
 
 import { tempDir } from './fixtures'
 import { composeDeps } from '../../src/compose'
@@ -23,6 +24,8 @@ export interface Harness {
   clock: ManualClock
   /** where the runs' tasks go: in-process, or the worker pool when `workers` was given */
   executor: Executor
+  /** the run service's transport: `executor` behind the default ExecutorTransport */
+  transport: Transport
   /** GET/POST through app.handle; returns status, parsed JSON (or text) and headers */
   req(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>
   cleanup(): void
@@ -36,7 +39,8 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
   const db = openDb(':memory:')
   const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, (opts.queueMax ?? 64) * 256) : new InProcessExecutor(store)
-  const deps = composeDeps({ config, clock, store, db, executor, maxRuns: opts.queueMax ?? 64 })
+  const transport = new ExecutorTransport(executor)
+  const deps = composeDeps({ config, clock, store, db, transport, maxRuns: opts.queueMax ?? 64 })
   const app = buildApp(deps)
   return {
     dataDir,
@@ -44,6 +48,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     app,
     clock,
     executor,
+    transport,
     async req(path, init = {}) {
       const headers = new Headers(init.headers)
       let body = init.body
