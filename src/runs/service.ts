@@ -14,13 +14,14 @@
  * makes a request wait in the queue or answer 503.
  *
  * A run: its universe, its coins' trades computed in chunks on the workers
- * (runCoinTrades), the chunks merged, the trades booked (engine/run.ts) and presented
- * (present.ts), its statistics (statistics.ts), and the result kept (result-store.ts).
+ * (runCoinTrades), the chunks merged, the trades chosen by the portfolio and booked here
+ * (engine/run.ts), presented (present.ts), its statistics (statistics.ts), and the result
+ * kept (result-store.ts).
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { acceptSteps } from '../engine/portfolio'
-import { daySpan } from '../engine/run'
+import { bookSteps, daySpan, markOver } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import type { Universe } from '../market/universe'
@@ -33,7 +34,7 @@ import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
-import { assembleRun, type RunOutcome, type RunResult } from './present'
+import { assembledOf, type RunOutcome, type RunResult } from './present'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
 import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
@@ -234,7 +235,8 @@ export class RunService {
       warnings: [],
     }
     await yieldToLoop()
-    const acceptance = await stepped(acceptSteps(trades, portfolioOptionsOf(spec, symbols.length)))
+    const portfolio = portfolioOptionsOf(spec, symbols.length)
+    const acceptance = await stepped(acceptSteps(trades, portfolio))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
@@ -252,7 +254,9 @@ export class RunService {
           })
         : undefined
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
-    const assembled = await assembleRun(outcome, this.deps.store, acceptance)
+    // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
+    const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
       await this.addStatistics(result, lane, jobs)
