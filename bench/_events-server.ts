@@ -15,12 +15,12 @@ import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
 import { CandleStore } from '../src/market/candle-store'
 import { appendEvents } from '../src/records/events'
-import { InProcessExecutor } from '../src/runs/compute/executor'
+import { inProcessTransport } from '../src/runs/transport'
 
 const config = loadConfig(process.env)
 const store = CandleStore.open(config.dataDir)
 const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
-const deps = composeDeps({ config, clock: systemClock, store, db, executor: new InProcessExecutor(store), maxRuns: 8 })
+const deps = composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 })
 const app = buildApp(deps)
 app.listen({ port: config.port, hostname: config.host })
 console.log(`listening ${app.server!.port}`)

@@ -18,7 +18,7 @@ import { generateStore } from '../src/market/generate-store'
 import { GROUPS, PERIODS, periodWindow } from '../src/records/rankings/configurations'
 import { DayFiles, type DayFile } from '../src/records/rankings/day-files'
 import type { RankedRow } from '../src/records/rankings/rank'
-import { PoolExecutor } from '../src/runs/compute/executor'
+import { workerPoolTransport } from '../src/runs/transport'
 import { composeDeps } from '../src/compose'
 
 const dir = mkdtempSync(join(tmpdir(), 'perpsim-cards-'))
@@ -31,10 +31,10 @@ const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: no
 const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', PUBLIC_URL: 'https://perpsim.example.org' })
 const clock = new ManualClock(nowMs)
 const db = openDb(join(dir, 'perpsim.sqlite'))
-const executor = new PoolExecutor(store, workers, 64 * 256)
+const transport = workerPoolTransport(store, workers, 64 * 256)
 const log = createLogger('silent')
 const mailer = mailerFor(config, db, clock, log)
-const deps = composeDeps({ config, clock, store, db, executor, log, mailer, maxRuns: 64, cacheSize: 256, strategyStats: () => async () => new Map() })
+const deps = composeDeps({ config, clock, store, db, transport, log, mailer, maxRuns: 64, cacheSize: 256, strategyStats: () => async () => new Map() })
 const { runs } = deps
 const app = buildApp(deps)
 const get = async (path: string) => {
@@ -86,7 +86,7 @@ const weeklyS = (performance.now() - t0) / 1000
 const files = readdirSync(join(dir, 'outbox')).filter(f => f.endsWith('.eml')).length
 console.log(`weekly alert, ${N.toLocaleString('en-US')} active subscribers to the file outbox: ${weeklyS.toFixed(1)} s (${r.queued} queued, ${r.delivery!.sent} sent, ${files} .eml files)`)
 
-await executor.close()
+await transport.close()
 db.$client.close()
 rmSync(dir, { recursive: true, force: true })
 process.exit(0)

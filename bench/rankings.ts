@@ -17,7 +17,7 @@ import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 import { generateStore } from '../src/market/generate-store'
 import { DAY_MS } from '../src/market/types'
-import { PoolExecutor } from '../src/runs/compute/executor'
+import { workerPoolTransport } from '../src/runs/transport'
 import { configurations } from '../src/records/rankings/configurations'
 import { composeDeps } from '../src/compose'
 
@@ -33,9 +33,9 @@ const { store } = generateStore(dir, { coins: 200, days: 730, seed: 7, endMs: no
 const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0' })
 const clock = new ManualClock(nowMs)
 const db = openDb(':memory:')
-const executor = new PoolExecutor(store, workers, 64 * 256)
+const transport = workerPoolTransport(store, workers, 64 * 256)
 const log = createLogger('silent')
-const deps = composeDeps({ config, clock, store, db, executor, log, maxRuns: 64, cacheSize: 64, strategyStats: () => async () => new Map() })
+const deps = composeDeps({ config, clock, store, db, transport, log, maxRuns: 64, cacheSize: 64, strategyStats: () => async () => new Map() })
 const { runs } = deps
 const app = buildApp(deps)
 const quiet = { progress: () => {}, yield: async () => {}, trigger: 'manual' as const }
@@ -98,5 +98,5 @@ await (await app.handle(new Request('http://localhost/hot-strategies'))).arrayBu
 console.log(`GET /hot-strategies: first ${hotFirst.toFixed(0)} ms (computed), cached ${(performance.now() - t1).toFixed(2)} ms`)
 
 await scheduler.stop()
-await executor.close()
+await transport.close()
 if (own) rmSync(dir, { recursive: true, force: true })

@@ -18,7 +18,7 @@ import { Universe } from '../src/market/universe'
 import { runOptimize } from '../src/modules/research/optimize-service'
 import { runValidate } from '../src/modules/research/validate-service'
 import { simulateSpec } from '../src/runs/simulate-spec'
-import { PoolExecutor } from '../src/runs/compute/executor'
+import { workerPoolTransport } from '../src/runs/transport'
 import { RunService } from '../src/runs/service'
 import { BUN, pct, ROOT } from './_server'
 
@@ -43,8 +43,8 @@ const { dir, temp } = storeDir()
 if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${dir}`)
 const store = CandleStore.open(dir)
 const universe = new Universe(store)
-const executor = new PoolExecutor(store, WORKERS, 1024)
-const runs = new RunService({ store, universe, executor, db: openDb(':memory:'), clock: { now: () => Date.now() }, cacheSize: 0 })
+const transport = workerPoolTransport(store, WORKERS, 1024)
+const runs = new RunService({ store, universe, transport, db: openDb(':memory:'), clock: { now: () => Date.now() }, cacheSize: 0 })
 const deps = { runs, universe, store }
 
 const p50 = (xs: number[]) => pct(xs, 50)
@@ -124,6 +124,6 @@ console.log('| measurement | p50 ms | note |')
 console.log('|---|---|---|')
 for (const r of rows) console.log(r)
 
-await executor.close()
+await transport.close()
 if (temp) rmSync(dir, { recursive: true, force: true })
 process.exit(0)

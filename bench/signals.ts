@@ -27,7 +27,7 @@ import { SeriesCache } from '../src/market/series'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { Universe } from '../src/market/universe'
 import { insertSignals, signalId, type SignalRow } from '../src/records/signals'
-import { PoolExecutor } from '../src/runs/compute/executor'
+import { workerPoolTransport } from '../src/runs/transport'
 import { RunService } from '../src/runs/service'
 import { listStrategies } from '../src/strategies/registry'
 
@@ -50,8 +50,8 @@ const universe = new Universe(store)
 const series = new SeriesCache(store)
 const log = createLogger('silent')
 const workers = Number(process.env.WORKERS ?? 2)
-const executor = new PoolExecutor(store, workers, 64 * 256)
-const runs = new RunService({ store, universe, executor, db, clock, cacheSize: 8, maxRuns: 8 })
+const transport = workerPoolTransport(store, workers, 64 * 256)
+const runs = new RunService({ store, universe, transport, db, clock, cacheSize: 8, maxRuns: 8 })
 const deps: AppDeps = {
   config, clock, store, universe, series, db, runs,
   marketContext: new MarketContext({ config, clock, db, store, universe, log, strategyStats: async () => new Map() }),
@@ -138,6 +138,6 @@ for (const p of paths) {
   xs.sort((a, b) => a - b)
   console.log(`| ${p} | ${xs[30]!.toFixed(2)} | ${xs[54]!.toFixed(2)} | ${bytes} |`)
 }
-await executor.close()
+await transport.close()
 db.$client.close()
 rmSync(dir, { recursive: true, force: true })

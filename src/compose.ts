@@ -1,7 +1,7 @@
 /**
  * The one place AppDeps are put together from their parts. The server (main.ts), the test
  * harness and the benchmarks each choose their own config, store, clock, database and
- * executor, and get the same universe, series cache, run service and market context.
+ * transport to the workers (src/runs/transport.ts), and get the same universe, series cache, run service and market context.
  */
 import type { Clock } from './clock'
 import type { Config } from './config'
@@ -15,15 +15,16 @@ import { MarketContext } from './market-context/service'
 import type { CandleStore } from './market/candle-store'
 import { SeriesCache } from './market/series'
 import { Universe } from './market/universe'
-import type { Executor } from './runs/compute/executor'
 import { RunService } from './runs/service'
+import type { Transport } from './runs/transport'
 
 export interface DepsParts {
   config: Config
   clock: Clock
   store: CandleStore
   db: Db
-  executor: Executor
+  /** how the run service reaches the workers: the worker pool, the calling thread, or a queue */
+  transport: Transport
   log?: Logger
   mailer?: Mailer
   pusher?: Pusher
@@ -36,12 +37,12 @@ export interface DepsParts {
 }
 
 export function composeDeps(p: DepsParts): AppDeps {
-  const { config, clock, store, db, executor, log } = p
+  const { config, clock, store, db, transport, log } = p
   const universe = new Universe(store)
   const runs = new RunService({
     store,
     universe,
-    executor,
+    transport,
     db,
     clock,
     cacheSize: p.cacheSize ?? config.resultCacheSize,

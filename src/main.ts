@@ -18,7 +18,7 @@ import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { coinStrategyFigures } from './modules/simulate/service'
-import { PoolExecutor } from './runs/compute/executor'
+import { workerPoolTransport } from './runs/transport'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
 import { pusherFor } from './push/pusher'
@@ -64,7 +64,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
-  const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
+  const transport = workerPoolTransport(store, config.workers, config.queueMax * 256)
   const mailer = mailerFor(config, db, clock, log)
   const pusher = pusherFor(config, db, clock, log)
   const deps = composeDeps({
@@ -72,7 +72,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     clock,
     store,
     db,
-    executor,
+    transport,
     log,
     mailer,
     pusher,
@@ -109,7 +109,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   try {
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
   } catch (e) {
-    await executor.close()
+    await transport.close()
     db.$client.close()
     const why = (e as Error).message.includes('in use') ? 'the port is in use' : (e as Error).message
     throw new Error(`cannot listen on ${config.host}:${config.port} (HOST, PORT): ${why}`)
@@ -148,7 +148,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         log.warn(`shutdown: requests still running after ${graceMs / 1000} s were closed`)
         await app.stop(true)
       }
-      await executor.close()
+      await transport.close()
       mailer.close()
       db.$client.close()
     },

@@ -114,6 +114,32 @@ function crossModule(g: typeof graph = graph): string[] {
   return out
 }
 
+/**
+ * One road to the workers: the executor, the worker pool and its task queue are reached only
+ * through the run service's transport (src/runs/transport.ts), and the transport only by the
+ * run pipeline and the process roots that build one for their RunService and close it.
+ */
+const RAW_WORKERS = ['src/runs/compute/executor.ts', 'src/runs/compute/pool.ts', 'src/runs/compute/task-queue.ts']
+const TRANSPORT = 'src/runs/transport.ts'
+const TRANSPORT_ROOTS = ['src/main.ts', 'src/compose.ts', 'src/jobs/cli.ts']
+
+/** Imports outside src/runs/ that open a second road to the workers, as "file -> import". */
+function secondRoads(g: typeof graph = graph): string[] {
+  const out: string[] = []
+  for (const [f, { local }] of g) {
+    const from = relative(ROOT, f)
+    if (under('src/runs')(f)) continue
+    for (const t of local) {
+      const to = relative(ROOT, t)
+      if (RAW_WORKERS.includes(to) || (to === TRANSPORT && !TRANSPORT_ROOTS.includes(from))) out.push(`${from} -> ${to}`)
+    }
+  }
+  return out
+}
+
+/** Whether a root's code submits a task itself (comments dropped): it may build and close its transport, nothing more. */
+const submitsTasks = (text: string) => /\.submit\s*\(/.test(text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, ''))
+
 describe('the import graph of src/', () => {
   test('is read from every source file and its imports resolve', () => {
     expect(graph.size).toBe(files.length)
@@ -225,6 +251,36 @@ describe('the import graph of src/', () => {
   test('the kit below the engine (time units and forms, sorted-series search, rounding) imports nothing', () => {
     const kit = ['src/time.ts', 'src/sorted-search.ts', 'src/round.ts'].map(f => join(ROOT, f))
     for (const f of kit) expect({ file: relative(ROOT, f), ...graph.get(f)! }).toEqual({ file: relative(ROOT, f), local: [], packages: [] })
+  })
+
+  test('one road to the workers: nothing outside src/runs/ imports the executor, the pool or the task queue, and only the process roots import the transport (they build and close it, never submit)', () => {
+    expect(secondRoads()).toEqual([])
+    for (const root of TRANSPORT_ROOTS) expect(submitsTasks(readFileSync(join(ROOT, root), 'utf8'))).toBe(false)
+  })
+
+  test('the one-road rule reads real imports, and a second road would be found', () => {
+    const real = (from: string) => graph.get(join(ROOT, from))!.local.map(t => relative(ROOT, t))
+    // the run service is the transport's caller, the transport wraps the executor, the server builds one
+    expect(real('src/runs/service.ts')).toContain(TRANSPORT)
+    expect(real(TRANSPORT)).toContain('src/runs/compute/executor.ts')
+    expect(real('src/main.ts')).toContain(TRANSPORT)
+    const fake = new Map([
+      [join(ROOT, 'src/modules/research/validate-service.ts'), { local: [join(ROOT, 'src/runs/compute/executor.ts'), join(ROOT, 'src/runs/service.ts')], packages: [] }],
+      [join(ROOT, 'src/jobs/rankings.ts'), { local: [join(ROOT, TRANSPORT), join(ROOT, 'src/runs/compute/nested-runs.ts')], packages: [] }],
+      [join(ROOT, 'src/live/signal-scan.ts'), { local: [join(ROOT, 'src/runs/compute/pool.ts'), join(ROOT, 'src/runs/compute/task-queue.ts')], packages: [] }],
+      [join(ROOT, 'src/compose.ts'), { local: [join(ROOT, 'src/runs/compute/executor.ts'), join(ROOT, TRANSPORT)], packages: [] }],
+      [join(ROOT, 'src/main.ts'), { local: [join(ROOT, TRANSPORT)], packages: [] }],
+      [join(ROOT, 'src/runs/service.ts'), { local: [join(ROOT, TRANSPORT), join(ROOT, 'src/runs/compute/executor.ts')], packages: [] }],
+    ])
+    expect(secondRoads(fake)).toEqual([
+      'src/modules/research/validate-service.ts -> src/runs/compute/executor.ts',
+      'src/jobs/rankings.ts -> src/runs/transport.ts',
+      'src/live/signal-scan.ts -> src/runs/compute/pool.ts',
+      'src/live/signal-scan.ts -> src/runs/compute/task-queue.ts',
+      'src/compose.ts -> src/runs/compute/executor.ts',
+    ])
+    expect(submitsTasks(`const t = workerPoolTransport(store, 2, 64)\nawait t.submit('coinTrades', payload, { priority: 'interactive' })`)).toBe(true)
+    expect(submitsTasks(`// t.submit('coinTrades', …) is the run service's\nconst t = workerPoolTransport(store, 2, 64)\nawait t.close()`)).toBe(false)
   })
 
   test('module services use no Elysia (controllers and models do)', () => {

@@ -158,8 +158,8 @@ describe('GET /export/csv', () => {
     expect(lines.length - 1).toBe(r.body.total_trades)
     // a new service over the same DB (a restart) recomputes from the stored request
     const { RunService } = await import('../src/runs/service')
-    const { InProcessExecutor } = await import('../src/runs/compute/executor')
-    const fresh = new RunService({ ...h.deps, executor: new InProcessExecutor(h.deps.store), cacheSize: 0 })
+    const { inProcessTransport } = await import('../src/runs/transport')
+    const fresh = new RunService({ ...h.deps, transport: inProcessTransport(h.deps.store), cacheSize: 0 })
     const again = await fresh.byHash(r.body.result_hash)
     expect(again!.assembled.portfolio.trades.n).toBe(r.body.total_trades)
   })

@@ -9,10 +9,11 @@ import { Scheduler } from '../src/jobs/scheduler'
 import { createLogger } from '../src/log'
 import { simulateSpec } from '../src/runs/simulate-spec'
 import { runCoinTrades } from '../src/runs/compute/coin-tasks'
-import type { Executor } from '../src/runs/compute/executor'
 import { TaskQueue, type Priority } from '../src/runs/compute/task-queue'
 import { Overloaded } from '../src/runs/errors'
 import { RunService } from '../src/runs/service'
+import type { RunSpec } from '../src/runs/spec'
+import type { TaskName, Transport } from '../src/runs/transport'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
 describe('TaskQueue', () => {
@@ -59,31 +60,58 @@ const body = (sl: number) => ({ strategy: 'bb-squeeze-short', market_type: 'futu
 interface Event {
   ev: 'submit' | 'done'
   id: number
+  task: TaskName
   priority: Priority
 }
 
-/** The harness's pool (one worker), recording when each task is submitted and when it is done. */
-function recording(inner: Executor): { executor: Executor; log: Event[] } {
+/** The harness's transport (the pool, one worker), recording when each task is submitted and when it is done. */
+function recording(inner: Transport): { transport: Transport; log: Event[] } {
   const log: Event[] = []
   let next = 0
   return {
     log,
-    executor: {
+    transport: {
       get parallelism() {
         return inner.parallelism
       },
-      run(task, payload, affinity, priority = 'interactive') {
+      submit(task, payload, opts) {
         const id = next++
-        log.push({ ev: 'submit', id, priority })
-        return inner.run(task, payload, affinity, priority).then(r => {
-          log.push({ ev: 'done', id, priority })
+        log.push({ ev: 'submit', id, task, priority: opts.priority })
+        return inner.submit(task, payload, opts).then(r => {
+          log.push({ ev: 'done', id, task, priority: opts.priority })
           return r
         })
       },
       close: () => inner.close(),
-      stats: () => inner.stats!(),
+      stats: () => inner.stats(),
     },
   }
+}
+
+/** The harness's transport with the tasks of one lane held until `release()`. */
+function holding(inner: Transport, lane: Priority): { transport: Transport; release(): void } {
+  let release!: () => void
+  const gate = new Promise<void>(r => (release = r))
+  return {
+    release,
+    transport: {
+      get parallelism() {
+        return inner.parallelism
+      },
+      submit: (task, payload, opts) => (opts.priority === lane ? gate.then(() => inner.submit(task, payload, opts)) : inner.submit(task, payload, opts)),
+      close: () => inner.close(),
+      stats: () => inner.stats(),
+    },
+  }
+}
+
+/** The live scan's payload for some coins (bb-squeeze-short on 1H, the last three days). */
+const scanPayload = (symbols: string[]) => ({ timeframe: '1H' as const, symbols, strategies: ['bb-squeeze-short'], nowMs: h.clock.now(), earliestMs: h.clock.now() - 72 * 3_600_000, watermark: null, forming: {} })
+
+/** The rankings' nested groups for one spec: its universe and that universe's first three coins. */
+function nested(runs: RunService, spec: RunSpec) {
+  const { symbols } = runs.resolveUniverse(spec)
+  return { specs: [spec, spec], symbols, groups: [symbols.map((_, i) => i), [0, 1, 2]], sameWorker: ['a', 'a'] }
 }
 
 describe('the worker pool (one worker)', () => {
@@ -100,23 +128,67 @@ describe('the worker pool (one worker)', () => {
 
 describe('the run pipeline', () => {
   test("a job's runs go in at background priority, a request's at interactive", async () => {
-    const { executor, log } = recording(h.executor)
-    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, executor, db: h.deps.db, clock: h.clock, cacheSize: 0 })
+    const { transport, log } = recording(h.transport)
+    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, transport, db: h.deps.db, clock: h.clock, cacheSize: 0 })
     await runs.run(simulateSpec(body(4)), { noCache: true, background: true })
     const jobTasks = log.filter(e => e.ev === 'submit').map(e => e.priority)
     expect(jobTasks.length).toBeGreaterThan(1) // coin chunks and statistics
     expect(new Set(jobTasks)).toEqual(new Set(['background']))
     log.length = 0
     await runs.run(simulateSpec(body(4)), { noCache: true })
-    await runs.admitted(ex => ex.run(runCoinTrades, { spec: simulateSpec(body(4)), symbols: ['ETHUSDT'] }))
+    await runs.batch([simulateSpec(body(4))], { noCache: true })
     expect(new Set(log.filter(e => e.ev === 'submit').map(e => e.priority))).toEqual(new Set(['interactive']))
   })
 
+  test("every named operation sends its tasks in its caller's lane: the jobs' in the background, the requests' interactive", async () => {
+    const { transport, log } = recording(h.transport)
+    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, transport, db: h.deps.db, clock: h.clock, cacheSize: 0 })
+    const spec = simulateSpec(body(4))
+    const lanes = async (op: () => Promise<unknown>) => {
+      log.length = 0
+      await op()
+      return log.filter(e => e.ev === 'submit').map(e => `${e.task}:${e.priority}`)
+    }
+    // the daily rankings' nested groups: one task per spec; the live scan: one chunk per worker
+    expect(await lanes(() => runs.nestedRuns(nested(runs, spec), { background: true }))).toEqual(['nestedRuns:background', 'nestedRuns:background'])
+    expect(await lanes(() => runs.signalScan(['ETHUSDT', 'BTCUSDT'], scanPayload, { background: true }))).toEqual(['scanSignals:background'])
+    expect(await lanes(() => runs.batch([spec], { noCache: true, background: true }))).toEqual(['wholeRuns:background'])
+    // the research routes: optimize's grid, validate's run and Monte Carlo
+    expect(new Set(await lanes(() => runs.gridSearch(spec, runs.resolveUniverse(spec).symbols, [{ slPct: 2, tpPct: 3 }])))).toEqual(new Set(['gridTrades:interactive']))
+    const validation = await lanes(() => runs.validation(spec, { noCache: true, simulations: 50 }))
+    expect(new Set(validation)).toEqual(new Set(['coinTrades:interactive', 'tradeBootstrap:interactive', 'randomEntry:interactive']))
+  })
+
+  test('every named operation is admitted as one run: beyond QUEUE_MAX a request sheds, a job never does', async () => {
+    const { transport, release } = holding(h.transport, 'interactive')
+    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, transport, db: h.deps.db, clock: h.clock, cacheSize: 0, maxRuns: 1 })
+    const spec = simulateSpec(body(9))
+    const symbols = runs.resolveUniverse(spec).symbols
+    // one request's run holds the one place (its tasks wait for release)
+    const held = runs.run(spec, { noCache: true })
+    expect(runs.runStats().activeRuns).toBe(1)
+    const shed = [
+      runs.batch([spec], { noCache: true }),
+      runs.gridSearch(spec, symbols, [{ slPct: 2, tpPct: 3 }]),
+      runs.validation(spec, { noCache: true, simulations: 10 }),
+      runs.signalScan(['ETHUSDT'], scanPayload),
+      runs.nestedRuns(nested(runs, spec)),
+    ]
+    for (const p of shed) await expect(p).rejects.toBeInstanceOf(Overloaded)
+    // the same work as a job's: not counted, not shed, and done while the request still waits
+    expect((await runs.nestedRuns(nested(runs, spec), { background: true })).map(r => r.length)).toEqual([2, 2])
+    expect((await runs.signalScan(['ETHUSDT'], scanPayload, { background: true })).map(c => c.symbol)).toEqual(['ETHUSDT'])
+    expect(runs.runStats()).toMatchObject({ activeRuns: 1, backgroundRuns: 0 })
+    release()
+    await held
+    expect(runs.runStats()).toMatchObject({ activeRuns: 0, backgroundRuns: 0 })
+  })
+
   test('job work in flight does not make a request shed; requests still shed beyond QUEUE_MAX as before', async () => {
-    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, executor: h.executor, db: h.deps.db, clock: h.clock, cacheSize: 0, maxRuns: 1 })
-    let release!: () => void
-    const held = new Promise<void>(r => (release = r))
-    const job = runs.admitted(async () => held, { background: true })
+    // the jobs' tasks are held until release: their work stays in flight
+    const { transport, release } = holding(h.transport, 'background')
+    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, transport, db: h.deps.db, clock: h.clock, cacheSize: 0, maxRuns: 1 })
+    const job = runs.nestedRuns(nested(runs, simulateSpec(body(5))), { background: true })
     const jobRun = runs.run(simulateSpec(body(5)), { noCache: true, background: true })
     expect(runs.runStats()).toMatchObject({ activeRuns: 0, backgroundRuns: 2 })
     // QUEUE_MAX = 1: the request is the one run counted, whatever the jobs do
@@ -130,14 +202,14 @@ describe('the run pipeline', () => {
   })
 
   test('while the rankings job runs, each request task waits at most for the job task already running; the job then completes', async () => {
-    const { executor, log } = recording(h.executor)
-    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, executor, db: h.deps.db, clock: h.clock, cacheSize: 0 })
+    const { transport, log } = recording(h.transport)
+    const runs = new RunService({ store: h.deps.store, universe: h.deps.universe, transport, db: h.deps.db, clock: h.clock, cacheSize: 0 })
     const s = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
     s.register(rankingsJob({ clock: h.clock, db: h.deps.db, store: h.deps.store, runs }))
     let settled = false
     const job = s.runSlot('rankings', h.clock.now(), 'manual').finally(() => (settled = true))
     // wait until job tasks are queued behind the one running
-    while (h.executor.stats!().queuedBackground < 3 && !settled) await Bun.sleep(1)
+    while (h.transport.stats()!.queuedBackground < 3 && !settled) await Bun.sleep(1)
     expect(settled).toBe(false)
     for (let k = 0; k < 3; k++) await runs.run(simulateSpec(body(8 + k)), { noCache: true })
     const row = await job

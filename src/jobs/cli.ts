@@ -13,7 +13,7 @@ import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
 import { DAY_MS, isoRecordInstant, parseDay } from '../time'
 import { Universe } from '../market/universe'
-import { PoolExecutor } from '../runs/compute/executor'
+import { workerPoolTransport } from '../runs/transport'
 import { RunService } from '../runs/service'
 import { candleFeedFor } from './candles'
 import { registerJobs } from './registry'
@@ -39,8 +39,8 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   const store = CandleStore.open(config.dataDir)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
   const universe = new Universe(store)
-  const executor = new PoolExecutor(store, config.workers, config.queueMax * 256)
-  const runs = new RunService({ store, universe, executor, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
+  const transport = workerPoolTransport(store, config.workers, config.queueMax * 256)
+  const runs = new RunService({ store, universe, transport, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
   const scheduler = new Scheduler({ clock, db, log, timers: false })
   const feed = candleFeedFor(config, store, clock, log) ?? undefined
   registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store), feed }, log)
@@ -78,7 +78,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
     return row.outcome === 'failed' ? 1 : 0
   } finally {
     await scheduler.stop()
-    await executor.close()
+    await transport.close()
     db.$client.close()
   }
 }

@@ -13,8 +13,6 @@ import { DAY_MS, HOUR_MS } from '../market/types'
 // a row's run is, by construction, the run /simulate makes of the body the row publishes
 import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
-import type { RunMetricsResult } from '../runs/compute/coin-tasks'
-import { runNestedRuns } from '../runs/compute/nested-runs'
 import type { RunService } from '../runs/service'
 import {
   CATCH_UP_DAYS,
@@ -104,23 +102,10 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
   const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
   const results = await whenAdmitted(
     () =>
-      deps.runs.admitted(
-        async executor => {
-          // one task per configuration: short chunks, so a request's tasks, which go ahead of
-          // these on the workers, wait at most for the ones already running. A strategy's
-          // tasks go to one worker (always the same): its signal masks are computed once there
-          // and stay cached for the other presets, periods and days
-          const strategyNo = new Map<string, number>()
-          for (const c of configs) if (!strategyNo.has(c.strategy)) strategyNo.set(c.strategy, strategyNo.size)
-          const parts = configs.map((c, i) => ({ worker: strategyNo.get(c.strategy)!, configs: [i] }))
-          const answers = await Promise.all(parts.map(p => executor.run(runNestedRuns, { specs: p.configs.map(i => unionSpecs[i]), symbols: union, groups }, p.worker)))
-          const out: RunMetricsResult[][] = new Array(configs.length)
-          parts.forEach((p, k) => p.configs.forEach((i, j) => (out[i] = answers[k][j])))
-          return out
-        },
-        // scheduled work: behind every request on the workers, and never counted against QUEUE_MAX
-        { background: true },
-      ),
+      // one task per configuration, a strategy's on one worker (its signal masks stay cached
+      // there for the other presets, periods and days); scheduled work: behind every request
+      // on the workers, and never counted against QUEUE_MAX
+      deps.runs.nestedRuns({ specs: unionSpecs, symbols: union, groups, sameWorker: configs.map(c => c.strategy) }, { background: true }),
     yieldStep,
   )
   const out = {} as Record<Group, GroupFigures>

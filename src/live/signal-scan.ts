@@ -25,7 +25,7 @@ import { TIMEFRAME_MS } from '../market/timeframe'
 import { HOUR_MS, type FormingOpen } from '../market/types'
 import type { Universe } from '../market/universe'
 import { insertSignals, recordScan, scanWatermark, signalId, signalIdsSince, type SignalRow } from '../records/signals'
-import { runScanSignals, scanCoins, type CoinScan, type ScanPayload } from '../runs/compute/signal-tasks'
+import { scanCoins, type CoinScan, type ScanPayload } from '../runs/compute/signal-tasks'
 import type { RunService } from '../runs/service'
 import { yieldToLoop } from '../runs/yield'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
@@ -154,12 +154,7 @@ async function computeScans(deps: ScanDeps, coins: string[], payload: (symbols: 
     // the pool gets the store's new snapshot in a microtask queued by the append: let it go
     // out before the tasks, so the workers scan the candle that was just appended
     await yieldToLoop()
-    return deps.runs.admitted(async executor => {
-      const n = Math.max(1, executor.parallelism)
-      const chunks = Array.from({ length: n }, (_, k) => coins.filter((_, i) => i % n === k)).filter(c => c.length > 0)
-      const parts = await Promise.all(chunks.map((c, k) => executor.run(runScanSignals, payload(c), k)))
-      return parts.flat()
-    }, { background: true }) // scheduled work: behind every request on the workers, not counted against QUEUE_MAX
+    return deps.runs.signalScan(coins, payload, { background: true }) // scheduled work: behind every request on the workers, not counted against QUEUE_MAX
   }
   const out: CoinScan[] = []
   for (const coin of coins) {

@@ -1,13 +1,13 @@
 /**
- * How a run's coins are cut into chunks over the executor, and the fan-out of the
+ * How a run's coins are cut into chunks over the workers, and the fan-out of the
  * research tasks by the same cut, merged in universe order so that the numbers do not
  * depend on the chunking (in-process, or any number of workers).
  */
 import type { Trade } from '../engine/types'
-import type { Executor } from './compute/executor'
 import { runGridTrades, runRandomEntry, type GridCell } from './compute/research-tasks'
 import { unpackTrades } from './compute/trade-codec'
 import type { RunSpec } from './spec'
+import type { Lane } from './transport'
 
 /** Chunks of a run's coins (RunService cuts its coins so too). */
 export function chunkCount(nSymbols: number, parallelism: number): number {
@@ -33,7 +33,7 @@ export function chunksByIndex<T extends { index: number }>(items: readonly T[], 
  * however the coins were chunked.
  */
 export async function randomEntryTotals(
-  executor: Executor,
+  lane: Lane,
   spec: RunSpec,
   /** `index`: the coin's position in the run's symbols */
   coins: readonly { symbol: string; index: number; trades: number }[],
@@ -42,9 +42,9 @@ export async function randomEntryTotals(
   seed: number,
 ): Promise<Float64Array> {
   const withTrades = coins.filter(c => c.trades > 0)
-  const parts = chunksByIndex(withTrades, nSymbols, executor.parallelism)
+  const parts = chunksByIndex(withTrades, nSymbols, lane.parallelism)
   const results = await Promise.all(
-    parts.map(p => executor.run(runRandomEntry, { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
+    parts.map(p => lane.run(runRandomEntry, { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
   )
   const bySymbol = new Map<string, Float64Array>()
   results.forEach((r, k) => parts[k].items.forEach((c, i) => bySymbol.set(c.symbol, r.sums[i])))
@@ -66,9 +66,9 @@ export interface GridCoinTrades {
 }
 
 /** Every coin's trades under every cell, coins in the order given (the run's symbols). */
-export async function gridOutcomes(executor: Executor, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoinTrades[]> {
-  const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, executor.parallelism)
-  const results = await Promise.all(parts.map(p => executor.run(runGridTrades, { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
+export async function gridOutcomes(lane: Lane, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoinTrades[]> {
+  const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, lane.parallelism)
+  const results = await Promise.all(parts.map(p => lane.run(runGridTrades, { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
   const bySymbol = new Map<string, GridCoinTrades>()
   for (const r of results) for (const { cells: packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, cells: packed.map(unpackTrades) })
   return symbols.map(s => bySymbol.get(s)!)

@@ -6,9 +6,9 @@
 import { curveDayOf, type EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import type { BacktestMetrics } from '../engine/metrics'
-import { tradesInEntryOrder, type Acceptance, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import { tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
 import { reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
-import { bookSteps, daySpan, markOver, type Booked, type DaySpan } from '../engine/run'
+import { daySpan, type Booked, type DaySpan } from '../engine/run'
 import { finish, type Steps } from '../engine/steps'
 import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
@@ -75,13 +75,6 @@ export interface AssembledRun {
   body: RunBody
   /** build the body ahead of its first read, pausing between its parts */
   prepareBody(): Promise<void>
-}
-
-/** From the coins' trades to the run's result, on this thread (pausing between steps). */
-export async function assembleRun(run: RunOutcome, store: CandleStore, acceptance?: Acceptance): Promise<AssembledRun> {
-  const opts = portfolioOptionsOf(run.spec, run.symbols.length)
-  const booked = await stepped(bookSteps(run.trades, opts, markOver(daySpan(run.coins), s => store.bars(s)), acceptance))
-  return assembledOf(run, booked, store)
 }
 
 /** The result of a run from its booked core; the response body is built when first read. */

@@ -1,34 +1,46 @@
 /**
- * The run API every compute path goes through (module services and jobs alike):
- * `run` one spec (cached by result hash, identical runs in flight shared), `batch` several
- * small runs over the same coins (compare), `admitted` for any other work on the workers
- * (validate's and optimize's tasks). Each counts against QUEUE_MAX: one more is shed with
- * Overloaded (503). Scheduled jobs pass `background: true`: their tasks wait behind every
- * request's on the workers, and their runs neither count against QUEUE_MAX nor are shed,
- * so job work never makes a request wait in the queue or answer 503.
+ * The one road to the workers: every compute path (module services, jobs and live steps)
+ * goes through a named operation of the run service, and the service alone talks to the
+ * transport under it (transport.ts; tests/import-graph.test.ts). The operations: `run` one
+ * spec (cached by result hash, identical runs in flight shared), `batch` several small runs
+ * over the same coins (compare, the hot strategies), `nestedRuns` (the rankings' nested
+ * coin groups), `signalScan` (the live scan's masks), `gridSearch` (optimize's SL/TP
+ * grid), `validation` (a run with its trade bootstrap and random-entry null), and the bots'
+ * `dcaBot`, `gridBot` and `botZip`. Each is cut into tasks here and answers a typed result.
  *
- * A run: its universe, its coins' trades computed in chunks on the executor
- * (runCoinTrades), the chunks merged, the trades booked (engine/run.ts) and presented
- * (present.ts), its statistics (statistics.ts), and the result kept (result-store.ts).
+ * Each counts as one run against QUEUE_MAX: one more is shed with Overloaded (503).
+ * Scheduled jobs pass `background: true`: their tasks wait behind every request's on the
+ * workers, and their runs neither count against QUEUE_MAX nor are shed, so job work never
+ * makes a request wait in the queue or answer 503.
+ *
+ * A run: its universe, its coins' trades computed in chunks on the workers
+ * (runCoinTrades), the chunks merged, the trades chosen by the portfolio and booked here
+ * (engine/run.ts), presented (present.ts), its statistics (statistics.ts), and the result
+ * kept (result-store.ts).
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { acceptSteps } from '../engine/portfolio'
-import { daySpan } from '../engine/run'
+import { bookSteps, daySpan, markOver } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
+import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult } from './compute/coin-tasks'
-import { inBackground, type Executor } from './compute/executor'
+import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
+import type { GridCell } from './compute/research-tasks'
+import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
-import { assembleRun, type RunOutcome, type RunResult } from './present'
+import { assembledOf, type RunOutcome, type RunResult } from './present'
+import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
 import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
-import { tradeColumns } from './statistics-inputs'
+import { seedOfHash, tradeColumns } from './statistics-inputs'
+import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
 
 export interface RunOptions {
@@ -36,8 +48,6 @@ export interface RunOptions {
   noCache?: boolean
   /** false: skip the research statistics (added later if the same result is asked for with them) */
   statistics?: boolean
-  /** the caller runs inside `admitted` already: not admitted or counted again */
-  admitted?: boolean
   /** a scheduled job's run: its tasks wait behind requests' on the workers; not counted against QUEUE_MAX */
   background?: boolean
 }
@@ -54,8 +64,9 @@ export class RunService {
   private active = 0
   /** scheduled jobs' runs in flight (not counted in `active`: they never make a request shed) */
   private activeBackground = 0
-  /** the executor as jobs' work sees it: every task at background priority */
-  private readonly backgroundExecutor: Executor
+  /** the transport at each priority: a request's tasks, and a scheduled job's (behind every request's) */
+  private readonly interactiveLane: Lane
+  private readonly backgroundLane: Lane
   /** moving average of a run's duration, for Retry-After */
   private avgRunMs = 200
 
@@ -63,7 +74,8 @@ export class RunService {
     private readonly deps: {
       store: CandleStore
       universe: Universe
-      executor: Executor
+      /** how tasks reach the workers (transport.ts): the worker pool by default */
+      transport: Transport
       db: Db
       clock: Clock
       cacheSize: number
@@ -73,13 +85,14 @@ export class RunService {
       resultIndexMax?: number
     },
   ) {
-    this.backgroundExecutor = inBackground(deps.executor)
+    this.interactiveLane = laneOf(deps.transport, 'interactive')
+    this.backgroundLane = laneOf(deps.transport, 'background')
     this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize, indexMax: deps.resultIndexMax })
   }
 
   /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
   runStats() {
-    return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.executor.stats?.() ?? null }
+    return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.transport.stats() }
   }
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
@@ -91,7 +104,7 @@ export class RunService {
   private admit(): void {
     const maxRuns = this.deps.maxRuns ?? Infinity
     if (this.active + 1 > maxRuns && this.active > 0) {
-      const perWorker = (this.active + 1) / Math.max(1, this.deps.executor.parallelism)
+      const perWorker = (this.active + 1) / Math.max(1, this.deps.transport.parallelism)
       throw new Overloaded(Math.max(1, Math.ceil((perWorker * this.avgRunMs) / 1000)))
     }
   }
@@ -119,34 +132,36 @@ export class RunService {
   }
 
   /**
-   * Work on the executor as one admitted run (validate, optimize): shed with Overloaded when
-   * QUEUE_MAX runs are in flight, else `work` gets the executor and counts while it lasts.
-   * Runs it starts pass `admitted: true`. `background: true` (scheduled jobs): `work` gets
-   * the executor at background priority, and is neither counted against QUEUE_MAX nor shed.
+   * Work on the workers as one admitted run (every named operation but `run`): shed with
+   * Overloaded when QUEUE_MAX runs are in flight, else `work` gets the interactive lane and
+   * counts while it lasts. `background: true` (scheduled jobs): `work` gets the background
+   * lane, and is neither counted against QUEUE_MAX nor shed. Private: the operations below
+   * are the only ways in (one road to the workers).
    */
-  admitted<T>(work: (executor: Executor) => Promise<T>, opts: AdmitOptions = {}): Promise<T> {
-    if (opts.background) return this.countedBackground(() => work(this.backgroundExecutor))
+  private admitted<T>(work: (lane: Lane) => Promise<T>, opts: AdmitOptions = {}): Promise<T> {
+    if (opts.background) return this.countedBackground(() => work(this.backgroundLane))
     try {
       this.admit()
     } catch (e) {
       return Promise.reject(e)
     }
-    return this.counted(() => work(this.deps.executor))
+    return this.counted(() => work(this.interactiveLane))
   }
 
   /** Run (or fetch from cache) a backtest-shaped run, with its statistics unless `statistics: false`. */
   async run(spec: RunSpec, opts: RunOptions = {}): Promise<RunResult> {
     const withStatistics = opts.statistics !== false
     const background = opts.background === true
-    const r = await this.runOnce(spec, opts.noCache === true, opts.admitted === true, withStatistics, background)
-    if (withStatistics && r.statistics === null) await this.addStatistics(r, this.executorFor(background))
+    const r = await this.runOnce(spec, opts.noCache === true, false, withStatistics, background)
+    if (withStatistics && r.statistics === null) await this.addStatistics(r, this.laneFor(background))
     return r
   }
 
-  private executorFor(background: boolean): Executor {
-    return background ? this.backgroundExecutor : this.deps.executor
+  private laneFor(background: boolean): Lane {
+    return background ? this.backgroundLane : this.interactiveLane
   }
 
+  /** `admitted`: the caller is an admitted operation already (validation): not admitted or counted again */
   private runOnce(spec: RunSpec, noCache: boolean, admitted: boolean, statistics: boolean, background: boolean): Promise<RunResult> {
     const hash = resultHash(spec, this.deps.store.dataVersion())
     if (!noCache) {
@@ -155,7 +170,7 @@ export class RunService {
       const pending = this.inFlight.get(hash)
       if (pending) return pending
     }
-    const compute = () => this.compute(spec, hash, statistics, this.executorFor(background))
+    const compute = () => this.compute(spec, hash, statistics, this.laneFor(background))
     let p: Promise<RunResult>
     if (admitted) p = compute()
     else if (background) p = this.countedBackground(compute)
@@ -177,7 +192,7 @@ export class RunService {
   }
 
   /** Compute a result's statistics once (with the jobs its run started early, if any). */
-  private addStatistics(r: RunResult, executor: Executor, jobs?: TradeStatisticsJobs): Promise<void> {
+  private addStatistics(r: RunResult, lane: Lane, jobs?: TradeStatisticsJobs): Promise<void> {
     let p = this.statsInFlight.get(r)
     if (!p) {
       p = yieldToLoop()
@@ -189,7 +204,7 @@ export class RunService {
             portfolio: r.assembled.portfolio,
             metrics: r.assembled.metrics,
             bars: s => this.deps.store.bars(s),
-            executor,
+            lane,
             jobs,
           }),
         )
@@ -202,11 +217,11 @@ export class RunService {
     return p
   }
 
-  private async compute(spec: RunSpec, hash: string, statistics: boolean, executor: Executor): Promise<RunResult> {
+  private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
-    const { coins, trades } = await this.coinOutcomes(spec, symbols, executor)
+    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane)
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
@@ -220,7 +235,8 @@ export class RunService {
       warnings: [],
     }
     await yieldToLoop()
-    const acceptance = await stepped(acceptSteps(trades, portfolioOptionsOf(spec, symbols.length)))
+    const portfolio = portfolioOptionsOf(spec, symbols.length)
+    const acceptance = await stepped(acceptSteps(trades, portfolio))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
@@ -230,7 +246,7 @@ export class RunService {
             spec,
             hash,
             symbols,
-            executor,
+            lane,
             cols: tradeColumns(trades, acceptance.taken),
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
@@ -238,10 +254,12 @@ export class RunService {
           })
         : undefined
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
-    const assembled = await assembleRun(outcome, this.deps.store, acceptance)
+    // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
+    const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, executor, jobs)
+      await this.addStatistics(result, lane, jobs)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
@@ -251,13 +269,13 @@ export class RunService {
     return result
   }
 
-  /** Trades of every coin, computed in chunks spread over the executor: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[], executor: Executor): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
-    const chunks = chunkCount(symbols.length, executor.parallelism)
+  /** Trades of every coin, computed in chunks spread over the workers: one table in universe order. */
+  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
+    const chunks = chunkCount(symbols.length, lane.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
     symbols.forEach((s, i) => parts[i % chunks].push(s))
-    const results = await Promise.all(parts.map((p, k) => executor.run(runCoinTrades, { spec, symbols: p }, k)))
+    const results = await Promise.all(parts.map((p, k) => lane.run(runCoinTrades, { spec, symbols: p }, k)))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
@@ -276,15 +294,15 @@ export class RunService {
    */
   batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
     return this.admitted(
-      async executor => {
+      async lane => {
         const { symbols, accounting } = this.resolveUniverse(specs[0])
-        return { symbols, accounting, runs: await this.batchMetrics(executor, specs, symbols, opts.noCache === true) }
+        return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true) }
       },
       { background: opts.background },
     )
   }
 
-  private async batchMetrics(executor: Executor, specs: RunSpec[], symbols: string[], noCache: boolean): Promise<RunMetricsResult[]> {
+  private async batchMetrics(lane: Lane, specs: RunSpec[], symbols: string[], noCache: boolean): Promise<RunMetricsResult[]> {
     const version = this.deps.store.dataVersion()
     const hashes = specs.map(s => resultHash(s, version))
     const out: (RunMetricsResult | undefined)[] = hashes.map(h => {
@@ -302,9 +320,9 @@ export class RunService {
     })
     const todo = specs.map((_, i) => i).filter(i => out[i] === undefined)
     if (todo.length === 0) return out as RunMetricsResult[]
-    const parallelism = Math.max(1, executor.parallelism)
+    const parallelism = Math.max(1, lane.parallelism)
     const parts = Array.from({ length: parallelism }, (_, k) => todo.filter(i => i % parallelism === k)).filter(p => p.length > 0)
-    const results = await Promise.all(parts.map(p => executor.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols }, p[0] % parallelism)))
+    const results = await Promise.all(parts.map(p => lane.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols }, p[0] % parallelism)))
     parts.forEach((p, k) =>
       p.forEach((i, j) => {
         out[i] = results[k][j]
@@ -312,6 +330,72 @@ export class RunService {
       }),
     )
     return out as RunMetricsResult[]
+  }
+
+  /**
+   * The rankings' runs over nested coin groups (compute/nested-runs.ts): for each spec, the
+   * metrics of each group's run (results[spec][group]). One task per spec: short tasks, so a
+   * request's tasks, which go ahead of a job's on the workers, wait at most for the ones
+   * already running. Specs with the same `sameWorker` key (a configuration's strategy) go
+   * to one worker, always the same, where their signal masks stay cached between presets,
+   * periods and days.
+   */
+  nestedRuns(payload: NestedRunsPayload & { sameWorker: readonly string[] }, opts: AdmitOptions = {}): Promise<RunMetricsResult[][]> {
+    return this.admitted(async lane => {
+      const workerOf = new Map<string, number>()
+      for (const key of payload.sameWorker) if (!workerOf.has(key)) workerOf.set(key, workerOf.size)
+      const answers = await Promise.all(
+        payload.specs.map((spec, i) => lane.run(runNestedRuns, { specs: [spec], symbols: payload.symbols, groups: payload.groups }, workerOf.get(payload.sameWorker[i])!)),
+      )
+      return answers.map(a => a[0])
+    }, opts)
+  }
+
+  /** The live scan's signal masks of `coins` (compute/signal-tasks.ts), in one chunk of coins per worker. */
+  signalScan(coins: readonly string[], payload: (symbols: string[]) => ScanPayload, opts: AdmitOptions = {}): Promise<CoinScan[]> {
+    return this.admitted(async lane => {
+      const n = Math.max(1, lane.parallelism)
+      const chunks = Array.from({ length: n }, (_, k) => coins.filter((_, i) => i % n === k)).filter(c => c.length > 0)
+      const parts = await Promise.all(chunks.map((c, k) => lane.run(runScanSignals, payload(c), k)))
+      return parts.flat()
+    }, opts)
+  }
+
+  /** Optimize's SL/TP grid (research.ts): every coin's trades under every cell, each cell booked as a portfolio of its own. */
+  gridSearch(spec: RunSpec, symbols: string[], cells: GridCell[], opts: AdmitOptions = {}): Promise<GridSearchResult> {
+    return this.admitted(lane => gridSearch(lane, spec, symbols, cells, s => this.deps.store.bars(s)), opts)
+  }
+
+  /**
+   * Validate's run (without the per-result statistics: the response has its own Monte
+   * Carlo), its trade bootstrap and its random-entry null over every coin (research.ts), as
+   * one admitted run. `seed` defaults to the run's (seedOfHash).
+   */
+  validation(spec: RunSpec, opts: { noCache?: boolean; simulations: number; seed?: number | null } & AdmitOptions): Promise<{ run: RunResult; seed: number } & RunMonteCarlo> {
+    const background = opts.background === true
+    return this.admitted(
+      async lane => {
+        const run = await this.runOnce(spec, opts.noCache === true, true, false, background)
+        const seed = opts.seed ?? seedOfHash(run.hash)
+        return { run, seed, ...(await runMonteCarlo(lane, run, opts.simulations, seed)) }
+      },
+      { background },
+    )
+  }
+
+  /** A DCA bot over one coin's window (docs/bots.md). */
+  dcaBot(payload: TaskPayload<'dcaBot'>, opts: AdmitOptions = {}): Promise<TaskResult<'dcaBot'>> {
+    return this.admitted(lane => lane.run(runDcaBot, payload), opts)
+  }
+
+  /** A grid bot over one coin's window (docs/bots.md). */
+  gridBot(payload: TaskPayload<'gridBot'>, opts: AdmitOptions = {}): Promise<TaskResult<'gridBot'>> {
+    return this.admitted(lane => lane.run(runGridBot, payload), opts)
+  }
+
+  /** A generated bot's zip (bot-generator/pack.ts): its files and self-test candles. */
+  botZip(payload: TaskPayload<'packBot'>, opts: AdmitOptions = {}): Promise<TaskResult<'packBot'>> {
+    return this.admitted(lane => lane.run(runPackBot, payload), opts)
   }
 
   /** The result behind a hash: from memory, or recomputed from the stored request (null: never stored). */

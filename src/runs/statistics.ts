@@ -26,7 +26,6 @@ import { holdCurve } from '../engine/hold-curve'
 import { BENCHMARK_SYMBOL } from '../engine/regime-split'
 import type { Bars } from '../market/types'
 import { DAY_MS } from '../market/types'
-import type { Executor } from './compute/executor'
 import { runBootstrap, runRegimes } from './compute/research-tasks'
 import { randomEntryTotals } from './fan-out'
 import type { RunSpec } from './spec'
@@ -45,6 +44,7 @@ import {
   type CoinSum,
   type TradeColumns,
 } from './statistics-inputs'
+import type { Lane } from './transport'
 import { yieldToLoop } from './yield'
 
 export interface StatisticsFields {
@@ -96,7 +96,7 @@ export interface StatisticsInput {
   metrics: BacktestMetrics
   /** candles for the BTC benchmark and regimes */
   bars(symbol: string): Bars | undefined
-  executor: Executor
+  lane: Lane
   /** the jobs on the workers if the caller started them earlier (startTradeStatistics); else started here */
   jobs?: TradeStatisticsJobs
   /** default nTrialsOf(spec) */
@@ -106,7 +106,7 @@ export interface StatisticsInput {
 export interface RandomEntryInput {
   spec: RunSpec
   hash: string
-  executor: Executor
+  lane: Lane
   /** the run's coins in universe order (index = position in the run's symbols), their trade counts and summed net % */
   perCoin: readonly CoinSum[]
   /** the run's coin count (for the workers' chunks) */
@@ -139,7 +139,7 @@ export function startRandomEntryNull(input: RandomEntryInput): Promise<RandomEnt
   const tested = mcCoins(perCoin, input.limits ?? { maxCoins: MC_MAX_COINS, maxTrades: MC_MAX_TRADES }, deriveSeed(seed, 'mc-coins'))
   if (tested.length === 0) return Promise.resolve(null)
   const simulations = input.simulations ?? MC_SIMULATIONS
-  const p = randomEntryTotals(input.executor, input.spec, tested, input.nSymbols, simulations, deriveSeed(seed, 'random-entry')).then(totals => {
+  const p = randomEntryTotals(input.lane, input.spec, tested, input.nSymbols, simulations, deriveSeed(seed, 'random-entry')).then(totals => {
     let observed = 0
     for (const c of tested) observed += c.sum
     return { test: mcPValue(observed, totals), observed, totals, coinsTested: tested.length }
@@ -167,23 +167,23 @@ export function startTradeStatistics(input: {
   spec: RunSpec
   hash: string
   symbols: readonly string[]
-  executor: Executor
+  lane: Lane
   cols: TradeColumns
   /** the run's day span (the equity curve's first and last day) */
   fromDayMs: number
   toDayMs: number
   bars(symbol: string): Bars | undefined
 }): TradeStatisticsJobs {
-  const { cols, executor } = input
+  const { cols, lane } = input
   const seed = seedOfHash(input.hash)
   if (cols.pnlPct.length === 0) return { cols, randomEntry: Promise.resolve(null), profitFactorCi: Promise.resolve(null), regimes: Promise.resolve(null) }
   // the null's chunks go first: they are short and bound to the workers that hold their
   // coins' signals, so they must not queue behind a bootstrap
-  const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, executor, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
-  const profitFactorCi = executor.run(runBootstrap, profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
+  const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, lane, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+  const profitFactorCi = lane.run(runBootstrap, profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
   const btc = input.bars(BENCHMARK_SYMBOL)
   const regimes =
-    btc && btc.n > 0 ? executor.run(runRegimes, { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
+    btc && btc.n > 0 ? lane.run(runRegimes, { entryMs: cols.entryMs, pnlPct: cols.pnlPct, fromDayMs: input.fromDayMs, toDayMs: input.toDayMs }) : Promise.resolve(null)
   // a run that fails before awaiting them must not leave unhandled rejections behind
   profitFactorCi.catch(() => {})
   regimes.catch(() => {})
@@ -204,7 +204,7 @@ export async function computeStatistics(input: StatisticsInput): Promise<Statist
   const { cols } = jobs
   const pnl = cols.pnlPct
   const daily = dailyReturns(curve, portfolio.initialCapitalUsd)
-  const sharpeCi = input.executor.run(runBootstrap, { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
+  const sharpeCi = input.lane.run(runBootstrap, { values: daily, statistic: 'sharpe', resamples: bootstrapResamples(daily.length), seed: deriveSeed(seed, 'sharpe_ci') })
   sharpeCi.catch(() => {})
   const btc = input.bars(BENCHMARK_SYMBOL)
 

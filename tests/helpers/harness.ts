@@ -10,6 +10,7 @@ import { openDb } from '../../src/db'
 import type { AppDeps } from '../../src/deps'
 import { CandleStore } from '../../src/market/candle-store'
 import { InProcessExecutor, PoolExecutor, type Executor } from '../../src/runs/compute/executor'
+import { ExecutorTransport, type Transport } from '../../src/runs/transport'
 
 import { tempDir } from './fixtures'
 import { composeDeps } from '../../src/compose'
@@ -23,12 +24,14 @@ export interface Harness {
   clock: ManualClock
   /** where the runs' tasks go: in-process, or the worker pool when `workers` was given */
   executor: Executor
+  /** the run service's transport: `executor` behind the default ExecutorTransport (or the test's own over it) */
+  transport: Transport
   /** GET/POST through app.handle; returns status, parsed JSON (or text) and headers */
   req(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>
   cleanup(): void
 }
 
-export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number } = {}): Harness {
+export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number; transport?: (inner: Transport) => Transport } = {}): Harness {
   const dataDir = opts.dataDir ?? tempDir()
   const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0', RATE_LIMIT_SUBSCRIBE_PER_MIN: '0', SHED_LAG_MS: '0', ...opts.env }) }
   const store = CandleStore.open(dataDir)
@@ -36,7 +39,9 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
   const clock = new ManualClock(opts.nowMs ?? Date.UTC(2026, 10, 22))
   const db = openDb(':memory:')
   const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, (opts.queueMax ?? 64) * 256) : new InProcessExecutor(store)
-  const deps = composeDeps({ config, clock, store, db, executor, maxRuns: opts.queueMax ?? 64 })
+  // `transport`: a test's own transport over the default one (a recording, a queue's round trip)
+  const transport = opts.transport ? opts.transport(new ExecutorTransport(executor)) : new ExecutorTransport(executor)
+  const deps = composeDeps({ config, clock, store, db, transport, maxRuns: opts.queueMax ?? 64 })
   const app = buildApp(deps)
   return {
     dataDir,
@@ -44,6 +49,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     app,
     clock,
     executor,
+    transport,
     async req(path, init = {}) {
       const headers = new Headers(init.headers)
       let body = init.body

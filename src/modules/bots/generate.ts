@@ -10,7 +10,6 @@ import type { BotConfig } from '../../bot-generator/bot-config'
 import { sanitizeId, type BacktestFigures } from '../../bot-generator/bot-files'
 import type { CandleStore } from '../../market/candle-store'
 import { resample } from '../../market/resample'
-import { runPackBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { backtestSpec, type BacktestFields } from '../../runs/backtest-spec'
@@ -185,6 +184,6 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     ccxtVersion: runtime.ccxtVersion,
     botMjs: runtime.botMjs,
   }
-  const zip = await deps.runs.admitted(ex => ex.run(runPackBot, pack))
+  const zip = await deps.runs.botZip(pack)
   return { fileName: `${root}.zip`, zip }
 }

@@ -1,11 +1,10 @@
 /**
  * The bot simulations' service (docs/bots.md): resolves the symbol and the window, checks
  * what the schema cannot, runs the bot on a worker through the run pipeline
- * (RunService.admitted: off the request loop, shed with 503 when the queue is full) and
+ * (RunService.dcaBot / gridBot: off the request loop, shed with 503 when the queue is full) and
  * shapes the response.
  */
 import type { CandleStore } from '../../market/candle-store'
-import { runDcaBot, runGridBot } from '../../runs/compute/bot-tasks'
 import { InvalidRequest, UnknownSymbols, type Problem } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import { DAY_MS, HOUR_MS, isoDay, isoInstant, parseDay } from '../../time'
@@ -139,7 +138,7 @@ export async function simulateDcaRequest(store: CandleStore, runs: RunService, r
     feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
   }
-  const r = await runs.admitted(ex => ex.run(runDcaBot, { symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params }))
+  const r = await runs.dcaBot({ symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params })
   const closed = r.deals.filter(d => d.exitReason !== 'end')
   const open = r.deals.filter(d => d.exitReason === 'end')
   const sum = (ds: DcaDeal[], f: (d: DcaDeal) => number) => ds.reduce((s, d) => s + f(d), 0)
@@ -204,7 +203,7 @@ export async function simulateGridRequest(store: CandleStore, runs: RunService, 
     feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
   }
-  const r = await runs.admitted(ex => ex.run(runGridBot, { symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params }))
+  const r = await runs.gridBot({ symbol: req.symbol, fromIdx: input.fromIdx, lastIdx: input.lastIdx, params })
   const totalReturnPct = (r.totalPnlUsdt / p.investment_usdt) * 100
   const days = (r.exitTimeMs - input.bars.t[input.fromIdx]) / DAY_MS
   return {

@@ -4,16 +4,14 @@
  * cell is booked as a portfolio of its own. The best cell's Sharpe ratio is deflated for
  * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
  */
-import { dailyReturns, type BacktestMetrics } from '../../engine/metrics'
-import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
+import type { BacktestMetrics } from '../../engine/metrics'
 import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../../engine/statistics'
-import { tradeTableOf } from '../../engine/trade-table'
 import { effectiveLeverage } from '../../engine/types'
 import type { GridCell } from '../../runs/compute/research-tasks'
 import { InvalidRequest } from '../../runs/errors'
-import { gridOutcomes, type GridCoinTrades } from '../../runs/fan-out'
 import { dataRange } from '../../runs/present'
-import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
+import type { GridCellResult } from '../../runs/research'
+import type { RunSpec } from '../../runs/spec'
 import type { OptimizeRequest, OptimizeResponse } from './model'
 import { researchRun } from './research-spec'
 import type { ResearchDeps } from './validate-service'
@@ -52,12 +50,6 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
   return { sl, tp, cells: sl.flatMap(slPct => tp.map(tpPct => ({ slPct, tpPct }))) }
 }
 
-function cellResult(spec: RunSpec, symbols: string[], coins: GridCoinTrades[], j: number, span: DaySpan, deps: ResearchDeps) {
-  const table = tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction)
-  const { portfolio: p, metrics } = book(table, portfolioOptionsOf(spec, symbols.length), markOver(span, s => deps.store.bars(s)))
-  return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
-}
-
 /** Sample variance; undefined with fewer than 2 values. */
 function variance(xs: number[]): number | undefined {
   if (xs.length < 2) return undefined
@@ -65,53 +57,50 @@ function variance(xs: number[]): number | undefined {
   return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
 }
 
-/** The grid search as one admitted run: a burst of optimize requests sheds with 503 like any run. */
+/** The grid search as one admitted run (RunService.gridSearch): a burst of optimize requests sheds with 503 like any run. */
 export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promise<typeof OptimizeResponse.static> {
   const started = performance.now()
   const grid = gridOf(body.sl_values, body.tp_values)
   const run = researchRun(body, deps.universe)
   const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
   const { symbols } = deps.runs.resolveUniverse(spec)
-  return deps.runs.admitted(async executor => {
-    const coins = await gridOutcomes(executor, spec, symbols, grid.cells)
-    const span = daySpan(coins)
-    const metricKey = OBJECTIVE_METRIC[body.objective]
-    const results = span ? grid.cells.map((cell, j) => cellOf(cell, cellResult(spec, symbols, coins, j, span, deps), metricKey)) : grid.cells.map(cell => cellOf(cell, null, metricKey))
-    const best = bestCell(results)
-    const deflation = deflationOf(results, best)
-    const matrix = grid.sl.map((_, i) => results.slice(i * grid.tp.length, (i + 1) * grid.tp.length).map(r => r.item))
-    return {
-      strategy: run.strategyId ?? run.name,
-      strategy_name: run.name,
-      direction: spec.direction,
-      objective: body.objective,
-      max_bars: spec.maxBars,
-      timeframe: spec.timeframe,
-      leverage: effectiveLeverage(spec),
-      coins_used: symbols.length,
-      data_range: dataRange(span),
-      top_n_requested: run.top_n_requested,
-      eligible_universe: run.eligible_universe,
-      universe_capped: run.universe_capped,
-      run_cap: run.run_cap,
-      run_cap_reason: run.run_cap_reason,
-      n_cells: grid.cells.length,
-      sl_values: grid.sl,
-      tp_values: grid.tp,
-      grid: matrix,
-      heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
-      best: best?.item ?? null,
-      ...deflation,
-      warning: significanceWarning(best?.item ?? null, deflation.deflated_sharpe, grid.cells.length),
-      compute_time_ms: Math.round(performance.now() - started),
-    }
-  })
+  const { span, cells } = await deps.runs.gridSearch(spec, symbols, grid.cells)
+  const metricKey = OBJECTIVE_METRIC[body.objective]
+  const results = grid.cells.map((cell, j) => cellOf(cell, cells[j], metricKey))
+  const best = bestCell(results)
+  const deflation = deflationOf(results, best)
+  const matrix = grid.sl.map((_, i) => results.slice(i * grid.tp.length, (i + 1) * grid.tp.length).map(r => r.item))
+  return {
+    strategy: run.strategyId ?? run.name,
+    strategy_name: run.name,
+    direction: spec.direction,
+    objective: body.objective,
+    max_bars: spec.maxBars,
+    timeframe: spec.timeframe,
+    leverage: effectiveLeverage(spec),
+    coins_used: symbols.length,
+    data_range: dataRange(span),
+    top_n_requested: run.top_n_requested,
+    eligible_universe: run.eligible_universe,
+    universe_capped: run.universe_capped,
+    run_cap: run.run_cap,
+    run_cap_reason: run.run_cap_reason,
+    n_cells: grid.cells.length,
+    sl_values: grid.sl,
+    tp_values: grid.tp,
+    grid: matrix,
+    heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
+    best: best?.item ?? null,
+    ...deflation,
+    warning: significanceWarning(best?.item ?? null, deflation.deflated_sharpe, grid.cells.length),
+    compute_time_ms: Math.round(performance.now() - started),
+  }
 }
 
 type CellResult = ReturnType<typeof cellOf>
 
 /** One cell of the grid as the response lists it (zeros without trades), with its daily returns. */
-function cellOf(cell: GridCell, r: { daily: Float64Array; metrics: BacktestMetrics } | null, metricKey: keyof BacktestMetrics) {
+function cellOf(cell: GridCell, r: GridCellResult | null, metricKey: keyof BacktestMetrics) {
   const m = r?.metrics
   const trades = m?.total_trades ?? 0
   return {

@@ -4,23 +4,19 @@
  * the run's trades for the spread of outcomes, and the random-entry null with the
  * request's simulation count. Formulas: docs/statistics.md, "Validation".
  */
-import { deriveSeed } from '../../engine/random'
 import type { PortfolioResult } from '../../engine/portfolio'
 import { book, markOver } from '../../engine/run'
-import { bookPath, percentileTable, type PathSizing } from '../../engine/trade-bootstrap'
+import { bookPath, percentileTable } from '../../engine/trade-bootstrap'
 import { rowsWhereEntry, selectRows, type TradeTable } from '../../engine/trade-table'
 import { effectiveLeverage } from '../../engine/types'
 import type { CandleStore } from '../../market/candle-store'
 import { isoDay } from '../../time'
 import { DAY_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
-import { runTradeBootstrap } from '../../runs/compute/research-tasks'
 import { dataRange, type RunResult } from '../../runs/present'
-import type { Executor } from '../../runs/compute/executor'
+import type { RunMonteCarlo } from '../../runs/research'
 import type { RunService } from '../../runs/service'
 import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
-import { startRandomEntryNull } from '../../runs/statistics'
-import { coinSums, seedOfHash, tradeColumns } from '../../runs/statistics-inputs'
 import type { ValidateRequest, ValidateResponse } from './model'
 import { researchRun, type ResearchRun } from './research-spec'
 
@@ -102,25 +98,24 @@ export function verdictOf(is: { total_trades: number; avg_trade_pct: number }, o
   return { degradation_ratio: ratio, verdict, risk: RISK[verdict], message: messages[verdict], thresholds: { ...t } }
 }
 
-/** The whole validation as one admitted run (its tasks count against QUEUE_MAX with it). */
+/**
+ * The validation: its run and Monte Carlo on the workers as one admitted run
+ * (RunService.validation: its tasks count against QUEUE_MAX with it), then the split.
+ */
 export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean): Promise<typeof ValidateResponse.static> {
   const started = performance.now()
   const run = researchRun(body, deps.universe)
-  return deps.runs.admitted(async executor => {
-    // the response has its own Monte Carlo: the run's per-result statistics are not needed
-    const r = await deps.runs.run(run.spec, { noCache, statistics: false, admitted: true })
-    const seed = body.seed ?? seedOfHash(r.hash)
-    const oos = outOfSample(run.spec, r.symbols, r.assembled.portfolio, body.oos_pct, deps.store)
-    const monteCarlo = await monteCarloOf(executor, r, body.n_simulations, seed)
-    return {
-      ...runFields(run, r),
-      oos_pct: body.oos_pct,
-      oos,
-      monte_carlo: monteCarlo,
-      result_hash: r.hash,
-      compute_time_ms: Math.round(performance.now() - started),
-    }
-  })
+  const v = await deps.runs.validation(run.spec, { noCache, simulations: body.n_simulations, seed: body.seed })
+  const r = v.run
+  const oos = outOfSample(run.spec, r.symbols, r.assembled.portfolio, body.oos_pct, deps.store)
+  return {
+    ...runFields(run, r),
+    oos_pct: body.oos_pct,
+    oos,
+    monte_carlo: monteCarloOf(r, v, body.n_simulations),
+    result_hash: r.hash,
+    compute_time_ms: Math.round(performance.now() - started),
+  }
 }
 
 /** What the validated run was: strategy, settings, universe and trade count. */
@@ -164,24 +159,13 @@ function outOfSample(spec: RunSpec, symbols: string[], portfolio: PortfolioResul
 
 /**
  * The run's trades resampled (a bootstrap of paths booked with the run's sizing; the
- * observed path books them in exit order) and the random-entry null over every coin, on
- * the workers at once.
+ * observed path books them in exit order) and the random-entry null over every coin, as
+ * the workers computed them (runs/research.ts).
  */
-async function monteCarloOf(executor: Executor, r: RunResult, simulations: number, seed: number) {
-  const { spec, symbols } = r
-  const portfolio = r.assembled.portfolio
-  const tradeCount = portfolio.trades.n
-  const cols = tradeColumns(portfolio.trades, portfolio.entryOrder)
-  const byExit = Array.from(cols.pnlPct.keys()).sort((a, b) => cols.exitMs[a] - cols.exitMs[b] || a - b)
-  const inExitOrder = Float64Array.from(byExit, i => cols.pnlPct[i])
-  const sizing: PathSizing = { initialCapitalUsd: portfolio.initialCapitalUsd, marginUsd: spec.perCoinUsd, compounding: spec.compounding, maxConcurrent: spec.maxConcurrent }
-  const bootstrap = executor.run(runTradeBootstrap, { pnlPct: inExitOrder, sizing, simulations, seed: deriveSeed(seed, 'trade-bootstrap') })
-  bootstrap.catch(() => {})
-  const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
-  const [boot, re] = await Promise.all([
-    bootstrap,
-    startRandomEntryNull({ spec, hash: r.hash, executor, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations, limits: unlimited, seed }),
-  ])
+function monteCarloOf(r: RunResult, mc: RunMonteCarlo & { seed: number }, simulations: number) {
+  const { seed, sizing, bootstrap: boot, randomEntry: re } = mc
+  const inExitOrder = mc.pnlInExitOrder
+  const tradeCount = r.assembled.portfolio.trades.n
   const steps = Int32Array.from(boot.steps)
   const observedPath = new Float64Array(steps.length)
   const observed = bookPath(inExitOrder, null, sizing, { steps, out: observedPath })

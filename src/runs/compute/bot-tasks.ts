@@ -1,8 +1,8 @@
 /**
  * The bots' worker tasks (docs/bots.md): the DCA and grid bots on one coin's stored 1H
- * bars, and a generated bot's zip. The bot routes' services send them through
- * RunService.admitted like any run, so they run off the request loop and are shed with the
- * rest when the queue is full.
+ * bars, and a generated bot's zip. The bot routes' services send them through the run
+ * service's dcaBot, gridBot and botZip, admitted like any run, so they run off the request
+ * loop and are shed with the rest when the queue is full.
  */
 import { packBot, type PackInput } from '../../bot-generator/pack'
 import { simulateDca, type DcaParams, type DcaResult } from '../../engine/bots/dca'

@@ -1,8 +1,10 @@
 /**
  * Where tasks run: the worker pool in the service, or the calling thread (tests, tools).
  * Both run the same task functions, so results are identical. A task is passed as its
- * function (`run(runCoinTrades, payload)`), typed by it end to end. A scheduled job's work
- * runs through `inBackground(executor)`: its tasks wait behind every request's on the pool.
+ * function (`run(runCoinTrades, payload)`), typed by it end to end; a scheduled job's tasks
+ * go in at 'background' priority and wait behind every request's on the pool. The run
+ * pipeline reaches an executor only through its transport (../transport.ts,
+ * `ExecutorTransport`): nothing outside src/runs/ imports this file.
  */
 import type { CandleStore } from '../../market/candle-store'
 import { TaskContext, type Task } from './context'
@@ -76,21 +78,5 @@ export class PoolExecutor implements Executor {
 
   close(): Promise<void> {
     return this.pool.close()
-  }
-}
-
-/**
- * The same executor for a scheduled job's work: every task it runs goes in at background
- * priority (taken by a worker only when no request's task waits for it). In-process, where
- * a task runs at once on the calling thread, priority changes nothing.
- */
-export function inBackground(executor: Executor): Executor {
-  return {
-    get parallelism() {
-      return executor.parallelism
-    },
-    run: (task, payload, affinity) => executor.run(task, payload, affinity, 'background'),
-    close: () => executor.close(),
-    stats: executor.stats ? () => executor.stats!() : undefined,
   }
 }

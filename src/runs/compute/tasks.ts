@@ -1,7 +1,8 @@
 /**
  * The registry of tasks a worker runs, by name: the one place a task's name is bound to
- * its function. Callers pass the function itself (`executor.run(runCoinTrades, …)`, so "go
- * to definition" lands on it); the pool sends its name, the worker looks it up here.
+ * its function. The run pipeline passes the function itself (`lane.run(runCoinTrades, …)`,
+ * so "go to definition" lands on it); the transport sends its name (`TaskPayload<N>` and
+ * `TaskResult<N>` in ../transport.ts are its types), the worker looks it up here.
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
