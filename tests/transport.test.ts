@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { deserialize, serialize } from 'node:v8'
-import { computeDayFile } from '../src/jobs/rankings'
+import { computeDayFile } from '../src/live/ranking-day'
 import { scanSignals } from '../src/live/signal-scan'
 import { runCoinTrades } from '../src/runs/compute/coin-tasks'
 import { TASKS } from '../src/runs/compute/tasks'

@@ -1,9 +1,10 @@
 /**
- * The daily rankings job (00:30 UTC): every configuration × period × group run through the
- * run pipeline exactly as POST /simulate runs it (the row's published body goes through
- * simulateSpec, src/runs/simulate-spec.ts: the /simulate service's own body → spec step), ranked, and published as
- * one append-only day file. Missed days (and, on a fresh store, the last 30) are caught
- * up at start-up in the background.
+ * The daily ranking's step: every configuration × period × group run through the run
+ * pipeline exactly as POST /simulate runs it (the row's published body goes through
+ * simulateSpec, src/runs/simulate-spec.ts: the /simulate service's own body → spec step),
+ * ranked, and published as one append-only day file. The `rankings` job
+ * (src/jobs/rankings.ts) calls it at 00:30 UTC and for the days it catches up; `cli jobs
+ * run rankings --date` and the benchmarks reach it through that job or call it directly.
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
@@ -15,7 +16,6 @@ import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunService } from '../runs/service'
 import {
-  CATCH_UP_DAYS,
   configurations,
   COSTS,
   GROUP_TOP_N,
@@ -38,12 +38,17 @@ import { DayFiles, type DayFile, type GroupRanking } from '../records/rankings/d
 import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
-import type { JobContext, JobDefinition } from './scheduler'
 import { isoDay, isoInstant } from '../time'
 
-export const RANKINGS_JOB = 'rankings'
-/** days a fresh store backfills, and how far back missed days are caught up */
-export const RANKINGS_CATCH_UP_DAYS = CATCH_UP_DAYS
+/** What the step needs of the run that drives it (a job's context, or a caller of its own). */
+export interface RankingStepContext {
+  /** a line of progress (shown by `cli jobs run`) */
+  progress(message: string): void
+  /** a turn of the event loop between pieces of work */
+  yield(): Promise<void>
+  /** who asked, written into the day file (`manual` also reports every group's progress) */
+  trigger: DayFile['written_by']
+}
 
 export interface RankingDeps {
   clock: Clock
@@ -161,13 +166,13 @@ function laggingCoins(deps: RankingDeps, config: Configuration, dateMs: number):
 export async function computeDayFile(
   deps: RankingDeps,
   date: string,
-  ctx: Pick<JobContext, 'progress' | 'yield' | 'trigger'>,
+  ctx: RankingStepContext,
   files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
   const dateMs = Date.parse(`${date}T00:00:00Z`)
   const last = deps.store.newestCandleMs()
   if (last === null || last < dateMs - HOUR_MS)
-    return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : new Date(last).toISOString()}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
+    return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : isoInstant(last)}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }
   const configs = configurations()
   const lagging = laggingCoins(deps, configs[0], dateMs)
   if (lagging.length > 0)
@@ -222,28 +227,22 @@ function dataStartDate(deps: RankingDeps, symbols: string[], startDate: string):
   return day > startDate ? day : startDate
 }
 
-export function rankingsJob(deps: RankingDeps): JobDefinition {
-  const files = new DayFiles(deps.db)
-  return {
-    name: RANKINGS_JOB,
-    cron: '30 0 * * *',
-    description: 'daily strategy rankings: every configuration × period × group, published as an append-only day file',
-    slotOf: ms => `${RANKINGS_JOB}:${isoDay(ms)}`,
-    catchUpMs: RANKINGS_CATCH_UP_DAYS * DAY_MS,
-    // candles that arrive late (a sync behind 00:30) get the day published within the hour
-    retryAfterMs: HOUR_MS,
-    run: async ctx => {
-      const date = isoDay(ctx.slotMs)
-      if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
-      const started = performance.now()
-      const file = await computeDayFile(deps, date, ctx, files)
-      if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
-      const { published, sha256 } = files.publish(file, deps.clock.now())
-      if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
-      let rows = 0
-      for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
-      ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
-      return { counts: { rows, configurations: file.rules.configurations as number } }
-    },
-  }
+/** What publishing a ranking day did: published with its rows, or skipped and why. */
+export type RankingDayReport = { skipped: string } | { counts: { rows: number; configurations: number } }
+
+/**
+ * The day file of `date` (YYYY-MM-DD) computed and published, unless it is already (by this
+ * or another run); throws when the store cannot rank that date yet, so the job is retried.
+ */
+export async function publishRankingDay(deps: RankingDeps, date: string, ctx: RankingStepContext, files: DayFiles = new DayFiles(deps.db)): Promise<RankingDayReport> {
+  if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+  const started = performance.now()
+  const file = await computeDayFile(deps, date, ctx, files)
+  if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
+  const { published, sha256 } = files.publish(file, deps.clock.now())
+  if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
+  let rows = 0
+  for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length
+  ctx.progress(`published the day file of ${date} (${ctx.trigger}): ${rows} ranked rows in ${((performance.now() - started) / 1000).toFixed(1)} s, sha256 ${sha256}`)
+  return { counts: { rows, configurations: file.rules.configurations as number } }
 }
