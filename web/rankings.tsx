@@ -138,6 +138,19 @@ export function RankingsView(p: ViewProps) {
           {r.headline_note && <p class="warn">ⓘ {lang === 'ko' ? r.headline_note.ko : r.headline_note.en}</p>}
           <RankTable rows={r.top3} r={r} caption={t('rk.top3')} id="top3" />
           <RankTable rows={r.worst3} r={r} caption={t('rk.worst3')} id="worst3" />
+          {r.held_back.length > 0 && (
+            // rows with too few trades are not ranked (their capped figures would top the list): said apart
+            <details class="hint" id="rk-held">
+              <summary>{t('rk.heldBack', { n: r.held_back.length })}</summary>
+              <ul>
+                {r.held_back.map(h => (
+                  <li>
+                    {h.name_en} · {h.timeframe} {h.sl_pct}/{h.tp_pct}/{h.max_bars}: {t('rk.heldWhy', { trades: h.total_trades })}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
           <p class="hint">
             {r.rc_scope} <a href={r.criteria_url}>{t('rk.criteria')}</a> · <a href={r.citation && typeof r.citation === 'object' ? String((r.citation as { day_file_url?: string }).day_file_url ?? '') : ''}>{t('rk.dayFile')}</a>
           </p>

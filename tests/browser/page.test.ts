@@ -411,6 +411,11 @@ describe.skipIf(!CHROMIUM)('rankings and signals', () => {
     await page.waitForSelector('#top3 tbody tr', { timeout: 30_000 })
     expect(await page.locator('#top3 tbody tr').count()).toBe(3)
     expect(await page.locator('#worst3 tbody tr').count()).toBe(3)
+    // the configurations held back for too few trades are said apart, not ranked
+    const daily = (await (await fetch(`${served.base}/rankings/daily`)).json()) as { held_back: { total_trades: number }[] }
+    expect(daily.held_back.length).toBeGreaterThan(0)
+    expect(await page.textContent('#rk-held summary')).toBe(`${daily.held_back.length} configurations held back: too few trades to rank`)
+    expect(await page.locator('#rk-held li').count()).toBe(daily.held_back.length)
     // the hot strategies (GET /hot-strategies) below
     await page.waitForSelector('#hot tbody tr', { timeout: 30_000 })
     expect(await page.locator('#rk-short').count()).toBe(0) // 30 days: covered by the store
