@@ -8,19 +8,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { dayLeaves, dayRoots, paperPositions, scoredSignals, signals } from '../db/schema'
-import { sealDays } from '../src/live/day-roots'
-import { runPaper } from '../src/live/paper-trader'
-import { scanSignals } from '../src/live/signal-scan'
-import { scoreSignals } from '../src/live/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { eventsAfter, type EventRow } from '../src/records/events'
-import { paperLeafSource, positionItem } from '../src/records/paper'
-import { GROUPS, PERIODS } from '../src/records/rankings/configurations'
-import { DayFiles, type DayFile, type GroupRanking } from '../src/records/rankings/day-files'
-import type { RankedRow } from '../src/records/rankings/rank'
+import { positionItem } from '../src/records/paper'
 import { signalItem } from '../src/records/signal-item'
-import { getStrategy } from '../src/strategies/registry'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { publishPicksDay, rankedRegistryRow, runLiveHours } from './helpers/live-hours'
 
 const T0 = Date.UTC(2025, 0, 1)
 const START = T0 + 30 * DAY_MS + 5 * HOUR_MS
@@ -29,34 +22,14 @@ const h = makeHarness({ fill: store => fillWalkUniverse(store, ['BTCUSDT', 'ETHU
 afterAll(() => h.cleanup())
 
 const FREQUENT = ['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long']
-function row(strategy: string, rank: number): RankedRow {
-  const s = getStrategy(strategy)!
-  return {
-    configuration_id: `v1:${strategy}:1H:${s.sl_pct}-${s.tp_pct}-${s.max_bars}`, strategy, name_en: s.name, name_ko: null, direction: s.direction, status: s.status, timeframe: '1H',
-    sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, total_trades: 40, win_rate: 50, profit_factor: 2.5, pf_capped: false, total_return_pct: 1, sharpe_ratio: 1, max_drawdown_pct: 1,
-    rank, eligible: true, previous_rank: null, previous_streak: null, rank_change: null, streak: 0,
-  }
-}
-
 let all: EventRow[] = []
 const of = (kind: string) => all.filter(e => e.kind === kind)
 const payload = (e: EventRow) => JSON.parse(e.payload)
 
 beforeAll(async () => {
   const date = new Date(START).toISOString().slice(0, 10)
-  const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
-  const rows = FREQUENT.map((s, i) => row(s, i + 1))
-  new DayFiles(h.deps.db).publish({
-    schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'x', data_version: 'x', previous_date: null, rules: {},
-    periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: date, end_date: date, groups: Object.fromEntries(GROUPS.map(g => [g, g === 'top50' && p === '30d' ? { ...empty, rows } : empty])) }])) as DayFile['periods'],
-  }, h.clock.now())
-  for (let t = START; t <= END; t += HOUR_MS) {
-    h.clock.set(t + 10_000)
-    await scanSignals(h.deps)
-    await scoreSignals(h.deps)
-    await runPaper(h.deps)
-    await sealDays({ ...h.deps, leafSources: [paperLeafSource] })
-  }
+  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1)), (p, g) => g === 'top50' && p === '30d')
+  await runLiveHours(h, START, END)
   all = eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
 }, 120_000)
 

@@ -8,21 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { sealDays } from '../src/live/day-roots'
-import { runPaper } from '../src/live/paper-trader'
-import { scanSignals } from '../src/live/signal-scan'
-import { scoreSignals } from '../src/live/signal-score'
 import { createLogger } from '../src/log'
 import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { Pusher } from '../src/push/pusher'
 import { eventsAfter, type EventRow } from '../src/records/events'
-import { paperLeafSource } from '../src/records/paper'
-import { GROUPS, PERIODS } from '../src/records/rankings/configurations'
-import { DayFiles, type DayFile, type GroupRanking } from '../src/records/rankings/day-files'
-import type { RankedRow } from '../src/records/rankings/rank'
 import { getStrategy } from '../src/strategies/registry'
 import { startDiscordFake } from './helpers/discord-fake'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { publishPicksDay, rankedRegistryRow, runLiveHours } from './helpers/live-hours'
 import { startTelegramFake } from './helpers/telegram-fake'
 import { startWebhookReceiver } from './helpers/webhook-receiver'
 
@@ -51,15 +44,6 @@ afterAll(async () => {
 })
 
 const FREQUENT = ['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long']
-function row(strategy: string, rank: number): RankedRow {
-  const s = getStrategy(strategy)!
-  return {
-    configuration_id: `v1:${strategy}:1H:${s.sl_pct}-${s.tp_pct}-${s.max_bars}`, strategy, name_en: s.name, name_ko: null, direction: s.direction, status: s.status, timeframe: '1H',
-    sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, total_trades: 40, win_rate: 55.5, profit_factor: 2.5, pf_capped: false, total_return_pct: 12.3, sharpe_ratio: 1, max_drawdown_pct: 1,
-    rank, eligible: true, previous_rank: null, previous_streak: null, rank_change: null, streak: 0,
-  }
-}
-
 let secret = ''
 let events: EventRow[] = []
 const admin = { 'x-admin-key': KEY }
@@ -70,20 +54,9 @@ beforeAll(async () => {
   await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '42', lang: 'ko', kinds: ['scored', 'day_root', 'paper'] })
   await register({ sink: 'discord', url: discord.webhookUrl('1111'), kinds: ['ranking'] })
   const date = new Date(START).toISOString().slice(0, 10)
-  const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
-  const rows = FREQUENT.map((s, i) => row(s, i + 1))
-  new DayFiles(h.deps.db).publish({
-    schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'x', data_version: 'x', previous_date: null, rules: {},
-    periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: date, end_date: date, groups: Object.fromEntries(GROUPS.map(g => [g, g === 'top50' ? { ...empty, rows } : empty])) }])) as DayFile['periods'],
-  }, h.clock.now())
-  for (let t = START; t <= END; t += HOUR_MS) {
-    h.clock.set(t + 10_000)
-    await scanSignals(h.deps)
-    await scoreSignals(h.deps)
-    await runPaper(h.deps)
-    await sealDays({ ...h.deps, leafSources: [paperLeafSource] })
-    await pusher.deliverDue() // as the scheduler's delivery does between the hours
-  }
+  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1, { win_rate: 55.5, total_return_pct: 12.3 })), (_p, g) => g === 'top50')
+  // the delivery between the hours, as the scheduler's does
+  await runLiveHours(h, START, END, () => pusher.deliverDue())
   events = eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
 }, 180_000)
 
