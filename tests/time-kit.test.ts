@@ -76,7 +76,7 @@ describe('the kit has no copies left in src/ or web/', () => {
   const COPIES: [string, RegExp][] = [
     ['a day or instant cut from toISOString (isoDay, isoInstant)', /toISOString\(\)\.slice\(0, ?(10|19)\)/],
     ['a literal hour or day in ms (HOUR_MS, DAY_MS)', /\b(86_?400_?000|3_?600_?000)\b/],
-    ['a rounding to decimals by hand (roundTo)', /Math\.round\([^()]*\* *(10|100|1000|10_?000|1e\d+)\) *\/ *(10|100|1000|10_?000|1e\d+)\b/],
+    ['a rounding to decimals by hand (roundTo)', /Math\.round\(([^()]|\(([^()]|\([^()]*\))*\))*[*/] *(10|100|1000|10_?000|1e\d+)\) *\/ *(10|100|1000|10_?000|1e\d+)\b/],
     ['a binary search by hand (lowerBound, upperBound)', /\(lo \+ hi\) *(>>>|>>) *1|Math\.floor\(\(lo \+ hi\) *\/ *2\)/],
   ]
   const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
@@ -89,8 +89,10 @@ describe('the kit has no copies left in src/ or web/', () => {
       'const r2 = (x: number) => Math.round(x * 100) / 100',
       '  const mid = (lo + hi) >>> 1',
       '// a comment may say 3_600_000 or toISOString().slice(0, 10)',
+      'const s = Math.round((clock.now() - start) / 10) / 100',
+      'const days = Math.round((n * (100 - pct)) / 100)',
     ].join('\n')
-    expect(copiesIn(text).map(c => c.slice(0, 2))).toEqual(['1:', '2:', '3:', '4:'])
+    expect(copiesIn(text).map(c => c.slice(0, 2))).toEqual(['1:', '2:', '3:', '4:', '6:'])
   })
 
   test('no file but the kit writes one of its pieces again', () => {
