@@ -23,7 +23,7 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
-import { isoDay, parseDay } from './time'
+import { isoDay, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
@@ -200,7 +200,7 @@ function dataInfo(config: Config): void {
 async function trustVerify(config: Config, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { date: { type: 'string' }, url: { type: 'string' } } })
   if (positionals.length !== 1) throw new UsageError('trust verify needs one leaf file')
-  if (!values.date || !/^\d{8}$/.test(values.date)) throw new UsageError(`--date ${values.date ?? ''}: expected YYYYMMDD`)
+  if (!values.date || parseCompactDay(values.date) === null) throw new UsageError(`--date ${values.date ?? ''}: expected a UTC calendar day as YYYYMMDD`)
   const leaf = readLeafFile(positionals[0]!)
   const db = values.url ? null : openDb(join(config.dataDir, 'perpsim.sqlite'))
   const res = await verifyLeaf(leaf, values.date, values.url ? { url: values.url } : { db: db! })

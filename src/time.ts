@@ -34,11 +34,19 @@ export const isoRecordInstant = (ms: number): string => new Date(ms).toISOString
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 const COMPACT_DAY_RE = /^(\d{4})(\d{2})(\d{2})$/
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+
 function dayMs(m: RegExpExecArray | null): number | null {
   if (!m) return null
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
-  // Date.UTC rolls 2026-02-30 over to March: only a day that survives the round trip is real
-  return isoDay(ms) === `${m[1]}-${m[2]}-${m[3]}` ? ms : null
+  const y = Number(m[1])
+  const mo = Number(m[2])
+  const d = Number(m[3])
+  // checked by arithmetic, not by a round trip through Date (this also checks every `date`
+  // of a response: thousands per run answer). Date.UTC rolls 2026-02-30 over to March and
+  // reads years 0-99 as 1900-1999, so neither is a day here.
+  if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1])) return null
+  return Date.UTC(y, mo - 1, d)
 }
 
 /** `YYYY-MM-DD` of a real calendar day → its 00:00 UTC in ms; null for any other string. */

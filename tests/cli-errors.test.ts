@@ -31,6 +31,12 @@ describe('one line and a non-zero exit', () => {
   test('an unknown flag', () => expectOneLine(cli(['data', 'generate', '--bogus']), /Unknown option '--bogus'/))
   test("an unknown flag of a command that parses its own (jobs)", () => expectOneLine(cli(['jobs', 'list', '--bogus']), /^Unknown option '--bogus'/))
   test('an unknown command', () => expectOneLine(cli(['data', 'frobnicate']), /unknown command: data frobnicate/))
+  test('trust verify --date takes only a real calendar day (20260230 is none)', () => {
+    const leaf = join(dir, 'leaf.json')
+    writeFileSync(leaf, '{"a":1}')
+    expectOneLine(cli(['trust', 'verify', leaf, '--date', '20260230']), /^--date 20260230: expected a UTC calendar day as YYYYMMDD\b/)
+    expectOneLine(cli(['trust', 'verify', leaf, '--date', '2026-02-03']), /^--date 2026-02-03: expected a UTC calendar day as YYYYMMDD\b/)
+  })
   test('a bad HOST', () => expectOneLine(cli(['serve'], { HOST: 'not a host!' }), /HOST="not a host!"/))
   test('a DATA_DIR that is a file', () => {
     const file = join(dir, 'a-file')

@@ -23,7 +23,14 @@ describe('POST /simulate/optimize', () => {
       expect(row.map((c: any) => c.tp_pct)).toEqual(SIX)
     }
     expect(r.body.heatmap.values.map((row: any[]) => row.length)).toEqual(Array(6).fill(6))
-    expect(r.body.deflated_sharpe.n_trials).toBe(36)
+    expect(r.body.deflated_sharpe_info.n_trials).toBe(36)
+  })
+
+  test('deflated_sharpe is the number it is on /backtest and /simulate (the DSR); deflated_sharpe_info the computation behind it', async () => {
+    const r = await optimize({ sl_values: SIX, tp_values: SIX })
+    expect(typeof r.body.deflated_sharpe).toBe('number')
+    expect(r.body.deflated_sharpe).toBe(r.body.deflated_sharpe_info.dsr)
+    expect(Object.keys(r.body.deflated_sharpe_info).sort()).toEqual(['caveat', 'dsr', 'kurtosis_raw', 'n_obs', 'n_trials', 'sensitivity', 'sharpe_annualized', 'skew'])
   })
 
   test('37 or more cells are a 422 that names the limit', async () => {
@@ -66,7 +73,7 @@ describe('POST /simulate/optimize', () => {
 
   test('a best cell that does not survive deflation carries a plain warning', async () => {
     const r = await optimize({ sl_values: SIX, tp_values: SIX })
-    const d = r.body.deflated_sharpe
+    const d = r.body.deflated_sharpe_info
     expect(r.body.significant).toBe(d.dsr >= 0.95)
     expect(r.body.warning !== null).toBe(!r.body.significant)
     // random walks have no edge: the warning is there and says why
@@ -76,7 +83,7 @@ describe('POST /simulate/optimize', () => {
 
   test('a one-cell grid has nothing to select from: one trial, no haircut', async () => {
     const r = await optimize({ sl_values: [2], tp_values: [4] })
-    const d = r.body.deflated_sharpe
+    const d = r.body.deflated_sharpe_info
     expect(d.n_trials).toBe(1)
     expect(d.dsr).toBe(d.sensitivity['1'])
     expect(d.sensitivity['1']).toBeGreaterThan(d.sensitivity['10'])

@@ -64,6 +64,22 @@ describe('POST /simulate/validate', () => {
     expect(oos.thresholds).toEqual({ min_trades_per_part: 10, robust_ratio: 0.5, overfit_ratio: 0 })
   })
 
+  test('each part says whether its portfolio was ruined (ruined_at), as a run does; its drawdown stays within 100 %', async () => {
+    // 50x long: the first falling day (−2.4 %) liquidates the out-of-sample part's only margin
+    const r = await h.req('/simulate/validate', { method: 'POST', json: { ...BODY, leverage: 50 } })
+    expect(r.status).toBe(200)
+    const { is_metrics, oos_metrics } = r.body.oos
+    expect(is_metrics.ruined_at).toBeNull()
+    expect(oos_metrics.ruined_at).toMatch(/^2025-03-1\dT\d{2}:\d{2}:00Z$/)
+    expect(Date.parse(oos_metrics.ruined_at)).toBeGreaterThanOrEqual(T0 + RISE_DAYS * DAY)
+    expect(oos_metrics.max_drawdown_pct).toBe(100)
+    // stop_at_ruin (default true): nothing is opened after the ruin
+    expect(oos_metrics.total_trades).toBe(1)
+    const fresh = await h.req('/simulate/validate', { method: 'POST', json: { ...BODY, leverage: 50, stop_at_ruin: false } })
+    expect(fresh.body.oos.oos_metrics.total_trades).toBeGreaterThan(1)
+    expect(fresh.body.oos.oos_metrics.ruined_at).toBe(oos_metrics.ruined_at)
+  })
+
   test('oos_pct moves the split day', async () => {
     const r = await h.req('/simulate/validate', { method: 'POST', json: { ...BODY, oos_pct: 50 } })
     expect(r.body.oos.split_date).toBe(new Date(T0 + 50 * DAY).toISOString().slice(0, 10))

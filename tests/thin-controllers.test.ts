@@ -30,6 +30,16 @@ export function sideDoors(text: string): string[] {
     .flatMap((line, i) => SIDE_DOORS.filter(([, re]) => re.test(line)).map(([what]) => `${i + 1}: ${what}`))
 }
 
+/** A controller that computes its answer instead of calling its service: a pass over a collection. */
+const COMPUTES = /\.(map|filter|reduce|flatMap|sort)\(/
+
+/** The lines of one controller's text that compute, as `line: code`. */
+export function computations(text: string): string[] {
+  return codeOf(text)
+    .split('\n')
+    .flatMap((line, i) => (COMPUTES.test(line) ? [`${i + 1}: ${line.trim()}`] : []))
+}
+
 const controllers = readdirSync(join(ROOT, 'src/modules'))
   .map(area => join(ROOT, 'src/modules', area, 'index.ts'))
   .filter(p => statSync(p, { throwIfNoEntry: false })?.isFile())
@@ -55,6 +65,22 @@ describe('thin controllers', () => {
       "  .get('/d', () => new Response(null, { status: 304 }), { detail: { summary: 'every strategy status (cached)' } })",
     ].join('\n')
     expect(sideDoors(controller)).toEqual(['1: status(', '2: set.status', '3: try'])
+  })
+})
+
+describe('controllers call their service (docs/architecture.md "Layers": a controller never computes or shapes a body)', () => {
+  test('no src/modules/*/index.ts maps, filters, reduces or sorts: that is its service\'s work', () => {
+    const found = controllers.flatMap(f => computations(readFileSync(f, 'utf8')).map(d => `${rel(f)}:${d}`))
+    expect(found).toEqual([])
+  })
+
+  test('the scan finds a controller that lists and shapes its answer, and not a comment about it', () => {
+    const controller = [
+      "  .get('/coins', ({ query }) => deps.universe.all().filter(c => c.ok).map(c => ({ symbol: c.symbol })))",
+      "  .get('/coins/2', ({ query }) => listCoins(deps, query))",
+      '  // the service does .map( and .filter( for it',
+    ].join('\n')
+    expect(computations(controller).map(c => c.slice(0, 2))).toEqual(['1:'])
   })
 })
 

@@ -1,8 +1,11 @@
 /** The small kit below the engine: time units and forms, the sorted-series search, the rounding. */
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { roundTo } from '../src/round'
 import { lowerBound, upperBound } from '../src/sorted-search'
 import { compactDay, DAY_MS, HOUR_MS, isoDay, isoInstant, isoNoZone, isoRecordInstant, parseCompactDay, parseDay } from '../src/time'
+import { sourceFiles } from './helpers/fixtures'
 
 describe('src/time.ts', () => {
   test('the units', () => {
@@ -63,5 +66,41 @@ describe('src/round.ts', () => {
     expect(roundTo(1.235, 2)).toBe(Math.round(1.235 * 100) / 100)
     expect(roundTo(-2.5, 0)).toBe(-2)
     expect(roundTo(0.000123456, 6)).toBe(0.000123)
+  })
+})
+
+describe('the kit has no copies left in src/ or web/', () => {
+  const ROOT = resolve(import.meta.dir, '..')
+  const KIT = ['src/time.ts', 'src/round.ts', 'src/sorted-search.ts']
+  /** what a copy of a kit piece looks like, each with the pattern that finds it */
+  const COPIES: [string, RegExp][] = [
+    ['a day or instant cut from toISOString (isoDay, isoInstant)', /toISOString\(\)\.slice\(0, ?(10|19)\)/],
+    ['a literal hour or day in ms (HOUR_MS, DAY_MS)', /\b(86_?400_?000|3_?600_?000)\b/],
+    ['a rounding to decimals by hand (roundTo)', /Math\.round\(([^()]|\(([^()]|\([^()]*\))*\))*[*/] *(10|100|1000|10_?000|1e\d+)\) *\/ *(10|100|1000|10_?000|1e\d+)\b/],
+    ['a calendar check by hand (parseDay, parseCompactDay)', /% *400\b|\[31, *(28|29), *31\b/],
+    ['a binary search by hand (lowerBound, upperBound)', /\(lo \+ hi\) *(>>>|>>) *1|Math\.floor\(\(lo \+ hi\) *\/ *2\)/],
+  ]
+  const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+  const copiesIn = (text: string) => codeOf(text).split('\n').flatMap((line, i) => COPIES.filter(([, re]) => re.test(line)).map(([what]) => `${i + 1}: ${what}`))
+
+  test('the scan finds each kind of copy, and not one in a comment', () => {
+    const text = [
+      'const day = new Date(ms).toISOString().slice(0, 10)',
+      'const DAY = 86_400_000',
+      'const r2 = (x: number) => Math.round(x * 100) / 100',
+      '  const mid = (lo + hi) >>> 1',
+      '// a comment may say 3_600_000 or toISOString().slice(0, 10)',
+      'const s = Math.round((clock.now() - start) / 10) / 100',
+      'const days = Math.round((n * (100 - pct)) / 100)',
+      'const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]',
+    ].join('\n')
+    expect(copiesIn(text).map(c => c.slice(0, 2))).toEqual(['1:', '2:', '3:', '4:', '6:', '8:'])
+  })
+
+  test('no file but the kit writes one of its pieces again', () => {
+    const files = [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'web'))].filter(f => !KIT.includes(relative(ROOT, f)))
+    expect(files.length).toBeGreaterThan(100)
+    const found = files.flatMap(f => copiesIn(readFileSync(f, 'utf8')).map(c => `${relative(ROOT, f)}:${c}`))
+    expect(found).toEqual([])
   })
 })

@@ -13,6 +13,7 @@ import { DAY_MS, HOUR_MS } from '../src/market/types'
 import { Pusher } from '../src/push/pusher'
 import { eventsAfter, type EventRow } from '../src/records/events'
 import { getStrategy } from '../src/strategies/registry'
+import { isoInstant } from '../src/time'
 import { startDiscordFake } from './helpers/discord-fake'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { publishPicksDay, rankedRegistryRow, runLiveHours } from './helpers/live-hours'
@@ -76,7 +77,7 @@ describe('delivery of the live records', () => {
     expect(receiver.received.map(r => Number(r.headers['webhook-id']))).toEqual(events.map(e => e.id))
     for (const [i, hook] of receiver.received.entries()) {
       const body = verify(hook) as { id: number; type: string; timestamp: string; data: unknown }
-      expect(body).toEqual({ id: events[i]!.id, type: events[i]!.kind, timestamp: new Date(events[i]!.createdAt).toISOString(), data: JSON.parse(events[i]!.payload) })
+      expect(body).toEqual({ id: events[i]!.id, type: events[i]!.kind, timestamp: isoInstant(events[i]!.createdAt), data: JSON.parse(events[i]!.payload) })
     }
   })
 

@@ -53,6 +53,6 @@ describe('Standard Webhooks signing', () => {
 
   test("a delivery's body is the event in canonical JSON: id, type, timestamp and the record as data", () => {
     const body = webhookBody({ id: 9, kind: 'ranking', createdAt: Date.UTC(2026, 10, 22, 0, 30), payload: '{"sha256":"ab","date":"2026-11-22"}' })
-    expect(body).toBe('{"data":{"date":"2026-11-22","sha256":"ab"},"id":9,"timestamp":"2026-11-22T00:30:00.000Z","type":"ranking"}')
+    expect(body).toBe('{"data":{"date":"2026-11-22","sha256":"ab"},"id":9,"timestamp":"2026-11-22T00:30:00Z","type":"ranking"}')
   })
 })

@@ -64,7 +64,7 @@ describe('worker pool', () => {
 
   test('identical requests in flight share one computation', async () => {
     const sim = pooled.deps.runs
-    const spec = (await import('../src/modules/simulate/service')).simulateSpec({ strategy: 'atr-breakout-long', market_type: 'futures', top_n: 12, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })
+    const spec = (await import('../src/runs/simulate-spec')).simulateSpec({ strategy: 'atr-breakout-long', market_type: 'futures', top_n: 12, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })
     const [x, y] = await Promise.all([sim.run(spec), sim.run(spec)])
     expect(x).toBe(y)
   })

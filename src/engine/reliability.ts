@@ -5,6 +5,8 @@
  * `not_evaluated` (value null), which is not a pass.
  */
 import { DAY_MS } from '../market/types'
+import { roundTo } from '../round'
+import { isoDay } from '../time'
 import type { TradeTable } from './trade-table'
 
 export type AxisId = 'trades' | 'ruin' | 'sample' | 'leverage' | 'diversification'
@@ -81,7 +83,7 @@ function check(axis_id: AxisId, failed: boolean, value: number, threshold: numbe
   return { axis_id, verdict: failed ? 'fail' : 'pass', value, threshold, message: failed ? why : null }
 }
 
-const fmt = (x: number) => (Math.round(x * 10) / 10).toString()
+const fmt = (x: number) => String(roundTo(x, 1))
 
 export function reliabilityChecks(input: ReliabilityInput): ReliabilityCheck[] {
   const th = RELIABILITY_THRESHOLDS
@@ -113,7 +115,7 @@ export function reliabilityChecks(input: ReliabilityInput): ReliabilityCheck[] {
   return [
     trades,
     ruinedAt !== null
-      ? check('ruin', true, input.maxDrawdownPct, th.maxDrawdownPct, `ruined on ${new Date(ruinedAt).toISOString().slice(0, 10)}: the portfolio's equity reached zero`)
+      ? check('ruin', true, input.maxDrawdownPct, th.maxDrawdownPct, `ruined on ${isoDay(ruinedAt)}: the portfolio's equity reached zero`)
       : check(
           'ruin',
           input.maxDrawdownPct >= th.maxDrawdownPct,

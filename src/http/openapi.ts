@@ -4,21 +4,13 @@ import { Elysia } from 'elysia'
 import { FormatRegistry, type TSchema } from '@sinclair/typebox'
 import { ConditionNodeSchema } from '../strategies/condition-schema'
 import { VERSION } from '../version'
+import { parseDay } from '../time'
 import EXAMPLES from './openapi-examples.json'
 import { Detail as NotFoundBody, Overloaded as OverloadedBody, RateLimited as RateLimitedBody, ValidationErrors as ValidationErrorBody } from '../model/shared'
 import { limitClassOf } from './rate-limit'
 
-const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-
-/** RFC 3339 full-date (JSON Schema's `date` format): YYYY-MM-DD naming a real calendar day. */
-export function isFullDate(value: string): boolean {
-  const m = FULL_DATE.exec(value)
-  if (!m) return false
-  const y = +m[1], mo = +m[2], d = +m[3]
-  if (mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo - 1]) return false
-  return mo !== 2 || d < 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))
-}
+/** RFC 3339 full-date (JSON Schema's `date` format): YYYY-MM-DD naming a real calendar day (the one strict parser, src/time.ts). */
+export const isFullDate = (value: string): boolean => parseDay(value) !== null
 
 // Importing @elysiajs/openapi replaces TypeBox's global `date` format with a check that
 // builds a Zod schema on every call (about 30 µs); a run's response carries three daily

@@ -6,6 +6,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Logger } from '../log'
+import { roundTo } from '../round'
 import { setInternalErrorSink } from './errors'
 import type { HttpMetrics } from './metrics'
 
@@ -46,6 +47,6 @@ export function requestContext(log: Logger | undefined, metrics: HttpMetrics) {
       const route = ctx.route || 'unmatched'
       metrics.observe(ctx.request.method, route, status, seconds)
       if (log?.enabled('info'))
-        log.info('request', { request_id: s.id, method: ctx.request.method, route, path: new URL(ctx.request.url).pathname, status, duration_ms: Math.round(seconds * 1e4) / 10 })
+        log.info('request', { request_id: s.id, method: ctx.request.method, route, path: new URL(ctx.request.url).pathname, status, duration_ms: roundTo(seconds * 1000, 1) })
     })
 }

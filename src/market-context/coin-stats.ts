@@ -5,7 +5,8 @@
  * figures from an injected `strategyStats` function.
  */
 import type { Ticker24h } from '../upstream/binance'
-import { iso, localLabel, LOCAL_STALE_MS, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { localLabel, LOCAL_STALE_MS, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { isoInstant } from '../time'
 import type { LocalQuote } from './local'
 import type { CgCoinsByTicker } from './sources'
 import type { CacheRead } from './swr-cache'
@@ -123,7 +124,7 @@ export function composeCoinStats(x: CoinStatsInputs): CoinStatsResponse {
       sparkline_7d: c.sparkline7d,
       change_7d_carried: change7dCarried,
       cg_carried: cg ? !cgFresh : null,
-      cg_as_of: cg ? iso(cg.fetchedAtMs) : null,
+      cg_as_of: cg ? isoInstant(cg.fetchedAtMs) : null,
       price_market: market,
       ...(x.figures?.get(c.symbol) ?? ZERO),
     })
@@ -144,7 +145,7 @@ export function composeCoinStats(x: CoinStatsInputs): CoinStatsResponse {
 
   const sources = { prices, coingecko, strategy }
   return {
-    generated: iso(x.nowMs),
+    generated: isoInstant(x.nowMs),
     strategy: x.strategy,
     params: x.params,
     coins,

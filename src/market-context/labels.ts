@@ -23,11 +23,8 @@ export interface Label {
   error: string | null
 }
 
-/** an instant as the API writes it (src/time.ts) */
-export const iso = isoInstant
-
 export function isoOrNull(ms: number | null): string | null {
-  return ms === null ? null : iso(ms)
+  return ms === null ? null : isoInstant(ms)
 }
 
 function ageSeconds(asOfMs: number, nowMs: number): number {
@@ -50,7 +47,7 @@ export function upstreamLabel(read: CacheRead<unknown>, nowMs: number): Label {
 export function localLabel(asOfMs: number, nowMs: number, upstreamError: string | null, proxy = false): Label {
   return {
     source: proxy ? LOCAL_PROXY_SOURCE : LOCAL_SOURCE,
-    as_of: iso(asOfMs),
+    as_of: isoInstant(asOfMs),
     age_seconds: ageSeconds(asOfMs, nowMs),
     stale: nowMs - asOfMs >= LOCAL_STALE_MS,
     proxy,

@@ -3,7 +3,8 @@
  * spot, the candle store for coins neither has; each price names its market.
  */
 import type { Ticker24h } from '../upstream/binance'
-import { iso, localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { isoInstant } from '../time'
 import type { LocalQuote } from './local'
 import type { CacheRead } from './swr-cache'
 
@@ -45,8 +46,8 @@ export function composeLive(x: LiveInputs): LivePrices {
   const spot = new Map((preferUpstream(x.spot, x.localNewestMs) ? x.spot.value! : []).map(t => [t.symbol, t]))
   const futures = new Map((preferUpstream(x.futures, x.localNewestMs) ? x.futures.value! : []).map(t => [t.symbol, t]))
   const symbols = x.symbols.length > 0 ? x.symbols : [...new Set([...spot.keys(), ...futures.keys()])].sort()
-  const spotAsOf = x.spot.fetchedAtMs === null ? null : iso(x.spot.fetchedAtMs)
-  const futAsOf = x.futures.fetchedAtMs === null ? null : iso(x.futures.fetchedAtMs)
+  const spotAsOf = x.spot.fetchedAtMs === null ? null : isoInstant(x.spot.fetchedAtMs)
+  const futAsOf = x.futures.fetchedAtMs === null ? null : isoInstant(x.futures.fetchedAtMs)
 
   const prices: LivePrice[] = []
   const unpriced: string[] = []
@@ -64,7 +65,7 @@ export function composeLive(x: LiveInputs): LivePrices {
     }
     const q = x.local(symbol)
     if (q) {
-      prices.push({ symbol, price: q.price, change_24h: q.change24hPct, volume_24h: q.volume24hQuote, market: 'local', as_of: iso(q.asOfMs) })
+      prices.push({ symbol, price: q.price, change_24h: q.change24hPct, volume_24h: q.volume24hQuote, market: 'local', as_of: isoInstant(q.asOfMs) })
       if (localNewest === null || q.asOfMs > localNewest) localNewest = q.asOfMs
       continue
     }

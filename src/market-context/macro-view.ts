@@ -5,7 +5,8 @@
 import type { FundingNow, OpenInterest } from '../upstream/binance'
 import type { Quote } from '../upstream/yahoo-chart'
 import type { MacroEvent } from './events-calendar'
-import { iso, localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { isoInstant } from '../time'
 import type { LocalFunding } from './local'
 import type { FundingItem } from './overview'
 import type { MacroField } from './sources'
@@ -83,7 +84,7 @@ export function composeMacro(x: MacroInputs): MacroView {
       change: q?.change ?? null,
       change_pct: q?.changePct ?? null,
       symbol,
-      market_time: q ? iso(q.marketTimeMs) : null,
+      market_time: q ? isoInstant(q.marketTimeMs) : null,
       source: q ? read.source : null,
       as_of: labels[field].as_of,
       stale: labels[field].stale,
@@ -95,7 +96,7 @@ export function composeMacro(x: MacroInputs): MacroView {
   const marks = new Map((x.premium.value ?? []).map(f => [f.symbol, f.markPrice]))
   let openInterest: OpenInterestItem[] = []
   if (x.openInterest.value) {
-    const asOf = iso(x.openInterest.fetchedAtMs!)
+    const asOf = isoInstant(x.openInterest.fetchedAtMs!)
     openInterest = x.openInterest.value
       .filter(o => wanted.has(o.symbol))
       .map(o => {
@@ -111,11 +112,11 @@ export function composeMacro(x: MacroInputs): MacroView {
   let funding: FundingRateItem[] = []
   const localNewest = x.localFunding.reduce<number | null>((m, f) => (m === null || f.timeMs > m ? f.timeMs : m), null)
   if (preferUpstream(x.premium, localNewest)) {
-    const asOf = iso(x.premium.fetchedAtMs!)
+    const asOf = isoInstant(x.premium.fetchedAtMs!)
     funding = x.premium.value!.filter(f => wanted.has(f.symbol)).map(f => fundingItem(f.symbol, f.fundingRate, f.markPrice, f.nextFundingTimeMs, asOf))
     labels.funding_rates = upstreamLabel(x.premium, x.nowMs)
   } else if (localNewest !== null) {
-    funding = x.localFunding.filter(f => wanted.has(f.symbol)).map(f => fundingItem(f.symbol, f.rate, null, null, iso(f.timeMs)))
+    funding = x.localFunding.filter(f => wanted.has(f.symbol)).map(f => fundingItem(f.symbol, f.rate, null, null, isoInstant(f.timeMs)))
     labels.funding_rates = localLabel(localNewest, x.nowMs, x.premium.error)
   } else {
     labels.funding_rates = missingLabel(x.premium.error)
@@ -126,11 +127,11 @@ export function composeMacro(x: MacroInputs): MacroView {
 
   // the calendar is a file shipped with the service: always present, never stale
   labels.events = { source: x.eventsSource, as_of: null, age_seconds: null, stale: false, proxy: false, error: null }
-  const events = x.events.map(e => ({ name: e.name, kind: e.kind, time: iso(e.atMs), confirmed: e.confirmed, source: e.source }))
+  const events = x.events.map(e => ({ name: e.name, kind: e.kind, time: isoInstant(e.atMs), confirmed: e.confirmed, source: e.source }))
 
   return { dxy, us10y, sp500, open_interest: openInterest, funding_rates: funding, events, ...summarize(Object.values(labels)), sources: labels, missing_sources: missing }
 }
 
 function fundingItem(symbol: string, rate: number, mark: number | null, nextMs: number | null, asOf: string): FundingRateItem {
-  return { symbol, funding_rate: rate, funding_rate_pct: rate * 100, mark_price: mark, next_funding_time: nextMs === null ? null : iso(nextMs), as_of: asOf }
+  return { symbol, funding_rate: rate, funding_rate_pct: rate * 100, mark_price: mark, next_funding_time: nextMs === null ? null : isoInstant(nextMs), as_of: asOf }
 }

@@ -3,7 +3,8 @@
  * newest first. Each feed is cached on its own, so one dead feed costs only its items.
  */
 import type { FeedItem } from '../upstream/news-feed'
-import { iso, missingLabel, summarize, upstreamLabel, type Label } from './labels'
+import { missingLabel, summarize, upstreamLabel, type Label } from './labels'
+import { isoInstant } from '../time'
 import type { CacheRead } from './swr-cache'
 
 export const NEWS_MAX_ITEMS = 100
@@ -39,8 +40,8 @@ export function composeNews(nowMs: number, feeds: { url: string; read: CacheRead
       continue
     }
     labels[url] = upstreamLabel(read, nowMs)
-    const asOf = iso(read.fetchedAtMs!)
-    for (const it of read.value) all.push({ title: it.title, source: it.source, url: it.url, published: iso(it.publishedMs), as_of: asOf, stale: read.stale })
+    const asOf = isoInstant(read.fetchedAtMs!)
+    for (const it of read.value) all.push({ title: it.title, source: it.source, url: it.url, published: isoInstant(it.publishedMs), as_of: asOf, stale: read.stale })
   }
   all.sort((a, b) => (a.published < b.published ? 1 : a.published > b.published ? -1 : 0))
   const seenUrl = new Set<string>()

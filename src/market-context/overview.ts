@@ -6,11 +6,11 @@ import type { FundingNow, Ticker24h } from '../upstream/binance'
 import type { CgGlobal } from '../upstream/coingecko'
 import type { FearGreedPoint } from '../upstream/fear-greed'
 import type { FearGreedProxy } from './fear-greed-proxy'
-import { iso, localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
+import { localLabel, missingLabel, preferUpstream, summarize, upstreamLabel, type Label } from './labels'
 import { topMovers, type LocalFunding, type LocalQuote } from './local'
 import { regimeBand } from './regime'
 import type { CacheRead } from './swr-cache'
-import { HOUR_MS } from '../time'
+import { HOUR_MS, isoInstant } from '../time'
 
 export const TOP_MOVERS = 5
 /** spot pairs below this 24 h quote volume (USDT) are too thin to list as movers */
@@ -141,11 +141,11 @@ export function composeOverview(x: OverviewInputs): MarketOverview {
   let funding: Label
   const localNewest = x.localFunding.reduce<number | null>((m, f) => (m === null || f.timeMs > m ? f.timeMs : m), null)
   if (preferUpstream(x.premium, localNewest)) {
-    const asOf = iso(x.premium.fetchedAtMs!)
+    const asOf = isoInstant(x.premium.fetchedAtMs!)
     out.extreme_funding = extremeFirst(x.premium.value!.map(f => ({ symbol: f.symbol, rate: f.fundingRate, mark: f.markPrice, next: f.nextFundingTimeMs, asOf })))
     funding = upstreamLabel(x.premium, x.nowMs)
   } else if (localNewest !== null) {
-    out.extreme_funding = extremeFirst(x.localFunding.map(f => ({ symbol: f.symbol, rate: f.rate, mark: null, next: null, asOf: iso(f.timeMs) })))
+    out.extreme_funding = extremeFirst(x.localFunding.map(f => ({ symbol: f.symbol, rate: f.rate, mark: null, next: null, asOf: isoInstant(f.timeMs) })))
     funding = localLabel(localNewest, x.nowMs, x.premium.error)
   } else {
     out.extreme_funding = []
@@ -176,7 +176,7 @@ function extremeFirst(items: { symbol: string; rate: number; mark: number | null
       funding_rate: f.rate,
       funding_rate_pct: f.rate * 100,
       mark_price: f.mark,
-      next_funding_time: f.next === null ? null : iso(f.next),
+      next_funding_time: f.next === null ? null : isoInstant(f.next),
       as_of: f.asOf,
     }))
 }

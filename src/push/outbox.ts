@@ -12,6 +12,7 @@ import type { Clock } from '../clock'
 import { schema, type Db } from '../db'
 import { eventsAfter, matchesFilter } from '../records/events'
 import { activeEndpoints } from '../records/push-endpoints'
+import { DAY_MS, HOUR_MS } from '../time'
 
 export type DeliveryRow = typeof schema.pushDeliveries.$inferSelect
 
@@ -21,9 +22,9 @@ export const LEASE_MS = 5 * 60_000
 export const BATCH = 20
 /** the first retry's step; each failure doubles it up to BACKOFF_CAP_MS */
 export const BACKOFF_BASE_MS = 30_000
-export const BACKOFF_CAP_MS = 3_600_000
+export const BACKOFF_CAP_MS = HOUR_MS
 /** a delivery not made this long after its row was written is given up (failed), and the endpoint's health says so */
-export const MAX_AGE_MS = 24 * 3_600_000
+export const MAX_AGE_MS = DAY_MS
 const CURSOR = 'deliveries'
 /** events read per fan-out transaction */
 const FAN_OUT_EVENTS = 500

@@ -11,6 +11,7 @@ import type { Lang } from '../cards/labels'
 import type { Clock } from '../clock'
 import type { PushConfig } from '../config'
 import type { Db } from '../db'
+import { compactDay, HOUR_MS, isoInstant } from '../time'
 import type { Logger } from '../log'
 import { gatherDigest } from '../mail/weekly'
 import { eventsAfter, type EventRow } from '../records/events'
@@ -52,11 +53,11 @@ export interface PingResult {
   webhook_id: string
 }
 
-const dayKeyOfMs = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')
+const dayKeyOfMs = compactDay
 
 /** The body of a webhook delivery: the event as the stream serves it, in canonical JSON. */
 export function webhookBody(e: Pick<EventRow, 'id' | 'kind' | 'createdAt' | 'payload'>): string {
-  return canonicalJson({ id: e.id, type: e.kind, timestamp: new Date(e.createdAt).toISOString(), data: JSON.parse(e.payload) })
+  return canonicalJson({ id: e.id, type: e.kind, timestamp: isoInstant(e.createdAt), data: JSON.parse(e.payload) })
 }
 
 export class Pusher {
@@ -120,12 +121,12 @@ export class Pusher {
       const now = this.deps.clock.now()
       if (!ep || ep.disabledAtMs !== null) continue // removed meanwhile: its rows were cancelled
       if (ep.pausedUntilMs > now) {
-        this.outbox.postpone(row, ep.pausedUntilMs, `rate limited by the receiver until ${new Date(ep.pausedUntilMs).toISOString()}`)
+        this.outbox.postpone(row, ep.pausedUntilMs, `rate limited by the receiver until ${isoInstant(ep.pausedUntilMs)}`)
         report.postponed++
         continue
       }
       if (now - row.createdAtMs > MAX_AGE_MS) {
-        const error = `not delivered within ${MAX_AGE_MS / 3_600_000} h${row.lastError ? ` (last: ${row.lastError})` : ''}`
+        const error = `not delivered within ${MAX_AGE_MS / HOUR_MS} h${row.lastError ? ` (last: ${row.lastError})` : ''}`
         this.outbox.failed(row, row.lastStatus, error, false)
         recordGivenUp(this.deps.db, ep.id, now, error)
         report.failed++
@@ -155,7 +156,7 @@ export class Pusher {
       pauseEndpoint(db, ep.id, until)
       this.outbox.postpone(row, until, o.error)
       report.postponed++
-      this.deps.log.warn(`push endpoint ${ep.id} (${ep.sink}): rate limited, nothing sent to it before ${new Date(until).toISOString()}`)
+      this.deps.log.warn(`push endpoint ${ep.id} (${ep.sink}): rate limited, nothing sent to it before ${isoInstant(until)}`)
       return
     }
     const next = now + Math.max(backoffMs(row.attempts + 1, this.random), o.retryAfterMs ?? 0)
@@ -200,7 +201,7 @@ export class Pusher {
   async ping(ep: PushEndpointRow): Promise<PingResult> {
     const now = this.deps.clock.now()
     const id = `ping_${randomUUID()}`
-    const body = canonicalJson({ id, type: 'ping', timestamp: new Date(now).toISOString(), data: { endpoint_id: ep.id, message: 'perpsim webhook test' } })
+    const body = canonicalJson({ id, type: 'ping', timestamp: isoInstant(now), data: { endpoint_id: ep.id, message: 'perpsim webhook test' } })
     const o = await this.send(ep, id, () => body, lang => pingText(lang, ep.id))
     if (o.ok) recordSuccess(this.deps.db, ep.id, this.deps.clock.now())
     else recordFailure(this.deps.db, ep.id, this.deps.clock.now(), `ping: ${o.error}`, false)

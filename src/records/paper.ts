@@ -11,7 +11,7 @@ import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
 import { lastCompletedBar, lowerBound } from '../runs/compute/signal-tasks'
-import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant as isoZ } from '../time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant } from '../time'
 import { appendEvents, type NewEvent } from './events'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
@@ -55,19 +55,19 @@ export function positionItem(p: PaperPositionRow) {
     tp_pct: p.tpPct,
     max_bars: p.maxBars,
     reference_entry_price: p.referenceEntryPrice,
-    entry_time: isoZ(p.entryTimeMs),
+    entry_time: isoRecordInstant(p.entryTimeMs),
     entry_price: p.entryPrice,
     exit_reason: p.exitReason,
-    exit_time: p.exitTimeMs === null ? null : isoZ(p.exitTimeMs),
+    exit_time: p.exitTimeMs === null ? null : isoRecordInstant(p.exitTimeMs),
     exit_price: p.exitPrice,
     bars_held: p.barsHeld,
     pnl_pct: p.pnlPct,
     pnl_usd: p.pnlUsd,
     mark_price: p.markPrice,
     unrealized_usd: p.unrealizedUsd,
-    marked_through: isoZ(p.markedThroughMs),
-    opened_at: isoZ(p.openedAtMs),
-    closed_at: p.closedAtMs === null ? null : isoZ(p.closedAtMs),
+    marked_through: isoRecordInstant(p.markedThroughMs),
+    opened_at: isoRecordInstant(p.openedAtMs),
+    closed_at: p.closedAtMs === null ? null : isoRecordInstant(p.closedAtMs),
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Direction } from '../engine/types'
 import type { StrategyStatus } from '../strategies/status'
-import { isoNoZone, isoRecordInstant as isoZ } from '../time'
+import { isoNoZone, isoRecordInstant } from '../time'
 import type { ScoredJoined } from './signals'
 import { roundTo } from '../round'
 
@@ -30,15 +30,15 @@ export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
     engine: r.engine,
     pnl_pct: round(r.pnlPct),
     exit_price: r.exitPrice,
-    exit_time: r.exitTimeMs === null ? null : isoZ(r.exitTimeMs),
+    exit_time: r.exitTimeMs === null ? null : isoRecordInstant(r.exitTimeMs),
     bars_held: r.barsHeld,
     exit_reason: r.exitReason,
     reason: r.reason,
     gross_pct: r.grossPct === null ? null : round(r.grossPct),
     fee_pct: r.feePct === null ? null : round(r.feePct),
     funding_pct: r.fundingPct === null ? null : round(r.fundingPct),
-    marked_through: isoZ(r.markedThroughMs),
-    finalized_at: r.finalizedAtMs === null ? null : isoZ(r.finalizedAtMs),
+    marked_through: isoRecordInstant(r.markedThroughMs),
+    finalized_at: r.finalizedAtMs === null ? null : isoRecordInstant(r.finalizedAtMs),
     frozen_inputs: {
       fee_frac: r.feeFrac,
       leverage: r.leverage,

@@ -1,7 +1,7 @@
 /**
  * The signal records in the database: recorded signals, scan watermarks and scored
  * results. The scanner and scorer jobs write through here; the signals service reads.
- * Append-only rules are the database's (db/migrations/0002_signals_trust_triggers.sql).
+ * Append-only rules are the database's (db/migrations/0004_signals_trust_triggers.sql).
  */
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
 import { scoredSignals, signalScans, signals } from '../../db/schema'

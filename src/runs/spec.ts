@@ -68,9 +68,6 @@ export function resultHash(spec: RunSpec, dataVersion: string): string {
   return createHash('sha256').update(canonicalJsonLikeStringify(spec)).update('\n').update(dataVersion).digest('hex')
 }
 
-/** YYYY-MM-DD → UTC midnight ms, or null when not a real calendar date (one definition: src/time.ts). */
-export { parseDay }
-
 /** The trade model's parameters of a run. */
 export function tradeParamsOf(spec: RunSpec): TradeParams {
   return {

@@ -42,9 +42,9 @@ export function OptimizeView(p: ViewProps) {
           <RunScope r={r} />
           <Heatmap r={r} />
           {r.best && <p id="opt-best">{t('opt.best', { sl: r.best.sl_pct, tp: r.best.tp_pct, pf: n(r.best.profit_factor) })}</p>}
-          {r.deflated_sharpe && (
+          {r.deflated_sharpe_info && (
             <p id="opt-dsr">
-              {t('opt.dsr', { d: n(r.deflated_sharpe.dsr, 3), n: r.deflated_sharpe.n_trials, sig: r.significant ? `✓ ${t('opt.sig')}` : `✗ ${t('opt.notsig')}` })}
+              {t('opt.dsr', { d: n(r.deflated_sharpe_info.dsr, 3), n: r.deflated_sharpe_info.n_trials, sig: r.significant ? `✓ ${t('opt.sig')}` : `✗ ${t('opt.notsig')}` })}
             </p>
           )}
           {r.warning && <p class="warn">⚠ {r.warning}</p>}

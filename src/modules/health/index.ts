@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { roundTo } from '../../round'
 import { VERSION } from '../../version'
 import { HealthResponse } from './model'
 
@@ -11,7 +12,7 @@ export function healthModule(deps: AppDeps) {
       status: 'ok',
       version: VERSION,
       coins_loaded: deps.store.coinCount,
-      uptime_seconds: Math.round((deps.clock.now() - deps.startedAtMs) / 10) / 100,
+      uptime_seconds: roundTo((deps.clock.now() - deps.startedAtMs) / 1000, 2),
     }),
     { response: HealthResponse, detail: { tags: ['market'], summary: 'Service health' } },
   )

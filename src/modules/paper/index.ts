@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { Detail } from '../../model/shared'
-import { isoInstant } from '../../time'
 import { PaperQuery, PaperState, PerformancePublic } from './model'
 import { PaperService } from './service'
 
@@ -16,7 +15,7 @@ export function paperModule(deps: AppDeps) {
     })
     .get(
       '/performance/public',
-      async () => ({ as_of: isoInstant(deps.clock.now()), regime: await deps.marketContext.regime(), paper: service.summary() }),
+      () => service.publicPerformance(),
       { response: PerformancePublic, detail: { tags: ['paper'], summary: 'Current regime, the paper strategy pick and the live position summary' } },
     )
 }

@@ -11,6 +11,7 @@ import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paper
 import { roundTo } from '../../round'
 import { NotFound } from '../../runs/errors'
 import { isoDay, isoInstant } from '../../time'
+import type { PerformancePublic } from './model'
 
 export interface PaperServiceDeps {
   db: Db
@@ -18,6 +19,8 @@ export interface PaperServiceDeps {
   series: SeriesCache
   /** to say why no cycle runs on a store whose candles end before today */
   store: Pick<CandleStore, 'newestCandleMs'>
+  /** the current regime, as GET /regime answers it (for /performance/public) */
+  marketContext: { regime(): Promise<unknown> }
 }
 
 const r2 = (x: number) => roundTo(x, 2)
@@ -85,6 +88,11 @@ export class PaperService {
   }
 
   /** /performance/public's paper part: the pick, the live positions in summary, the cycle's return. */
+  /** GET /performance/public: the current regime beside the paper cycle's summary. */
+  async publicPerformance(): Promise<typeof PerformancePublic.static> {
+    return { as_of: isoInstant(this.deps.clock.now()), regime: await this.deps.marketContext.regime(), paper: this.summary() }
+  }
+
   summary() {
     const s = this.state()
     if (!s) return null

@@ -13,7 +13,7 @@ import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
 import { eligibleList, headlineOf, heldBack, top3, worst3, type EligibleRow, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
 import { SCHEMA_VERSION, storesEligibleRanks } from '../../records/rankings/versions'
 import { roundTo } from '../../round'
-import { isoDay, isoInstant, parseCompactDay } from '../../time'
+import { compactDay, isoDay, isoInstant, parseCompactDay, parseDay } from '../../time'
 
 export interface DailyQuery {
   date?: string
@@ -32,8 +32,6 @@ export function dayOfParam(s: string): string | null {
   const ms = parseCompactDay(s)
   return ms === null ? null : isoDay(ms)
 }
-
-const compact = (iso: string) => iso.replaceAll('-', '')
 
 /** A row of the ranked list as the response shows it (figures rounded to 2 decimals; raw ones are in `selection`). */
 export function publicRow(r: EligibleRow) {
@@ -142,8 +140,9 @@ export class RankingsService {
     const worst = worst3(list)
     const headline = headlineOf(list, (GROUPS as readonly string[]).includes(q.group), held)
     const byId = new Map(list.map(r => [r.configuration_id, r]))
-    const dateMs = Date.parse(`${served}T00:00:00Z`)
-    const citationUrl = `/rankings/daily?date=${compact(served)}&period=${q.period}&group=${q.group}&strict_date=true`
+    // a stored day file's date is a real YYYY-MM-DD
+    const dateMs = parseDay(served)!
+    const citationUrl = `/rankings/daily?date=${compactDay(dateMs)}&period=${q.period}&group=${q.group}&strict_date=true`
     const reverify = (which: 'top3' | 'worst3') => (r: EligibleRow) => ({
       list: which,
       configuration_id: r.configuration_id,
@@ -181,7 +180,7 @@ export class RankingsService {
       citation: {
         url: citationUrl,
         date: served,
-        day_file_url: `/rankings/files/${compact(served)}`,
+        day_file_url: `/rankings/files/${compactDay(dateMs)}`,
         day_file_sha256: stored.sha256,
         schema_version: file.schema_version,
         rules_version: file.rules_version,
@@ -190,7 +189,7 @@ export class RankingsService {
       },
       how_to_reverify: {
         steps: [
-          `GET /rankings/files/${compact(served)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
+          `GET /rankings/files/${compactDay(dateMs)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
           `In that file, periods["${q.period}"].groups["${q.group}"].rows holds every ranked configuration with its raw figures, in rank order.`,
           'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio, max_drawdown_pct and ruined_at of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
           `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the overall ranks (each row's rank in the file); leave out the rows with fewer than ${MIN_TRADES} trades (held_back) and number the rest 1, 2, 3, …: those are the ranks shown (each row's eligible_rank in files of rankings-2).`,

@@ -92,7 +92,7 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promi
     heatmap: { rows: 'sl_pct', cols: 'tp_pct', metric: metricKey, values: matrix.map(row => row.map(c => c.objective_value)) },
     best: best?.item ?? null,
     ...deflation,
-    warning: significanceWarning(best?.item ?? null, deflation.deflated_sharpe, grid.cells.length),
+    warning: significanceWarning(best?.item ?? null, deflation.deflated_sharpe_info, grid.cells.length),
     compute_time_ms: Math.round(performance.now() - started),
   }
 }
@@ -141,7 +141,9 @@ function deflationOf(results: CellResult[], best: CellResult | null) {
   const opts = trialSharpeVariance === undefined ? {} : { trialSharpeVariance }
   const deflated: DeflatedSharpeInfo | null = best !== null && best.daily.length >= 2 ? deflatedSharpe(best.daily, results.length, opts) : null
   return {
-    deflated_sharpe: deflated,
+    // as on /backtest and /simulate: the number is the DSR, the object the computation behind it
+    deflated_sharpe: deflated ? deflated.dsr : null,
+    deflated_sharpe_info: deflated,
     dsr_haircut_pct: deflated ? dsrHaircutPct(deflated, opts) : null,
     significant: deflated ? deflated.dsr >= DSR_SIGNIFICANCE : false,
   }

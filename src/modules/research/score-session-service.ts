@@ -4,7 +4,7 @@
  * they carry no zone) or Unix seconds, as elsewhere in the API.
  */
 import { scoreSession, type SessionTrade } from '../../engine/score-session'
-import { parseDay } from '../../runs/spec'
+import { parseDay } from '../../time'
 import { InvalidRequest } from '../../runs/errors'
 import type { ScoreSessionRequest, ScoreSessionResponse } from './model'
 

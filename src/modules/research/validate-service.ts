@@ -10,7 +10,7 @@ import { bookPath, percentileTable } from '../../engine/trade-bootstrap'
 import { rowsWhereEntry, selectRows, type TradeTable } from '../../engine/trade-table'
 import { effectiveLeverage } from '../../engine/types'
 import type { CandleStore } from '../../market/candle-store'
-import { isoDay } from '../../time'
+import { isoDay, isoInstant } from '../../time'
 import { DAY_MS } from '../../market/types'
 import type { Universe } from '../../market/universe'
 import { dataRange, type RunResult } from '../../runs/present'
@@ -49,7 +49,7 @@ const RISK: Record<Verdict, 'low' | 'medium' | 'high' | 'unknown'> = {
 
 /** The figures of one part of the window: its trades booked as a portfolio of their own. */
 export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable, fromDayMs: number, toDayMs: number, store: CandleStore) {
-  const { metrics: m } = book(trades, portfolioOptionsOf(spec, symbols.length), markOver({ fromDayMs, toDayMs }, s => store.bars(s)))
+  const { metrics: m, portfolio } = book(trades, portfolioOptionsOf(spec, symbols.length), markOver({ fromDayMs, toDayMs }, s => store.bars(s)))
   return {
     date_range: dataRange({ fromDayMs, toDayMs }),
     days: Math.round((toDayMs - fromDayMs) / DAY_MS) + 1,
@@ -62,6 +62,8 @@ export function partMetrics(spec: RunSpec, symbols: string[], trades: TradeTable
     avg_trade_pct: m.expectancy,
     total_return_pct_portfolio: m.total_return_pct_portfolio,
     max_drawdown_pct: m.max_drawdown_pct,
+    // each part is booked as a run of its own (fresh capital), so it is ruined or not on its own
+    ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     sharpe_ratio: m.sharpe_ratio,
     sortino_ratio: m.sortino_ratio,
     calmar_ratio: m.calmar_ratio,

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { backtestFields, DateOrNull, Timeframe, TradeItem } from '../../model/shared'
+import { DateOrNull, resultFields, Timeframe, TradeItem } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -29,7 +29,7 @@ export const SimulateRequest = t.Object({
 })
 
 export const SimulateResponse = t.Object(
-  { ...backtestFields, strategy: t.String(), strategy_name: t.String(), status: t.String() },
+  { ...resultFields, strategy: t.String(), strategy_name: t.String(), status: t.String() },
   { additionalProperties: true },
 )
 

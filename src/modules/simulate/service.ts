@@ -18,9 +18,6 @@ export type SimulateBody = typeof SimulateRequest.static
 export type CoinSimBody = typeof CoinSimRequest.static
 export type CompareBody = typeof CompareRequest.static
 
-/** the one /simulate body → RunSpec step lives in the run pipeline (the rankings job calls it too) */
-export { simulateSpec }
-
 export async function runSimulate(runs: RunService, body: SimulateBody, noCache: boolean): Promise<typeof SimulateResponse.static> {
   checkDates(body.start_date, body.end_date)
   const spec = simulateSpec(body)

@@ -69,8 +69,7 @@ export const STREAK_TOP = 10
 export const WEEKLY_MIN_DAYS = 5
 export const WEEKLY_DAYS = 7
 
-/** the costs and sizing of every row: those of POST /simulate's defaults */
-/** the cost fields of every ranked /simulate body */
+/** the costs and sizing of every ranked /simulate body: those of POST /simulate's defaults (stop_at_ruin included, rules v2) */
 export const COST_FIELDS = {
   market_type: 'futures',
   fee_pct: DEFAULT_FEE_FRAC.futures,
