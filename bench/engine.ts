@@ -13,7 +13,7 @@ import { runPortfolio } from '../src/engine/portfolio'
 import { simulateCoin, type CoinSimInput } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 
 const COINS = Number(process.argv[2] ?? 535)
 const BARS = Number(process.argv[3] ?? 17_520)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { appendDemoCandles, generateSyntheticUniverse } from '../src/market/synthetic'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 
 const DAYS = 730
 const SEED = 7

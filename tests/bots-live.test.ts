@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { unzipSync } from 'fflate'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { makeCandles, startFakeBinance, type FakeBinance } from './fixtures/binance-server'
 import { fillWalkUniverse, makeHarness, tempDir } from './helpers/harness'
 

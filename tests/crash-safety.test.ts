@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { makeCandles, makeFunding, startFakeBinance } from './fixtures/binance-server'
 import { tempDir } from './helpers/fixtures'
 

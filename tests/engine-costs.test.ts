@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { barsOf, flat, fundingOf, only, params, sim, T0, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS

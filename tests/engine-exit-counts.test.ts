@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { simulateAndBook } from '../src/engine/run'
 import { EXIT_REASONS } from '../src/engine/types'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { barsOf, fundingOf, params, T0, type Ohlc } from './engine-fixtures'
 
 /** A random walk of hourly bars from a seed (moves up to ±`vol` % a bar). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { simulateCoin } from '../src/engine/trade-model'
 import { barsOf, flat, only, params, sim, type Ohlc } from './engine-fixtures'
 

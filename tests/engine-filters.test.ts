@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { dayOfCivil, monthOfDay, yearMonthOfDay } from '../src/engine/calendar'
 import { applyEntryFilters, type EntryFilters } from '../src/engine/filters'
 import { windowIndices } from '../src/engine/date-window'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { barsOf, flat, maskOf } from './engine-fixtures'
 
 const none: EntryFilters = { avoidHours: [], avoidMonths: null, minVolRegime: null, atrRatio: null }

@@ -5,7 +5,7 @@ import { computeMetrics, quantile } from '../src/engine/metrics'
 import { PNL_BUCKET_LABELS, profitFactor, resultBucket } from '../src/engine/metrics-breakdown'
 import { tradeTableOf, type SizedTradeTable } from '../src/engine/trade-table'
 import type { ExitReason, Trade } from '../src/engine/types'
-import { DAY_MS } from '../src/market/types'
+import { DAY_MS } from '../src/time'
 import { barsOf, expectAllClose, flat, type Ohlc } from './engine-fixtures'
 
 function tr(symbol: string, exitIso: string, pnlPct: number, exitReason: ExitReason, barsHeld: number, extra: Partial<Trade> = {}) {

@@ -6,7 +6,7 @@ import { runPortfolio as runPortfolioOnTable, tradesInEntryOrder, type Portfolio
 import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
 import type { Bars } from '../src/market/types'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { barsOf, expectAllClose, flat, T0, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS

@@ -3,7 +3,7 @@ import { simulateAndBook as runBacktest } from '../src/engine/run'
 import { simulateCoin, type CoinSimInput } from '../src/engine/trade-model'
 import type { Trade, TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
-import { DAY_MS } from '../src/market/types'
+import { DAY_MS } from '../src/time'
 import { fundingOf, hasSharedData, params, realBars, realFunding } from './engine-fixtures'
 
 /** A seeded mask with about `share` of the bars set. */

@@ -9,7 +9,7 @@ import {
 } from '../src/engine/reliability'
 import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
-import { DAY_MS } from '../src/market/types'
+import { DAY_MS } from '../src/time'
 
 const healthy: ReliabilityInput = { totalTrades: 120, maxDrawdownPct: 20, spanDays: 365, leverage: 3, coinReturnsPct: [10, 12, -4, 8] }
 const verdicts = (input: ReliabilityInput) => Object.fromEntries(reliabilityChecks(input).map((c) => [c.axis_id, c.verdict]))

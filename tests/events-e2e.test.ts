@@ -12,7 +12,7 @@ import { EventSource } from 'eventsource'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { tempDir, walkCandles } from './helpers/fixtures'
 import { BUN, freePort, ROOT } from './helpers/serve'
 

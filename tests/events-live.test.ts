@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { dayLeaves, dayRoots, paperPositions, scoredSignals, signals } from '../db/schema'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { eventsAfter, type EventRow } from '../src/records/events'
 import { positionItem } from '../src/records/paper'
 import { signalItem } from '../src/records/signal-item'

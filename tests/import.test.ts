@@ -6,7 +6,7 @@ import { join, relative } from 'node:path'
 import { strToU8, zipSync } from 'fflate'
 import { CandleStore } from '../src/market/candle-store'
 import { formatImportReport, importPaths, type ImportReport } from '../src/market/import-binance'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { REAL_DATA_DIR } from './helpers/real-data-dir'
 import { makeCandles } from './fixtures/binance-server'
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { tempDir, walkCandles } from './helpers/fixtures'
 import { BUN, freePort, ROOT } from './helpers/serve'
 

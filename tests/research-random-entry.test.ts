@@ -3,7 +3,7 @@ import { entryCandidates, randomEntrySums, TradeOutcomes, type RandomEntryCoin }
 import { simulateCoin } from '../src/engine/trade-model'
 import type { TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 
 const T0 = Date.UTC(2024, 0, 1)
 

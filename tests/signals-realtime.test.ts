@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { GROUPS, PERIODS } from '../src/records/rankings/configurations'
 import { DayFiles, type DayFile, type GroupRanking } from '../src/records/rankings/day-files'
 import type { RankedRow } from '../src/records/rankings/rank'

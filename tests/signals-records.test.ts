@@ -4,7 +4,7 @@ import { scoredSignals, signals } from '../db/schema'
 import { openDb } from '../src/db'
 import { scanSignals } from '../src/live/signal-scan'
 import { scoreSignals } from '../src/live/signal-score'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { latestScan, recordScan, type ScoredRow, type SignalRow } from '../src/records/signals'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 

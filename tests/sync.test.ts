@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { SyncError, syncFromExchange, type SyncOptions } from '../src/market/sync-ccxt'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 import { makeCandles, makeFunding, startFakeBinance, type FakeBinance, type FakeMarket } from './fixtures/binance-server'
 
 /** the exchange's and the sync's clock: half past an hour, so one candle is always open */

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { returnFacts } from '../src/market/stylized-facts'
 import { appendDemoCandles, generateSyntheticUniverse } from '../src/market/synthetic'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 
 const END_MS = Date.UTC(2026, 10, 22, 12, 30) // last candle opens 11:00 and closes 12:00
 const SEED = 7

@@ -16,7 +16,7 @@ import { fundingCap } from '../src/market/synthetic-funding'
 import { tierOfRank } from '../src/market/synthetic-model'
 import { LIQUIDITY_DEAD_USD, Universe } from '../src/market/universe'
 import type { Bars } from '../src/market/types'
-import { HOUR_MS } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
 
 const END_MS = Date.UTC(2026, 10, 22, 12, 30) // the clock's now: 12:30 UTC
 const dirs: string[] = []

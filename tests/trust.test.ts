@@ -7,7 +7,7 @@ import { checkAdminKey } from '../src/http/admin-auth'
 import { sealDays } from '../src/live/day-roots'
 import { scanSignals } from '../src/live/signal-scan'
 import { scoreSignals } from '../src/live/signal-score'
-import { DAY_MS, HOUR_MS } from '../src/market/types'
+import { DAY_MS, HOUR_MS } from '../src/time'
 import { verifyLeaf } from '../src/cli-trust'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 

@@ -1,5 +1,5 @@
 /** UTC calendar arithmetic without Date objects (hot loops over bars and trades). */
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 
 /** Days per year for annualising daily figures: crypto trades every calendar day (docs/metrics.md). */
 export const DAYS_PER_YEAR = 365

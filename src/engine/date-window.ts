@@ -5,7 +5,7 @@
  * (`end_of_data`).
  */
 import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { lowerBound } from '../sorted-search'
 
 export interface BarWindow {

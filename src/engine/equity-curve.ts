@@ -14,7 +14,7 @@
  * the run did not have: see stopAtRuin in portfolio.ts).
  */
 import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { upperBound } from '../sorted-search'
 import { lastAtOrBefore } from './search'
 import type { DayMarks, SizedTradeTable, TradeTable } from './trade-table'

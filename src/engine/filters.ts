@@ -9,7 +9,7 @@
  * as t[i] + stepMs (such a signal cannot enter anyway).
  */
 import type { Bars } from '../market/types'
-import { DAY_MS, HOUR_MS } from '../market/types'
+import { DAY_MS, HOUR_MS } from '../time'
 import { monthOfDay } from './calendar'
 
 export interface EntryFilters {

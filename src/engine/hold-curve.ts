@@ -5,7 +5,7 @@
  * Days before the coin's first bar keep the initial capital.
  */
 import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { lastCloseAt, toEquityPoints, type EquityPoint } from './equity-curve'
 import { lowerBound } from '../sorted-search'
 

@@ -2,7 +2,7 @@
  * Breakdowns of a trade list: result buckets, P&L distribution, yearly / monthly stats
  * and per-coin results. Formulas: docs/metrics.md.
  */
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { yearMonthOfDay } from './calendar'
 import type { TradeTable } from './trade-table'
 import { EXIT_REASONS, type ExitReason, type ResultBucket } from './types'

@@ -7,7 +7,7 @@ import { lastCloseAt } from './equity-curve'
 import { btcRegimeLabels, TREND_SMA_DAYS, type RegimePerformance } from './statistics'
 import { regimePerformanceOf, TREND_CODE, VOL_CODE } from './statistics-regime'
 import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 
 /** the market whose regime labels the trades */
 export const BENCHMARK_SYMBOL = 'BTCUSDT'

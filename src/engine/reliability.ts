@@ -4,9 +4,8 @@
  * and `threshold`. A result with zero trades evaluates only `trades`: the other four are
  * `not_evaluated` (value null), which is not a pass.
  */
-import { DAY_MS } from '../market/types'
 import { roundTo } from '../round'
-import { isoDay } from '../time'
+import { DAY_MS, isoDay } from '../time'
 import type { TradeTable } from './trade-table'
 
 export type AxisId = 'trades' | 'ruin' | 'sample' | 'leverage' | 'diversification'

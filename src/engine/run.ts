@@ -5,7 +5,8 @@
  * (pausing between the steps), compare's runs in a worker, validate's two parts,
  * optimize's cells, and `simulateAndBook` for tools and tests.
  */
-import { DAY_MS, type Bars } from '../market/types'
+import { type Bars } from '../market/types'
+import { DAY_MS } from '../time'
 import type { MarkToMarket } from './equity-curve'
 import { metricsSteps, type BacktestMetrics } from './metrics'
 import { acceptSteps, markPortfolio, sizeSteps, type Acceptance, type PortfolioOptions, type PortfolioResult } from './portfolio'

@@ -4,12 +4,11 @@
  * 30) are caught up at start-up in the background; a day the store cannot rank yet (candles
  * still on their way) fails and is retried within the hour.
  */
-import { DAY_MS, HOUR_MS } from '../market/types'
 import { CATCH_UP_DAYS } from '../records/rankings/configurations'
 import { DayFiles } from '../records/rankings/day-files'
 import { publishRankingDay, type RankingDeps } from '../live/ranking-day'
 import type { JobDefinition } from './scheduler'
-import { isoDay } from '../time'
+import { DAY_MS, HOUR_MS, isoDay } from '../time'
 
 export const RANKINGS_JOB = 'rankings'
 /** days a fresh store backfills, and how far back missed days are caught up */

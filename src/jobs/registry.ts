@@ -6,7 +6,7 @@
 import type { AppDeps } from '../deps'
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
-import { HOUR_MS } from '../market/types'
+import { HOUR_MS } from '../time'
 import type { CandleFeed } from '../market/candle-feed'
 import { candlesJob } from './candles'
 import { rankingsJob } from './rankings'

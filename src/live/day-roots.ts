@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { firstSignalTimeMs, scoringPendingBefore } from '../records/signals'
 import type { Pause } from './signal-scan'
 import { collectLeaves, dayKey, latestSealedDay, sealDay, dayStartOf, type LeafSource } from '../records/merkle-leaves'

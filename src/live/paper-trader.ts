@@ -26,7 +26,6 @@ import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction } from
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe, TIMEFRAME_MS } from '../market/timeframe'
-import { DAY_MS, HOUR_MS } from '../market/types'
 import {
   completeCycle,
   equityAt,
@@ -57,7 +56,7 @@ import { getStrategy } from '../strategies/registry'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { exitMask, lowerBound } from './signal-scan'
 import { tradeParams } from './signal-score'
-import { isoDay } from '../time'
+import { DAY_MS, HOUR_MS, isoDay } from '../time'
 
 export const CYCLE_DAYS = 30
 export const STARTING_CAPITAL = 10_000

@@ -9,7 +9,6 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
-import { DAY_MS, HOUR_MS } from '../market/types'
 // the one mapping from a /simulate body to its RunSpec (the /simulate service calls it too):
 // a row's run is, by construction, the run /simulate makes of the body the row publishes
 import { simulateSpec } from '../runs/simulate-spec'
@@ -38,7 +37,7 @@ import { DayFiles, type DayFile, type GroupRanking } from '../records/rankings/d
 import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
-import { isoDay, isoInstant } from '../time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../time'
 
 /** What the step needs of the run that drives it (a job's context, or a caller of its own). */
 export interface RankingStepContext {

@@ -24,7 +24,7 @@ import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction, type 
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
-import { HOUR_MS } from '../market/types'
+import { HOUR_MS } from '../time'
 import { scoredEvent } from '../records/scored-event'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../records/signals'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'

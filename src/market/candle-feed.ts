@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../clock'
 import type { CandleStore } from './candle-store'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 import { appendDemoCandles } from './synthetic'
 import { syncFromExchange, type SyncReport } from './sync-ccxt'
 import { createBinanceUsdm, type ExchangeLike, type RetryPolicy } from './sync-exchange'

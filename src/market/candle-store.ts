@@ -25,7 +25,7 @@ import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
 import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
 

@@ -1,6 +1,6 @@
 /** Small per-coin figures derived from the candle store (7-day change and sparkline). */
 import type { Bars } from './types'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 import { upperBound } from '../sorted-search'
 
 const WEEK_H = 168

@@ -12,8 +12,7 @@
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
-import { DAY_MS, HOUR_MS } from './types'
-import { isoRecordInstant } from '../time'
+import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
 
 export type ImportKind = 'klines' | 'funding' | 'universe'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'

@@ -16,8 +16,7 @@ import { candleProblem, isoOf } from './import-csv'
 import { metaForCandles } from './import-universe'
 import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
 import type { AssetClass, CoinMeta } from './types'
-import { HOUR_MS } from './types'
-import { parseDay } from '../time'
+import { HOUR_MS, parseDay } from '../time'
 
 export { SyncError } from './sync-exchange'
 

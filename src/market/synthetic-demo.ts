@@ -46,7 +46,7 @@ import {
   volumeWeight,
 } from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 
 /** bars the continuation is fitted on (20 days) */
 export const DEMO_WINDOW = 480

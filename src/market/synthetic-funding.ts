@@ -5,7 +5,7 @@
  */
 import { Rng, hash32 } from './synthetic-rng'
 import type { Tier } from './synthetic-model'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 import { roundTo } from '../round'
 
 /** Binance's interest component: 0.01 % per 8 hours */

@@ -17,7 +17,7 @@ import {
   type Seasonality,
 } from './synthetic-model'
 import type { Rng } from './synthetic-rng'
-import { HOUR_MS } from './types'
+import { HOUR_MS } from '../time'
 
 // ---------- shocks ----------
 

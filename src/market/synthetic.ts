@@ -45,7 +45,7 @@ import {
 } from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
 import type { CoinMeta } from './types'
-import { DAY_MS, HOUR_MS } from './types'
+import { DAY_MS, HOUR_MS } from '../time'
 
 export { appendDemoCandles } from './synthetic-demo'
 export { COIN_LIST } from './synthetic-model'

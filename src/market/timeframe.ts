@@ -1,5 +1,5 @@
 /** Candle timeframes and their UTC bucket arithmetic. 1W buckets start Monday 00:00 UTC. */
-import { DAY_MS, HOUR_MS } from './types'
+import { DAY_MS, HOUR_MS } from '../time'
 
 export const TIMEFRAMES = ['1H', '2H', '4H', '6H', '12H', '1D', '1W'] as const
 export type Timeframe = (typeof TIMEFRAMES)[number]

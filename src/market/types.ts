@@ -51,6 +51,3 @@ export interface FormingOpen {
   readonly t: number
   readonly o: number
 }
-
-// the time units live below every layer (src/time.ts); re-exported for the market's many readers
-export { DAY_MS, HOUR_MS } from '../time'

@@ -9,7 +9,7 @@
  */
 import type { CandleStore } from './candle-store'
 import type { Bars, CoinMeta } from './types'
-import { DAY_MS } from './types'
+import { DAY_MS } from '../time'
 
 /** below this median daily quote volume (USDT) over the last 30 days a market is dead */
 export const LIQUIDITY_DEAD_USD = 100_000

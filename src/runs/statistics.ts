@@ -25,7 +25,7 @@ import {
 import { holdCurve } from '../engine/hold-curve'
 import { BENCHMARK_SYMBOL } from '../engine/regime-split'
 import type { Bars } from '../market/types'
-import { DAY_MS } from '../market/types'
+import { DAY_MS } from '../time'
 import { runBootstrap, runRegimes } from './compute/research-tasks'
 import { randomEntryTotals } from './fan-out'
 import type { RunSpec } from './spec'

@@ -14,7 +14,7 @@ import { sma } from '../indicators/ma'
 import { rollingMax, rollingMin } from '../indicators/rolling-extremes'
 import { firstValid } from '../indicators/util'
 import type { Bars } from '../market/types'
-import { DAY_MS, HOUR_MS } from '../market/types'
+import { DAY_MS, HOUR_MS } from '../time'
 import type { IndicatorCatalog } from './catalog'
 import {
   type ConditionNode,

@@ -14,7 +14,7 @@ import { scanSignals } from '../../src/live/signal-scan'
 import { scoreSignals } from '../../src/live/signal-score'
 import { CandleStore } from '../../src/market/candle-store'
 import { SeriesCache } from '../../src/market/series'
-import { DAY_MS, HOUR_MS } from '../../src/market/types'
+import { DAY_MS, HOUR_MS } from '../../src/time'
 import { Universe } from '../../src/market/universe'
 import { paperLeafSource } from '../../src/records/paper'
 

@@ -3,7 +3,7 @@
  * of the window, its deepest fall from a running peak, and its last close of each UTC
  * day for the response.
  */
-import { DAY_MS } from '../../market/types'
+import { DAY_MS } from '../../time'
 
 export interface Drawdown {
   /** deepest fall from a running peak, USDT (≥ 0) */

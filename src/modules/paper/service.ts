@@ -4,13 +4,12 @@
  */
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
-import { DAY_MS } from '../../market/types'
 import type { CandleStore } from '../../market/candle-store'
 import type { SeriesCache } from '../../market/series'
 import { closedPositions, equityAt, historyOf, latestPicks, openPositions, paperCycle, paperWaitingReason, PICK_RULE, positionItem, realizedPnlUsd, type PaperCycleRow } from '../../records/paper'
 import { roundTo } from '../../round'
 import { NotFound } from '../../runs/errors'
-import { isoDay, isoInstant } from '../../time'
+import { DAY_MS, isoDay, isoInstant } from '../../time'
 import type { PerformancePublic } from './model'
 
 export interface PaperServiceDeps {

@@ -4,12 +4,11 @@
  * answer (the published body), computed at most once an hour of the injected clock.
  */
 import type { Clock } from '../../clock'
-import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { RunService } from '../../runs/service'
 import { simulateSpec, type SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies } from '../../strategies/registry'
 import { COST_FIELDS, MIN_TRADES } from '../../records/rankings/configurations'
-import { isoDay, isoInstant } from '../../time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../../time'
 
 export const HOT_CACHE_MS = HOUR_MS
 export const HOT_TOP_N = 50

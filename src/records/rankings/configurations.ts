@@ -6,11 +6,10 @@
 import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import type { Timeframe } from '../../market/timeframe'
-import { DAY_MS, HOUR_MS } from '../../market/types'
 import type { SimulateFields } from '../../runs/simulate-spec'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
-import { isoDay, isoInstant } from '../../time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../../time'
 
 /**
  * The ranking rules' version: the prefix of every configuration id. It changes when the
