@@ -54,7 +54,7 @@ import { DayFiles } from '../records/rankings/day-files'
 import { signalsPublishedBetween } from '../records/signals'
 import { getStrategy } from '../strategies/registry'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
-import { exitMask, lowerBound } from './signal-scan'
+import { exitMask, firstBarAtOrAfter } from './signal-scan'
 import { tradeParams } from './signal-score'
 import { DAY_MS, HOUR_MS, isoDay } from '../time'
 
@@ -228,7 +228,7 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
   const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
   const cancel = (why: string) => ({ status: 'cancelled', exitReason: why, closedAtMs: nowMs, pnlPct: 0, pnlUsd: 0, unrealizedUsd: 0 })
   if (!bars || !strategy) return cancel(!bars ? 'the coin left the candle store' : 'the strategy left the registry')
-  const e = lowerBound(bars, p.entryTimeMs)
+  const e = firstBarAtOrAfter(bars, p.entryTimeMs)
   if (e >= bars.n || bars.t[e] !== p.entryTimeMs) {
     if (bars.n > 0 && bars.t[bars.n - 1] > p.entryTimeMs) return cancel('the entry candle is missing from the store')
     return atCycleEnd ? cancel('the cycle ended before the entry bar') : null

@@ -37,7 +37,7 @@ import { DayFiles, type DayFile, type GroupRanking } from '../records/rankings/d
 import { koreanName } from '../records/rankings/names-ko'
 import { rankPopulation, weeklyBest3, type RankedRow, type RowFigures } from '../records/rankings/rank'
 import { ENGINE_VERSION } from '../records/rankings/versions'
-import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../time'
+import { DAY_MS, HOUR_MS, isoDay, isoInstant, parseDay } from '../time'
 
 /** What the step needs of the run that drives it (a job's context, or a caller of its own). */
 export interface RankingStepContext {
@@ -168,7 +168,8 @@ export async function computeDayFile(
   ctx: RankingStepContext,
   files: DayFiles = new DayFiles(deps.db),
 ): Promise<DayFile | { incomplete: string }> {
-  const dateMs = Date.parse(`${date}T00:00:00Z`)
+  const dateMs = parseDay(date)
+  if (dateMs === null) throw new Error(`not a calendar day: ${date}`)
   const last = deps.store.newestCandleMs()
   if (last === null || last < dateMs - HOUR_MS)
     return { incomplete: `the store's candles end ${last === null ? 'nowhere (empty store)' : isoInstant(last)}, before the last hour of ${isoDay(dateMs - DAY_MS)}` }

@@ -31,7 +31,7 @@ import type { RunService } from '../runs/service'
 import { yieldToLoop } from '../runs/yield'
 import { listStrategies, type StrategyDef } from '../strategies/registry'
 
-export { compiledStrategy, entryMask, exitMask, lowerBound, newestSignalBar, nextOpen } from '../runs/compute/signal-tasks'
+export { compiledStrategy, entryMask, exitMask, firstBarAtOrAfter, newestSignalBar, nextOpen } from '../runs/compute/signal-tasks'
 
 /** coins scanned: the first eligible coins in market-cap order */
 export const SCAN_TOP_N = 100

@@ -29,7 +29,7 @@ import { scoredEvent } from '../records/scored-event'
 import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRow } from '../records/signals'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { getStrategy } from '../strategies/registry'
-import { exitMask, lowerBound, slicer, type Pause } from './signal-scan'
+import { exitMask, firstBarAtOrAfter, slicer, type Pause } from './signal-scan'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS
@@ -112,12 +112,12 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
   // one trade model per frozen parameter set (rows written at different times may differ),
   // its funding window from the group's first entry (a trade is charged only after its entry)
   const models = new Map<string, TradeModel>()
-  const fromIdx = Math.max(0, lowerBound(bars, Math.min(...group.map(p => p.signal.signalTimeMs))))
+  const fromIdx = Math.max(0, firstBarAtOrAfter(bars, Math.min(...group.map(p => p.signal.signalTimeMs))))
   const rows: ScoredRow[] = []
   for (const p of group) {
     const s = p.signal
     const frozen = frozenInputs(p, fundingSource)
-    const e = lowerBound(bars, s.signalTimeMs)
+    const e = firstBarAtOrAfter(bars, s.signalTimeMs)
     if (e >= bars.n) {
       // the entry candle has not completed yet (a signal recorded from the forming candle's open)
       const stoppedMs = bars.t[bars.n - 1] + bars.stepMs

@@ -10,7 +10,7 @@ import type { Db } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
-import { lastCompletedBar, lowerBound } from '../runs/compute/signal-tasks'
+import { lastCompletedBar, firstBarAtOrAfter } from '../runs/compute/signal-tasks'
 import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant } from '../time'
 import { appendEvents, type NewEvent } from './events'
 import type { Leaf, LeafSource } from './merkle-leaves'
@@ -259,7 +259,7 @@ export function equityAt(deps: { db: Db; series: SeriesCache }, cycle: PaperCycl
     const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
     if (!bars) continue
     const k = lastCompletedBar(bars, atMs)
-    if (k < lowerBound(bars, p.entryTimeMs)) continue
+    if (k < firstBarAtOrAfter(bars, p.entryTimeMs)) continue
     equity += (p.direction === 'long' ? 1 : -1) * (bars.c[k] / p.entryPrice - 1) * p.leverage * p.marginUsd
   }
   return { equity, open, closed }

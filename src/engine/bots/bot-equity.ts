@@ -4,11 +4,12 @@
  * day for the response.
  */
 import { DAY_MS } from '../../time'
+import { drawdownPct } from '../equity-curve'
 
 export interface Drawdown {
   /** deepest fall from a running peak, USDT (≥ 0) */
   maxDrawdownUsdt: number
-  /** the same fall in % of that peak (≥ 0) */
+  /** the same fall in % of that peak: 0 to 100, the one drawdown formula (engine/equity-curve.ts, docs/metrics.md) */
   maxDrawdownPct: number
 }
 
@@ -21,7 +22,8 @@ export function drawdownOf(equity: Float64Array): Drawdown {
     if (e > peak) peak = e
     const fall = peak - e
     if (fall > ddUsdt) ddUsdt = fall
-    if (peak > 0 && (fall / peak) * 100 > ddPct) ddPct = (fall / peak) * 100
+    const pct = drawdownPct(peak, e)
+    if (pct > ddPct) ddPct = pct
   }
   return { maxDrawdownUsdt: ddUsdt, maxDrawdownPct: ddPct }
 }

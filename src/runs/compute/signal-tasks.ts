@@ -116,7 +116,7 @@ export interface NextOpen {
 export function nextOpenOf(bars: Bars, hours: Bars, forming: FormingOpen | undefined): NextOpen | undefined {
   if (bars.n === 0) return undefined
   const t = bars.t[bars.n - 1] + bars.stepMs
-  const k = lowerBound(hours, t)
+  const k = firstBarAtOrAfter(hours, t)
   if (k < hours.n && hours.t[k] === t) return { t, o: hours.o[k] }
   return forming?.t === t ? forming : undefined
 }
@@ -146,7 +146,7 @@ export function nextOpen(bars: Bars, i: number, next?: NextOpen): number {
 }
 
 /** First index with t ≥ tMs (bars.n when none). */
-export function lowerBound(bars: Bars, tMs: number): number {
+export function firstBarAtOrAfter(bars: Bars, tMs: number): number {
   return lowerBoundOf(bars.t, tMs, bars.n)
 }
 
@@ -194,7 +194,7 @@ export function scanCoins(barsOf: (symbol: string, tf: Timeframe) => Bars | unde
     const scan: CoinScan = { symbol, newestBarMs: bars.t[last], bars: 0, hits: [] }
     out.push(scan)
     if (p.watermark !== null && bars.t[last] <= p.watermark) continue
-    let from = lowerBound(bars, p.earliestMs - bars.stepMs)
+    let from = firstBarAtOrAfter(bars, p.earliestMs - bars.stepMs)
     while (from <= last && bars.t[from] + bars.stepMs < p.earliestMs) from++
     if (from > last) continue
     scan.bars = last - from + 1
