@@ -33,6 +33,24 @@ describe('POST /simulate/optimize', () => {
     expect(Object.keys(r.body.deflated_sharpe_info).sort()).toEqual(['caveat', 'dsr', 'kurtosis_raw', 'n_obs', 'n_trials', 'sensitivity', 'sharpe_annualized', 'skew'])
   })
 
+  test('each cell says whether its portfolio was ruined (ruined_at), as a run does, and its drawdown stays within 100 %', async () => {
+    const cells = (b: any) => b.grid.flat() as { ruined_at: string | null; max_drawdown_pct: number; total_trades: number }[]
+    const calm = await optimize({ sl_values: [2, 4], tp_values: [2, 4] })
+    expect(cells(calm.body).every(c => c.ruined_at === null)).toBe(true)
+    // 125x with stops wider than the liquidation distance: margins are lost whole
+    const wild = await optimize({ sl_values: [40, 50], tp_values: [40, 50], leverage: 125 })
+    expect(wild.status).toBe(200)
+    const ruined = cells(wild.body).filter(c => c.ruined_at !== null)
+    expect(ruined.length).toBeGreaterThan(0)
+    for (const c of ruined) {
+      expect(c.ruined_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+      // ruin is called on the realised equity at an exit (docs/metrics.md §2); the daily curve
+      // marks open positions at the day's close, so its deepest fall is large but may stay below 100
+      expect(c.max_drawdown_pct).toBeGreaterThan(50)
+    }
+    for (const c of cells(wild.body)) expect(c.max_drawdown_pct).toBeLessThanOrEqual(100)
+  })
+
   test('37 or more cells are a 422 that names the limit', async () => {
     const r = await optimize({ sl_values: SIX, tp_values: [...SIX, 7] })
     expect(r.status).toBe(422)

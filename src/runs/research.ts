@@ -23,6 +23,8 @@ import type { Lane } from './transport'
 export interface GridCellResult {
   daily: Float64Array
   metrics: BacktestMetrics
+  /** the exit instant at which the cell's portfolio reached zero equity; null when it never did */
+  ruinedAtMs: number | null
 }
 
 export interface GridSearchResult {
@@ -42,7 +44,7 @@ export async function gridSearch(lane: Lane, spec: RunSpec, symbols: string[], c
     cells: cells.map((_, j) => {
       const table = tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction)
       const { portfolio: p, metrics } = book(table, portfolioOptionsOf(spec, symbols.length), markOver(span, bars))
-      return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics }
+      return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics, ruinedAtMs: p.ruinedAtMs }
     }),
   }
 }

@@ -12,6 +12,7 @@ import { InvalidRequest } from '../../runs/errors'
 import { dataRange } from '../../runs/present'
 import type { GridCellResult } from '../../runs/research'
 import type { RunSpec } from '../../runs/spec'
+import { isoInstant } from '../../time'
 import type { OptimizeRequest, OptimizeResponse } from './model'
 import { researchRun } from './research-spec'
 import type { ResearchDeps } from './validate-service'
@@ -115,6 +116,7 @@ function cellOf(cell: GridCell, r: GridCellResult | null, metricKey: keyof Backt
       total_return_pct_portfolio: m?.total_return_pct_portfolio ?? 0,
       avg_trade_pct: m?.expectancy ?? 0,
       max_drawdown_pct: m?.max_drawdown_pct ?? 0,
+      ruined_at: r?.ruinedAtMs == null ? null : isoInstant(r.ruinedAtMs),
       sharpe_ratio: m?.sharpe_ratio ?? 0,
       sortino_ratio: m?.sortino_ratio ?? 0,
       calmar_ratio: m?.calmar_ratio ?? 0,
