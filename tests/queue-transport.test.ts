@@ -1,0 +1,178 @@
+/**
+ * The queue transport (REDIS_URL, src/runs/queue-transport.ts): the API process in this test
+ * puts its chunk tasks on BullMQ, real `perpsim worker` processes (`bun src/cli.ts worker`)
+ * on the same store take them, and the responses are the in-process pool's, byte for byte.
+ * A worker killed with SIGKILL in the middle of a wide run loses its tasks to the other one,
+ * and the run's response is still the same bytes. With no worker, or only workers on
+ * another store, the API answers 503 naming why; a task that cannot finish by its deadline
+ * fails its run with 503 instead of hanging.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { Redis } from 'ioredis'
+import { computeDayFile } from '../src/live/ranking-day'
+import { QueueTransport } from '../src/runs/queue-transport'
+import { fleetKey, type FleetEntry } from '../src/runs/queue-wire'
+import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
+import { testRedis, type TestRedis } from './helpers/redis'
+import { BUN, ROOT } from './helpers/serve'
+
+const SYMBOLS = ['ETHUSDT', 'SOLUSDT', 'BTCUSDT', 'XRPUSDT', 'ADAUSDT', 'DOGEUSDT', 'LINKUSDT']
+const NOW = Date.UTC(2026, 10, 20, 0, 30)
+const fill = (s: Parameters<typeof fillWalkUniverse>[0]) => fillWalkUniverse(s, SYMBOLS, Date.UTC(2026, 7, 1), 110, 70)
+/** chunks per run on both sides: the pool's threads, and the fleet's (WORKERS on the API node) */
+const THREADS = 2
+
+const redis: TestRedis | null = await testRedis('the queue transport tests (BullMQ on Redis)')
+afterAll(() => redis?.cleanup())
+
+/** The body without its timings (the one part that differs between two runs). */
+const timeless = (x: unknown): unknown =>
+  Array.isArray(x) ? x.map(timeless) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'compute_time_ms' && k !== 'generated_at').map(([k, v]) => [k, timeless(v)])) : x
+
+async function post(h: Harness, path: string, json: unknown) {
+  const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(json) }))
+  const bytes = new Uint8Array(await r.arrayBuffer())
+  const type = r.headers.get('content-type') ?? ''
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: type.includes('json') ? JSON.stringify(timeless(JSON.parse(new TextDecoder().decode(bytes)))) : bytes }
+}
+
+/** A `perpsim worker` process on `dataDir`, as an operator starts one. */
+function startWorker(r: TestRedis, dataDir: string, env: Record<string, string> = {}): Subprocess {
+  return Bun.spawn([BUN, join(ROOT, 'src/cli.ts'), 'worker'], {
+    cwd: ROOT,
+    env: { ...process.env, REDIS_URL: r.url, REDIS_PREFIX: r.prefix, DATA_DIR: dataDir, WORKERS: String(THREADS), LOG_LEVEL: 'warn', OFFLINE: '1', ...env },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+}
+
+/** Until `n` workers are in the fleet registry (their first heartbeat). */
+async function fleetOf(r: TestRedis, n: number): Promise<FleetEntry[]> {
+  const client = new Redis(r.url)
+  try {
+    for (let i = 0; i < 300; i++) {
+      const entries = Object.values(await client.hgetall(fleetKey(r.prefix))).map(v => JSON.parse(v) as FleetEntry)
+      if (entries.length >= n) return entries
+      await Bun.sleep(50)
+    }
+    throw new Error(`${n} workers did not join the fleet`)
+  } finally {
+    client.disconnect()
+  }
+}
+
+const queueHarness = (r: TestRedis, env: Record<string, string> = {}, deadlineMs = 120_000) =>
+  makeHarness({
+    nowMs: NOW,
+    fill,
+    env: { WORKERS: String(THREADS), ...env },
+    transport: (_inner, store) => new QueueTransport(store, { url: r.url, prefix: r.prefix, parallelism: THREADS, queueMax: 64 * 256, deadlineMs }),
+  })
+
+describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
+  const r = redis!
+  let local: Harness
+  let remote: Harness
+  const workers: Subprocess[] = []
+  beforeAll(async () => {
+    local = makeHarness({ nowMs: NOW, fill, workers: THREADS })
+    remote = queueHarness(r, { QUEUE_LOCK_MS: '2000' })
+  })
+  afterAll(async () => {
+    for (const w of workers) w.kill('SIGKILL')
+    local?.cleanup()
+    remote?.cleanup()
+  })
+
+  test('with no worker connected, a run is answered 503 naming why, with Retry-After', async () => {
+    const res = await post(remote, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
+    expect(res.status).toBe(503)
+    expect(res.retryAfter).toMatch(/^\d+$/)
+    expect(String(res.body)).toContain('no perpsim worker is connected to the queue')
+  })
+
+  test('the same requests through the pool and through a real `perpsim worker` give the same bytes', async () => {
+    workers.push(startWorker(r, remote.dataDir, { QUEUE_LOCK_MS: '2000', QUEUE_STALLED_MS: '1000' }))
+    const [entry] = await fleetOf(r, 1)
+    expect(entry.slots).toBe(THREADS)
+    expect(entry.dataVersion).toBe(remote.deps.store.dataVersion())
+    const requests: [string, unknown][] = [
+      ['/simulate', { strategy: 'bb-squeeze-short', top_n: 7 }],
+      ['/simulate/compare', { top_n: 5 }],
+      ['/backtest', { name: 't', direction: 'short', indicators: { bb: {}, rsi: {} }, entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_lower' } }, { field: 'rsi', op: '<', value: 40 }] }, top_n: 7 }],
+      ['/simulate/validate', { strategy: 'bb-squeeze-short', top_n: 7, n_simulations: 200, oos_pct: 30 }],
+      ['/simulate/optimize', { strategy: 'bb-squeeze-short', top_n: 7, sl_values: [2, 4], tp_values: [3, 6], objective: 'sharpe' }],
+      ['/simulate/dca', { symbol: 'BTCUSDT', params: { max_safety_orders: 3, take_profit_pct: 2 } }],
+      ['/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 80, upper_price: 120, grid_count: 40, direction: 'long' } }],
+    ]
+    for (const [path, json] of requests) {
+      const [a, b] = [await post(local, path, json), await post(remote, path, json)]
+      expect({ path, status: b.status }).toEqual({ path, status: 200 })
+      expect(b).toEqual(a)
+    }
+    // a ranking day: the job's nested groups, at background priority
+    const ctx = { progress() {}, yield: async () => {}, trigger: 'manual' as const }
+    const day = (h: Harness) => computeDayFile({ clock: h.clock, db: h.deps.db, store: h.deps.store, runs: h.deps.runs }, '2026-11-19', ctx)
+    const [dayA, dayB] = [await day(local), await day(remote)]
+    expect('incomplete' in dayA).toBe(false)
+    expect(timeless(dayB)).toEqual(timeless(dayA))
+  }, 120_000)
+
+  test('a worker killed in the middle of a wide run: its tasks finish on the other, the same bytes, none lost or doubled', async () => {
+    workers.push(startWorker(r, remote.dataDir, { QUEUE_LOCK_MS: '2000', QUEUE_STALLED_MS: '1000' }))
+    await fleetOf(r, 2)
+    // many small chunks, so both workers hold some when one dies
+    const wide = { strategy: 'bb-squeeze-short', top_n: 7, sl_values: [1, 2, 3, 4, 5, 6], tp_values: [2, 4, 6, 8, 10], objective: 'sharpe' }
+    const expected = await post(local, '/simulate/optimize', wide)
+    const running = post(remote, '/simulate/optimize', wide)
+    await Bun.sleep(300)
+    workers[0].kill('SIGKILL')
+    await workers[0].exited
+    const got = await running
+    expect(got.status).toBe(200)
+    expect(got).toEqual(expected)
+  }, 120_000)
+
+  test('a worker on another store refuses the task with a named reason; with no other worker the API answers 503 with it', async () => {
+    for (const w of workers) w.kill('SIGKILL')
+    await Promise.all(workers.map(w => w.exited))
+    const client = new Redis(r.url)
+    await client.del(fleetKey(r.prefix))
+    client.disconnect()
+    // a store one coin short: another data version
+    const other = makeHarness({ nowMs: NOW, fill: s => fillWalkUniverse(s, SYMBOLS.slice(1), Date.UTC(2026, 7, 1), 110, 70) })
+    try {
+      workers.push(startWorker(r, other.dataDir))
+      await fleetOf(r, 1)
+      const res = await post(remote, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
+      expect(res.status).toBe(503)
+      expect(String(res.body)).toContain(`no worker holds the store this run reads (data version ${remote.deps.store.dataVersion()}`)
+      expect(String(res.body)).toContain(`data ${other.deps.store.dataVersion()}`)
+    } finally {
+      other.cleanup()
+    }
+  }, 60_000)
+})
+
+describe.skipIf(!redis)('a queued task past its deadline', () => {
+  test('fails its run with 503 naming the deadline instead of hanging', async () => {
+    const r = redis!
+    // a worker announced in the fleet that takes nothing: the task waits in the queue
+    const h = queueHarness(r, {}, 1500)
+    const client = new Redis(r.url)
+    const entry: FleetEntry = { name: 'idle:1', slots: 1, dataVersion: h.deps.store.dataVersion(), engineVersion: (await import('../src/runs/queue-wire')).QUEUE_ENGINE_VERSION, seenMs: Date.now() }
+    await client.hset(fleetKey(r.prefix), entry.name, JSON.stringify(entry))
+    client.disconnect()
+    try {
+      const started = Date.now()
+      const res = await post(h, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
+      expect(res.status).toBe(503)
+      expect(String(res.body)).toContain('did not finish within 1500 ms (QUEUE_TASK_DEADLINE_MS)')
+      expect(Date.now() - started).toBeLessThan(10_000)
+    } finally {
+      h.cleanup()
+    }
+  }, 30_000)
+})
