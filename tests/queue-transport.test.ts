@@ -10,10 +10,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { hostname } from 'node:os'
+import { Queue, QueueEvents } from 'bullmq'
 import { Redis } from 'ioredis'
 import { computeDayFile } from '../src/live/ranking-day'
 import { QueueTransport } from '../src/runs/queue-transport'
-import { fleetKey, type FleetEntry } from '../src/runs/queue-wire'
+import { fleetKey, QUEUE_NAME, type FleetEntry } from '../src/runs/queue-wire'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 import { testRedis, type TestRedis } from './helpers/redis'
 import { BUN, ROOT } from './helpers/serve'
@@ -120,19 +122,53 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     expect(timeless(dayB)).toEqual(timeless(dayA))
   }, 120_000)
 
-  test('a worker killed in the middle of a wide run: its tasks finish on the other, the same bytes, none lost or doubled', async () => {
-    workers.push(startWorker(r, remote.dataDir, { QUEUE_LOCK_MS: '2000', QUEUE_STALLED_MS: '1000' }))
-    await fleetOf(r, 2)
-    // many small chunks, so both workers hold some when one dies
-    const wide = { strategy: 'bb-squeeze-short', top_n: 7, sl_values: [1, 2, 3, 4, 5, 6], tp_values: [2, 4, 6, 8, 10], objective: 'sharpe' }
-    const expected = await post(local, '/simulate/optimize', wide)
-    const running = post(remote, '/simulate/optimize', wide)
-    await Bun.sleep(300)
-    workers[0].kill('SIGKILL')
-    await workers[0].exited
-    const got = await running
-    expect(got.status).toBe(200)
-    expect(got).toEqual(expected)
+  test('a worker killed in the middle of a wide /simulate: its task finishes on the other, the same bytes, none lost or doubled', async () => {
+    // a wide store, so each of the run's chunks takes a while on its worker
+    const WIDE = Array.from({ length: 40 }, (_, k) => `W${k}USDT`)
+    const wideFill = (s: Parameters<typeof fillWalkUniverse>[0]) => fillWalkUniverse(s, WIDE, Date.UTC(2024, 0, 1), 700, 300)
+    const wideLocal = makeHarness({ nowMs: NOW, fill: wideFill, workers: THREADS })
+    const wideRemote = makeHarness({ nowMs: NOW, fill: wideFill, env: { WORKERS: String(THREADS) }, transport: (_inner, store) => new QueueTransport(store, { url: r.url, prefix: `${r.prefix}w`, parallelism: THREADS, queueMax: 64 * 256, deadlineMs: 120_000 }) })
+    const lockEnv = { REDIS_PREFIX: `${r.prefix}w`, QUEUE_LOCK_MS: '2000', QUEUE_STALLED_MS: '1000', WORKERS: '1' }
+    const pair = [startWorker(r, wideRemote.dataDir, lockEnv), startWorker(r, wideRemote.dataDir, lockEnv)]
+    workers.push(...pair)
+    const queue = new Queue(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: `${r.prefix}w` })
+    const events = new QueueEvents(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: `${r.prefix}w` })
+    const completed: string[] = []
+    const stalled: string[] = []
+    const added: string[] = []
+    events.on('added', ({ jobId }) => added.push(jobId))
+    events.on('completed', ({ jobId }) => completed.push(jobId))
+    events.on('stalled', ({ jobId }) => stalled.push(jobId))
+    try {
+      await events.waitUntilReady()
+      await fleetOf({ ...r, prefix: `${r.prefix}w` }, 2)
+      const body = { strategy: 'bb-squeeze-short', top_n: 40 }
+      const expected = await post(wideLocal, '/simulate', body)
+      expect(expected.status).toBe(200)
+      const running = post(wideRemote, '/simulate', body)
+      // the first worker is killed while it holds a task
+      const victim = `${hostname()}:${pair[0].pid}`
+      let held = false
+      for (let i = 0; i < 1000 && !held; i++) {
+        held = (await queue.getActive()).some(j => j.processedBy === victim)
+        if (!held) await Bun.sleep(5)
+      }
+      expect(held).toBe(true)
+      pair[0].kill('SIGKILL')
+      const got = await running
+      expect(got.status).toBe(200)
+      expect(got).toEqual(expected)
+      // the dead worker's task came back through the stalled check, and every task completed once
+      expect(stalled.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(completed).size).toBe(completed.length)
+      expect(added.length).toBeGreaterThanOrEqual(THREADS)
+      expect([...completed].sort()).toEqual([...added].sort())
+    } finally {
+      await events.close()
+      await queue.close()
+      wideLocal.cleanup()
+      wideRemote.cleanup()
+    }
   }, 120_000)
 
   test('a worker on another store refuses the task with a named reason; with no other worker the API answers 503 with it', async () => {
