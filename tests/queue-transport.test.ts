@@ -15,7 +15,7 @@ import { Queue, QueueEvents } from 'bullmq'
 import { Redis } from 'ioredis'
 import { computeDayFile } from '../src/live/ranking-day'
 import { QueueTransport } from '../src/runs/queue-transport'
-import { fleetKey, QUEUE_NAME, type FleetEntry } from '../src/runs/queue-wire'
+import { encode, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, REFUSED, type FleetEntry, type TaskJobData } from '../src/runs/queue-wire'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 import { testRedis, type TestRedis } from './helpers/redis'
 import { BUN, ROOT } from './helpers/serve'
@@ -65,12 +65,12 @@ async function fleetOf(r: TestRedis, n: number): Promise<FleetEntry[]> {
   }
 }
 
-const queueHarness = (r: TestRedis, env: Record<string, string> = {}, deadlineMs = 120_000) =>
+const queueHarness = (r: TestRedis, env: Record<string, string> = {}, deadlineMs = 120_000, queueMax = 64 * 256) =>
   makeHarness({
     nowMs: NOW,
     fill,
     env: { WORKERS: String(THREADS), ...env },
-    transport: (_inner, store) => new QueueTransport(store, { url: r.url, prefix: r.prefix, parallelism: THREADS, queueMax: 64 * 256, deadlineMs }),
+    transport: (_inner, store) => new QueueTransport(store, { url: r.url, prefix: r.prefix, parallelism: THREADS, queueMax, deadlineMs }),
   })
 
 describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
@@ -122,6 +122,25 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     expect(timeless(dayB)).toEqual(timeless(dayA))
   }, 120_000)
 
+  test('a worker refuses a task cut from another store or engine, naming both versions (the task fails once every attempt was refused)', async () => {
+    const connection = new Redis(r.url, { maxRetriesPerRequest: null })
+    const queue = new Queue(QUEUE_NAME, { connection, prefix: r.prefix })
+    const events = new QueueEvents(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: r.prefix })
+    try {
+      await events.waitUntilReady()
+      const payload = encode({ spec: null, symbols: [] })
+      const stale = await queue.add('coinTrades', { payload, dataVersion: 'ffffffffffffffff', engineVersion: QUEUE_ENGINE_VERSION, priority: 'interactive' } satisfies TaskJobData, { attempts: 2, backoff: { type: 'fixed', delay: 50 } })
+      const err = await stale.waitUntilFinished(events, 20_000).then(() => null, (e: Error) => e.message)
+      expect(err).toStartWith(REFUSED)
+      expect(err).toContain(`its store has data version ${remote.deps.store.dataVersion()}, the task reads ffffffffffffffff`)
+      const release = await queue.add('coinTrades', { payload, dataVersion: remote.deps.store.dataVersion(), engineVersion: 'perpsim-engine-0.0.1', priority: 'interactive' } satisfies TaskJobData, { attempts: 1 })
+      expect(await release.waitUntilFinished(events, 20_000).then(() => null, (e: Error) => e.message)).toContain(`engine ${QUEUE_ENGINE_VERSION}, the task was cut for perpsim-engine-0.0.1`)
+    } finally {
+      await events.close()
+      await queue.close()
+    }
+  }, 60_000)
+
   test('a worker killed in the middle of a wide /simulate: its task finishes on the other, the same bytes, none lost or doubled', async () => {
     // a wide store, so each of the run's chunks takes a while on its worker
     const WIDE = Array.from({ length: 40 }, (_, k) => `W${k}USDT`)
@@ -171,7 +190,7 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     }
   }, 120_000)
 
-  test('a worker on another store refuses the task with a named reason; with no other worker the API answers 503 with it', async () => {
+  test('only workers on another store in the fleet: the API sends nothing and answers 503 naming the versions', async () => {
     for (const w of workers) w.kill('SIGKILL')
     await Promise.all(workers.map(w => w.exited))
     const client = new Redis(r.url)
@@ -192,15 +211,39 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
   }, 60_000)
 })
 
-describe.skipIf(!redis)('a queued task past its deadline', () => {
-  test('fails its run with 503 naming the deadline instead of hanging', async () => {
+/** A worker announced in the fleet that takes nothing (its tasks wait in the queue). */
+async function idleWorker(r: TestRedis, prefix: string, dataVersion: string): Promise<void> {
+  const client = new Redis(r.url)
+  const entry: FleetEntry = { name: 'idle:1', slots: 1, dataVersion, engineVersion: QUEUE_ENGINE_VERSION, seenMs: Date.now() }
+  await client.hset(fleetKey(prefix), entry.name, JSON.stringify(entry))
+  client.disconnect()
+}
+
+describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
+  test('admission counts the tasks waiting in the whole queue, from every API process: beyond the bound of its lane a run is shed with 503 and Retry-After', async () => {
+    const r = { ...redis!, prefix: `${redis!.prefix}a` }
+    const [first, second] = [queueHarness(r, {}, 3_000, 1), queueHarness(r, {}, 3_000, 1)]
+    await idleWorker(r, r.prefix, first.deps.store.dataVersion())
+    try {
+      // one API process's run leaves a task waiting (no worker takes it) ...
+      const waiting = post(first, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
+      await Bun.sleep(500)
+      // ... and another process's run finds the lane full
+      const res = await post(second, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
+      expect(res.status).toBe(503)
+      expect(String(res.body)).toContain('The simulation queue is full; retry after')
+      expect(Number(res.retryAfter)).toBeGreaterThanOrEqual(1)
+      expect((await waiting).status).toBe(503)
+    } finally {
+      first.cleanup()
+      second.cleanup()
+    }
+  }, 30_000)
+
+  test('a task past its deadline fails its run with 503 naming the deadline instead of hanging', async () => {
     const r = redis!
-    // a worker announced in the fleet that takes nothing: the task waits in the queue
     const h = queueHarness(r, {}, 1500)
-    const client = new Redis(r.url)
-    const entry: FleetEntry = { name: 'idle:1', slots: 1, dataVersion: h.deps.store.dataVersion(), engineVersion: (await import('../src/runs/queue-wire')).QUEUE_ENGINE_VERSION, seenMs: Date.now() }
-    await client.hset(fleetKey(r.prefix), entry.name, JSON.stringify(entry))
-    client.disconnect()
+    await idleWorker(r, r.prefix, h.deps.store.dataVersion())
     try {
       const started = Date.now()
       const res = await post(h, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
@@ -211,4 +254,17 @@ describe.skipIf(!redis)('a queued task past its deadline', () => {
       h.cleanup()
     }
   }, 30_000)
+})
+
+describe('perpsim worker refuses to start without its queue', () => {
+  test('no REDIS_URL: a usage error naming it; a bad one: the configuration error', () => {
+    const run = (env: Record<string, string>) => {
+      const p = Bun.spawnSync([BUN, join(ROOT, 'src/cli.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', ...env }, stderr: 'pipe' })
+      return { code: p.exitCode, stderr: p.stderr.toString() }
+    }
+    expect(run({})).toEqual({ code: 2, stderr: 'perpsim worker needs REDIS_URL (redis://host:port): the queue it takes tasks from (perpsim help lists the commands)\n' })
+    const bad = run({ REDIS_URL: 'localhost:6379' })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toStartWith('configuration error: REDIS_URL="localhost:6379": expected redis://')
+  })
 })

@@ -162,7 +162,7 @@ export class QueueTransport implements Transport {
       timer = setTimeout(() => {
         // a task still waiting is withdrawn; one running is left to finish and be dropped
         job.remove().catch(() => {})
-        reject(new WorkersUnavailable(`a ${priority} task (${job.name}) did not finish within ${this.opts.deadlineMs} ms (QUEUE_TASK_DEADLINE_MS); the workers are busy or gone`, this.retryAfter(0)))
+        reject(new WorkersUnavailable(`${priority === 'interactive' ? 'a request' : 'a job'}'s task (${job.name}) did not finish within ${this.opts.deadlineMs} ms (QUEUE_TASK_DEADLINE_MS); the workers are busy or gone`, this.retryAfter(0)))
       }, this.opts.deadlineMs)
     })
     try {
