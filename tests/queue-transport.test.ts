@@ -17,7 +17,7 @@ import { computeDayFile } from '../src/live/ranking-day'
 import { QueueTransport } from '../src/runs/queue-transport'
 import { encode, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, REFUSED, type FleetEntry, type TaskJobData } from '../src/runs/queue-wire'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
-import { testRedis, type TestRedis } from './helpers/redis'
+import { privateRedis, testRedis, type TestRedis } from './helpers/redis'
 import { BUN, ROOT } from './helpers/serve'
 
 const SYMBOLS = ['ETHUSDT', 'SOLUSDT', 'BTCUSDT', 'XRPUSDT', 'ADAUSDT', 'DOGEUSDT', 'LINKUSDT']
@@ -254,6 +254,31 @@ describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
       h.cleanup()
     }
   }, 30_000)
+})
+
+const own = await privateRedis()
+if (!own) process.stderr.write('skipped: the Redis-stopped test (a private redis-server, on Redis) - /usr/bin/redis-server missing or did not start\n')
+
+describe.skipIf(!own)('the queue when Redis stops', () => {
+  test('a run is answered 503 naming the silent Redis within seconds, not held until it is back', async () => {
+    const r: TestRedis = { url: own!.url, prefix: 'stop', cleanup: async () => {} }
+    const h = queueHarness(r)
+    const worker = startWorker(r, h.dataDir)
+    try {
+      await fleetOf(r, 1)
+      expect((await post(h, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })).status).toBe(200)
+      await own!.stop()
+      const started = Date.now()
+      const res = await post(h, '/simulate', { strategy: 'bb-squeeze-short', top_n: 6 })
+      expect(res.status).toBe(503)
+      expect(String(res.body)).toMatch(/the queue's Redis at 127\.0\.0\.1:\d+ does not answer/)
+      expect(Number(res.retryAfter)).toBeGreaterThanOrEqual(1)
+      expect(Date.now() - started).toBeLessThan(8_000)
+    } finally {
+      worker.kill('SIGKILL')
+      h.cleanup()
+    }
+  }, 60_000)
 })
 
 describe('perpsim worker refuses to start without its queue', () => {

@@ -55,6 +55,18 @@ const ATTEMPTS = 5
 const RETRY_DELAY_MS = 100
 /** how long the fleet registry read is reused (every task asks it) */
 const FLEET_CACHE_MS = 500
+/** how long a Redis command before the task is queued may take before the run fails with 503 (ioredis would otherwise hold it until Redis is back) */
+const REDIS_REPLY_MS = 3_000
+
+/** The queue's Redis as a reason names it: host and port, never the password. */
+function whereOf(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.hostname}:${u.port || 6379}`
+  } catch {
+    return 'REDIS_URL'
+  }
+}
 
 export class QueueTransport implements Transport {
   private readonly connection: Redis
@@ -94,9 +106,9 @@ export class QueueTransport implements Transport {
   }
 
   /** The live workers (heartbeat within FLEET_STALE_MS), read at most every FLEET_CACHE_MS. */
-  private fleet(): Promise<FleetEntry[]> {
+  private fleet(fresh = false): Promise<FleetEntry[]> {
     const now = Date.now()
-    if (this.fleetRead && now - this.fleetRead.atMs < FLEET_CACHE_MS) return this.fleetRead.entries
+    if (!fresh && this.fleetRead && now - this.fleetRead.atMs < FLEET_CACHE_MS) return this.fleetRead.entries
     const entries = this.connection.hgetall(fleetKey(this.opts.prefix)).then(all => {
       const live = Object.values(all)
         .map(v => JSON.parse(v) as FleetEntry)
@@ -109,13 +121,27 @@ export class QueueTransport implements Transport {
     return entries
   }
 
+  /** `p`, or WorkersUnavailable naming the silent Redis when it has not answered within REDIS_REPLY_MS. */
+  private answered<T>(p: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new WorkersUnavailable(`the queue's Redis at ${whereOf(this.opts.url)} does not answer within ${REDIS_REPLY_MS} ms`, 5)), REDIS_REPLY_MS)
+    })
+    return Promise.race([p, silent]).finally(() => clearTimeout(timer))
+  }
+
   /** The reason no live worker can take a task cut for these versions, or null when one can. */
   private async unavailable(dataVersion: string): Promise<string | null> {
+    // a connection that is down answers at once, instead of queueing the command until Redis is back
+    if (this.connection.status === 'reconnecting' || this.connection.status === 'end' || this.connection.status === 'close')
+      return `the queue's Redis at ${whereOf(this.opts.url)} does not answer (connection ${this.connection.status})`
     let live: FleetEntry[]
     try {
-      live = await this.fleet()
+      live = await this.answered(this.fleet())
+      // a refusal is never taken from the cache: a worker may have joined since
+      if (!live.some(w => w.engineVersion === QUEUE_ENGINE_VERSION && w.dataVersion === dataVersion)) live = await this.answered(this.fleet(true))
     } catch (e) {
-      return `the queue's Redis does not answer (${(e as Error).message})`
+      return e instanceof WorkersUnavailable ? e.reason : `the queue's Redis at ${whereOf(this.opts.url)} failed: ${(e as Error).message}`
     }
     if (live.length === 0) return 'no perpsim worker is connected to the queue (start one with `perpsim worker` and the same REDIS_URL)'
     if (live.some(w => w.engineVersion === QUEUE_ENGINE_VERSION && w.dataVersion === dataVersion)) return null
@@ -133,15 +159,15 @@ export class QueueTransport implements Transport {
     const why = await this.unavailable(dataVersion)
     if (why) throw new WorkersUnavailable(why, 5)
     const priority = PRIORITY_OF[opts.priority]
-    const waiting = (await this.queue.getCountsPerPriority([priority]))[String(priority)] ?? 0
+    const waiting = (await this.answered(this.queue.getCountsPerPriority([priority])))[String(priority)] ?? 0
     if (waiting >= this.opts.queueMax) throw new Overloaded(this.retryAfter(waiting))
-    await this.ready
+    await this.answered(this.ready)
     const data: TaskJobData = { payload: encode(payload), dataVersion, engineVersion: QUEUE_ENGINE_VERSION, priority: opts.priority }
     const started = performance.now()
     this.inFlight++
     try {
       // the job id names the API process, so two API nodes never collide
-      const job = await this.queue.add(task, data, { jobId: `${this.runId}-${this.nextId++}`, priority })
+      const job = await this.answered(this.queue.add(task, data, { jobId: `${this.runId}-${this.nextId++}`, priority }))
       const packed = await this.finished(job, opts.priority)
       // kept until read (a result that came before the wait began is still there); then dropped
       job.remove().catch(() => {})

@@ -88,7 +88,12 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     },
     { connection, prefix: opts.prefix, name, concurrency: opts.threads, lockDuration: opts.lockMs, stalledInterval: opts.stalledMs, maxStalledCount: 2 },
   )
-  worker.on('error', e => opts.log(`queue worker: ${e.message}`))
+  let lastError = ''
+  worker.on('error', e => {
+    // once per kind of error, not once per reconnection attempt
+    if (e.message !== lastError) opts.log(`queue worker: ${e.message}`)
+    lastError = e.message
+  })
   worker.on('failed', (job, e) => {
     if (job && e.message.startsWith('refused')) opts.log(e.message)
   })

@@ -52,6 +52,23 @@ async function answers(url: string, timeoutMs: number): Promise<boolean> {
   }
 }
 
+/** A private redis-server on a free loopback port (null where the binary is missing or it did not start); `stop()` ends it. */
+export async function privateRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  if (!existsSync(REDIS_SERVER)) return null
+  const dir = mkdtempSync(join(tmpdir(), 'perpsim-redis-'))
+  const port = await freePort()
+  const proc = Bun.spawn([REDIS_SERVER, '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdout: 'ignore', stderr: 'ignore' })
+  const url = `redis://127.0.0.1:${port}`
+  const stop = async () => {
+    proc.kill()
+    await proc.exited
+    rmSync(dir, { recursive: true, force: true })
+  }
+  if (await answers(url, 5000)) return { url, stop }
+  await stop()
+  return null
+}
+
 /** Redis for one test file, or the reason there is none (printed once as "skipped: …"). */
 export async function testRedis(what: string): Promise<TestRedis | null> {
   const prefix = `t${Math.random().toString(36).slice(2, 10)}`
@@ -63,20 +80,13 @@ export async function testRedis(what: string): Promise<TestRedis | null> {
       return null
     }
   } else if (existsSync(REDIS_SERVER)) {
-    const dir = mkdtempSync(join(tmpdir(), 'perpsim-redis-'))
-    const port = await freePort()
-    const proc = Bun.spawn([REDIS_SERVER, '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdout: 'ignore', stderr: 'ignore' })
-    url = `redis://127.0.0.1:${port}`
-    stop = async () => {
-      proc.kill()
-      await proc.exited
-      rmSync(dir, { recursive: true, force: true })
-    }
-    if (!(await answers(url, 5000))) {
-      await stop()
+    const own = await privateRedis()
+    if (!own) {
       process.stderr.write(`skipped: ${what} - a private ${REDIS_SERVER} did not start\n`)
       return null
     }
+    url = own.url
+    stop = own.stop
   } else {
     process.stderr.write(`skipped: ${what} - no Redis: set REDIS_URL or install redis-server (README "Tests")\n`)
     return null
