@@ -14,6 +14,7 @@ import { hostname } from 'node:os'
 import { Queue, QueueEvents } from 'bullmq'
 import { Redis } from 'ioredis'
 import { computeDayFile } from '../src/live/ranking-day'
+import { simulateSpec } from '../src/runs/simulate-spec'
 import { QueueTransport } from '../src/runs/queue-transport'
 import { encode, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, REFUSED, type FleetEntry, type TaskJobData } from '../src/runs/queue-wire'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
@@ -237,6 +238,35 @@ describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
     } finally {
       first.cleanup()
       second.cleanup()
+    }
+  }, 30_000)
+
+  test('priorities: a request\'s tasks are taken before every job task already waiting', async () => {
+    const r = { ...redis!, prefix: `${redis!.prefix}p` }
+    const h = queueHarness(r)
+    await idleWorker(r, r.prefix, h.deps.store.dataVersion())
+    const queue = new Queue(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: r.prefix })
+    const events = new QueueEvents(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: r.prefix })
+    const order: string[] = []
+    events.on('active', ({ jobId }) => void queue.getJob(jobId).then(j => order.push((j!.data as TaskJobData).priority)))
+    let worker: Subprocess | null = null
+    try {
+      await events.waitUntilReady()
+      const payload = { spec: simulateSpec({ strategy: 'bb-squeeze-short', market_type: 'futures', top_n: 1, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false }), symbols: ['BTCUSDT'] }
+      // four job tasks wait, then two request tasks arrive; one worker thread takes them all
+      const jobs = Array.from({ length: 4 }, () => h.transport.submit('coinTrades', payload, { priority: 'background' }))
+      await Bun.sleep(200)
+      const requests = Array.from({ length: 2 }, () => h.transport.submit('coinTrades', payload, { priority: 'interactive' }))
+      await Bun.sleep(200)
+      worker = startWorker(r, h.dataDir, { WORKERS: '1' })
+      await Promise.all([...jobs, ...requests])
+      await Bun.sleep(100)
+      expect(order).toEqual(['interactive', 'interactive', 'background', 'background', 'background', 'background'])
+    } finally {
+      worker?.kill('SIGKILL')
+      await events.close()
+      await queue.close()
+      h.cleanup()
     }
   }, 30_000)
 
