@@ -81,6 +81,8 @@ export class QueueTransport implements Transport {
   private busyMs = 0
   private inFlight = 0
   private avgTaskMs = 100
+  /** tasks waiting in the whole queue per lane, as last read (GET /metrics) */
+  private readonly waiting: Record<Priority, number> = { interactive: 0, background: 0 }
   private readonly runId = `${process.pid}-${Date.now().toString(36)}`
 
   constructor(private readonly store: CandleStore, private readonly opts: QueueTransportOptions) {
@@ -160,6 +162,7 @@ export class QueueTransport implements Transport {
     if (why) throw new WorkersUnavailable(why, 5)
     const priority = PRIORITY_OF[opts.priority]
     const waiting = (await this.answered(this.queue.getCountsPerPriority([priority])))[String(priority)] ?? 0
+    this.waiting[opts.priority] = waiting
     if (waiting >= this.opts.queueMax) throw new Overloaded(this.retryAfter(waiting))
     await this.answered(this.ready)
     const data: TaskJobData = { payload: encode(payload), dataVersion, engineVersion: QUEUE_ENGINE_VERSION, priority: opts.priority }
@@ -204,12 +207,13 @@ export class QueueTransport implements Transport {
     }
   }
 
+  /** the fleet's threads (workers), this process's tasks in flight (busy) and the queue's waiting tasks as last read */
   stats(): TransportStats | null {
     return {
       workers: this.lastFleet.reduce((n, w) => n + w.slots, 0),
       busy: this.inFlight,
-      queued: 0,
-      queuedBackground: 0,
+      queued: this.waiting.interactive + this.waiting.background,
+      queuedBackground: this.waiting.background,
       busyMs: this.busyMs,
       completed: this.completed,
     }
