@@ -73,6 +73,7 @@ export function buildApp(deps: AppDeps) {
           maxClients: deps.config.rateLimitClients,
         },
         deps.clock,
+        deps.config.redis.url ? { url: deps.config.redis.url, prefix: deps.config.redis.prefix } : null,
       ),
     )
     .use(loadShedding(deps.config.shedLagMs, deps.eventLoopLag ?? eventLoopLag()))

@@ -2,6 +2,7 @@
 /**
  * The command line: `bun src/cli.ts <command>` (or `npm run cli -- <command>`).
  *   serve                                   start the service (what `npm start` runs)
+ *   worker                                  run queued simulation tasks (REDIS_URL) on this host's threads
  *   data generate [--coins N] [--days D] [--seed S] [--force]
  *   data import [--replace-synthetic] <path...>
  *   data sync [--symbols A,B] [--since YYYY-MM-DD]
@@ -32,9 +33,12 @@ import { importNavFile, readLeafFile, verifyLeaf } from './cli-trust'
 import { mailerFor } from './mail/mailer'
 import { runWeeklyMail } from './mail/weekly'
 import { scoredSignalsSource } from './mail/weekly-signals'
+import { startQueueWorker } from './runs/queue-worker'
 
 const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
+  worker                                      run the queue's simulation tasks (REDIS_URL) on this host's
+                                              WORKERS threads, reading the store under DATA_DIR
   data generate [--coins N] [--days D] [--seed S] [--force]
                                               write the synthetic universe (--force replaces a non-empty store)
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
@@ -221,6 +225,35 @@ async function realtrackImport(config: Config, args: string[]): Promise<number> 
   return 0
 }
 
+/** `perpsim worker`: this host's threads on the queue, until SIGTERM or SIGINT (running tasks finish first). */
+async function queueWorker(config: Config): Promise<number> {
+  if (!config.redis.url) throw new UsageError('perpsim worker needs REDIS_URL (redis://host:port): the queue it takes tasks from')
+  const log = createLogger(config.logLevel)
+  const store = CandleStore.open(config.dataDir)
+  if (store.coinCount === 0) throw new RuntimeError(`the store at ${store.root} is empty: a worker runs on the same store as the API (data import / data sync / data generate)`)
+  const worker = await startQueueWorker({
+    url: config.redis.url,
+    prefix: config.redis.prefix,
+    dataDir: config.dataDir,
+    threads: config.workers,
+    lockMs: config.redis.lockMs,
+    stalledMs: config.redis.stalledMs,
+    log: message => log.warn(message),
+  })
+  log.info(`perpsim worker ${worker.name}: ${config.workers} threads on ${store.coinCount} coins (data version ${worker.dataVersion()}), queue prefix ${config.redis.prefix}`)
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) process.exit(1)
+    stopping = true
+    log.info(`${signal}: stopping (no new tasks; running ones finish)`)
+    await worker.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  return -1 // keep running
+}
+
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig()
   const [cmd, sub, ...rest] = argv
@@ -239,6 +272,7 @@ async function main(argv: string[]): Promise<number> {
     process.on('SIGTERM', () => void shutdown('SIGTERM'))
     return -1 // keep running
   }
+  if (cmd === 'worker') return queueWorker(config)
   if (cmd === 'data') {
     if (sub === 'generate') return (await dataGenerate(config, rest), 0)
     if (sub === 'import') return dataImport(config, rest)

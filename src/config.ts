@@ -56,6 +56,21 @@ export interface Config {
   push: PushConfig
   /** the push feed's streams (GET /events, docs/events.md) */
   events: EventsConfig
+  /** past one machine: the task queue and the shared rate limits on Redis (docs/operations.md "A fleet") */
+  redis: RedisConfig
+}
+
+export interface RedisConfig {
+  /** REDIS_URL (redis:// or rediss://); null: the in-process worker pool and rate limiter */
+  url: string | null
+  /** REDIS_PREFIX: the key prefix of the queue, the fleet registry and the rate limits (one per fleet) */
+  prefix: string
+  /** QUEUE_TASK_DEADLINE_MS: a queued task not finished by then fails its run with 503 */
+  taskDeadlineMs: number
+  /** QUEUE_LOCK_MS: BullMQ's lockDuration on the workers (a killed worker's task is stalled after it) */
+  lockMs: number
+  /** QUEUE_STALLED_MS: BullMQ's stalledInterval (how often stalled tasks are handed back) */
+  stalledMs: number
 }
 
 export interface PushConfig {
@@ -191,6 +206,29 @@ function smtpUrl(env: Env): string | null {
   return raw
 }
 
+/** REDIS_URL: redis://[user:pass@]host[:port][/db] or rediss://…, checked here so a typo stops start-up, not the first run. */
+function redisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL
+  if (raw === undefined || raw === '') return null
+  const expected = `REDIS_URL=${JSON.stringify(raw)}: expected redis://[user:password@]host[:port][/db] or rediss://… (TLS)`
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ConfigError(expected)
+  }
+  if ((u.protocol !== 'redis:' && u.protocol !== 'rediss:') || u.hostname === '') throw new ConfigError(expected)
+  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname)) throw new ConfigError(`${expected}; the database is a number (e.g. /0)`)
+  return raw
+}
+
+function redisPrefix(env: Env): string {
+  const raw = env.REDIS_PREFIX
+  if (raw === undefined || raw === '') return 'perpsim'
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) throw new ConfigError(`REDIS_PREFIX=${JSON.stringify(raw)}: expected 1 to 64 letters, digits, '_', '.' or '-'`)
+  return raw
+}
+
 function mailFrom(env: Env): string {
   const raw = env.MAIL_FROM
   if (raw === undefined || raw === '') return 'perpsim <perpsim@localhost>'
@@ -259,6 +297,13 @@ export function loadConfig(env: Env = process.env): Config {
       streamsMax: int(env, 'EVENTS_STREAMS_MAX', 5000, 1, 1_000_000),
       pollMs: int(env, 'EVENTS_POLL_MS', 1000, 10, 10_000),
       bufferBytes: int(env, 'EVENTS_BUFFER_BYTES', 1_048_576, 4096, 1 << 30),
+    },
+    redis: {
+      url: redisUrl(env),
+      prefix: redisPrefix(env),
+      taskDeadlineMs: int(env, 'QUEUE_TASK_DEADLINE_MS', 300_000, 1_000, 86_400_000),
+      lockMs: int(env, 'QUEUE_LOCK_MS', 30_000, 1_000, 600_000),
+      stalledMs: int(env, 'QUEUE_STALLED_MS', 15_000, 500, 600_000),
     },
   }
 }

@@ -18,7 +18,8 @@ import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { coinStrategyFigures } from './modules/simulate/service'
-import { workerPoolTransport } from './runs/transport'
+import { workerPoolTransport, type Transport } from './runs/transport'
+import { QueueTransport } from './runs/queue-transport'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
 import { pusherFor } from './push/pusher'
@@ -59,12 +60,29 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
   return store
 }
 
+/**
+ * The road to the workers this process takes: with REDIS_URL, the queue to the fleet's
+ * `perpsim worker` processes (WORKERS: the chunks a run is cut into, the fleet's threads);
+ * without it, the in-process worker pool.
+ */
+export function transportFor(config: Config, store: CandleStore, log?: Logger): Transport {
+  // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
+  if (!config.redis.url) return workerPoolTransport(store, config.workers, config.queueMax * 256)
+  return new QueueTransport(store, {
+    url: config.redis.url,
+    prefix: config.redis.prefix,
+    parallelism: config.workers,
+    queueMax: config.queueMax * 256,
+    deadlineMs: config.redis.taskDeadlineMs,
+    log: message => log?.warn(message),
+  })
+}
+
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
-  // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
-  const transport = workerPoolTransport(store, config.workers, config.queueMax * 256)
+  const transport = transportFor(config, store, log)
   const mailer = mailerFor(config, db, clock, log)
   const pusher = pusherFor(config, db, clock, log)
   const deps = composeDeps({

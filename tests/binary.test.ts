@@ -8,11 +8,16 @@ import { afterAll, expect, test } from 'bun:test'
 import { copyFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './helpers/fixtures'
+import { makeHarness } from './helpers/harness'
+import { testRedis } from './helpers/redis'
+import { QueueTransport } from '../src/runs/queue-transport'
 
 const ROOT = join(import.meta.dir, '..')
 const build = tempDir('perpsim-build-')
 const out = tempDir('perpsim-bin-')
-afterAll(() => {
+const redis = await testRedis('the binary as a queue worker (BullMQ on Redis)')
+afterAll(async () => {
+  await redis?.cleanup()
   rmSync(build, { recursive: true, force: true })
   rmSync(out, { recursive: true, force: true })
 })
@@ -62,3 +67,32 @@ test('the compiled binary runs from an empty folder: CLI, migrations, assets and
     expect(await proc.exited).toBe(0)
   }
 }, 180_000)
+
+test.skipIf(!redis)('the binary is a queue worker too: `perpsim worker` runs a run\'s tasks, the same response as in-process', async () => {
+  const exe = join(out, 'perpsim')
+  const dataDir = join(out, 'data')
+  const r = redis!
+  const env = { PATH: process.env.PATH ?? '', HOME: out, TMPDIR: out, DATA_DIR: dataDir, OFFLINE: '1', LOG_LEVEL: 'warn', REDIS_URL: r.url, REDIS_PREFIX: r.prefix, WORKERS: '1' }
+  const worker = Bun.spawn([exe, 'worker'], { cwd: out, env, stderr: 'inherit' })
+  const local = makeHarness({ dataDir })
+  const remote = makeHarness({ dataDir, transport: (_inner, store) => new QueueTransport(store, { url: r.url, prefix: r.prefix, parallelism: 1, queueMax: 1000, deadlineMs: 60_000 }) })
+  try {
+    const body = { strategy: 'ma-cross-long', top_n: 4 }
+    let res = await remote.req('/simulate', { method: 'POST', json: body })
+    // until the worker has joined the fleet (the API answers 503 "no perpsim worker" before)
+    for (let i = 0; i < 200 && res.status === 503; i++) {
+      await Bun.sleep(50)
+      res = await remote.req('/simulate', { method: 'POST', json: body })
+    }
+    expect(res.status).toBe(200)
+    const mine = await local.req('/simulate', { method: 'POST', json: body })
+    const { compute_time_ms: _a, ...got } = res.body
+    const { compute_time_ms: _b, ...want } = mine.body
+    expect(got).toEqual(want)
+  } finally {
+    worker.kill('SIGTERM')
+    expect(await worker.exited).toBe(0)
+    local.cleanup()
+    remote.cleanup()
+  }
+}, 60_000)

@@ -38,3 +38,27 @@ describe('configuration', () => {
     expect(c.demo).toBe(false)
   })
 })
+
+describe('past one machine (REDIS_URL)', () => {
+  test('without REDIS_URL the process keeps its own pool and limiter; with it, the URL, prefix and queue timings', () => {
+    expect(loadConfig({}).redis).toEqual({ url: null, prefix: 'perpsim', taskDeadlineMs: 300_000, lockMs: 30_000, stalledMs: 15_000 })
+    const c = loadConfig({ REDIS_URL: 'redis://:secret@10.0.0.5:6380/2', REDIS_PREFIX: 'fleet-a', QUEUE_TASK_DEADLINE_MS: '60000', QUEUE_LOCK_MS: '10000', QUEUE_STALLED_MS: '5000' })
+    expect(c.redis).toEqual({ url: 'redis://:secret@10.0.0.5:6380/2', prefix: 'fleet-a', taskDeadlineMs: 60_000, lockMs: 10_000, stalledMs: 5_000 })
+    expect(loadConfig({ REDIS_URL: 'rediss://cache.example.org' }).redis.url).toBe('rediss://cache.example.org')
+  })
+
+  test('a bad REDIS_URL or REDIS_PREFIX stops start-up naming the variable and the form it takes', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL="localhost:6379": expected redis:\/\/\[user:password@\]host\[:port\]\[\/db\] or rediss:\/\//],
+      [{ REDIS_URL: 'http://127.0.0.1:6379' }, /^REDIS_URL="http:\/\/127.0.0.1:6379": expected redis:\/\//],
+      [{ REDIS_URL: 'redis://127.0.0.1:6379/queue' }, /^REDIS_URL=.*the database is a number/],
+      [{ REDIS_URL: 'redis://' }, /^REDIS_URL="redis:\/\/": expected/],
+      [{ REDIS_PREFIX: 'a b' }, /^REDIS_PREFIX="a b": expected 1 to 64 letters/],
+      [{ QUEUE_LOCK_MS: '10' }, /^QUEUE_LOCK_MS=.*integer from 1000/],
+    ]
+    for (const [env, msg] of cases) {
+      expect(() => loadConfig(env)).toThrow(ConfigError)
+      expect(() => loadConfig(env)).toThrow(msg)
+    }
+  })
+})

@@ -122,6 +122,8 @@ function crossModule(g: typeof graph = graph): string[] {
 const RAW_WORKERS = ['src/runs/compute/executor.ts', 'src/runs/compute/pool.ts', 'src/runs/compute/task-queue.ts']
 const TRANSPORT = 'src/runs/transport.ts'
 const TRANSPORT_ROOTS = ['src/main.ts', 'src/compose.ts', 'src/jobs/cli.ts']
+/** the queue's two ends: the API's transport (built by the server's root) and the worker host's loop (the CLI's `worker`) */
+const QUEUE_ENDS: Record<string, string[]> = { 'src/runs/queue-transport.ts': ['src/main.ts'], 'src/runs/queue-worker.ts': ['src/cli.ts'] }
 
 /** Imports outside src/runs/ that open a second road to the workers, as "file -> import". */
 function secondRoads(g: typeof graph = graph): string[] {
@@ -131,7 +133,7 @@ function secondRoads(g: typeof graph = graph): string[] {
     if (under('src/runs')(f)) continue
     for (const t of local) {
       const to = relative(ROOT, t)
-      if (RAW_WORKERS.includes(to) || (to === TRANSPORT && !TRANSPORT_ROOTS.includes(from))) out.push(`${from} -> ${to}`)
+      if (RAW_WORKERS.includes(to) || (to === TRANSPORT && !TRANSPORT_ROOTS.includes(from)) || (to in QUEUE_ENDS && !QUEUE_ENDS[to].includes(from))) out.push(`${from} -> ${to}`)
     }
   }
   return out
@@ -255,6 +257,13 @@ describe('the import graph of src/', () => {
 
   test('one road to the workers: nothing outside src/runs/ imports the executor, the pool or the task queue, and only the process roots import the transport (they build and close it, never submit)', () => {
     expect(secondRoads()).toEqual([])
+    // the queue's ends: only the server's root builds the queue transport, only the CLI starts a queue worker
+    const fake = new Map([
+      [join(ROOT, 'src/main.ts'), { local: [join(ROOT, 'src/runs/queue-transport.ts')], packages: [] }],
+      [join(ROOT, 'src/cli.ts'), { local: [join(ROOT, 'src/runs/queue-worker.ts')], packages: [] }],
+      [join(ROOT, 'src/modules/simulate/service.ts'), { local: [join(ROOT, 'src/runs/queue-transport.ts'), join(ROOT, 'src/runs/queue-worker.ts')], packages: [] }],
+    ])
+    expect(secondRoads(fake)).toEqual(['src/modules/simulate/service.ts -> src/runs/queue-transport.ts', 'src/modules/simulate/service.ts -> src/runs/queue-worker.ts'])
     for (const root of TRANSPORT_ROOTS) expect(submitsTasks(readFileSync(join(ROOT, root), 'utf8'))).toBe(false)
   })
 

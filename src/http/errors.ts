@@ -7,7 +7,7 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
-import { InvalidRequest, NotFound, Overloaded, OverLimit, TooManyStreams } from '../runs/errors'
+import { InvalidRequest, NotFound, Overloaded, OverLimit, TooManyStreams, WorkersUnavailable } from '../runs/errors'
 import type { ValidationErrorItem } from '../model/shared'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
@@ -49,6 +49,12 @@ export function domainErrorResponse(error: unknown): { status: number; body: unk
     return {
       status: 503,
       body: { detail: `The simulation queue is full; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec },
+      retryAfterSec: error.retryAfterSec,
+    }
+  if (error instanceof WorkersUnavailable)
+    return {
+      status: 503,
+      body: { detail: `No simulation worker can run this now: ${error.reason}; retry after ${error.retryAfterSec} s`, retry_after_seconds: error.retryAfterSec },
       retryAfterSec: error.retryAfterSec,
     }
   return null

@@ -11,8 +11,16 @@
  * clients, never everyone's window. Beyond the limit: 429, JSON body and Retry-After.
  * The client is the socket address, or with TRUST_PROXY=n the address n hops from the right
  * of X-Forwarded-For (each trusted proxy appends the peer it saw).
+ *
+ * With REDIS_URL the windows live in Redis (rate-limiter-flexible's RateLimiterRedis, one
+ * atomic increment per request), so the limit is exact across every API process of a fleet
+ * behind one load balancer; they use Redis's time, not the injected clock. While Redis does
+ * not answer, each process falls back to its own in-memory window (the insurance limiter).
+ * Without REDIS_URL: the synchronous in-process counter above. Same 429 body either way.
  */
 import { Elysia } from 'elysia'
+import { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Clock } from '../clock'
 import { HttpError } from './errors'
 
@@ -72,14 +80,52 @@ export class WindowCounter {
   }
 }
 
-export function rateLimit(limits: RateLimits, clock: Clock) {
+/** The windows shared by a fleet's API processes (REDIS_URL, REDIS_PREFIX). */
+export interface SharedLimits {
+  url: string
+  prefix: string
+}
+
+/** Counts one request of `client` in class `cls` in Redis; the seconds to wait when over the limit, else 0. */
+function sharedCounter(shared: SharedLimits, perClass: Record<LimitClass, number>): (cls: LimitClass, client: string) => Promise<number> {
+  // no offline queue: a request is not held while Redis is down, the insurance limiter counts it
+  const storeClient = new Redis(shared.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+  let lastError = ''
+  storeClient.on('error', (e: Error) => {
+    const msg = (e as { code?: string }).code ?? e.message
+    if (msg !== lastError) console.warn(`[rate-limit] redis: ${msg}; counting per process until it answers`)
+    lastError = msg
+  })
+  const limiters = new Map<LimitClass, RateLimiterRedis>()
+  const limiterOf = (cls: LimitClass) => {
+    let l = limiters.get(cls)
+    if (!l) {
+      const points = perClass[cls]
+      l = new RateLimiterRedis({ storeClient, keyPrefix: `${shared.prefix}:rl:${cls}`, points, duration: WINDOW_MS / 1000, insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_MS / 1000 }) })
+      limiters.set(cls, l)
+    }
+    return l
+  }
+  return async (cls, client) => {
+    try {
+      await limiterOf(cls).consume(client)
+      return 0
+    } catch (r) {
+      if (r instanceof RateLimiterRes) return Math.max(1, Math.ceil(r.msBeforeNext / 1000))
+      throw r
+    }
+  }
+}
+
+export function rateLimit(limits: RateLimits, clock: Clock, shared: SharedLimits | null = null) {
   const counter = new WindowCounter(limits.maxClients)
   const perClass: Record<LimitClass, number> = { compute: limits.computePerMin, subscribe: limits.subscribePerMin, other: limits.otherPerMin }
-  return new Elysia({ name: 'rate-limit', seed: limits }).onTransform({ as: 'global' }, ({ request, server, route }) => {
+  const fleet = shared ? sharedCounter(shared, perClass) : null
+  return new Elysia({ name: 'rate-limit', seed: limits }).onTransform({ as: 'global' }, async ({ request, server, route }) => {
     const cls = limitClassOf(route)
     if (!cls || perClass[cls] <= 0) return
     const client = clientOf(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'), limits.trustProxy)
-    const retry = counter.hit(`${cls} ${client}`, perClass[cls], clock.now())
+    const retry = fleet ? await fleet(cls, client) : counter.hit(`${cls} ${client}`, perClass[cls], clock.now())
     if (retry === 0) return
     throw new HttpError(
       429,

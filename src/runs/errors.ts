@@ -1,7 +1,8 @@
 /**
  * The domain errors services and the run pipeline throw. They name what went wrong in the
  * domain's words; src/http/errors.ts alone turns them into status codes and bodies
- * (422 InvalidRequest, 404 NotFound and its kinds, 400 OverLimit, 503 Overloaded, 429/503 TooManyStreams).
+ * (422 InvalidRequest, 404 NotFound and its kinds, 400 OverLimit, 503 Overloaded and WorkersUnavailable,
+ * 429/503 TooManyStreams).
  */
 
 /** One problem with a request, as the 422 detail list reports it. */
@@ -73,6 +74,18 @@ export class OverLimit extends Error {
 export class Overloaded extends Error {
   constructor(readonly retryAfterSec: number) {
     super('simulation queue is full')
+  }
+}
+
+/**
+ * The queue's workers cannot run a task (REDIS_URL, docs/operations.md "A fleet"): none is
+ * connected, none holds the store or engine the task was cut for (the reason names them), or
+ * the task did not finish within QUEUE_TASK_DEADLINE_MS. The run fails (503 with the reason
+ * and Retry-After) instead of waiting for ever.
+ */
+export class WorkersUnavailable extends Error {
+  constructor(readonly reason: string, readonly retryAfterSec: number) {
+    super(reason)
   }
 }
 

@@ -31,7 +31,7 @@ export interface Harness {
   cleanup(): void
 }
 
-export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number; transport?: (inner: Transport) => Transport } = {}): Harness {
+export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (store: CandleStore) => void; env?: Record<string, string>; workers?: number; queueMax?: number; transport?: (inner: Transport, store: CandleStore) => Transport } = {}): Harness {
   const dataDir = opts.dataDir ?? tempDir()
   const config = { ...loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0', RATE_LIMIT_SUBSCRIBE_PER_MIN: '0', SHED_LAG_MS: '0', ...opts.env }) }
   const store = CandleStore.open(dataDir)
@@ -40,7 +40,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
   const db = openDb(':memory:')
   const executor: Executor = opts.workers ? new PoolExecutor(store, opts.workers, (opts.queueMax ?? 64) * 256) : new InProcessExecutor(store)
   // `transport`: a test's own transport over the default one (a recording, a queue's round trip)
-  const transport = opts.transport ? opts.transport(new ExecutorTransport(executor)) : new ExecutorTransport(executor)
+  const transport = opts.transport ? opts.transport(new ExecutorTransport(executor), store) : new ExecutorTransport(executor)
   const deps = composeDeps({ config, clock, store, db, transport, maxRuns: opts.queueMax ?? 64 })
   const app = buildApp(deps)
   return {
@@ -67,6 +67,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     },
     cleanup() {
       void executor.close()
+      if (opts.transport) void transport.close()
       db.$client.close()
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
