@@ -72,7 +72,8 @@ export async function privateRedis(): Promise<{ url: string; stop(): Promise<voi
 /** Redis for one test file, or the reason there is none (printed once as "skipped: …"). */
 export async function testRedis(what: string): Promise<TestRedis | null> {
   const prefix = `t${Math.random().toString(36).slice(2, 10)}`
-  let url = process.env.REDIS_URL || ''
+  // REDIS_URL as the run was given it (tests/helpers/setup.ts keeps it out of process.env)
+  let url = process.env.PERPSIM_TEST_REDIS_URL || ''
   let stop = async () => {}
   if (url) {
     if (!(await answers(url, 3000))) {
