@@ -301,7 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis: {
       url: redisUrl(env),
       prefix: redisPrefix(env),
-      taskDeadlineMs: int(env, 'QUEUE_TASK_DEADLINE_MS', 300_000, 1_000, 86_400_000),
+      taskDeadlineMs: int(env, 'QUEUE_TASK_DEADLINE_MS', 300_000, 1_000, DAY_MS),
       lockMs: int(env, 'QUEUE_LOCK_MS', 30_000, 1_000, 600_000),
       stalledMs: int(env, 'QUEUE_STALLED_MS', 15_000, 500, 600_000),
     },

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
 import { HOUR_MS } from '../src/time'
 import { tempDir, walkCandles } from './helpers/fixtures'
+import { allHistory } from './helpers/signal-history'
 import { BUN, freePort, ROOT } from './helpers/serve'
 
 const dataDir = tempDir()
@@ -43,19 +44,6 @@ async function serve(port: number) {
     await Bun.sleep(100)
   }
   return { proc, url }
-}
-
-/** every signal of /signals/history over `hours`, page after page (limit 500, next_cursor) */
-const allHistory = async (url: string, hours: number) => {
-  const signals: any[] = []
-  let page = (await getJson(`${url}/signals/history?hours=${hours}&limit=500`)).body
-  signals.push(...page.signals)
-  while (page.next_cursor) {
-    page = (await getJson(`${url}/signals/history?hours=${hours}&limit=500&cursor=${encodeURIComponent(page.next_cursor)}`)).body
-    signals.push(...page.signals)
-  }
-  expect(signals.length).toBe(page.total)
-  return signals
 }
 
 const getJson = async (url: string, init?: RequestInit) => {

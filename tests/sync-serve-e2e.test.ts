@@ -12,6 +12,7 @@ import { syncFromExchange } from '../src/market/sync-ccxt'
 import { HOUR_MS } from '../src/time'
 import { makeCandles, makeFunding, startFakeBinance, type FakeBinance } from './fixtures/binance-server'
 import { tempDir } from './helpers/fixtures'
+import { allHistory } from './helpers/signal-history'
 import { BUN, freePort, ROOT } from './helpers/serve'
 
 const dataDir = tempDir()
@@ -74,8 +75,8 @@ describe('serve on a store synced from the exchange', () => {
       }
       expect(last).toBe(hourNow - HOUR_MS)
       // the newest bar (it closed at the top of this hour) entered at this hour's open, from the forming candle
-      const history = await getJson(`${url}/signals/history?hours=72`)
-      const newest = history.signals.filter((s: any) => s.timeframe === '1H' && Date.parse(`${s.signal_time}Z`) === hourNow)
+      const history = await allHistory(url, 72)
+      const newest = history.filter((s: any) => s.timeframe === '1H' && Date.parse(`${s.signal_time}Z`) === hourNow)
       expect(newest.length).toBeGreaterThan(0)
       for (const s of newest) expect(s.entry_price).toBe(markets.find(m => m.symbol === s.coin)!.candles.find(r => r[0] === hourNow)![1]!)
       expect(fake.requests.filter(r => r.path === '/fapi/v1/klines').length).toBeGreaterThanOrEqual(COINS.length)
