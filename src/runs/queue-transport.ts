@@ -57,6 +57,8 @@ const RETRY_DELAY_MS = 100
 const FLEET_CACHE_MS = 500
 /** how long a Redis command before the task is queued may take before the run fails with 503 (ioredis would otherwise hold it until Redis is back) */
 const REDIS_REPLY_MS = 3_000
+/** how long close() waits for BullMQ to close before it drops the connections */
+const CLOSE_WAIT_MS = 2000
 
 /** The queue's Redis as a reason names it: host and port, never the password. */
 function whereOf(url: string): string {
@@ -220,7 +222,11 @@ export class QueueTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.queue.close(), this.events.close()])
+    // a Redis that no longer answers must not hold the close (BullMQ's close waits for it):
+    // after CLOSE_WAIT_MS the connections are dropped, which also ends their reconnecting
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([Promise.allSettled([this.queue.close(), this.events.close()]), new Promise(r => (timer = setTimeout(r, CLOSE_WAIT_MS)))])
+    clearTimeout(timer)
     this.connection.disconnect()
     this.eventsConnection.disconnect()
   }
