@@ -80,6 +80,9 @@ export class WindowCounter {
   }
 }
 
+/** how long the first requests wait for the shared windows' Redis connection at start-up */
+const FIRST_CONNECT_WAIT_MS = 2_000
+
 /** The windows shared by a fleet's API processes (REDIS_URL, REDIS_PREFIX). */
 export interface SharedLimits {
   url: string
@@ -106,7 +109,19 @@ function sharedCounter(shared: SharedLimits, perClass: Record<LimitClass, number
     }
     return l
   }
+  // at start-up the connection is still being made: a request then waits for it (at most
+  // FIRST_CONNECT_WAIT_MS) instead of being counted per process; once Redis has answered, an
+  // outage falls to the per-process insurance limiter at once
+  let everReady = false
+  const firstReady = new Promise<void>(resolve => {
+    storeClient.once('ready', () => {
+      everReady = true
+      resolve()
+    })
+    setTimeout(resolve, FIRST_CONNECT_WAIT_MS).unref?.()
+  })
   return async (cls, client) => {
+    if (!everReady) await firstReady
     try {
       await limiterOf(cls).consume(client)
       return 0
