@@ -19,7 +19,6 @@ import { CandleStore } from './market/candle-store'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { coinStrategyFigures } from './modules/simulate/service'
 import { workerPoolTransport, type Transport } from './runs/transport'
-import { QueueTransport } from './runs/queue-transport'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
 import { mailerFor } from './mail/mailer'
 import { pusherFor } from './push/pusher'
@@ -65,9 +64,11 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
  * `perpsim worker` processes (WORKERS: the chunks a run is cut into, the fleet's threads);
  * without it, the in-process worker pool.
  */
-export function transportFor(config: Config, store: CandleStore, log?: Logger): Transport {
+export async function transportFor(config: Config, store: CandleStore, log?: Logger): Promise<Transport> {
   // admission is per run (QUEUE_MAX); the task queue bound is only a backstop (a compare is ~100 tasks)
   if (!config.redis.url) return workerPoolTransport(store, config.workers, config.queueMax * 256)
+  // BullMQ is loaded only by a queue node (about 120 ms of every start otherwise)
+  const { QueueTransport } = await import('./runs/queue-transport')
   return new QueueTransport(store, {
     url: config.redis.url,
     prefix: config.redis.prefix,
@@ -82,7 +83,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
   const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
-  const transport = transportFor(config, store, log)
+  const transport = await transportFor(config, store, log)
   const mailer = mailerFor(config, db, clock, log)
   const pusher = pusherFor(config, db, clock, log)
   const deps = composeDeps({

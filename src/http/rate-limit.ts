@@ -19,8 +19,6 @@
  * Without REDIS_URL: the synchronous in-process counter above. Same 429 body either way.
  */
 import { Elysia } from 'elysia'
-import { Redis } from 'ioredis'
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Clock } from '../clock'
 import { HttpError } from './errors'
 
@@ -91,37 +89,38 @@ export interface SharedLimits {
 
 /** Counts one request of `client` in class `cls` in Redis; the seconds to wait when over the limit, else 0. */
 function sharedCounter(shared: SharedLimits, perClass: Record<LimitClass, number>): (cls: LimitClass, client: string) => Promise<number> {
-  // no offline queue: a request is not held while Redis is down, the insurance limiter counts it
-  const storeClient = new Redis(shared.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
-  let lastError = ''
-  storeClient.on('error', (e: Error) => {
-    const msg = (e as { code?: string }).code ?? e.message
-    if (msg !== lastError) console.warn(`[rate-limit] redis: ${msg}; counting per process until it answers`)
-    lastError = msg
-  })
-  const limiters = new Map<LimitClass, RateLimiterRedis>()
-  const limiterOf = (cls: LimitClass) => {
-    let l = limiters.get(cls)
-    if (!l) {
-      const points = perClass[cls]
-      l = new RateLimiterRedis({ storeClient, keyPrefix: `${shared.prefix}:rl:${cls}`, points, duration: WINDOW_MS / 1000, insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_MS / 1000 }) })
-      limiters.set(cls, l)
-    }
-    return l
-  }
-  // at start-up the connection is still being made: a request then waits for it (at most
-  // FIRST_CONNECT_WAIT_MS) instead of being counted per process; once Redis has answered, an
-  // outage falls to the per-process insurance limiter at once
-  let everReady = false
-  const firstReady = new Promise<void>(resolve => {
-    storeClient.once('ready', () => {
-      everReady = true
-      resolve()
+  // the Redis client and the limiter library are loaded by a fleet's API processes only
+  const setup = (async () => {
+    const [{ Redis }, { RateLimiterMemory, RateLimiterRedis, RateLimiterRes }] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')])
+    // no offline queue: a request is not held while Redis is down, the insurance limiter counts it
+    const storeClient = new Redis(shared.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    let lastError = ''
+    storeClient.on('error', (e: Error) => {
+      const msg = (e as { code?: string }).code ?? e.message
+      if (msg !== lastError) console.warn(`[rate-limit] redis: ${msg}; counting per process until it answers`)
+      lastError = msg
     })
-    setTimeout(resolve, FIRST_CONNECT_WAIT_MS).unref?.()
-  })
+    const limiters = new Map<LimitClass, InstanceType<typeof RateLimiterRedis>>()
+    const limiterOf = (cls: LimitClass) => {
+      let l = limiters.get(cls)
+      if (!l) {
+        const points = perClass[cls]
+        l = new RateLimiterRedis({ storeClient, keyPrefix: `${shared.prefix}:rl:${cls}`, points, duration: WINDOW_MS / 1000, insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_MS / 1000 }) })
+        limiters.set(cls, l)
+      }
+      return l
+    }
+    // at start-up the connection is still being made: a request then waits for it (at most
+    // FIRST_CONNECT_WAIT_MS) instead of being counted per process; once Redis has answered, an
+    // outage falls to the per-process insurance limiter at once
+    await new Promise<void>(resolve => {
+      storeClient.once('ready', () => resolve())
+      setTimeout(resolve, FIRST_CONNECT_WAIT_MS).unref?.()
+    })
+    return { limiterOf, RateLimiterRes }
+  })()
   return async (cls, client) => {
-    if (!everReady) await firstReady
+    const { limiterOf, RateLimiterRes } = await setup
     try {
       await limiterOf(cls).consume(client)
       return 0
