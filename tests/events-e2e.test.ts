@@ -12,21 +12,13 @@ import { EventSource } from 'eventsource'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
-import { HOUR_MS } from '../src/time'
-import { tempDir, walkCandles } from './helpers/fixtures'
+import { fillLiveStore, tempDir } from './helpers/fixtures'
 import { BUN, freePort, ROOT } from './helpers/serve'
 
 const dataDir = tempDir()
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-function fillStore(): void {
-  const store = CandleStore.open(dataDir)
-  const bars = 40 * 24
-  const start = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - bars * HOUR_MS
-  const coins = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT']
-  coins.forEach((s, k) => store.appendCandles(s, walkCandles(bars, start, 91 + k), bars))
-  store.upsertMeta(coins.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: start })), 'binance-csv')
-}
+const fillStore = () => fillLiveStore(CandleStore.open(dataDir), 91)
 
 function serve(port: number) {
   return Bun.spawn([BUN, 'src/cli.ts', 'serve'], {

@@ -8,25 +8,14 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CandleStore } from '../src/market/candle-store'
-import { HOUR_MS } from '../src/time'
-import { tempDir, walkCandles } from './helpers/fixtures'
+import { fillLiveStore, tempDir } from './helpers/fixtures'
 import { allHistory } from './helpers/signal-history'
 import { BUN, freePort, ROOT } from './helpers/serve'
 
 const dataDir = tempDir()
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-function fillStore(): void {
-  const store = CandleStore.open(dataDir)
-  const bars = 40 * 24
-  const start = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - bars * HOUR_MS
-  const coins = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT']
-  coins.forEach((s, k) => {
-    const cols = walkCandles(bars, start, 71 + k)
-    store.appendCandles(s, cols, bars)
-  })
-  store.upsertMeta(coins.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: start })), 'binance-csv')
-}
+const fillStore = () => fillLiveStore(CandleStore.open(dataDir), 71)
 
 async function serve(port: number) {
   const proc = Bun.spawn([BUN, 'src/cli.ts', 'serve'], {

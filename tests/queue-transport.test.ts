@@ -20,6 +20,7 @@ import { encode, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, REFUSED, type Fleet
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 import { privateRedis, testRedis, type TestRedis } from './helpers/redis'
 import { BUN, ROOT } from './helpers/serve'
+import { SIMULATION_REQUESTS } from './helpers/route-requests'
 
 const SYMBOLS = ['ETHUSDT', 'SOLUSDT', 'BTCUSDT', 'XRPUSDT', 'ADAUSDT', 'DOGEUSDT', 'LINKUSDT']
 const NOW = Date.UTC(2026, 10, 20, 0, 30)
@@ -101,15 +102,7 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     const [entry] = await fleetOf(r, 1)
     expect(entry.slots).toBe(THREADS)
     expect(entry.dataVersion).toBe(remote.deps.store.dataVersion())
-    const requests: [string, unknown][] = [
-      ['/simulate', { strategy: 'bb-squeeze-short', top_n: 7 }],
-      ['/simulate/compare', { top_n: 5 }],
-      ['/backtest', { name: 't', direction: 'short', indicators: { bb: {}, rsi: {} }, entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_lower' } }, { field: 'rsi', op: '<', value: 40 }] }, top_n: 7 }],
-      ['/simulate/validate', { strategy: 'bb-squeeze-short', top_n: 7, n_simulations: 200, oos_pct: 30 }],
-      ['/simulate/optimize', { strategy: 'bb-squeeze-short', top_n: 7, sl_values: [2, 4], tp_values: [3, 6], objective: 'sharpe' }],
-      ['/simulate/dca', { symbol: 'BTCUSDT', params: { max_safety_orders: 3, take_profit_pct: 2 } }],
-      ['/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 80, upper_price: 120, grid_count: 40, direction: 'long' } }],
-    ]
+    const requests = SIMULATION_REQUESTS
     for (const [path, json] of requests) {
       const [a, b] = [await post(local, path, json), await post(remote, path, json)]
       expect({ path, status: b.status }).toEqual({ path, status: 200 })

@@ -13,6 +13,7 @@ import { TASKS } from '../src/runs/compute/tasks'
 import { simulateSpec } from '../src/runs/simulate-spec'
 import { laneOf, type TaskName, type Transport } from '../src/runs/transport'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
+import { SIMULATION_REQUESTS } from './helpers/route-requests'
 
 const SYMBOLS = ['ETHUSDT', 'SOLUSDT', 'BTCUSDT', 'XRPUSDT', 'ADAUSDT', 'DOGEUSDT', 'LINKUSDT']
 const NOW = Date.UTC(2026, 10, 20, 0, 30)
@@ -72,13 +73,7 @@ describe('the transport', () => {
       return { status: r.status, body: type.includes('json') ? JSON.stringify(timeless(JSON.parse(new TextDecoder().decode(bytes)))) : bytes }
     }
     const requests: [string, unknown][] = [
-      ['/simulate', { strategy: 'bb-squeeze-short', top_n: 7 }],
-      ['/simulate/compare', { top_n: 5 }],
-      ['/backtest', { name: 't', direction: 'short', indicators: { bb: {}, rsi: {} }, entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_lower' } }, { field: 'rsi', op: '<', value: 40 }] }, top_n: 7 }],
-      ['/simulate/validate', { strategy: 'bb-squeeze-short', top_n: 7, n_simulations: 200, oos_pct: 30 }],
-      ['/simulate/optimize', { strategy: 'bb-squeeze-short', top_n: 7, sl_values: [2, 4], tp_values: [3, 6], objective: 'sharpe' }],
-      ['/simulate/dca', { symbol: 'BTCUSDT', params: { max_safety_orders: 3, take_profit_pct: 2 } }],
-      ['/simulate/grid', { symbol: 'BTCUSDT', params: { lower_price: 80, upper_price: 120, grid_count: 40, direction: 'long' } }],
+      ...SIMULATION_REQUESTS,
       ['/generate-bot', { strategy: 'bb-squeeze-short', coins: ['BTCUSDT', 'ETHUSDT'], selftest_candles: 500 }],
     ]
     for (const [path, json] of requests) {

@@ -2,6 +2,8 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { CandleStore } from '../../src/market/candle-store'
+import { HOUR_MS } from '../../src/time'
 
 /** ../shared beside the repository (absent on a machine without it: tests skip) */
 export const SHARED = join(import.meta.dir, '..', '..', '..', 'shared')
@@ -50,4 +52,16 @@ export function fillWalkUniverse(store: { appendCandles(s: string, c: number[][]
     store.appendCandles(s, cols, cols[0].length)
   })
   store.upsertMeta(symbols.map((s, k) => ({ symbol: s, name: s, rank: k + 1, stablecoin: false, assetClass: 'crypto', listingMs: startMs })), 'binance-csv')
+}
+
+/**
+ * A store of three coins (BTC, ETH, SOL) whose 40 days of hourly walk candles end at the
+ * current hour, as an import would leave it: what the end-to-end tests of a live server start on.
+ */
+export function fillLiveStore(store: CandleStore, seed: number): void {
+  const bars = 40 * 24
+  const start = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - bars * HOUR_MS
+  const coins = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT']
+  coins.forEach((s, k) => store.appendCandles(s, walkCandles(bars, start, seed + k), bars))
+  store.upsertMeta(coins.map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: start })), 'binance-csv')
 }
