@@ -1,4 +1,4 @@
-import { useTypedText } from './typed-text'
+import { TypedTextInput } from './typed-text'
 
 /** '' → undefined; a number → that number; anything else as typed (sent so the server names the problem) */
 function parseNumber(text: string): number | string | undefined {
@@ -13,22 +13,16 @@ function parseNumber(text: string): number | string | undefined {
  * and follows the value only when it changes from outside (a preset, the address).
  */
 export function NumberText(props: { id: string; value: number | string | undefined; placeholder?: string; label?: string; onValue: (v: number | string | undefined) => void }) {
-  const typed = useTypedText(props.value, v => (v === undefined ? '' : String(v)), (t, v) => parseNumber(t) === v)
   return (
-    <input
+    <TypedTextInput
       id={props.id}
-      type="text"
-      inputMode="decimal"
+      value={props.value}
+      format={v => (v === undefined ? '' : String(v))}
+      parse={parseNumber}
+      same={(t, v) => parseNumber(t) === v}
+      onValue={props.onValue}
       placeholder={props.placeholder}
-      aria-label={props.label}
-      value={typed.text}
-      onFocus={typed.onFocus}
-      onBlur={typed.onBlur}
-      onInput={e => {
-        const v = (e.target as HTMLInputElement).value
-        typed.setText(v)
-        props.onValue(parseNumber(v))
-      }}
+      label={props.label}
     />
   )
 }

@@ -24,3 +24,37 @@ export function useTypedText<V>(value: V, format: (v: V) => string, same: (text:
     },
   }
 }
+
+/**
+ * A text input for a parsed value (a number, a list of numbers): the text kept as
+ * useTypedText keeps it, the value its parse on every keystroke.
+ */
+export function TypedTextInput<V>(props: {
+  id: string
+  value: V
+  format: (v: V) => string
+  parse: (text: string) => V
+  same: (text: string, v: V) => boolean
+  onValue: (v: V) => void
+  placeholder?: string
+  label?: string
+}) {
+  const typed = useTypedText(props.value, props.format, props.same)
+  return (
+    <input
+      id={props.id}
+      type="text"
+      inputMode="decimal"
+      placeholder={props.placeholder}
+      aria-label={props.label}
+      value={typed.text}
+      onFocus={typed.onFocus}
+      onBlur={typed.onBlur}
+      onInput={e => {
+        const v = (e.target as HTMLInputElement).value
+        typed.setText(v)
+        props.onValue(props.parse(v))
+      }}
+    />
+  )
+}
