@@ -184,17 +184,13 @@ function serviceDefaults(doc: Json): void {
 }
 
 /**
- * The 404s a route's service answers (an unknown id, symbol or hash) that its response map
- * does not declare, and when. The other operations with a 404 declare it themselves.
+ * The 404s of the routes that answer a Response of their own (CSV, PNG), whose response map
+ * the generator cannot read, and when. Every other operation with a 404 declares it in its
+ * response map (`404: Detail`).
  */
 const NOT_FOUND: Record<string, string> = {
-  '/backtest': 'a symbol of `symbol` or `symbols` is not in the store (GET /coins lists them)',
-  '/simulate/coin': 'the symbol is not in the store (GET /coins lists them)',
-  '/simulate/dca': 'the symbol is not in the store (GET /coins lists them)',
-  '/simulate/grid': 'the symbol is not in the store (GET /coins lists them)',
   '/export/csv': 'no run produced that result hash',
   '/og': 'no registry strategy or builder preset has that id',
-  '/rankings/files/{date}': 'no day file was published for that date',
 }
 
 const json = (schema: Json) => ({ 'application/json': { schema } })

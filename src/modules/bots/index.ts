@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { Detail } from '../../model/shared'
 import type { AppDeps } from '../../deps'
 import { noCache } from '../../http/cache-control'
 import { generateBot, loadBotRuntime } from './generate'
@@ -14,12 +15,12 @@ export function botsModule(deps: AppDeps) {
   return new Elysia({ name: 'bots' })
     .post('/simulate/dca', ({ body }) => simulateDcaRequest(deps.store, deps.runs, body), {
       body: DcaSimRequest,
-      response: DcaSimResponse,
+      response: { 200: DcaSimResponse, 404: Detail },
       detail: { tags: ['bots'], summary: 'DCA bot backtest: safety-order ladder and take profit on one coin' },
     })
     .post('/simulate/grid', ({ body }) => simulateGridRequest(deps.store, deps.runs, body), {
       body: GridSimRequest,
-      response: GridSimResponse,
+      response: { 200: GridSimResponse, 404: Detail },
       detail: { tags: ['bots'], summary: 'Grid bot backtest on one coin (accuracy: approx)' },
     })
     .post(

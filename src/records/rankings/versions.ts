@@ -19,7 +19,6 @@ export const ENGINE_VERSION = `perpsim-engine-${VERSION}`
  *   Files of rules v2 on (RULES_VERSION, configurations.ts) also carry each row's `ruined_at`.
  */
 export const SCHEMA_VERSION = 'rankings-2'
-export const SCHEMA_VERSIONS = ['rankings-1', 'rankings-2'] as const
 
 /** Does the file store eligible ranks and eligible rank changes (rankings-2 on)? */
 export const storesEligibleRanks = (schemaVersion: string): boolean => schemaVersion !== 'rankings-1'
