@@ -91,15 +91,9 @@ export interface SharedLimits {
 function sharedCounter(shared: SharedLimits, perClass: Record<LimitClass, number>): (cls: LimitClass, client: string) => Promise<number> {
   // the Redis client and the limiter library are loaded by a fleet's API processes only
   const setup = (async () => {
-    const [{ Redis }, { RateLimiterMemory, RateLimiterRedis, RateLimiterRes }] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')])
+    const [{ redisClient }, { RateLimiterMemory, RateLimiterRedis, RateLimiterRes }] = await Promise.all([import('../redis-client'), import('rate-limiter-flexible')])
     // no offline queue: a request is not held while Redis is down, the insurance limiter counts it
-    const storeClient = new Redis(shared.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
-    let lastError = ''
-    storeClient.on('error', (e: Error) => {
-      const msg = (e as { code?: string }).code ?? e.message
-      if (msg !== lastError) console.warn(`[rate-limit] redis: ${msg}; counting per process until it answers`)
-      lastError = msg
-    })
+    const storeClient = redisClient(shared.url, msg => console.warn(`[rate-limit] ${msg}; counting per process until it answers`), { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     const limiters = new Map<LimitClass, InstanceType<typeof RateLimiterRedis>>()
     const limiterOf = (cls: LimitClass) => {
       let l = limiters.get(cls)

@@ -7,7 +7,6 @@
  * registry each worker keeps its heartbeat in. docs/architecture.md "Two transports".
  */
 import { deserialize, serialize } from 'node:v8'
-import { Redis } from 'ioredis'
 import { VERSION } from '../version'
 import type { Priority } from './compute/task-queue'
 
@@ -62,19 +61,4 @@ export const FLEET_STALE_MS = 10_000
 
 export const fleetKey = (prefix: string) => `${prefix}:fleet`
 
-/**
- * A Redis connection for BullMQ and the fleet registry. `maxRetriesPerRequest: null` is what
- * BullMQ's blocking connections require; errors are logged once per kind instead of
- * ioredis's stack per reconnect attempt.
- */
-export function redisClient(url: string, onError: (message: string) => void = () => {}): Redis {
-  const client = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false })
-  let last = ''
-  client.on('error', (e: Error) => {
-    const msg = (e as { code?: string }).code ?? e.message
-    if (msg !== last) onError(`redis: ${msg}`)
-    last = msg
-  })
-  client.on('ready', () => (last = ''))
-  return client
-}
+export { redisClient } from '../redis-client'
