@@ -131,7 +131,18 @@ function seriesObjects(tree: unknown, root: (string | number)[]): { obj: Record<
       if (isObject(node.value.offset)) out.push({ obj: node.value.offset, loc: [...loc, 'value', 'offset'] })
     }
   }
-  return out.sort((a, b) => JSON.stringify(a.loc).localeCompare(JSON.stringify(b.loc)))
+  return out.sort((a, b) => compareLoc(a.loc, b.loc))
+}
+
+/** Document order of two paths: part by part, indices as numbers, a parent before its children. */
+function compareLoc(a: (string | number)[], b: (string | number)[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i], y = b[i]
+    if (x === y) continue
+    if (typeof x === 'number' && typeof y === 'number') return x - y
+    return String(x) < String(y) ? -1 : 1
+  }
+  return a.length - b.length
 }
 
 /**
