@@ -14,6 +14,7 @@ import type { PaperState, PerformancePublic } from '../src/modules/paper/model'
 import type { RegimeResponse } from '../src/modules/regime/model'
 import type { MerkleDay, MerkleLeaves, TrustMetrics as TrustMetricsSchema } from '../src/modules/trust/model'
 import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
+import type { ResearchAccepted, SpaceDimension, SweepBase, SweepResponse, SweepTrial, SWEEP_OBJECTIVES, WalkForwardResponse } from '../src/modules/sweeps/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
 export type BacktestBody = Partial<typeof BacktestRequest.static> & { entry: (typeof BacktestRequest.static)['entry'] }
@@ -51,6 +52,24 @@ export interface SignalsResult {
   recent: typeof HistoryResponse.static
   scored: typeof ScoredResponse.static
 }
+
+/** the search part of a sweep or walk-forward body (docs/api-research.md) */
+export interface SearchFields {
+  space: (typeof SpaceDimension.static)[]
+  method?: 'grid' | 'random'
+  seed?: number
+  budget?: number
+  objective?: SweepObjective
+  min_trades?: number
+}
+export type SweepObjective = (typeof SWEEP_OBJECTIVES)[number]
+export type SweepBody = Partial<typeof SweepBase.static> & SearchFields & { pbo_blocks?: number }
+export type WalkForwardBody = Partial<typeof SweepBase.static> &
+  SearchFields & { mode?: 'anchored' | 'rolling'; in_sample_days: number; out_of_sample_days: number; folds: number; purge_days?: number }
+export type ResearchStart = typeof ResearchAccepted.static
+export type SweepResult = typeof SweepResponse.static
+export type SweepTrialItem = typeof SweepTrial.static
+export type WalkForwardResult = typeof WalkForwardResponse.static
 
 /** one problem of a 422, keyed by the request field it names */
 export interface FieldProblem {
@@ -98,7 +117,7 @@ async function readError(res: Response): Promise<ApiError> {
   return new ApiError(res.status, typeof detail === 'string' && detail ? detail : `HTTP ${res.status}`, [], retry)
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let res: Response
   try {
     res = await fetch(path, {
@@ -137,6 +156,13 @@ export const api = {
   trustMetrics: (s?: AbortSignal) => call<TrustMetrics>('GET', '/trust/metrics', undefined, s),
   merkleDay: (day: string, s?: AbortSignal) => call<MerkleDayResult>('GET', `/trust/merkle/${encodeURIComponent(day)}`, undefined, s),
   merkleLeaves: (day: string, s?: AbortSignal) => call<MerkleLeavesResult>('GET', `/trust/merkle/${encodeURIComponent(day)}/leaves`, undefined, s),
+  startSweep: (b: SweepBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/sweeps', b, s),
+  sweep: (id: string, q: { sort?: 'trial' | 'objective'; limit?: number; offset?: number } = {}, s?: AbortSignal) =>
+    call<SweepResult>('GET', `/research/sweeps/${encodeURIComponent(id)}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, undefined, s),
+  cancelSweep: (id: string) => call<unknown>('DELETE', `/research/sweeps/${encodeURIComponent(id)}`),
+  startWalkForward: (b: WalkForwardBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/walk-forward', b, s),
+  walkForward: (id: string, s?: AbortSignal) => call<WalkForwardResult>('GET', `/research/walk-forward/${encodeURIComponent(id)}`, undefined, s),
+  cancelWalkForward: (id: string) => call<unknown>('DELETE', `/research/walk-forward/${encodeURIComponent(id)}`),
   ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
     call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

@@ -4,7 +4,7 @@
  * the candle's own fields.
  */
 import type { BaseField, MarketField } from '../../src/strategies/catalog'
-import { TIMEFRAMES } from '../../src/market/timeframe'
+import type { Timeframe } from '../../src/market/timeframe'
 import type { Key } from '../i18n'
 import type { Leaf } from './tree'
 
@@ -36,5 +36,6 @@ export const BASE_FIELDS: Record<BaseField, 'number'> = { close: 'number', open:
 /** the coin's derivatives data at the bar's close (docs/conditions.md), usable without any indicator */
 export const MARKET_FIELDS: Record<MarketField, 'number'> = { funding_rate: 'number', funding_rate_mean: 'number', basis: 'number', open_interest: 'number' }
 
-/** the timeframes a field may be read on (the run's or a higher one: the server refuses a lower one) */
-export const FIELD_TIMEFRAMES = TIMEFRAMES
+/** the timeframes a field may be read on (the run's or a higher one: the server refuses a lower one); a new one fails the type check here */
+const TIMEFRAME_SET: Record<Timeframe, true> = { '1H': true, '2H': true, '4H': true, '6H': true, '12H': true, '1D': true, '1W': true }
+export const FIELD_TIMEFRAMES = Object.keys(TIMEFRAME_SET) as Timeframe[]
