@@ -99,6 +99,11 @@ export class RunService {
     return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.transport.stats() }
   }
 
+  /** Tasks the workers run at once (how many of a sweep's tasks to keep in flight). */
+  get parallelism(): number {
+    return Math.max(1, this.deps.transport.parallelism)
+  }
+
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
   resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
     return resolveUniverse(spec, this.deps.store, this.deps.universe)

@@ -1,6 +1,7 @@
 /**
  * POST /research/sweeps and POST /research/walk-forward (issue 28, docs/api-research.md):
- * a base run (every /backtest setting, or a registry strategy with them), a space of
+ * a base run (every /backtest setting, or a registry strategy with them, at the body's top
+ * level), a space of
  * parameters searched by grid or at random, an objective; answered 202 with an id, read
  * with GET, followed with Server-Sent Events, cancelled with DELETE.
  */
@@ -70,11 +71,17 @@ const searchFields = {
   min_trades: t.Integer({ minimum: 0, maximum: 1_000_000, default: 30, description: 'a trial with fewer trades has no objective value (it cannot be chosen)' }),
 }
 
-export const SweepRequest = t.Object({
-  base: SweepBase,
-  ...searchFields,
-  pbo_blocks: t.Integer({ minimum: 2, maximum: 16, default: 16, description: 'S, the even number of blocks of days of the CSCV (docs/statistics.md)' }),
-})
+/**
+ * The base run's fields sit at the top level of the body, beside the search's (as
+ * /simulate/optimize's do): Elysia fills the defaults of a body's own fields only.
+ */
+export const SweepRequest = t.Composite([
+  SweepBase,
+  t.Object({
+    ...searchFields,
+    pbo_blocks: t.Integer({ minimum: 2, maximum: 16, default: 16, description: 'S, the even number of blocks of days of the CSCV (docs/statistics.md)' }),
+  }),
+])
 
 export const SweepState = t.UnionEnum(['queued', 'running', 'done', 'cancelled', 'failed'])
 
@@ -177,15 +184,17 @@ export const SweepResponse = t.Object({
   stability: t.Union([StabilityReport, t.Null()]),
 })
 
-export const WalkForwardRequest = t.Object({
-  base: SweepBase,
+export const WalkForwardRequest = t.Composite([
+  SweepBase,
+  t.Object({
   ...searchFields,
   mode: t.UnionEnum(['anchored', 'rolling'], { default: 'rolling', description: 'anchored: every in-sample part starts at the first day; rolling: it is in_sample_days long' }),
   in_sample_days: t.Integer({ minimum: 7, maximum: 3650 }),
   out_of_sample_days: t.Integer({ minimum: 1, maximum: 3650 }),
   folds: t.Integer({ minimum: 1, maximum: 24 }),
   purge_days: t.Integer({ minimum: 0, maximum: 365, default: 0, description: 'days left out between each in-sample part and its out-of-sample part' }),
-})
+  }),
+])
 
 const FoldMetrics = t.Union([TrialMetrics, t.Null()])
 
