@@ -14,7 +14,7 @@ import type { PaperState, PerformancePublic } from '../src/modules/paper/model'
 import type { RegimeResponse } from '../src/modules/regime/model'
 import type { MerkleDay, MerkleLeaves, TrustMetrics as TrustMetricsSchema } from '../src/modules/trust/model'
 import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
-import type { ResearchAccepted, SpaceDimension, SweepBase, SweepResponse, SweepTrial, SWEEP_OBJECTIVES, WalkForwardResponse } from '../src/modules/sweeps/model'
+import type { ResearchAccepted, SweepRequest, SweepResponse, SweepTrial, SWEEP_OBJECTIVES, WalkForwardRequest, WalkForwardResponse } from '../src/modules/sweeps/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
 export type BacktestBody = Partial<typeof BacktestRequest.static> & { entry: (typeof BacktestRequest.static)['entry'] }
@@ -53,19 +53,12 @@ export interface SignalsResult {
   scored: typeof ScoredResponse.static
 }
 
-/** the search part of a sweep or walk-forward body (docs/api-research.md) */
-export interface SearchFields {
-  space: (typeof SpaceDimension.static)[]
-  method?: 'grid' | 'random'
-  seed?: number
-  budget?: number
-  objective?: SweepObjective
-  min_trades?: number
-}
 export type SweepObjective = (typeof SWEEP_OBJECTIVES)[number]
-export type SweepBody = Partial<typeof SweepBase.static> & SearchFields & { pbo_blocks?: number }
-export type WalkForwardBody = Partial<typeof SweepBase.static> &
-  SearchFields & { mode?: 'anchored' | 'rolling'; in_sample_days: number; out_of_sample_days: number; folds: number; purge_days?: number }
+/** a sweep's body: the base run's /backtest fields (or a registry strategy) beside the search's (docs/api-research.md) */
+export type SweepBody = Partial<typeof SweepRequest.static> & Pick<typeof SweepRequest.static, 'space'>
+export type WalkForwardBody = Partial<typeof WalkForwardRequest.static> & Pick<typeof WalkForwardRequest.static, 'space' | 'in_sample_days' | 'out_of_sample_days' | 'folds'>
+/** the search part both take */
+export type SearchFields = Pick<SweepBody, 'space' | 'method' | 'seed' | 'budget' | 'objective' | 'min_trades'>
 export type ResearchStart = typeof ResearchAccepted.static
 export type SweepResult = typeof SweepResponse.static
 export type SweepTrialItem = typeof SweepTrial.static
@@ -158,7 +151,7 @@ export const api = {
   merkleLeaves: (day: string, s?: AbortSignal) => call<MerkleLeavesResult>('GET', `/trust/merkle/${encodeURIComponent(day)}/leaves`, undefined, s),
   startSweep: (b: SweepBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/sweeps', b, s),
   sweep: (id: string, q: { sort?: 'trial' | 'objective'; limit?: number; offset?: number } = {}, s?: AbortSignal) =>
-    call<SweepResult>('GET', `/research/sweeps/${encodeURIComponent(id)}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, undefined, s),
+    call<SweepResult>('GET', `/research/sweeps/${encodeURIComponent(id)}?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`, undefined, s),
   cancelSweep: (id: string) => call<unknown>('DELETE', `/research/sweeps/${encodeURIComponent(id)}`),
   startWalkForward: (b: WalkForwardBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/walk-forward', b, s),
   walkForward: (id: string, s?: AbortSignal) => call<WalkForwardResult>('GET', `/research/walk-forward/${encodeURIComponent(id)}`, undefined, s),
