@@ -41,7 +41,7 @@ export function SweepHeatmap(props: { trials: readonly SweepTrialItem[]; names: 
         <thead>
           <tr>
             <th scope="col">
-              {a} \\ {b}
+              {a} \ {b}
             </th>
             {cols.map(c => (
               <th scope="col" class="num">

@@ -67,11 +67,12 @@ export function useSweep() {
       source.current = es
       es.addEventListener('trial', ev => {
         const item = JSON.parse((ev as MessageEvent<string>).data) as SweepTrialItem
-        patch(id, l => (l.trials.some(x => x.trial === item.trial) ? l : { ...l, trials: [...l.trials, item] }))
+        // a trial or progress means the sweep runs (a stream opened after it started never hears its 'running')
+        patch(id, l => (l.trials.some(x => x.trial === item.trial) ? l : { ...l, state: l.state === 'queued' ? 'running' : l.state, trials: [...l.trials, item] }))
       })
       es.addEventListener('progress', ev => {
         const p = JSON.parse((ev as MessageEvent<string>).data) as { done: number; total: number }
-        patch(id, l => ({ ...l, done: p.done, total: p.total }))
+        patch(id, l => ({ ...l, state: l.state === 'queued' && p.done > 0 ? 'running' : l.state, done: p.done, total: p.total }))
       })
       es.addEventListener('state', ev => {
         const s = JSON.parse((ev as MessageEvent<string>).data) as { state: SweepResult['state']; reason: string | null }
