@@ -82,6 +82,16 @@ for (const workers of [0, 2]) {
       expect(r.body.total_trades).toBeGreaterThan(20)
     })
 
+    test('/openapi.json publishes the leaf keys in the one ConditionNode schema', async () => {
+      const doc = (await h.req('/openapi.json')).body
+      const leaf = doc.components.schemas.ConditionNode.oneOf.find((x: { title?: string }) => x.title === 'ConditionLeaf')
+      expect(Object.keys(leaf.properties)).toEqual(expect.arrayContaining(['timeframe', 'symbol', 'events']))
+      expect(leaf.properties.timeframe.anyOf.map((x: { const: string }) => x.const)).toEqual(['1H', '2H', '4H', '6H', '12H', '1D', '1W'])
+      expect(leaf.properties.symbol.pattern).toBe('^[A-Z0-9]{1,24}USDT$')
+      // the value's field reference takes them too
+      expect(JSON.stringify(leaf.properties.value)).toContain('"timeframe"')
+    })
+
     test('a tree without such leaves reports 0', async () => {
       const r = await h.req('/backtest', { method: 'POST', json: { entry: { field: 'close', op: '>', value: 0 }, indicators: {}, symbols: ['ETHUSDT'], max_bars: 4 } })
       expect(r.body.condition_data_absent_bars).toBe(0)

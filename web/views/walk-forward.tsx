@@ -83,7 +83,9 @@ export function WalkForwardView(p: ViewProps) {
   const names = r?.space.map(d => d.name) ?? []
   const lines = useMemo<LineSpec[]>(() => {
     if (!r?.out_of_sample) return []
-    const oos: LineSpec = { name: t('wf.oosCurve'), color: COLORS.strategy, style: 'solid', data: r.out_of_sample.equity_curve.map(x => ({ time: x.t, value: x.return_pct })) }
+    // the stitched run's curve is drawn from the first out-of-sample day: before it the folds were searching, not trading
+    const from = r.folds.reduce((m, f) => (f.out_of_sample.start_date < m ? f.out_of_sample.start_date : m), '9999-12-31')
+    const oos: LineSpec = { name: t('wf.oosCurve'), color: COLORS.strategy, style: 'solid', data: r.out_of_sample.equity_curve.filter(x => x.t >= from).map(x => ({ time: x.t, value: x.return_pct })) }
     const is = wf.curves.map(
       (c, i): LineSpec => ({ name: t('wf.isCurve', { k: c.fold }), color: IS_COLORS[i % IS_COLORS.length]!, style: i % 2 ? 'dotted' : 'dashed', data: c.curve.map(x => ({ time: x.t, value: x.return_pct })) }),
     )
