@@ -107,6 +107,18 @@ describe.skipIf(!CHROMIUM)(`the research views${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 180_000)
 
+  test('a ledger longer than a page of the route (1,000) is read whole: 1,170 exit-only trials listed and mapped', async () => {
+    const { page, errors } = await open(`/?view=sweep&strategy=ma-cross-long&topN=4&minTrades=1&space=${space([{ path: 'sl_pct', values: '1:20:0.5' }, { path: 'tp_pct', values: '1:30:1' }])}`)
+    await page.waitForFunction(`document.querySelector('#sw-progress-state')?.textContent === 'done'`, undefined, { timeout: 150_000 })
+    await page.waitForSelector('#overfitting')
+    expect(await page.textContent('#sweep-trials caption')).toContain('(1170)')
+    expect(await page.locator('#sweep-heatmap tbody tr').count()).toBe(39)
+    expect(await page.locator('#sweep-heatmap tbody td').count()).toBe(39 * 30)
+    expect(await page.textContent('#sw-ntrials dd')).toBe('1170')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 180_000)
+
   test('a walk-forward run: folds on a time line, the stitched out-of-sample curve against each fold’s in-sample curve', async () => {
     const { page, errors } = await open(
       `/?view=walkforward&strategy=ma-cross-long&topN=6&minTrades=1&is=60&oosDays=30&folds=3&space=${space([{ path: 'sl_pct', values: '3,6' }, { path: 'tp_pct', values: '4,8' }])}`,

@@ -28,7 +28,7 @@ export interface SweepLive {
 
 const stopped = (state: string) => state === 'done' || state === 'cancelled' || state === 'failed'
 
-/** A sweep in flight: started, followed by its Server-Sent Events, cancelled with DELETE, read whole once it stops. */
+/** A sweep in flight: started, followed by its Server-Sent Events, cancelled with DELETE, read whole (every page of its ledger) once it stops. */
 export function useSweep() {
   const [live, setLive] = useState<SweepLive | null>(null)
   const [error, setError] = useState<unknown>(null)
@@ -42,8 +42,15 @@ export function useSweep() {
     source.current?.close()
     source.current = null
     try {
-      const r = await api.sweep(id, { sort: 'objective', limit: 1000 })
-      patch(id, l => ({ ...l, final: r, state: r.state, reason: r.reason, done: r.progress.done, total: r.progress.total, trials: r.trials.items }))
+      // the whole ledger, a page (the route's most, 1,000) at a time
+      const r = await api.sweep(id, { sort: 'trial', limit: 1000 })
+      const trials = [...r.trials.items]
+      while (trials.length < r.trials.total) {
+        const next = await api.sweep(id, { sort: 'trial', limit: 1000, offset: trials.length })
+        if (next.trials.items.length === 0) break
+        trials.push(...next.trials.items)
+      }
+      patch(id, l => ({ ...l, final: r, state: r.state, reason: r.reason, done: r.progress.done, total: r.progress.total, trials }))
     } catch (e) {
       if (current.current === id) setError(e)
     } finally {
