@@ -76,6 +76,11 @@ export async function stopRun(db: Db, id: string, s: { state: 'done' | 'cancelle
   return rows.length > 0
 }
 
+/** The answer so far of a run still running (a walk-forward's finished folds): replaced by the final one when it stops. */
+export async function saveInterim(db: Db, id: string, result: unknown): Promise<void> {
+  await db.update(researchRuns).set({ result: JSON.stringify(result) }).where(and(eq(researchRuns.id, id), inArray(researchRuns.state, LIVE_STATES)))
+}
+
 /**
  * Runs left queued or running by a process that is gone (not `owner`): failed, "interrupted".
  * The server calls it once at start; with one API process per database nothing else runs them.
