@@ -76,6 +76,11 @@ export async function stopRun(db: Db, id: string, s: { state: 'done' | 'cancelle
   return rows.length > 0
 }
 
+/** The answer so far of a run still running (a walk-forward's finished folds): replaced by the final one when it stops. */
+export async function saveInterim(db: Db, id: string, result: unknown): Promise<void> {
+  await db.update(researchRuns).set({ result: JSON.stringify(result) }).where(and(eq(researchRuns.id, id), inArray(researchRuns.state, LIVE_STATES)))
+}
+
 /**
  * Runs left queued or running by a process that is gone (not `owner`): failed, "interrupted".
  * The server calls it once at start; with one API process per database nothing else runs them.
@@ -99,26 +104,29 @@ export interface NewTrial {
   requestHash: string
 }
 
-/** Append finished trials to the ledger and count them in the run's progress, in one transaction. */
+/**
+ * Append finished trials to the ledger (one multi-row INSERT: all or none) and count
+ * `progress` steps in the run's progress. Two statements, not one transaction (bun:sqlite's
+ * transactions take a synchronous callback; the Postgres records an async one): the ledger
+ * is the count that matters (n_trials is read from it), and a process that stops between
+ * the two leaves a run that the next start fails as interrupted anyway.
+ */
 export async function appendTrials(db: Db, runId: string, trials: readonly NewTrial[], progress: number, nowMs: number): Promise<void> {
-  if (trials.length === 0 && progress === 0) return
-  await db.transaction(async tx => {
-    if (trials.length)
-      await tx.insert(researchTrials).values(
-        trials.map(t => ({
-          runId,
-          trial: t.trial,
-          fold: t.fold,
-          params: JSON.stringify(t.params),
-          metrics: JSON.stringify(t.metrics),
-          totalTrades: t.totalTrades,
-          objectiveValue: t.objectiveValue,
-          requestHash: t.requestHash,
-          createdAt: nowMs,
-        })),
-      )
-    if (progress) await tx.update(researchRuns).set({ finished: sql`${researchRuns.finished} + ${progress}` }).where(eq(researchRuns.id, runId))
-  })
+  if (trials.length)
+    await db.insert(researchTrials).values(
+      trials.map(t => ({
+        runId,
+        trial: t.trial,
+        fold: t.fold,
+        params: JSON.stringify(t.params),
+        metrics: JSON.stringify(t.metrics),
+        totalTrades: t.totalTrades,
+        objectiveValue: t.objectiveValue,
+        requestHash: t.requestHash,
+        createdAt: nowMs,
+      })),
+    )
+  if (progress) await db.update(researchRuns).set({ finished: sql`${researchRuns.finished} + ${progress}` }).where(eq(researchRuns.id, runId))
 }
 
 export async function trialCount(db: Db, runId: string): Promise<number> {

@@ -34,7 +34,7 @@ import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
 import { runCscv, runSweepTrials, type SweepTrialOutcome } from './compute/sweep-tasks'
-import type { BlockStats, PboResult } from '../engine/statistics-pbo'
+import { cscvPossible, cscvSplits, pboOf, type BlockStats, type PboResult } from '../engine/statistics-pbo'
 import { concatFoldTables, foldsHash } from './stitch'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
@@ -46,6 +46,9 @@ import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } fro
 import { seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
+
+/** trial × split evaluations per CSCV task (about 100 ms): 12,870 splits of 1,000 trials make ~13 tasks */
+const CSCV_TASK_WORK = 1_000_000
 
 export interface RunOptions {
   /** compute again even when the result is cached or in flight */
@@ -438,9 +441,30 @@ export class RunService {
     return this.admitted(lane => lane.run(runSweepTrials, { specs, symbols }, opts.affinity), { background: true })
   }
 
-  /** The probability of backtest overfitting of a sweep's trials (CSCV over their blocks of days), on a worker. */
+  /**
+   * The probability of backtest overfitting of a sweep's trials (CSCV over their blocks of
+   * days, engine/statistics-pbo.ts) on the workers, its splits cut into tasks of about
+   * CSCV_TASK_WORK trial-splits each; null when the blocks cannot be split.
+   */
   overfitting(stats: BlockStats): Promise<PboResult | null> {
-    return this.admitted(lane => lane.run(runCscv, { stats }), { background: true })
+    if (!cscvPossible(stats)) return Promise.resolve(null)
+    return this.admitted(
+      async lane => {
+        const n = cscvSplits(stats.blocks).length
+        const per = Math.max(1, Math.floor(CSCV_TASK_WORK / stats.trials))
+        const parts: Promise<Float64Array>[] = []
+        for (let from = 0, k = 0; from < n; from += per, k++) parts.push(lane.run(runCscv, { stats, from, to: Math.min(n, from + per) }, k))
+        const logits = await Promise.all(parts)
+        const all = new Float64Array(n)
+        let at = 0
+        for (const l of logits) {
+          all.set(l, at)
+          at += l.length
+        }
+        return pboOf(stats, all)
+      },
+      { background: true },
+    )
   }
 
   /**

@@ -34,6 +34,7 @@ export type RunWork = (ctx: RunContext) => Promise<unknown>
 const RETRY_AFTER_S = 30
 
 interface Live {
+  client: string
   abort: AbortController
   listeners: Set<(e: RunEvent) => void>
   done: Promise<void>
@@ -43,6 +44,8 @@ export class ResearchRunner {
   /** this process, as the runs' owner */
   readonly owner = randomUUID()
   private readonly live = new Map<string, Live>()
+  /** runs being stored, per client (not yet in `live`) */
+  private readonly starting = new Map<string, number>()
   private readonly ready: Promise<void>
 
   constructor(private readonly deps: { db: Db; clock: Clock }) {
@@ -54,20 +57,35 @@ export class ResearchRunner {
 
   /** Store the run (queued) and start its work; the per-client and service limits are checked first. */
   async start(kind: ResearchKind, client: string, request: unknown, planned: number, work: RunWork): Promise<string> {
-    await this.ready
-    const { db, clock } = this.deps
-    const mine = await liveRunsOf(db, client)
-    if (mine >= SWEEP_LIMITS.maxRunningPerClient)
-      throw new TooManyResearchRuns('client', SWEEP_LIMITS.maxRunningPerClient, RETRY_AFTER_S)
-    if ((await liveRuns(db)) >= SWEEP_LIMITS.maxRunning)
-      throw new TooManyResearchRuns('service', SWEEP_LIMITS.maxRunning, RETRY_AFTER_S)
-    const id = `${kind === 'sweep' ? 'sw' : 'wf'}-${randomUUID()}`
-    await insertResearchRun(db, { id, kind, client, request, planned, owner: this.owner, nowMs: clock.now() })
-    const abort = new AbortController()
-    const entry: Live = { abort, listeners: new Set(), done: Promise.resolve() }
-    this.live.set(id, entry)
-    entry.done = this.go(id, entry, work)
-    return id
+    // the per-client count is taken and a place held before any await, so that requests
+    // arriving together cannot all pass the check (the database count adds other processes')
+    const mine = [...this.live.values()].filter(l => l.client === client).length + (this.starting.get(client) ?? 0)
+    if (mine >= SWEEP_LIMITS.maxRunningPerClient) throw new TooManyResearchRuns('client', SWEEP_LIMITS.maxRunningPerClient, RETRY_AFTER_S)
+    this.starting.set(client, (this.starting.get(client) ?? 0) + 1)
+    try {
+      await this.ready
+      const { db, clock } = this.deps
+      const starting = this.starting.get(client) ?? 1
+      if ((await liveRunsOf(db, client)) + starting > SWEEP_LIMITS.maxRunningPerClient) throw new TooManyResearchRuns('client', SWEEP_LIMITS.maxRunningPerClient, RETRY_AFTER_S)
+      if ((await liveRuns(db)) + this.startingTotal() > SWEEP_LIMITS.maxRunning) throw new TooManyResearchRuns('service', SWEEP_LIMITS.maxRunning, RETRY_AFTER_S)
+      const id = `${kind === 'sweep' ? 'sw' : 'wf'}-${randomUUID()}`
+      await insertResearchRun(db, { id, kind, client, request, planned, owner: this.owner, nowMs: clock.now() })
+      const abort = new AbortController()
+      const entry: Live = { client, abort, listeners: new Set(), done: Promise.resolve() }
+      this.live.set(id, entry)
+      entry.done = this.go(id, entry, work)
+      return id
+    } finally {
+      const n = (this.starting.get(client) ?? 1) - 1
+      if (n > 0) this.starting.set(client, n)
+      else this.starting.delete(client)
+    }
+  }
+
+  private startingTotal(): number {
+    let n = 0
+    for (const k of this.starting.values()) n += k
+    return n
   }
 
   private async go(id: string, entry: Live, work: RunWork): Promise<void> {

@@ -8,8 +8,8 @@
  */
 import type { Clock } from '../../clock'
 import type { Db } from '../../db'
-import { deflatedSharpe, dsrHaircutPct, trialSharpeVariance } from '../../engine/statistics'
-import { blockStats, type PboResult } from '../../engine/statistics-pbo'
+import { bestTrialDeflation } from '../../engine/sweep-deflation'
+import { blockStatsOf, joinBlockStats, type BlockStats, type PboResult } from '../../engine/statistics-pbo'
 import { neighbourhoodStability, type Stability } from '../../engine/sweep-stability'
 import type { CandleStore } from '../../market/candle-store'
 import { appendTrials, bestTrial, researchRun, trialCount, trialPage, type NewTrial, type ResearchRunRow, type TrialRow } from '../../records/research-runs'
@@ -17,6 +17,7 @@ import type { SweepTrialOutcome } from '../../runs/compute/sweep-tasks'
 import { InvalidRequest, NotFound } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import type { RunSpec } from '../../runs/spec'
+import { yieldToLoop } from '../../runs/yield'
 import { DAY_MS, isoInstant } from '../../time'
 import type { ResearchAccepted, SweepRequest, SweepResponse, SweepTrialsQuery } from './model'
 import {
@@ -193,20 +194,18 @@ async function sweepFigures(runs: RunService, kept: Kept[], blocks: number) {
   kept.sort((a, b) => a.trial - b.trial)
   const columns = alignedDaily(kept.map(k => k.outcome))
   let pbo: PboResult | null = null
-  if (kept.length >= 2 && columns[0].length >= 2 * blocks) pbo = await runs.overfitting(blockStats(columns, blocks))
-  let best = -1
-  kept.forEach((k, i) => {
-    if (k.objective !== null && (best < 0 || k.objective > kept[best].objective!)) best = i
-  })
-  let deflated = null
-  let stability: Stability | null = null
-  if (best >= 0) {
-    const variance = trialSharpeVariance(kept.filter(k => k.trades > 0).map(k => k.sharpe))
-    const opts = variance === undefined ? {} : { trialSharpeVariance: variance }
-    const info = columns[best].length >= 2 ? deflatedSharpe(columns[best], kept.length, opts) : null
-    if (info) deflated = { ...info, trial: kept[best].trial, haircut_pct: dsrHaircutPct(info, opts), significant: info.dsr >= DSR_SIGNIFICANCE }
-    stability = neighbourhoodStability(kept.map(k => ({ at: k.point, objective: k.objective })), best)
+  if (kept.length >= 2 && columns[0].length >= 2 * blocks) {
+    // the blocks' sums a hundred trials at a time, pausing between, so requests are served
+    const parts: BlockStats[] = []
+    for (let j = 0; j < columns.length; j += 100) {
+      parts.push(blockStatsOf(columns, blocks, j, Math.min(columns.length, j + 100)))
+      await yieldToLoop()
+    }
+    pbo = await runs.overfitting(joinBlockStats(parts))
   }
+  const { best, info, haircutPct } = bestTrialDeflation(kept.map((k, i) => ({ daily: columns[i], objective: k.objective, sharpeAnnualized: k.sharpe, trades: k.trades })))
+  const deflated = info && { ...info, trial: kept[best].trial, haircut_pct: haircutPct, significant: info.dsr >= DSR_SIGNIFICANCE }
+  const stability: Stability | null = best >= 0 ? neighbourhoodStability(kept.map(k => ({ at: k.point, objective: k.objective })), best) : null
   return {
     pbo: pbo && { method: 'cscv' as const, pbo: pbo.pbo, blocks: pbo.blocks, combinations: pbo.combinations, trials: pbo.trials, days: pbo.days, performance: 'sharpe_ratio' as const, logit_median: pbo.logit_median },
     deflated_sharpe: deflated,

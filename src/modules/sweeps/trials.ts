@@ -7,6 +7,7 @@
 import type { SweepTrialOutcome } from '../../runs/compute/sweep-tasks'
 import type { RunService } from '../../runs/service'
 import type { RunSpec } from '../../runs/spec'
+import { yieldToLoop } from '../../runs/yield'
 import { entryKeyOf } from './plan'
 
 /** Coin-years of bars one task books at most (a trial over 100 coins × 2 years is 200): a task stays near 100-300 ms. */
@@ -61,6 +62,10 @@ export async function runTrials(
   const width = Math.max(1, opts.parallelism * IN_FLIGHT_PER_WORKER)
   const lane = async () => {
     while (next < chunks.length && !opts.signal.aborted && failure === null) {
+      // a turn of the event loop between tasks: requests (a DELETE among them) are served
+      // between a sweep's tasks even where tasks run on this thread (tests, tools)
+      await yieldToLoop()
+      if (opts.signal.aborted || failure !== null || next >= chunks.length) break
       const k = next++
       const chunk = chunks[k]
       try {

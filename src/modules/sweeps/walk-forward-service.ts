@@ -8,7 +8,7 @@
  * the folds and the figures: docs/statistics.md, "Walk-forward optimisation".
  */
 import { daysNeeded, foldWindows, type FoldPlan, type FoldWindow } from '../../engine/walk-forward-folds'
-import { appendTrials, researchRun, trialCount, type NewTrial, type ResearchRunRow } from '../../records/research-runs'
+import { appendTrials, researchRun, saveInterim, trialCount, type NewTrial, type ResearchRunRow } from '../../records/research-runs'
 import type { SweepTrialOutcome } from '../../runs/compute/sweep-tasks'
 import { InvalidRequest, NotFound } from '../../runs/errors'
 import { responseBody } from '../../runs/present'
@@ -180,6 +180,8 @@ async function walkForwardWork(
       out_of_sample: { start_date: isoDay(w.outOfSampleFromMs), end_date: isoDay(w.outOfSampleToMs), objective_value: oosValue, metrics: oosMetrics },
       params: best >= 0 ? paramsOf(dims, points[best]) : null,
     })
+    // the folds so far are readable while the run goes on (the page's time line)
+    await saveInterim(deps.db, ctx.id, { folds, out_of_sample: null, walk_forward_efficiency: null, parameter_stability: null })
   }
   let outOfSample = null
   if (chosenSpecs.length > 0 && !ctx.signal.aborted) {

@@ -8,7 +8,7 @@
  */
 import { dailyReturns, type BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver } from '../../engine/run'
-import { cscvPbo, type BlockStats, type PboResult } from '../../engine/statistics-pbo'
+import { cscvLogits, type BlockStats } from '../../engine/statistics-pbo'
 import { portfolioOptionsOf, type RunSpec } from '../spec'
 import { runCoinTrades } from './coin-tasks'
 import type { TaskContext } from './context'
@@ -56,9 +56,12 @@ export function runSweepTrials(ctx: TaskContext, payload: SweepTrialsPayload): S
 
 export interface CscvPayload {
   stats: BlockStats
+  /** the splits from … to − 1 (indices into cscvSplits(S)) */
+  from: number
+  to: number
 }
 
-/** The CSCV's PBO (up to C(16, 8) = 12,870 splits × the trials): off the request thread. */
-export function runCscv(_ctx: TaskContext, payload: CscvPayload): PboResult | null {
-  return cscvPbo(payload.stats)
+/** The logits of a range of the CSCV's splits (S = 16 has 12,870 of them, each over every trial): cut into short tasks. */
+export function runCscv(_ctx: TaskContext, payload: CscvPayload): Float64Array {
+  return cscvLogits(payload.stats, payload.from, payload.to)
 }
