@@ -92,6 +92,20 @@ for (const workers of [0, 2]) {
       expect(JSON.stringify(leaf.properties.value)).toContain('"timeframe"')
     })
 
+    test("a sweep over timeframe that would fall below a leaf's timeframe: 422 naming the trial, nothing started", async () => {
+      const entry = { field: 'close', timeframe: '4H', op: '>', value: { field: 'close', timeframe: '4H', shift: 1 } }
+      const r = await h.req('/research/sweeps', { method: 'POST', json: { entry, indicators: {}, symbols: ['ETHUSDT'], space: [{ path: 'timeframe', values: ['1H', '4H', '1D'] }] } })
+      expect(r.status).toBe(422)
+      expect(r.body.detail).toHaveLength(1)
+      expect(r.body.detail[0].loc).toEqual(['body', 'space'])
+      expect(r.body.detail[0].msg).toContain('"timeframe":"1D"')
+      expect(r.body.detail[0].msg).toContain("entry.timeframe: timeframe 4H is lower than the run's 1D")
+      // the base's own timeframe, with the trials it gives
+      const base = await h.req('/research/sweeps', { method: 'POST', json: { entry, indicators: {}, symbols: ['ETHUSDT'], timeframe: '1D', space: [{ path: 'sl_pct', values: [3, 5] }] } })
+      expect(base.status).toBe(422)
+      expect(base.body.detail[0].msg).toContain("timeframe 4H is lower than the run's 1D")
+    })
+
     test('a tree without such leaves reports 0', async () => {
       const r = await h.req('/backtest', { method: 'POST', json: { entry: { field: 'close', op: '>', value: 0 }, indicators: {}, symbols: ['ETHUSDT'], max_bars: 4 } })
       expect(r.body.condition_data_absent_bars).toBe(0)

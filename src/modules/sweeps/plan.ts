@@ -15,7 +15,7 @@ import { InvalidRequest, type Problem } from '../../runs/errors'
 import { checkDates, registryStrategy, resultHash, type RunSpec } from '../../runs/spec'
 import { isObject, type StrategySpec } from '../../strategies/conditions'
 import { DEFAULT_CATALOG } from '../../strategies/default-catalog'
-import { lookAheadProblems, validateStrategy } from '../../strategies/validate'
+import { crossDataProblems, lookAheadProblems, validateStrategy } from '../../strategies/validate'
 import type { SpaceDimension, SweepBase } from './model'
 
 /** Limits of a sweep (docs/api-research.md, "Limits"): past them a 422, never a silent cut. */
@@ -334,10 +334,12 @@ export function checkTrialStrategies(specs: readonly RunSpec[], points: readonly
   const seen = new Map<string, string[]>()
   const problems: Problem[] = []
   specs.forEach((s, k) => {
-    const key = canonicalJsonLikeStringify(s.strategy)
+    const key = `${s.timeframe}|${canonicalJsonLikeStringify(s.strategy)}`
     let errors = seen.get(key)
     if (!errors) {
       errors = validateStrategy(s.strategy)
+      // a swept timeframe may fall below one a leaf reads (docs/conditions.md): refused like the base's
+      if (errors.length === 0) errors = crossDataProblems(s.strategy.entry, ['entry'], s.timeframe, () => true).concat(crossDataProblems(s.strategy.exit_conditions, ['exit_conditions'], s.timeframe, () => true)).map(p => `${p.loc.join('.')}: ${p.msg}`)
       seen.set(key, errors)
       if (errors.length && problems.length < 20) problems.push({ loc, msg: `the trial ${JSON.stringify(paramsOf(dims, points[k]))} is not a valid strategy: ${errors.join('; ')}`, input: paramsOf(dims, points[k]) })
     }
