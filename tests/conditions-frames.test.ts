@@ -160,6 +160,16 @@ describe('funding, basis and open interest at the bar close', () => {
     expect(ones(btcFunding.entry)).toEqual([15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30])
   })
 
+  test("another coin's columns kept between coins follow its funding when only the funding grows", () => {
+    const c = prepareStrategy(spec({ field: 'funding_rate', symbol: 'BTCUSDT', op: '>', value: 0.0004 }))
+    const short: FundingSeries = { t: funding.t.slice(0, 3), rate: funding.rate.slice(0, 3), n: 3 }
+    const before = c.signals(bars, marketOf('AUSDT', { AUSDT: bars, BTCUSDT: bars }, { BTCUSDT: short }))
+    expect(ones(before.entry)).toEqual([])
+    // the same candles, one more settlement: the kept columns must not be reused
+    const after = c.signals(bars, marketOf('AUSDT', { AUSDT: bars, BTCUSDT: bars }, { BTCUSDT: funding }))
+    expect(ones(after.entry)).toEqual(Array.from({ length: 17 }, (_, k) => 31 + k))
+  })
+
   test('a tree reading market data refuses to run without it; one that does not has no absent mask', () => {
     expect(() => prepareStrategy(spec({ field: 'funding_rate', op: '>', value: 0 })).signals(bars)).toThrow(/needs the market data/)
     expect(prepareStrategy(spec({ field: 'close', op: '>', value: 0 })).signals(bars).absent).toBeNull()

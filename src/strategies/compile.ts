@@ -237,7 +237,13 @@ export class CompiledStrategy {
     if (TIMEFRAME_MS[tf] < TIMEFRAME_MS[runTf]) throw new StrategyValidationError([`timeframe ${tf} is lower than the run's ${runTf}`])
     const symbol = frame.symbol ?? data.symbol
     const fbars = data.bars(symbol, tf) ?? emptyBars(TIMEFRAME_MS[tf])
-    const key = frame.symbol === null ? null : `${this.frames.indexOf(frame)}|${symbol}|${tf}|${fbars.n}|${fbars.n ? fbars.t[fbars.n - 1] : 0}|${fbars.n ? fbars.c[fbars.n - 1] : 0}`
+    // what the frame's columns depend on: its bars, and the funding and samples it reads (appended apart from the candles)
+    const key =
+      frame.symbol === null
+        ? null
+        : `${this.frames.indexOf(frame)}|${symbol}|${tf}|${fbars.n}|${fbars.n ? fbars.t[fbars.n - 1] : 0}|${fbars.n ? fbars.c[fbars.n - 1] : 0}|${frame.sources
+            .map(s => (s.kind === 'funding' ? `f${seriesEnd(data.funding(symbol))}` : s.kind === 'samples' ? `${s.of}${seriesEnd(data.samples(s.of, symbol))}` : ''))
+            .join('')}`
     if (key !== null) {
       const hit = this.foreignCache.get(key)
       if (hit) return hit
@@ -363,6 +369,9 @@ export class CompiledStrategy {
     frame.jobs.set(id, { def, params, slots, used: new Set() })
   }
 }
+
+/** how far a funding or samples series reaches: its length and last time */
+const seriesEnd = (x: { t: Float64Array; n: number } | undefined): string => (x ? `${x.n}@${x.n ? x.t[x.n - 1] : 0}` : '-')
 
 function newFrame(symbol: string | null, timeframe: Timeframe | null): Frame {
   return { symbol, timeframe, sources: [], sourceIndex: new Map(), jobs: new Map() }
