@@ -67,6 +67,8 @@ export type WalkForwardResult = typeof WalkForwardResponse.static
 /** one problem of a 422, keyed by the request field it names */
 export interface FieldProblem {
   field: string
+  /** the whole place the server named, e.g. ['body', 'space', 1, 'path'] */
+  loc?: unknown[]
   msg: string
   input: unknown
 }
@@ -96,6 +98,7 @@ async function readError(res: Response): Promise<ApiError> {
     const problems = detail.map((d: { loc?: unknown[]; msg?: string; input?: unknown }) => ({
       // loc is ['body', 'sl_pct'] (or deeper: ['body', 'symbols', 2]); the field is the first key after the part
       field: String(d.loc?.[1] ?? d.loc?.[0] ?? ''),
+      loc: d.loc,
       msg: String(d.msg ?? ''),
       input: d.input,
     }))

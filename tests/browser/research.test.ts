@@ -71,6 +71,22 @@ describe.skipIf(!CHROMIUM)(`the research views${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 180_000)
 
+  test('a path that names no number of the strategy: the server’s 422 under the space, nothing started', async () => {
+    const { page, errors } = await open('/?view=sweep')
+    await page.fill('#sp-0-path', 'entry.conditions[9].value')
+    await page.click('#run')
+    // under the row it names
+    await page.waitForSelector('#sp-0-err')
+    expect(await page.textContent('#sp-0-err')).toContain("path: does not name a numeric leaf of the base's entry tree")
+    expect(await page.getAttribute('#sp-0-path', 'aria-invalid')).toBe('true')
+    expect(await page.locator('#sp-1-err').count()).toBe(0)
+    expect(await page.locator('#sw-progress').count()).toBe(0)
+    expect(await page.isEnabled('#run')).toBe(true)
+    // the console's error line for the 422 response is the browser's own
+    expect(errors.filter(e => !e.includes('422'))).toEqual([])
+    await page.close()
+  }, 60_000)
+
   test('in Korean', async () => {
     const { page, errors } = await open(`/?view=sweep&lang=ko&strategy=ma-cross-long&topN=4&minTrades=1&space=${space([{ path: 'sl_pct', values: '3,5' }, { path: 'tp_pct', values: '4,8' }])}`)
     expect(await page.textContent('#tab-sweep')).toBe('스윕')

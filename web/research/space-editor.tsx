@@ -4,6 +4,7 @@
  * range ("2:10:2", min:max:step). Rows are kept in the settings as typed; the server's 422
  * names a path or a range it refuses.
  */
+import type { FieldProblem } from '../api'
 import type { Meta } from '../meta'
 import { spaceRows, type Settings, type SetSettings, type SpaceRow } from '../settings'
 import { useI18n } from '../ui'
@@ -30,14 +31,17 @@ export function pathSuggestions(s: Settings, meta: Meta): string[] {
   return [...new Set(out)]
 }
 
-export function SpaceEditor(props: { s: Settings; set: SetSettings; meta: Meta; problem: string | null }) {
+export function SpaceEditor(props: { s: Settings; set: SetSettings; meta: Meta; problems: FieldProblem[] }) {
   const { t } = useI18n()
   const rows = spaceRows(props.s.space)
+  // a problem naming a row (['body', 'space', i, …]) goes under that row; one about the whole space below them
+  const rowOf = (p: FieldProblem) => (typeof p.loc?.[2] === 'number' ? p.loc[2] : -1)
+  const whole = props.problems.filter(p => rowOf(p) < 0 || rowOf(p) >= rows.length)
   const save = (next: SpaceRow[]) => props.set({ space: JSON.stringify(next) })
   const edit = (i: number, patch: Partial<SpaceRow>) => save(rows.map((r, k) => (k === i ? { ...r, ...patch } : r)))
   const suggestions = pathSuggestions(props.s, props.meta)
   return (
-    <fieldset class="space" id="space" aria-describedby={props.problem ? 'space-err' : 'space-hint'}>
+    <fieldset class="space" id="space" aria-describedby={whole.length ? 'space-err' : 'space-hint'}>
       <legend>{t('sw.space')}</legend>
       <p class="hint" id="space-hint">
         {t('sw.spaceHint')}
@@ -48,24 +52,32 @@ export function SpaceEditor(props: { s: Settings; set: SetSettings; meta: Meta; 
         ))}
       </datalist>
       <ol class="space-rows">
-        {rows.map((r, i) => (
-          <li data-dim={i}>
-            <label for={`sp-${i}-path`}>{t('sw.path')}</label>
-            <input id={`sp-${i}-path`} type="text" list="space-paths" value={r.path} onInput={e => edit(i, { path: (e.target as HTMLInputElement).value })} />
-            <label for={`sp-${i}-values`}>{t('sw.values')}</label>
-            <input id={`sp-${i}-values`} type="text" inputMode="text" placeholder="3,5,8 · 2:10:2" value={r.values} onInput={e => edit(i, { values: (e.target as HTMLInputElement).value })} />
-            <button type="button" class="remove" aria-label={t('sw.removeDim', { n: i + 1 })} onClick={() => save(rows.filter((_, k) => k !== i))}>
-              ✕
-            </button>
-          </li>
-        ))}
+        {rows.map((r, i) => {
+          const errs = props.problems.filter(p => rowOf(p) === i)
+          return (
+            <li data-dim={i} class={errs.length ? 'field-error' : ''}>
+              <label for={`sp-${i}-path`}>{t('sw.path')}</label>
+              <input id={`sp-${i}-path`} type="text" list="space-paths" aria-invalid={errs.length ? true : undefined} aria-describedby={errs.length ? `sp-${i}-err` : undefined} value={r.path} onInput={e => edit(i, { path: (e.target as HTMLInputElement).value })} />
+              <label for={`sp-${i}-values`}>{t('sw.values')}</label>
+              <input id={`sp-${i}-values`} type="text" inputMode="text" placeholder="3,5,8 · 2:10:2" value={r.values} onInput={e => edit(i, { values: (e.target as HTMLInputElement).value })} />
+              <button type="button" class="remove" aria-label={t('sw.removeDim', { n: i + 1 })} onClick={() => save(rows.filter((_, k) => k !== i))}>
+                ✕
+              </button>
+              {errs.length > 0 && (
+                <small class="error-text row-error" id={`sp-${i}-err`} role="alert">
+                  {errs.map(p => `⚠ ${p.loc?.slice(3).join('.') || t('sw.path')}: ${p.msg}`).join(' ')}
+                </small>
+              )}
+            </li>
+          )
+        })}
       </ol>
       <button type="button" class="secondary" id="space-add" disabled={rows.length >= 8} onClick={() => save([...rows, { path: suggestions.find(p => !rows.some(r => r.path === p)) ?? 'max_bars', values: '' }])}>
         {t('sw.addDim')}
       </button>
-      {props.problem && (
+      {whole.length > 0 && (
         <small class="error-text" id="space-err" role="alert">
-          ⚠ {props.problem}
+          {whole.map(p => `⚠ ${p.msg}`).join(' ')}
         </small>
       )}
     </fieldset>

@@ -12,7 +12,7 @@ import { Overfitting } from '../research/overfitting'
 import { SpaceEditor } from '../research/space-editor'
 import { SweepHeatmap, TrialTable } from '../research/trials'
 import { SearchFields, StopReason, TrialsProgress } from '../research/search-fields'
-import { ErrorBox, problemFor, useI18n } from '../ui'
+import { ErrorBox, problemsFor, useI18n } from '../ui'
 import { useRunOnSignal, type ViewProps } from './view'
 
 export interface SweepLive {
@@ -117,7 +117,6 @@ export function SweepView(p: ViewProps) {
   const names = final?.space.map(d => d.name) ?? Object.keys(live?.trials[0]?.params ?? {})
   const objective = final?.objective ?? p.s.objective
   const best = final?.best?.trial ?? bestOf(live?.trials ?? [])
-  const spaceProblem = problemFor(sweep.error, 'space')
   return (
     <>
       <form
@@ -130,7 +129,7 @@ export function SweepView(p: ViewProps) {
         }}
       >
         <StrategyPicker s={p.s} set={p.set} meta={p.meta} error={sweep.error} allowBuilder onPreset={p.onPreset} rowErrors={new Map()} treeErrors={[]} />
-        <SpaceEditor s={p.s} set={p.set} meta={p.meta} problem={spaceProblem?.msg ?? null} />
+        <SpaceEditor s={p.s} set={p.set} meta={p.meta} problems={problemsFor(sweep.error, 'space')} />
         <SearchFields s={p.s} set={p.set} error={sweep.error} />
         <div class="row-fields">
           <TextField k="bars" label={t('bars')} s={p.s} set={p.set} error={sweep.error} inputMode="numeric" />

@@ -15,7 +15,7 @@ import { FoldTable, FoldTimeline } from '../research/folds'
 import { SearchFields, StopReason, TrialsProgress } from '../research/search-fields'
 import { SpaceEditor } from '../research/space-editor'
 import type { Settings } from '../settings'
-import { ErrorBox, Field, Metric, problemFor, useI18n } from '../ui'
+import { ErrorBox, Field, Metric, problemsFor, useI18n } from '../ui'
 import { paramsText } from './sweep'
 import { useRunOnSignal, type ViewProps } from './view'
 
@@ -104,7 +104,7 @@ export function WalkForwardView(p: ViewProps) {
         }}
       >
         <StrategyPicker s={p.s} set={p.set} meta={p.meta} error={wf.error} allowBuilder onPreset={p.onPreset} rowErrors={new Map()} treeErrors={[]} />
-        <SpaceEditor s={p.s} set={p.set} meta={p.meta} problem={problemFor(wf.error, 'space')?.msg ?? null} />
+        <SpaceEditor s={p.s} set={p.set} meta={p.meta} problems={problemsFor(wf.error, 'space')} />
         <SearchFields s={p.s} set={p.set} error={wf.error} />
         <div class="row-fields">
           <Field id="f-wfMode" label={t('wf.mode')}>
