@@ -274,6 +274,23 @@ describe('stored runs', () => {
     expect(row.finished).toBe(1)
   })
 
+  test('a server that stops fails its running runs as interrupted (what the next start would say), keeping what finished', async () => {
+    const db = openDb(':memory:')
+    const clock = new ManualClock(Date.UTC(2026, 0, 1))
+    const shutdown = new AbortController()
+    const runner = new ResearchRunner({ db, clock, shutdown: shutdown.signal })
+    const id = await runner.start('sweep', 'x', {}, 10, async ctx => {
+      await appendTrials(db, ctx.id, [{ trial: 0, fold: null, params: { sl_pct: 2 }, metrics: { total_trades: 1 }, totalTrades: 1, objectiveValue: 1, requestHash: 'h' }], 1, clock.now())
+      await new Promise(resolve => ctx.signal.addEventListener('abort', resolve))
+      return { pbo: null }
+    })
+    await Bun.sleep(10)
+    shutdown.abort()
+    await runner.settled(id)
+    const row = (await researchRun(db, id))!
+    expect([row.state, row.reason, row.finished]).toEqual(['failed', 'failed: interrupted (the service stopped while it ran)', 1])
+  })
+
   test('the ledger is append-only and a stopped run is never changed or removed (the database refuses)', async () => {
     const db = openDb(':memory:')
     await insertResearchRun(db, { id: 'sw-a', kind: 'sweep', client: 'x', request: {}, planned: 1, owner: 'me', nowMs: 1 })

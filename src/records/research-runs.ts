@@ -85,10 +85,10 @@ export async function saveInterim(db: Db, id: string, result: unknown): Promise<
  * Runs left queued or running by a process that is gone (not `owner`): failed, "interrupted".
  * The server calls it once at start; with one API process per database nothing else runs them.
  */
-export async function failInterrupted(db: Db, owner: string, nowMs: number): Promise<number> {
+export async function failInterrupted(db: Db, owner: string, nowMs: number, reason = 'failed: interrupted (the service stopped while it ran)'): Promise<number> {
   const rows = await db
     .update(researchRuns)
-    .set({ state: 'failed', reason: 'failed: interrupted (the service stopped while it ran)', finishedAt: nowMs })
+    .set({ state: 'failed', reason, finishedAt: nowMs })
     .where(and(inArray(researchRuns.state, LIVE_STATES), or(ne(researchRuns.owner, owner), isNull(researchRuns.owner))))
     .returning({ id: researchRuns.id })
   return rows.length

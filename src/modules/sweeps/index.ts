@@ -16,7 +16,7 @@ const EventsHeaders = t.Object({ 'last-event-id': t.Optional(t.String({ descript
 
 /** POST/GET/DELETE /research/sweeps, GET /research/sweeps/{id}/events, POST/GET/DELETE /research/walk-forward (docs/api-research.md). */
 export function sweepsModule(deps: AppDeps) {
-  const runner = new ResearchRunner({ db: deps.db, clock: deps.clock })
+  const runner = new ResearchRunner({ db: deps.db, clock: deps.clock, shutdown: deps.shutdown })
   const services: SweepDeps = { runs: deps.runs, db: deps.db, clock: deps.clock, store: deps.store, runner }
   const client = (request: Request, ip: string | undefined) => clientOf(ip, request.headers.get('x-forwarded-for'), deps.config.trustProxy)
   return new Elysia({ name: 'sweeps' })

@@ -30,6 +30,9 @@ export interface RunContext {
 /** A run's work: its answer's computed parts (stored with the final state). */
 export type RunWork = (ctx: RunContext) => Promise<unknown>
 
+/** why a run stopped with the service (and why the next start fails the runs a gone process left) */
+export const INTERRUPTED = 'failed: interrupted (the service stopped while it ran)'
+
 /** what a refused start is told to wait: a sweep takes seconds to a minute */
 const RETRY_AFTER_S = 30
 
@@ -48,11 +51,15 @@ export class ResearchRunner {
   private readonly starting = new Map<string, number>()
   private readonly ready: Promise<void>
 
-  constructor(private readonly deps: { db: Db; clock: Clock }) {
-    this.ready = failInterrupted(deps.db, this.owner, deps.clock.now()).then(
+  constructor(private readonly deps: { db: Db; clock: Clock; shutdown?: AbortSignal }) {
+    this.ready = failInterrupted(deps.db, this.owner, deps.clock.now(), INTERRUPTED).then(
       () => {},
       () => {},
     )
+    // a server that stops stops its runs as the next start would find them: failed, interrupted
+    deps.shutdown?.addEventListener('abort', () => {
+      for (const entry of this.live.values()) if (!entry.abort.signal.aborted) entry.abort.abort(INTERRUPTED)
+    })
   }
 
   /** Store the run (queued) and start its work; the per-client and service limits are checked first. */
@@ -103,12 +110,12 @@ export class ResearchRunner {
     try {
       result = await work({ id, signal: entry.abort.signal, emit })
       if (entry.abort.signal.aborted) {
-        state = 'cancelled'
+        state = entry.abort.signal.reason === INTERRUPTED ? 'failed' : 'cancelled'
         reason = String(entry.abort.signal.reason)
       }
     } catch (e) {
       if (entry.abort.signal.aborted) {
-        state = 'cancelled'
+        state = entry.abort.signal.reason === INTERRUPTED ? 'failed' : 'cancelled'
         reason = String(entry.abort.signal.reason)
       } else {
         state = 'failed'

@@ -10,8 +10,12 @@ import type { RunSpec } from '../../runs/spec'
 import { yieldToLoop } from '../../runs/yield'
 import { entryKeyOf } from './plan'
 
-/** Coin-years of bars one task books at most (a trial over 100 coins × 2 years is 200): a task stays near 100-300 ms. */
-const TASK_COIN_YEARS = 400
+/**
+ * Coin-years of bars one task books at most: a trial over 100 coins × 2 years (200) is a
+ * task of its own (10–50 ms idle), so a request's task waits at most that long for a
+ * worker busy with a sweep; small universes batch several trials into a task.
+ */
+const TASK_COIN_YEARS = 200
 /** tasks in flight per worker */
 const IN_FLIGHT_PER_WORKER = 2
 
