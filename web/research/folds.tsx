@@ -4,7 +4,7 @@
  * of the chosen parameters with both sides' objective.
  */
 import type { WalkForwardResult } from '../api'
-import { DAY_MS } from '../../src/time'
+import { DAY_MS, isoDay } from '../../src/time'
 import { DataTable, useI18n, type Column } from '../ui'
 
 type Fold = WalkForwardResult['folds'][number]
@@ -40,10 +40,10 @@ export function FoldTimeline(props: { folds: readonly Fold[] }) {
           )
         })}
         <text x={left} y={H - 6} font-size="11">
-          {new Date(start).toISOString().slice(0, 10)}
+          {isoDay(start)}
         </text>
         <text x={W - right} y={H - 6} font-size="11" text-anchor="end">
-          {new Date(end - DAY_MS).toISOString().slice(0, 10)}
+          {isoDay(end - DAY_MS)}
         </text>
       </svg>
       <ul class="legend">
