@@ -65,7 +65,7 @@ describe('the transport', () => {
     await expect(laneOf(local.transport, 'interactive').run(stray, 1)).rejects.toThrow('not a registered task')
   })
 
-  test('tasks that cross a process boundary as bytes give the same responses, byte for byte, for every registered task', async () => {
+  test('tasks that cross a process boundary as bytes give the same responses, byte for byte: the routes, a ranking day, the live scan', async () => {
     const post = async (h: typeof local, path: string, json: unknown) => {
       const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(json) }))
       const bytes = new Uint8Array(await r.arrayBuffer())
@@ -91,6 +91,13 @@ describe('the transport', () => {
     const [scanA, scanB] = [await scan(local), await scan(remote)]
     expect(scanA.added).toBeGreaterThan(0)
     expect(scanB).toEqual(scanA)
+  }, 120_000)
+
+  test('a sweep and a walk-forward run answer the same through bytes; every registered task made the round trip', async () => {
+    const post = async (h: typeof local, path: string, json: unknown) => {
+      const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) }))
+      return { status: r.status, body: await r.text() }
+    }
     // the research runs: a sweep (its trials and the CSCV's splits) and a walk-forward (its stitched run)
     const research = async (h: typeof local, path: string, json: unknown) => {
       const r = await post(h, path, json)
@@ -113,7 +120,7 @@ describe('the transport', () => {
     const [wfA, wfB] = [await research(local, '/research/walk-forward', wf), await research(remote, '/research/walk-forward', wf)]
     expect((wfA as { state: string }).state).toBe('done')
     expect(wfB).toEqual(wfA)
-    // every registered task made the round trip
+    // every registered task made the round trip (the routes and jobs above, the research runs here)
     expect([...wire.sent].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
-  })
+  }, 120_000)
 })

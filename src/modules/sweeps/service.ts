@@ -14,7 +14,7 @@ import { neighbourhoodStability, type Stability } from '../../engine/sweep-stabi
 import type { CandleStore } from '../../market/candle-store'
 import { appendTrials, bestTrial, researchRun, trialCount, trialPage, type NewTrial, type ResearchRunRow, type TrialRow } from '../../records/research-runs'
 import type { SweepTrialOutcome } from '../../runs/compute/sweep-tasks'
-import { InvalidRequest, NotFound } from '../../runs/errors'
+import { asSpelled, InvalidRequest, NotFound } from '../../runs/errors'
 import type { RunService } from '../../runs/service'
 import type { RunSpec } from '../../runs/spec'
 import { yieldToLoop } from '../../runs/yield'
@@ -75,8 +75,14 @@ export function objectiveOf(metrics: Record<string, number | boolean | null>, ob
 }
 
 /** The base's coins, within the sweep's coin limit (else an InvalidRequest naming the universe). */
-export function sweepSymbols(runs: RunService, base: RunSpec, loc: (string | number)[] = ['body']): string[] {
-  const { symbols } = runs.resolveUniverse(base)
+export function sweepSymbols(runs: RunService, base: RunSpec, body: { symbols?: string[] | null; symbol?: string | null }, loc: (string | number)[] = ['body']): string[] {
+  let symbols: string[]
+  try {
+    symbols = runs.resolveUniverse(base).symbols
+  } catch (e) {
+    // an unknown symbol is the 404 of every route that takes one, named as the request spelled it
+    return asSpelled(body.symbol ? [body.symbol] : (body.symbols ?? []))(e)
+  }
   if (symbols.length > SWEEP_LIMITS.maxCoins)
     throw new InvalidRequest([{ loc: [...loc, base.symbols ? 'symbols' : 'top_n'], msg: `a sweep runs over at most ${SWEEP_LIMITS.maxCoins} coins; this universe has ${symbols.length}`, input: base.symbols ?? base.topN }])
   if (symbols.length === 0) throw new InvalidRequest([{ loc: [...loc, 'top_n'], msg: 'the universe has no coin', input: base.topN }])
@@ -90,7 +96,7 @@ export async function startSweep(deps: SweepDeps, body: SweepBody, client: strin
   const points = trialPoints(dims, body.method, body.budget, body.seed)
   const specs = points.map(p => trialSpec(base, dims, p))
   checkTrialStrategies(specs, points, dims)
-  const symbols = sweepSymbols(deps.runs, base)
+  const symbols = sweepSymbols(deps.runs, base, body)
   const request: StoredSweepRequest = {
     base: baseFieldsOf(body),
     space: dims.map(d => ({ name: d.name, path: d.path, values: d.values })),

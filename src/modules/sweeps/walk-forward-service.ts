@@ -68,7 +68,7 @@ export async function startWalkForward(deps: SweepDeps, body: WalkForwardBody, c
   if (points.length * body.folds > SWEEP_LIMITS.maxTrials)
     throw new InvalidRequest([{ loc: ['body', 'folds'], msg: `${body.folds} folds × ${points.length} trials = ${points.length * body.folds} trials; a walk-forward run has at most ${SWEEP_LIMITS.maxTrials}`, input: body.folds }])
   checkTrialStrategies(points.map(p => trialSpec(base, dims, p)), points, dims)
-  const symbols = sweepSymbols(deps.runs, base)
+  const symbols = sweepSymbols(deps.runs, base, body)
   const plan: FoldPlan = { mode: body.mode, inSampleDays: body.in_sample_days, outOfSampleDays: body.out_of_sample_days, folds: body.folds, purgeDays: body.purge_days }
   const days = dataDays(deps, base, symbols)
   const windows = days ? foldWindows(plan, days.first, days.last) : null
