@@ -107,6 +107,15 @@ describe('a planted regime change', async () => {
     expect(oos.total_return_pct).toBeCloseTo(summed, 9)
   })
 
+  test('each fold carries its chosen trial’s in-sample curve, day by day over the in-sample part, ending at its total return', () => {
+    for (const f of folds) {
+      expect(f.in_sample.equity_curve.length).toBe(20)
+      expect(f.in_sample.equity_curve[0].t).toBe(f.in_sample.start_date)
+      expect(f.in_sample.equity_curve.at(-1).t).toBe(f.in_sample.end_date)
+      expect(f.in_sample.equity_curve.at(-1).return_pct).toBeCloseTo(f.in_sample.metrics.total_return_pct_portfolio, 4)
+    }
+  })
+
   test('walk_forward_efficiency: mean out-of-sample objective per day over mean in-sample objective per day', () => {
     const pairs = folds.map(f => [f.in_sample.objective_value / 20, f.out_of_sample.objective_value / 8])
     const is = pairs.reduce((s, p) => s + p[0], 0) / pairs.length

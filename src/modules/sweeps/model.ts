@@ -200,7 +200,16 @@ const FoldMetrics = t.Union([TrialMetrics, t.Null()])
 
 export const WalkForwardFold = t.Object({
   fold: t.Integer({ description: 'from 1' }),
-  in_sample: t.Object({ start_date: t.String(), end_date: t.String(), objective_value: t.Union([t.Number(), t.Null()]), metrics: FoldMetrics, trials: t.Integer() }),
+  in_sample: t.Object({
+    start_date: t.String(),
+    end_date: t.String(),
+    objective_value: t.Union([t.Number(), t.Null()]),
+    metrics: FoldMetrics,
+    trials: t.Integer(),
+    equity_curve: t.Array(t.Object({ t: t.String({ format: 'date' }), return_pct: t.Number() }), {
+      description: 'the chosen trial’s in-sample portfolio, day by day: return % since the part’s start (empty without a choice)',
+    }),
+  }),
   out_of_sample: t.Object({ start_date: t.String(), end_date: t.String(), objective_value: t.Union([t.Number(), t.Null()]), metrics: FoldMetrics }),
   params: t.Union([Params, t.Null()], { description: 'the in-sample best; null when no trial reached min_trades (the fold then trades nothing out of sample)' }),
 })
