@@ -90,7 +90,7 @@ export const ResearchAccepted = t.Object({
   id: t.String(),
   state: SweepState,
   n_planned: t.Integer({ description: 'trials to run (a walk-forward: folds × trials, and each fold’s out-of-sample run)' }),
-  links: t.Object({ self: t.String(), events: t.Union([t.String(), t.Null()]) }),
+  links: t.Object({ self: t.String(), events: t.String({ description: 'its Server-Sent Events stream' }) }),
 })
 
 export const SweepId = t.Object({ id: t.String({ pattern: '^[a-z0-9-]{1,64}$' }) })

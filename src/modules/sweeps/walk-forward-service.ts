@@ -103,7 +103,7 @@ export async function startWalkForward(deps: SweepDeps, body: WalkForwardBody, c
   }
   const planned = body.folds * points.length + body.folds + 1
   const id = await deps.runner.start('walk_forward', client, request, planned, ctx => walkForwardWork(deps, ctx, { base, dims, points, symbols, windows, request }))
-  return { id, state: 'queued', n_planned: planned, links: { self: `/research/walk-forward/${id}`, events: null } }
+  return { id, state: 'queued', n_planned: planned, links: { self: `/research/walk-forward/${id}`, events: `/research/walk-forward/${id}/events` } }
 }
 
 const dated = (spec: RunSpec, fromMs: number, toMs: number): RunSpec => ({ ...spec, startDate: isoDay(fromMs), endDate: isoDay(toMs) })
