@@ -29,6 +29,8 @@ export interface TradeTable {
   slTpSameBar: Uint8Array
   fundingEvents: Int32Array
   fundingEventsReal: Int32Array
+  /** how the exit was found: 0 the bar rule, 1 minute detail (the exit unchanged), 3 minute detail that changed it (types.ts exitResolution) */
+  resolution: Uint8Array
   /** the open positions' marks at the UTC midnights they span (dayMarksOf); absent until computed */
   marks?: DayMarks
 }
@@ -70,6 +72,7 @@ export function allocTradeTable(n: number, direction: Direction, symbols: readon
     slTpSameBar: new Uint8Array(n),
     fundingEvents: new Int32Array(n),
     fundingEventsReal: new Int32Array(n),
+    resolution: new Uint8Array(n),
   }
 }
 
@@ -112,6 +115,7 @@ function writeTrade(t: TradeTable, i: number, tr: Trade, coin: number): void {
   t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
   t.fundingEvents[i] = tr.fundingEvents
   t.fundingEventsReal[i] = tr.fundingEventsReal
+  t.resolution[i] = tr.exitResolution === 'detail' ? (tr.exitChanged ? 3 : 1) : 0
 }
 
 /** Row i as a trade object. */
@@ -134,6 +138,7 @@ export function tradeAt(t: TradeTable, i: number): Trade {
     slTpSameBar: t.slTpSameBar[i] === 1,
     fundingEvents: t.fundingEvents[i],
     fundingEventsReal: t.fundingEventsReal[i],
+    ...(t.resolution[i] !== 0 ? { exitResolution: 'detail' as const, exitChanged: t.resolution[i] === 3 } : {}),
   }
 }
 
@@ -154,6 +159,7 @@ const TRADE_COLUMNS = [
   'slTpSameBar',
   'fundingEvents',
   'fundingEventsReal',
+  'resolution',
 ] as const satisfies readonly (keyof TradeTable)[]
 
 // one gather per element type: a single generic one is megamorphic and several times slower
@@ -204,6 +210,7 @@ export function selectRows<T extends TradeTable>(t: T, rows: Int32Array): T {
     slTpSameBar: gatherU8(t.slTpSameBar, rows),
     fundingEvents: gatherI32(t.fundingEvents, rows),
     fundingEventsReal: gatherI32(t.fundingEventsReal, rows),
+    resolution: gatherU8(t.resolution, rows),
   }
   if (t.marks) out.marks = gatherMarks(t.marks, rows)
   const sized = t as unknown as Partial<SizedTradeTable>
@@ -270,6 +277,7 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
     scatterU8(p.slTpSameBar, d, t.slTpSameBar)
     scatterI32(p.fundingEvents, d, t.fundingEvents)
     scatterI32(p.fundingEventsReal, d, t.fundingEventsReal)
+    scatterU8(p.resolution, d, t.resolution)
   })
   if (parts.length > 0 && parts.every(p => p.marks)) {
     const start = new Int32Array(n + 1)
