@@ -8,6 +8,7 @@
 import { type TLiteral, Type } from '@sinclair/typebox'
 import { t, type TSchema } from 'elysia'
 import { TIMEFRAMES } from '../market/timeframe'
+import { INTRABAR_MODES } from '../engine/types'
 import type { ConditionNode } from '../strategies/conditions'
 
 export const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
@@ -26,6 +27,13 @@ const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
 
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
 export const Timeframe = t.UnionEnum([...TIMEFRAMES], { default: '1H' })
+
+/** A run request's `intrabar` (docs/metrics.md §1, "Minute detail"; docs/api.md). */
+export const Intrabar = t.UnionEnum([...INTRABAR_MODES], {
+  default: 'detail',
+  description:
+    "how exits inside a bar are found: 'detail' replays the bars whose outcome depends on the path inside them minute by minute where the coin has 1m detail (the bar rule elsewhere, with a warning); 'bar' the bar rule everywhere (docs/metrics.md rules 1–7); 'detail_required' refuses (422) coins without detail",
+})
 
 // The body of a run (/backtest, /simulate and the research answers) is the run pipeline's own
 // schema (src/runs/result-model.ts), so present.ts builds it as that schema's static type;

@@ -7,7 +7,7 @@
  * src/modules/backtest/model.ts) is checked against it where the service passes its parsed
  * body in.
  */
-import { DEFAULT_FEE_FRAC } from '../engine/types'
+import { DEFAULT_FEE_FRAC, type IntrabarMode } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import type { ConditionNode } from '../strategies/conditions'
 import type { RunSpec } from './spec'
@@ -39,6 +39,8 @@ export interface BacktestFields {
   max_concurrent_positions: number
   compounding: boolean
   stop_at_ruin: boolean
+  /** the request schema defaults it to 'detail'; a body without it (the bot generator's, the cards') runs the bar rule */
+  intrabar?: IntrabarMode
 }
 
 const sortedUnique = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
@@ -73,5 +75,6 @@ export function backtestSpec(body: BacktestFields): RunSpec {
     maxConcurrent: body.max_concurrent_positions,
     compounding: body.compounding,
     stopAtRuin: body.stop_at_ruin,
+    ...(body.intrabar !== undefined ? { intrabar: body.intrabar } : {}),
   }
 }

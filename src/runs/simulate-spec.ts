@@ -6,7 +6,7 @@
  * /simulate's request schema (`SimulateRequest`) is checked against it where the service
  * passes its parsed body in.
  */
-import { DEFAULT_FEE_FRAC, type Direction, type MarketType } from '../engine/types'
+import { DEFAULT_FEE_FRAC, type Direction, type IntrabarMode, type MarketType } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import { InvalidRequest } from './errors'
 import { registrySpec, registryStrategy, type RunSpec } from './spec'
@@ -19,6 +19,8 @@ export interface MarketFields {
   timeframe: Timeframe
   start_date: string | null
   end_date: string | null
+  /** the request schemas default it to 'detail'; a body without it (the jobs' own) runs the bar rule */
+  intrabar?: IntrabarMode
 }
 
 /** The fields of a /simulate body (its schema: `SimulateRequest` in src/modules/simulate/model.ts). */
@@ -46,6 +48,7 @@ export function marketSpecOf(body: MarketFields): Partial<RunSpec> {
     timeframe: body.timeframe,
     startDate: body.start_date,
     endDate: body.end_date,
+    ...(body.intrabar !== undefined ? { intrabar: body.intrabar } : {}),
   }
 }
 

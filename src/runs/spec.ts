@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { canonicalJsonLikeStringify } from '../engine/canonical-json'
 import { windowIndices, type BarWindow } from '../engine/date-window'
 import type { PortfolioOptions } from '../engine/portfolio'
-import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type IntrabarMode, type MarketType, type TpSource, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { Timeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
@@ -58,7 +58,16 @@ export interface RunSpec {
    * (made without the key) stay theirs.
    */
   stopAtRuin: boolean
+  /**
+   * how exits inside a bar are resolved (engine/types.ts IntrabarMode). Specs made before it
+   * existed, and the internal ones that do not say (the published rankings' bodies), lack
+   * it and ran the bar rule: missing reads as 'bar', and their hashes stay theirs.
+   */
+  intrabar?: IntrabarMode
 }
+
+/** The intrabar mode of a run (missing: the bar rule, as before the setting existed). */
+export const intrabarOf = (spec: RunSpec): IntrabarMode => spec.intrabar ?? 'bar'
 
 /**
  * Equal specs give equal hashes whatever their key order. The JSON.stringify-like form

@@ -61,6 +61,7 @@ function customSpec(body: ResearchBody): RunSpec {
     max_concurrent_positions: body.max_concurrent_positions,
     compounding: body.compounding,
     stop_at_ruin: body.stop_at_ruin,
+    intrabar: body.intrabar,
   })
   const spot = body.market_type === 'spot'
   checkSpotSide(body.market_type, spec.direction, {
@@ -103,6 +104,7 @@ export function researchRun(body: ResearchBody, universe: Universe): ResearchRun
       compounding: body.compounding,
       stop_at_ruin: body.stop_at_ruin,
       include_stablecoins: body.include_stablecoins,
+      intrabar: body.intrabar,
     })
   } else {
     spec = customSpec(body)
