@@ -129,6 +129,36 @@ export class DetailStore {
     return { appended: n - start, skipped: start }
   }
 
+  /**
+   * Rows [from, to) of the symbol's minutes counted from its first stored minute (in time
+   * order; `range` picks them knowing the total): the window of GET /ohlcv?timeframe=1m,
+   * read from the segments holding it only. `total` is every stored minute of the symbol.
+   */
+  window(symbol: string, range: (total: number) => [number, number]): { rows: MinuteRows; total: number; from: number } | null {
+    const dir = join(this.dir, symbol)
+    const names = listSegments(dir)
+    if (names.length === 0) return null
+    const segs = names.map(n => openSeg(join(dir, n)))
+    try {
+      // overlapping rows cannot occur (appends skip them): a segment's rows follow the previous one's
+      const total = segs.reduce((a, s) => a + s.rows, 0)
+      const [from, to] = range(total)
+      const a = Math.max(0, Math.min(from, total))
+      const b = Math.max(a, Math.min(to, total))
+      const rows: MinuteRows = { t: new Float64Array(b - a), o: new Float64Array(b - a), h: new Float64Array(b - a), l: new Float64Array(b - a), c: new Float64Array(b - a), v: new Float64Array(b - a), n: b - a }
+      const out = [rows.t, rows.o, rows.h, rows.l, rows.c, rows.v]
+      let start = 0
+      for (const seg of segs) {
+        const lo = Math.max(a, start), hi = Math.min(b, start + seg.rows)
+        if (hi > lo) for (let k = 0; k < COLS; k++) readCol(seg, k, lo - start, hi - start, out[k], lo - a)
+        start += seg.rows
+      }
+      return { rows, total, from: a }
+    } finally {
+      for (const s of segs) closeSync(s.fd)
+    }
+  }
+
   /** A lazy reader of one symbol's minutes (null without any). */
   reader(symbol: string): MinuteReader | null {
     return this.has(symbol) ? new MinuteReader(join(this.dir, symbol)) : null
