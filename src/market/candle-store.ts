@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
 import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
 import { HOUR_MS } from '../time'
@@ -78,6 +79,8 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  /** margin brackets by symbol (issue 25 §3), beside the candles under brackets/ */
+  private bracketBook!: BracketBook
 
   private constructor(readonly root: string) {
     this.candleDir = join(root, 'candles')
@@ -91,6 +94,7 @@ export class CandleStore {
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
     store.load()
+    store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
     return store
   }
 
@@ -209,8 +213,28 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // a store without brackets keeps the digest it had before they existed
+    const bv = this.bracketBook?.version()
+    if (bv) h.update(`brackets:${bv}`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
+  brackets(symbol: string): BracketInfo | undefined {
+    return this.bracketBook?.get(symbol)
+  }
+
+  /** Symbols with brackets. */
+  bracketSymbols(): string[] {
+    return this.bracketBook?.symbols() ?? []
+  }
+
+  /** Record a snapshot of brackets (a new file; nothing earlier is rewritten). */
+  addBrackets(snapshot: Omit<BracketSnapshot, 'version'>): string {
+    const name = this.bracketBook.add(snapshot)
+    this.changed()
+    return name
   }
 
   onChange(listener: () => void): void {
