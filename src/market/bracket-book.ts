@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import type { MarginBracket } from '../engine/margin-brackets'
 import { ensureDir, writeFileAtomic } from './segment-file'
+import type { MarginBracket } from './types'
 
 export type BracketSource = 'import' | 'ccxt' | 'synthetic'
 

@@ -25,7 +25,7 @@ import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
+import type { Bars, CoinMeta, FormingOpen, FundingSeries, MarginBracket } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -223,6 +223,11 @@ export class CandleStore {
   /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
   brackets(symbol: string): BracketInfo | undefined {
     return this.bracketBook?.get(symbol)
+  }
+
+  /** A symbol's bracket list (the StoreView the trade tasks read). */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined {
+    return this.bracketBook?.get(symbol)?.brackets
   }
 
   /** Symbols with brackets. */

@@ -7,7 +7,7 @@
  * USDC-margined and dated contracts are skipped and counted. A document is recognised by
  * its content (`isLeverageTiers`), as the CSV imports are.
  */
-import { bracketProblems, type MarginBracket } from '../engine/margin-brackets'
+import type { MarginBracket } from './types'
 
 export interface TiersParse {
   brackets: Record<string, MarginBracket[]>
@@ -80,4 +80,19 @@ export function parseLeverageTiers(doc: Record<string, unknown[]>): TiersParse {
     else brackets[symbol] = bs
   }
   return { brackets, skipped, errors }
+}
+
+/** Problems of a bracket list (sorted, contiguous, rates in (0, 1), leverage ≥ 1), empty when it is sound. */
+export function bracketProblems(brackets: readonly MarginBracket[]): string[] {
+  const out: string[] = []
+  if (brackets.length === 0) out.push('no brackets')
+  brackets.forEach((b, i) => {
+    if (!(b.capUsd > b.floorUsd)) out.push(`bracket ${b.bracket}: cap ${b.capUsd} is not above floor ${b.floorUsd}`)
+    if (i > 0 && b.floorUsd !== brackets[i - 1].capUsd) out.push(`bracket ${b.bracket}: floor ${b.floorUsd} does not meet the previous cap ${brackets[i - 1].capUsd}`)
+    if (!(b.mmrFrac > 0 && b.mmrFrac < 1)) out.push(`bracket ${b.bracket}: maintenance rate ${b.mmrFrac} outside (0, 1)`)
+    if (!(b.maxLeverage >= 1)) out.push(`bracket ${b.bracket}: max leverage ${b.maxLeverage} below 1`)
+    if (!(b.cumUsd >= 0)) out.push(`bracket ${b.bracket}: maintenance amount ${b.cumUsd} negative`)
+  })
+  if (brackets.length > 0 && brackets[0].floorUsd !== 0) out.push(`bracket ${brackets[0].bracket}: the first floor is ${brackets[0].floorUsd}, not 0`)
+  return out
 }

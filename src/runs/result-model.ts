@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { EXIT_REASONS } from '../engine/types'
+import { executionFields } from './execution-report'
 
 /** One of the given strings (a union of literals, typed as the union of the strings). */
 const OneOf = <const T extends readonly [string, ...string[]]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map(v => Type.Literal(v))))
@@ -33,6 +34,7 @@ export const TradeItem = Type.Object({
   fee_pct: Type.Number({ description: 'entry + exit fee, % of margin' }),
   funding_pct: Type.Number({ description: 'funding paid (+) or received (−), % of margin' }),
   sl_tp_same_bar: Type.Boolean(),
+  slippage_pct: Type.Optional(Type.Number({ description: 'slippage of both fills, % of margin (docs/metrics.md §1)' })),
 })
 
 export const ReliabilityCheck = Type.Object({
@@ -197,6 +199,7 @@ export const resultFields = {
   monthly_stats: Type.Array(PeriodStat),
   ...statisticsFieldsSchema,
   positions_skipped: Type.Integer(),
+  ...executionFields,
   compute_time_ms: Type.Integer(),
   result_hash: Type.Union([Type.String(), Type.Null()], { description: 'sha256 of the normalised request and the data version; GET /export/csv?hash=' }),
 }

@@ -73,7 +73,11 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
     }
     const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const trades = simulateCoin(
-      { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
+      {
+        symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+        costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
+        brackets: params.execution?.margin === 'brackets' ? ctx.view.marginBrackets(symbol) ?? null : null,
+      },
       params,
     )
     const markBars = ctx.view.bars(symbol)

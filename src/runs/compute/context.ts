@@ -5,6 +5,7 @@
  * every indicator.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
+import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
@@ -31,6 +32,7 @@ export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
+  private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private signalBytes = 0
   private version = ''
 
@@ -41,6 +43,7 @@ export class TaskContext {
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
       this.signalCache.clear()
+      this.costSeries.clear()
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -57,6 +60,17 @@ export class TaskContext {
       this.resampled.set(key, b)
     }
     return b
+  }
+
+  /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */
+  costs(symbol: string): CoinCostSeries | null {
+    let s = this.costSeries.get(symbol)
+    if (s === undefined) {
+      const base = this.view.bars(symbol)
+      s = base ? coinCostSeries(base) : null
+      this.costSeries.set(symbol, s)
+    }
+    return s
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */

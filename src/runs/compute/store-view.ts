@@ -1,12 +1,14 @@
 /**
- * What a simulation task reads: candles and funding by symbol. The main thread passes
+ * What a simulation task reads: candles, funding and margin brackets by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
-import type { Bars, FundingSeries } from '../../market/types'
+import type { Bars, FundingSeries, MarginBracket } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined
   funding(symbol: string): FundingSeries | undefined
+  /** the symbol's margin brackets (issue 25 §3); undefined: the flat rate */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
 }
@@ -15,14 +17,18 @@ export interface StoreSnapshot {
   version: string
   bars: Record<string, Bars>
   funding: Record<string, FundingSeries>
+  /** absent in snapshots made before brackets existed */
+  brackets?: Record<string, readonly MarginBracket[]>
 }
 
 export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
-  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {} }
+  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, brackets: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
     const f = view.funding(s)
     if (f) snap.funding[s] = f
+    const b = view.marginBrackets(s)
+    if (b) snap.brackets![s] = b
   }
   return snap
 }
@@ -31,6 +37,7 @@ export function viewOf(snap: StoreSnapshot): StoreView {
   return {
     bars: s => snap.bars[s],
     funding: s => snap.funding[s],
+    marginBrackets: s => snap.brackets?.[s],
     dataVersion: () => snap.version,
   }
 }
