@@ -35,6 +35,7 @@
  */
 import type { Bars, FundingSeries } from '../market/types'
 import { CoinFunding } from './funding'
+import { IntrabarReplay, REPLAY_EXIT, type IntrabarDetail } from './intrabar'
 import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
 import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
 import type { MarginBracket } from './margin-brackets'
@@ -54,6 +55,8 @@ const R_END = 6
 const FILL_OPEN = 0
 const FILL_INTRABAR = 1
 const FILL_CLOSE = 2
+/** inside the bar at a minute resolved by the minute detail (intrabar.ts): the instant is the replay's */
+const FILL_MINUTE = 3
 
 /** Where one trade ended. */
 interface ExitScratch {
@@ -88,8 +91,8 @@ interface Levels {
 // trade's last bar, or with quiet blocks the nearer end of the current block, so that
 // stepping over blocks costs the bar loop no test of its own.
 
-function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
-  const { o, h, l, c } = bars
+function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+  const { o, h, l, c, t } = bars
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -115,11 +118,23 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
       const ok = o[k]
       if (ok <= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok <= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      // minute detail: the bars whose outcome depends on the path inside them (intrabar.ts)
+      if (rp !== null && lk <= nearest && (hk >= tp || (lk <= stop && lk <= liq) || (trailFrac > 0 && hk > best && hk - hk * trailFrac > stop))) {
+        const n = rp.now
+        n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+        if (rp.replay(1, t[k], n, true, liq >= stop ? liq : stop, liq >= stop ? R_LIQUIDATION : stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+      }
       if (lk <= nearest) {
         if (liq >= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, hk >= tp)
       }
       return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
+    }
+    // a trailing stop that moves inside the bar and is touched there: the bar rule sees no exit
+    if (rp !== null && trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac) {
+      const n = rp.now
+      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      if (rp.replay(1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
       if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
@@ -144,8 +159,8 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
   }
 }
 
-function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
-  const { o, h, l, c } = bars
+function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+  const { o, h, l, c, t } = bars
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -171,11 +186,21 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
       const ok = o[k]
       if (ok >= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok >= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      if (rp !== null && hk >= nearest && (lk <= tp || (hk >= stop && hk >= liq) || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop))) {
+        const n = rp.now
+        n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+        if (rp.replay(-1, t[k], n, true, liq <= stop ? liq : stop, liq <= stop ? R_LIQUIDATION : stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+      }
       if (hk >= nearest) {
         if (liq <= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, lk <= tp)
       }
       return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
+    }
+    if (rp !== null && trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac) {
+      const n = rp.now
+      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      if (rp.replay(-1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
       if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
@@ -221,6 +246,11 @@ export interface TradeModelInput {
   costs?: CoinCostSeries | null
   /** the coin's margin brackets; null/absent: the flat maintenance rate */
   brackets?: readonly MarginBracket[] | null
+  /**
+   * The coin's minute candles: with them the bars whose outcome depends on the path
+   * inside them are replayed minute by minute (intrabar.ts); absent or null: the bar rule.
+   */
+  detail?: IntrabarDetail | null
 }
 
 /**
@@ -254,6 +284,8 @@ export class TradeModel implements ExitScratch {
   slipImpact = 0
   maeFrac = 0
   fillsUnestimated = 0
+  /** the minute replays of this coin (null without detail): counts, and the last trade's resolution */
+  readonly replay: IntrabarReplay | null
 
   /** the window's last bar */
   readonly lastIdx: number
@@ -298,6 +330,7 @@ export class TradeModel implements ExitScratch {
     this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
     this.blocks = overlapping && !this.trailing ? quietBlocks(bars, input.exit) : null
     this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+    this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
 
   /** The trade entering at bar e's open: e ≤ lastIdx and a positive open at e. */
@@ -309,25 +342,30 @@ export class TradeModel implements ExitScratch {
     lv.entry = entryPrice
     lv.timeoutIdx = e + p.maxBars - 1
     const futures = this.funding !== null
+    this.replay?.reset()
     if (this.long) {
       lv.stop = entryPrice - (entryPrice * p.slPct) / 100
       lv.tpFill = entryPrice + (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? Infinity : this.limitTp ? nextUp(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
-      exitLong(bars, this.exitMask, e, lv, this, this.blocks)
+      exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
       lv.tpFill = entryPrice - (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? -Infinity : this.limitTp ? nextDown(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
-      exitShort(bars, this.exitMask, e, lv, this, this.blocks)
+      exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     }
 
+    // a limit take profit is tested one step beyond its level (traded through) but fills at it, by the bar rule or the minutes
+    if (this.limitTp && this.reason === R_TP) this.exitPrice = lv.tpFill
     const k = this.exitIdx
     const t = bars.t
-    const exitTimeMs = this.fill === FILL_OPEN ? t[k] : this.fill === FILL_CLOSE ? t[k] + bars.stepMs : t[k] + bars.stepMs / 2
+    const fill = this.fill
+    const exitTimeMs = fill === FILL_OPEN ? t[k] : fill === FILL_CLOSE ? t[k] + bars.stepMs : fill === FILL_MINUTE ? this.replay!.timeMs : t[k] + bars.stepMs / 2
     this.exitTimeMs = exitTimeMs
-    this.barsHeld = this.fill === FILL_OPEN ? k - e : k - e + 1
+    // a fill at a bar's open (or a minute gap at it) holds the bars before it
+    this.barsHeld = exitTimeMs === t[k] ? k - e : k - e + 1
     const lev = this.lev
     const dirSign = this.dirSign
     if (this.funding !== null) {
@@ -423,6 +461,8 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
       slipImpact: model.slipImpact,
       maeFrac: model.maeFrac,
       fillsUnestimated: model.fillsUnestimated,
+      // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
+      ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
     })
     i = k > i + 1 ? k : i + 1
   }

@@ -35,6 +35,8 @@ export interface TradeTable {
   slipImpact: Float64Array
   maeFrac: Float64Array
   fillsUnestimated: Uint8Array
+  /** how the exit was found: 0 the bar rule, 1 minute detail (the exit unchanged), 3 minute detail that changed it (types.ts exitResolution) */
+  resolution: Uint8Array
   /** the open positions' marks at the UTC midnights they span (dayMarksOf); absent until computed */
   marks?: DayMarks
 }
@@ -81,6 +83,7 @@ export function allocTradeTable(n: number, direction: Direction, symbols: readon
     slipImpact: new Float64Array(n),
     maeFrac: new Float64Array(n),
     fillsUnestimated: new Uint8Array(n),
+    resolution: new Uint8Array(n),
   }
 }
 
@@ -128,6 +131,7 @@ function writeTrade(t: TradeTable, i: number, tr: Trade, coin: number): void {
   t.slipImpact[i] = tr.slipImpact ?? 0
   t.maeFrac[i] = tr.maeFrac ?? 0
   t.fillsUnestimated[i] = tr.fillsUnestimated ?? 0
+  t.resolution[i] = tr.exitResolution === 'detail' ? (tr.exitChanged ? 3 : 1) : 0
 }
 
 /** Row i as a trade object. */
@@ -155,6 +159,7 @@ export function tradeAt(t: TradeTable, i: number): Trade {
     slipImpact: t.slipImpact[i],
     maeFrac: t.maeFrac[i],
     fillsUnestimated: t.fillsUnestimated[i],
+    ...(t.resolution[i] !== 0 ? { exitResolution: 'detail' as const, exitChanged: t.resolution[i] === 3 } : {}),
   }
 }
 
@@ -180,6 +185,7 @@ const TRADE_COLUMNS = [
   'slipImpact',
   'maeFrac',
   'fillsUnestimated',
+  'resolution',
 ] as const satisfies readonly (keyof TradeTable)[]
 
 // one gather per element type: a single generic one is megamorphic and several times slower
@@ -235,6 +241,7 @@ export function selectRows<T extends TradeTable>(t: T, rows: Int32Array): T {
     slipImpact: gatherF64(t.slipImpact, rows),
     maeFrac: gatherF64(t.maeFrac, rows),
     fillsUnestimated: gatherU8(t.fillsUnestimated, rows),
+    resolution: gatherU8(t.resolution, rows),
   }
   if (t.marks) out.marks = gatherMarks(t.marks, rows)
   const sized = t as unknown as Partial<SizedTradeTable>
@@ -306,6 +313,7 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
     scatterF64(p.slipImpact, d, t.slipImpact)
     scatterF64(p.maeFrac, d, t.maeFrac)
     scatterU8(p.fillsUnestimated, d, t.fillsUnestimated)
+    scatterU8(p.resolution, d, t.resolution)
   })
   if (parts.length > 0 && parts.every(p => p.marks)) {
     const start = new Int32Array(n + 1)

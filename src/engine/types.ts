@@ -101,4 +101,13 @@ export interface Trade {
   slipImpact?: number
   maeFrac?: number
   fillsUnestimated?: number
+  /**
+   * `detail` when the exit bar was replayed minute by minute (intrabar.ts); absent when
+   * the bar rule gave the exit (the response's `exit_resolution` "bar")
+   */
+  exitResolution?: ExitResolution
+  /** with `detail`: the minutes changed the exit (reason, price or time) from the bar rule's */
+  exitChanged?: boolean
 }
+
+export type ExitResolution = 'detail' | 'bar'
