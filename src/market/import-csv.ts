@@ -14,7 +14,7 @@
 import { CsvLines, num } from './import-lines'
 import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
 
-export type ImportKind = 'klines' | 'funding' | 'universe'
+export type ImportKind = 'klines' | 'funding' | 'universe' | 'brackets'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */
