@@ -199,3 +199,19 @@ describe.skipIf(!hasSharedData)('the capacity curve', () => {
     expect(at(half) / edge).toBeCloseTo(0.5, 3)
   })
 })
+
+describe('synthetic brackets (demo and generated stores)', () => {
+  const { syntheticBrackets } = require('../src/market/synthetic-brackets') as typeof import('../src/market/synthetic-brackets')
+  const { bracketProblems } = require('../src/market/leverage-tiers') as typeof import('../src/market/leverage-tiers')
+  test('are sound, continuous in maintenance margin, and looser for more liquid coins', () => {
+    const thin = syntheticBrackets(2e6)
+    const major = syntheticBrackets(5e9)
+    for (const bs of [thin, major]) {
+      expect(bracketProblems(bs)).toEqual([])
+      // Binance's cum makes notional · mmr − cum continuous at every floor
+      for (let i = 1; i < bs.length; i++) expect(bs[i].floorUsd * bs[i].mmrFrac - bs[i].cumUsd).toBeCloseTo(bs[i].floorUsd * bs[i - 1].mmrFrac - bs[i - 1].cumUsd, 6)
+    }
+    expect(thin[0]).toMatchObject({ capUsd: 5_000, mmrFrac: 0.015, maxLeverage: 50 })
+    expect(major[0]).toMatchObject({ capUsd: 50_000, mmrFrac: 0.004, maxLeverage: 125 })
+  })
+})
