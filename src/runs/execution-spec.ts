@@ -32,7 +32,7 @@ export function executionSpecOf(body: ExecutionBodyFields): Pick<Required<RunSpe
 }
 
 /** The settings as a request body carries them (what a published body writes out). */
-export function executionBodyOf(spec: RunSpec): Required<ExecutionBodyFields> {
+export function executionBodyOf(spec: Pick<RunSpec, 'slippage' | 'impactK' | 'tpOrder' | 'makerFeeFrac' | 'liquidationFeeFrac' | 'margin'>): Required<ExecutionBodyFields> {
   const s = { ...DEFAULT_EXECUTION, ...spec }
   return {
     slippage: s.slippage,
