@@ -37,6 +37,9 @@ import type { Bars, FundingSeries } from '../market/types'
 import { CoinFunding } from './funding'
 import { IntrabarReplay, REPLAY_EXIT, type IntrabarCounts, type IntrabarDetail } from './intrabar'
 import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
+import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
+import type { MarginBracket } from './margin-brackets'
+import type { CoinCostSeries } from './slippage'
 import { EXIT_REASONS, type Trade, type TradeParams } from './types'
 
 // exit reason codes: indices into EXIT_REASONS (types.ts)
@@ -67,8 +70,10 @@ interface ExitScratch {
 interface Levels {
   entry: number
   stop: number
-  /** Infinity / −Infinity when there is no take profit (trailing) */
+  /** the take profit's test level: Infinity / −Infinity when there is none (trailing); one step beyond the level for a limit order, which fills only when the price trades through */
   tp: number
+  /** the take profit's fill price */
+  tpFill: number
   /** −Infinity / Infinity on spot */
   liq: number
   /** trail distance as a fraction; 0 = not trailing */
@@ -123,7 +128,7 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
         if (liq >= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, hk >= tp)
       }
-      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+      return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
     }
     // a trailing stop that moves inside the bar and is touched there: the bar rule sees no exit
     if (rp !== null && trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac) {
@@ -190,7 +195,7 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
         if (liq <= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, lk <= tp)
       }
-      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+      return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
     }
     if (rp !== null && trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac) {
       const n = rp.now
@@ -237,6 +242,10 @@ export interface TradeModelInput {
   /** last bar of the window: an open trade closes at its close (`end_of_data`) */
   toIdx: number
   funding: FundingSeries | null
+  /** the coin's daily cost sums (slippage.ts); null: no slippage estimate */
+  costs?: CoinCostSeries | null
+  /** the coin's margin brackets; null/absent: the flat maintenance rate */
+  brackets?: readonly MarginBracket[] | null
   /**
    * The coin's minute candles: with them the bars whose outcome depends on the path
    * inside them are replayed minute by minute (intrabar.ts); absent or null: the bar rule.
@@ -269,6 +278,12 @@ export class TradeModel implements ExitScratch {
   fundingEventsReal = 0
   /** net P&L, % of margin */
   pnlPct = 0
+  /** size-dependent costs (execution.ts SizeCosts); 0 without an Execution */
+  slippagePct = 0
+  slipSpread = 0
+  slipImpact = 0
+  maeFrac = 0
+  fillsUnestimated = 0
   /** the minute replays of this coin (null without detail): counts, and the last trade's resolution */
   readonly replay: IntrabarReplay | null
 
@@ -286,6 +301,9 @@ export class TradeModel implements ExitScratch {
   private readonly liqMove: number
   private readonly funding: CoinFunding | null
   private readonly blocks: QuietBlocks | null
+  /** fees beyond the taker fee, slippage, liquidation fee (issue 25); null: the model before it */
+  private readonly exec: ExecutionCosts | null
+  private readonly limitTp: boolean
 
   /**
    * `overlapping`: many trades of the coin will be priced, overlapping in time (the
@@ -305,10 +323,13 @@ export class TradeModel implements ExitScratch {
     this.dirSign = this.long ? 1 : -1
     this.trailing = p.tpSource === 'trailing'
     const trailPct = this.trailing ? (p.trailingPct ?? p.tpPct) : 0
-    this.liqMove = futures ? 1 / this.lev - p.mmrFrac : 0
+    const ex = p.execution
+    this.liqMove = futures ? coinLiquidationMove(this.long, this.lev, p.mmrFrac, ex, input.brackets) : 0
+    this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
+    this.limitTp = ex?.tpOrder === 'limit'
     this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
     this.blocks = overlapping && !this.trailing ? quietBlocks(bars, input.exit) : null
-    this.lv = { entry: 0, stop: 0, tp: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+    this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
     this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
 
@@ -324,16 +345,20 @@ export class TradeModel implements ExitScratch {
     this.replay?.reset()
     if (this.long) {
       lv.stop = entryPrice - (entryPrice * p.slPct) / 100
-      lv.tp = this.trailing ? Infinity : entryPrice + (entryPrice * p.tpPct) / 100
+      lv.tpFill = entryPrice + (entryPrice * p.tpPct) / 100
+      lv.tp = this.trailing ? Infinity : this.limitTp ? nextUp(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
       exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
-      lv.tp = this.trailing ? -Infinity : entryPrice - (entryPrice * p.tpPct) / 100
+      lv.tpFill = entryPrice - (entryPrice * p.tpPct) / 100
+      lv.tp = this.trailing ? -Infinity : this.limitTp ? nextDown(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
       exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     }
 
+    // a limit take profit is tested one step beyond its level (traded through) but fills at it, by the bar rule or the minutes
+    if (this.limitTp && this.reason === R_TP) this.exitPrice = lv.tpFill
     const k = this.exitIdx
     const t = bars.t
     const fill = this.fill
@@ -356,6 +381,7 @@ export class TradeModel implements ExitScratch {
     this.grossPct = grossPct
     this.feePct = feePct
     this.pnlPct = this.reason === R_LIQUIDATION ? -100 : grossPct - feePct - this.fundingPct
+    if (this.exec !== null) this.exec.apply(this, bars, e, entryPrice, lev, this.long)
   }
 }
 
@@ -433,6 +459,11 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
       slTpSameBar: model.sameBar,
       fundingEvents: model.fundingEvents,
       fundingEventsReal: model.fundingEventsReal,
+      slippagePct: model.slippagePct,
+      slipSpread: model.slipSpread,
+      slipImpact: model.slipImpact,
+      maeFrac: model.maeFrac,
+      fillsUnestimated: model.fillsUnestimated,
       // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
       ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
     })

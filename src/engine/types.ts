@@ -4,6 +4,7 @@
  * are fractions (0.0005 = 0.05 %); every P&L and cost of a trade is in % of its margin.
  */
 import { HOUR_MS } from '../time'
+import type { Execution } from './execution'
 
 export type Direction = 'long' | 'short'
 
@@ -50,6 +51,8 @@ export interface TradeParams {
   /** maintenance-margin rate for the liquidation price, fraction (DEFAULT_MMR_FRAC) */
   mmrFrac: number
   marketType: MarketType
+  /** fees, slippage, margin brackets of issue 25 (execution.ts); absent: the model before it (taker fee both sides, no slippage, flat rate) */
+  execution?: Execution
 }
 
 /** The leverage trades carry: spot has none, whatever the request says. */
@@ -100,6 +103,13 @@ export interface Trade {
   fundingEvents: number
   /** of those, events that came from the store's real series */
   fundingEventsReal: number
+  /** slippage, % of margin (execution.ts; 0 or absent without it) */
+  slippagePct?: number
+  /** the size-dependent parts of the costs (execution.ts SizeCosts), for the capacity curve */
+  slipSpread?: number
+  slipImpact?: number
+  maeFrac?: number
+  fillsUnestimated?: number
   /**
    * `detail` when the exit bar was replayed minute by minute (intrabar.ts); absent when
    * the bar rule gave the exit (the response's `exit_resolution` "bar")

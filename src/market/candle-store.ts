@@ -24,8 +24,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { DetailStore, type DetailCoverage } from './detail-store'
+import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
+import type { Bars, CoinMeta, FormingOpen, FundingSeries, MarginBracket } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -95,6 +96,8 @@ export class CandleStore {
   /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
   readonly detail: DetailStore
   private detailSymbols: Set<string> | null = null
+  /** margin brackets by symbol (issue 25 §3), beside the candles under brackets/ */
+  private bracketBook!: BracketBook
 
   private constructor(readonly root: string) {
     this.detail = new DetailStore(root)
@@ -109,6 +112,7 @@ export class CandleStore {
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
     store.load()
+    store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
     return store
   }
 
@@ -263,8 +267,33 @@ export class CandleStore {
     }
     // stored minutes change results: a store without them keeps the digest it always had
     for (const s of [...this.storedDetailSymbols()].sort()) h.update(`detail:${s}:${this.detail.lastMinuteMs(s)};`)
+    // a store without brackets keeps the digest it had before they existed
+    const bv = this.bracketBook?.version()
+    if (bv) h.update(`brackets:${bv}`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
+  brackets(symbol: string): BracketInfo | undefined {
+    return this.bracketBook?.get(symbol)
+  }
+
+  /** A symbol's bracket list (the StoreView the trade tasks read). */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined {
+    return this.bracketBook?.get(symbol)?.brackets
+  }
+
+  /** Symbols with brackets. */
+  bracketSymbols(): string[] {
+    return this.bracketBook?.symbols() ?? []
+  }
+
+  /** Record a snapshot of brackets (a new file; nothing earlier is rewritten). */
+  addBrackets(snapshot: Omit<BracketSnapshot, 'version'>): string {
+    const name = this.bracketBook.add(snapshot)
+    this.changed()
+    return name
   }
 
   onChange(listener: () => void): void {

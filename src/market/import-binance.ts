@@ -13,6 +13,7 @@ import type { CandleStore } from './candle-store'
 import { detectLayout, kindOf, parseFunding, parseKlines, RowError, toMs, type ImportKind, type LayoutGuess } from './import-csv'
 import { FileError, intervalFromFileName, listImportFiles, readCsvSources, symbolFromFileName, type CsvSource } from './import-files'
 import { CsvLines } from './import-lines'
+import { importTiersFile } from './import-tiers'
 import { metaForCandles, metaFromUniverseRow, parseUniverse, type UniverseRow } from './import-universe'
 import type { CoinMeta } from './types'
 import { upperBound } from '../sorted-search'
@@ -66,7 +67,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   const warnings: string[] = []
   if (store.isSynthetic())
     warnings.push('the store holds synthetic data: imported candles at or before its last candle of a symbol are skipped')
-  const { results, parsed } = readAll(paths, log)
+  const { results, parsed } = readAll(paths, log, store)
 
   let candlesAppended = 0, fundingAppended = 0, detailAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
@@ -101,11 +102,27 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
 }
 
 /** Read and parse every CSV under `paths`; failures are results with an error. */
-function readAll(paths: string[], log: (line: string) => void): { results: ImportFileResult[]; parsed: ParsedFile[] } {
+function readAll(paths: string[], log: (line: string) => void, store: CandleStore): { results: ImportFileResult[]; parsed: ParsedFile[] } {
   const { files, missing } = listImportFiles(paths)
   const results: ImportFileResult[] = missing.map(m => emptyResult(m.path, { line: null, reason: m.reason }))
   const parsed: ParsedFile[] = []
   for (let i = 0; i < files.length; i++) {
+    if (/\.json$/i.test(files[i])) {
+      // leverage tiers: stored as a snapshot of their own (import-tiers.ts), nothing to parse as CSV
+      const result: ImportFileResult = { ...emptyResult(files[i]), kind: 'brackets' }
+      try {
+        const r = importTiersFile(store, files[i])
+        result.rows = r.symbols + r.skipped + r.errors.length
+        result.appended = r.symbols
+        result.skipped = r.skipped
+        if (r.errors.length) result.error = { line: null, reason: `tiers refused for ${r.errors.length} symbol(s): ${r.errors.slice(0, 3).map(e => `${e.key} (${e.reason})`).join('; ')}` }
+        log(`${files[i]}: brackets of ${r.symbols} USDT perpetuals stored${r.snapshot ? ` (brackets/${r.snapshot})` : ''}, ${r.skipped} other contracts skipped`)
+      } catch (e) {
+        result.error = { line: null, reason: (e as Error).message }
+      }
+      results.push(result)
+      continue
+    }
     let sources: CsvSource[]
     try {
       sources = readCsvSources(files[i])

@@ -17,7 +17,7 @@ import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
 const MINUTE_MS = 60_000
 
 /** `detail`: 1m klines, stored as a symbol's minute detail (detail-store.ts) */
-export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe'
+export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */

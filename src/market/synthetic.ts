@@ -44,7 +44,9 @@ import {
   volumeWeight,
 } from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
-import type { CoinMeta } from './types'
+import { syntheticBrackets } from './synthetic-brackets'
+import type { CoinMeta, MarginBracket } from './types'
+import { medianDailyQuoteVolume } from './universe'
 import { DAY_MS, HOUR_MS } from '../time'
 
 export { appendDemoCandles } from './synthetic-demo'
@@ -339,5 +341,12 @@ export function generateSyntheticUniverse(store: CandleStore, opts: GenerateOpti
     opts.onProgress?.(metas.length, opts.coins)
   })
   store.upsertMeta(metas, 'synthetic')
+  // brackets by each coin's liquidity, as Binance shapes them (synthetic-brackets.ts)
+  const brackets: Record<string, MarginBracket[]> = {}
+  for (const m of metas) {
+    const bars = store.bars(m.symbol)
+    if (bars && bars.n > 0) brackets[m.symbol] = syntheticBrackets(medianDailyQuoteVolume(bars))
+  }
+  if (metas.length > 0) store.addBrackets({ asOfMs: opts.endMs, source: 'synthetic', brackets })
   return { coins: metas.length, rows }
 }

@@ -7,13 +7,14 @@
  * src/modules/backtest/model.ts) is checked against it where the service passes its parsed
  * body in.
  */
-import { DEFAULT_FEE_FRAC, type IntrabarMode } from '../engine/types'
+import { DEFAULT_FEE_FRAC } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import type { ConditionNode } from '../strategies/conditions'
+import { executionSpecOf, type ExecutionBodyFields } from './execution-spec'
 import type { RunSpec } from './spec'
 
 /** The fields of a /backtest body (its schema: `BacktestRequest` in src/modules/backtest/model.ts). */
-export interface BacktestFields {
+export interface BacktestFields extends ExecutionBodyFields {
   name: string
   direction?: 'short' | 'long'
   indicators: Record<string, Record<string, number>>
@@ -39,8 +40,6 @@ export interface BacktestFields {
   max_concurrent_positions: number
   compounding: boolean
   stop_at_ruin: boolean
-  /** the request schema defaults it to 'detail'; a body without it (the bot generator's, the cards') runs the bar rule */
-  intrabar?: IntrabarMode
 }
 
 const sortedUnique = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b)
@@ -75,6 +74,6 @@ export function backtestSpec(body: BacktestFields): RunSpec {
     maxConcurrent: body.max_concurrent_positions,
     compounding: body.compounding,
     stopAtRuin: body.stop_at_ruin,
-    ...(body.intrabar !== undefined ? { intrabar: body.intrabar } : {}),
+    ...executionSpecOf(body),
   }
 }

@@ -14,6 +14,7 @@ import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
+import { executionReport, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
 import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
@@ -60,6 +61,7 @@ export function tradeItem(t: PortfolioTrade) {
     funding_pct: round(t.fundingPct),
     sl_tp_same_bar: t.slTpSameBar,
     exit_resolution: t.exitResolution ?? 'bar',
+    slippage_pct: round(t.slippagePct ?? 0),
   }
 }
 
@@ -120,7 +122,7 @@ function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | 
 }
 
 /** The run's warnings, then the response's own: ruin, a shortened trade list, a capped profit factor, stand-in funding. */
-function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number, report: ExecutionReport): string[] {
   const warnings = [...run.warnings]
   const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
   if (ruin) warnings.push(ruin)
@@ -129,6 +131,11 @@ function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: Portf
   if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
   if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
     warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+  const ex = report.execution
+  if (ex && ex.margin === 'brackets' && run.spec.marketType === 'futures' && ex.coins_flat_margin.length > 0)
+    warnings.push(`margin: ${ex.coins_flat_margin.length} coin(s) have no leverage brackets in the store and use the flat 0.5% maintenance rate: ${ex.coins_flat_margin.slice(0, 10).join(', ')}${ex.coins_flat_margin.length > 10 ? ', …' : ''} (execution.coins_flat_margin)`)
+  if (ex && ex.fills_without_estimate > 0)
+    warnings.push(`slippage: ${ex.fills_without_estimate} market fill(s) had fewer than 5 days of candles before them and were charged no slippage`)
   return warnings
 }
 
@@ -172,7 +179,8 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const warnings = warningsOf(run, portfolio, metrics, taken)
+  const report = executionReport(spec, run.symbols, portfolio, s => store.marginBrackets(s))
+  const warnings = warningsOf(run, portfolio, metrics, taken, report)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
@@ -196,6 +204,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     stop_at_ruin: stopAtRuinOf(spec),
     ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
+    ...report,
     coins_used: run.symbols.length,
     data_range: dataRange(span),
     ...run.accounting,

@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { EXIT_REASONS } from '../engine/types'
+import { executionFields } from './execution-report'
 
 /** One of the given strings (a union of literals, typed as the union of the strings). */
 const OneOf = <const T extends readonly [string, ...string[]]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map(v => Type.Literal(v))))
@@ -34,6 +35,7 @@ export const TradeItem = Type.Object({
   funding_pct: Type.Number({ description: 'funding paid (+) or received (−), % of margin' }),
   sl_tp_same_bar: Type.Boolean(),
   exit_resolution: Type.Unsafe<'detail' | 'bar'>(Type.Union([Type.Literal('detail'), Type.Literal('bar')], { description: "'detail': the exit was found by replaying its bar minute by minute; 'bar': by the bar rule" })),
+  slippage_pct: Type.Optional(Type.Number({ description: 'slippage of both fills, % of margin (docs/metrics.md §1)' })),
 })
 
 /** A run's total_return_pct, win_rate and profit_factor under one way of resolving bars. */
@@ -219,6 +221,7 @@ export const resultFields = {
   monthly_stats: Type.Array(PeriodStat),
   ...statisticsFieldsSchema,
   positions_skipped: Type.Integer(),
+  ...executionFields,
   compute_time_ms: Type.Integer(),
   result_hash: Type.Union([Type.String(), Type.Null()], { description: 'sha256 of the normalised request and the data version; GET /export/csv?hash=' }),
 }

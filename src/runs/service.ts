@@ -38,6 +38,7 @@ import { assembledOf, type RunOutcome, type RunResult } from './present'
 import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } from './intrabar-summary'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
+import { checkMargin } from './margin-check'
 import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
@@ -98,7 +99,9 @@ export class RunService {
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
   resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
-    return resolveUniverse(spec, this.deps.store, this.deps.universe)
+    const resolved = resolveUniverse(spec, this.deps.store, this.deps.universe)
+    checkMargin(spec, resolved.symbols, s => this.deps.store.marginBrackets(s))
+    return resolved
   }
 
   /** Shed a request that would start one run beyond QUEUE_MAX (throws Overloaded). */

@@ -6,21 +6,20 @@
  * /simulate's request schema (`SimulateRequest`) is checked against it where the service
  * passes its parsed body in.
  */
-import { DEFAULT_FEE_FRAC, type Direction, type IntrabarMode, type MarketType } from '../engine/types'
+import { DEFAULT_FEE_FRAC, type Direction, type MarketType } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import { InvalidRequest } from './errors'
+import { executionSpecOf, type ExecutionBodyFields } from './execution-spec'
 import { registrySpec, registryStrategy, type RunSpec } from './spec'
 
 /** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
-export interface MarketFields {
+export interface MarketFields extends ExecutionBodyFields {
   market_type: MarketType
   leverage: number
   fee_pct: number | null
   timeframe: Timeframe
   start_date: string | null
   end_date: string | null
-  /** the request schemas default it to 'detail'; a body without it (the jobs' own) runs the bar rule */
-  intrabar?: IntrabarMode
 }
 
 /** The fields of a /simulate body (its schema: `SimulateRequest` in src/modules/simulate/model.ts). */
@@ -48,7 +47,7 @@ export function marketSpecOf(body: MarketFields): Partial<RunSpec> {
     timeframe: body.timeframe,
     startDate: body.start_date,
     endDate: body.end_date,
-    ...(body.intrabar !== undefined ? { intrabar: body.intrabar } : {}),
+    ...executionSpecOf(body),
   }
 }
 

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, Intrabar, RunResultBody, Timeframe } from '../../model/shared'
+import { DateOrNull, ExecutionRequestFields, RunResultBody, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
@@ -32,7 +32,7 @@ export const BacktestRequest = t.Object({
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened (ruined_at says when); false: trades go on as if fresh capital were added" }),
-  intrabar: Intrabar,
+  ...ExecutionRequestFields,
 })
 
 /** the result body's schema lives below the modules, in the run pipeline, which builds it as its static type */

@@ -101,7 +101,12 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
         detail = NO_MINUTES
       }
     }
-    const input = { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, detail }
+    const input = {
+      symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+      costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
+      brackets: params.execution?.margin === 'brackets' ? ctx.view.marginBrackets(symbol) ?? null : null,
+      detail,
+    }
     const trades = simulateCoin(input, params, counts)
     const markBars = ctx.view.bars(symbol)
     let changed = 0

@@ -6,6 +6,7 @@
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
+import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
@@ -33,6 +34,7 @@ export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
+  private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private signalBytes = 0
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
@@ -45,6 +47,7 @@ export class TaskContext {
       this.resampled.clear()
       this.details.clear()
       this.signalCache.clear()
+      this.costSeries.clear()
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -76,6 +79,17 @@ export class TaskContext {
       this.details.set(symbol, d)
     }
     return d
+  }
+
+  /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */
+  costs(symbol: string): CoinCostSeries | null {
+    let s = this.costSeries.get(symbol)
+    if (s === undefined) {
+      const base = this.view.bars(symbol)
+      s = base ? coinCostSeries(base) : null
+      this.costSeries.set(symbol, s)
+    }
+    return s
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */

@@ -1,13 +1,15 @@
 /**
- * What a simulation task reads: candles and funding by symbol. The main thread passes
+ * What a simulation task reads: candles, funding and margin brackets by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
 import type { DetailInfo } from '../../market/candle-store'
-import type { Bars, FundingSeries } from '../../market/types'
+import type { Bars, FundingSeries, MarginBracket } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined
   funding(symbol: string): FundingSeries | undefined
+  /** the symbol's margin brackets (issue 25 §3); undefined: the flat rate */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
   /** where the coins' minute detail is (compute/intrabar-detail.ts) */
@@ -19,14 +21,18 @@ export interface StoreSnapshot {
   bars: Record<string, Bars>
   funding: Record<string, FundingSeries>
   detail: DetailInfo
+  /** absent in snapshots made before brackets existed */
+  brackets?: Record<string, readonly MarginBracket[]>
 }
 
 export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
-  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, detail: view.detailInfo() }
+  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, detail: view.detailInfo(), brackets: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
     const f = view.funding(s)
     if (f) snap.funding[s] = f
+    const b = view.marginBrackets(s)
+    if (b) snap.brackets![s] = b
   }
   return snap
 }
@@ -35,6 +41,7 @@ export function viewOf(snap: StoreSnapshot): StoreView {
   return {
     bars: s => snap.bars[s],
     funding: s => snap.funding[s],
+    marginBrackets: s => snap.brackets?.[s],
     dataVersion: () => snap.version,
     detailInfo: () => snap.detail,
   }
