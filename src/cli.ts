@@ -42,8 +42,9 @@ const USAGE = `usage: perpsim <command>
                                               write the synthetic universe (--force replaces a non-empty store;
                                               --detail-stored N also writes the first N coins' minutes as stored 1m detail)
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
-  data sync [--symbols A,B] [--since YYYY-MM-DD]
-                                              sync 1H candles and funding from Binance USDT-M (ccxt)
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m]
+                                              sync 1H candles and funding from Binance USDT-M (ccxt);
+                                              --detail 1m also the 1m candles (minute detail)
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
@@ -150,7 +151,8 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' } } })
+  if (values.detail !== undefined && values.detail !== '1m') throw new UsageError(`--detail ${values.detail}: the only detail timeframe is 1m`)
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
@@ -160,6 +162,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const report = await syncFromExchange(store, {
     symbols,
     since: values.since,
+    detail: values.detail === '1m' ? '1m' : undefined,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
   })
