@@ -8,7 +8,8 @@ import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin } from '../../engine/trade-model'
+import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
@@ -68,6 +69,14 @@ export interface RunMetricsResult {
   ruinedAtMs: number | null
 }
 
+/** What a coin's trades need for the run's execution (engine/execution.ts): its cost series and brackets, when the run uses them. */
+export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: string): Pick<TradeModelInput, 'costs' | 'brackets'> {
+  return {
+    costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
+    brackets: params.execution?.margin === 'brackets' ? (ctx.view.marginBrackets(symbol) ?? null) : null,
+  }
+}
+
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
 export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
@@ -103,8 +112,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
     }
     const input = {
       symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-      costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
-      brackets: params.execution?.margin === 'brackets' ? ctx.view.marginBrackets(symbol) ?? null : null,
+      ...executionInputs(ctx, params, symbol),
       detail,
     }
     const trades = simulateCoin(input, params, counts)
