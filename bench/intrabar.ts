@@ -36,8 +36,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const mb = (x: number) => (x / 2 ** 20).toFixed(0)
 
 const body = { strategy: 'bb-squeeze-short', market_type: 'futures' as const, top_n: 535, timeframe: '1H' as const, start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false }
-const barSpec = simulateSpec({ ...body, intrabar: 'bar' })
-const detailSpec = simulateSpec({ ...body, intrabar: 'detail' })
+/** the strategy's own exits (stop 10 %, take profit 8 %: few bars touch both), and tight ones (many do) */
+const EXITS = [
+  { label: 'own exits', over: {} },
+  { label: 'sl 1 %, tp 1.5 %', over: { sl_pct: 1, tp_pct: 1.5 } },
+]
 
 /** One run as the run service does it on one thread: coin task, booking, intrabar block. */
 async function run(ctx: TaskContext, store: CandleStore, spec: RunSpec, symbols: string[]) {
@@ -45,7 +48,7 @@ async function run(ctx: TaskContext, store: CandleStore, spec: RunSpec, symbols:
   const portfolio = portfolioOptionsOf(spec, symbols.length)
   const acceptance = await stepped(acceptSteps(res.trades, portfolio))
   const booked = await stepped(bookSteps(res.trades, portfolio, markOver(daySpan(res.coins), s => store.bars(s)), acceptance))
-  const ib = await intrabarBlock(spec, symbols, store, mergeIntrabar(symbols, spec.direction, [res.intrabar]), res.trades, acceptance, booked.metrics, portfolio)
+  const ib = await intrabarBlock(spec, symbols, store, mergeIntrabar(symbols, [res.intrabar]), res.trades, acceptance, booked.metrics, portfolio)
   return { trades: booked.portfolio.trades.n, ib: ib?.block }
 }
 
@@ -56,7 +59,9 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 }
 
 /** warm p50 of bar and detail, the cold detail run (fresh context, masks warmed by a bar run first), and the detail block */
-async function compare(store: CandleStore, label: string) {
+async function compare(store: CandleStore, label: string, over: object) {
+  const barSpec = simulateSpec({ ...body, ...over, intrabar: 'bar' })
+  const detailSpec = simulateSpec({ ...body, ...over, intrabar: 'detail' })
   const symbols = new Universe(store).eligible().map(c => c.meta.symbol)
   const cold: number[] = []
   for (let r = 0; r < 3; r++) {
@@ -92,8 +97,7 @@ try {
   const d1 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-'))
   dirs.push(d1)
   generateStore(d1, { coins: COINS, days: 730, seed: 7, endMs: END })
-  const derived = await compare(CandleStore.open(d1), `synthetic, derived minutes, ${COINS} coins × 2 years`)
-  rows.push(derived.row)
+  for (const e of EXITS) rows.push((await compare(CandleStore.open(d1), `synthetic, derived minutes, ${COINS} coins × 2 years, ${e.label}`, e.over)).row)
   rmSync(d1, { recursive: true, force: true })
 
   // 2. stored minutes
@@ -105,8 +109,11 @@ try {
   const writeS = (performance.now() - t0) / 1000
   const storedStore = CandleStore.open(d2)
   const rssOpen = process.memoryUsage().rss
-  const stored = await compare(storedStore, `stored 1m detail, ${DETAIL_COINS} coins × ${DETAIL_DAYS} days (${(minutes / 1e6).toFixed(1)} M minutes)`)
-  rows.push(stored.row)
+  let stored = { row: '', memBar: 0, memDetail: 0 }
+  for (const e of EXITS) {
+    stored = await compare(storedStore, `stored 1m detail, ${DETAIL_COINS} coins × ${DETAIL_DAYS} days (${(minutes / 1e6).toFixed(1)} M minutes), ${e.label}`, e.over)
+    rows.push(stored.row)
+  }
 
   // 3. import of one coin-year of 1m klines
   const d3 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-import-'))

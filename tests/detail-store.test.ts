@@ -1,6 +1,6 @@
 /**
  * The store's minute detail (issue 25 §1): 1m klines imported from Binance's CSV/zip
- * layouts, stored per UTC day, read lazily; the runs use stored minutes exactly as the
+ * layouts, stored per UTC month, read lazily; the runs use stored minutes exactly as the
  * synthetic store's derived ones; GET /ohlcv?timeframe=1m; the data version follows it.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -45,7 +45,7 @@ const csv12 = (rows: number[][]) => rows.map(([t, o, h, l, c, v]) => [t, o, h, l
 const csv6 = (rows: number[][]) => 'open_time_ms,open,high,low,close,volume\n' + rows.map(r => r.join(',')).join('\n') + '\n'
 
 describe('data import of 1m klines', () => {
-  test('12 columns (close time says 1m) and 6 columns (the file name says 1m), a zip: stored as detail, one segment per UTC day, re-import harmless', async () => {
+  test('12 columns (close time says 1m) and 6 columns (the file name says 1m), a zip: stored as detail, one segment per UTC month, re-import harmless', async () => {
     const dir = temp()
     mkdirSync(join(dir, 'in'))
     const day1 = minuteRows(1440)
@@ -61,9 +61,9 @@ describe('data import of 1m klines', () => {
     expect(report.files.map(f => f.kind)).toEqual(['detail', 'detail'])
     expect(store.dataVersion()).not.toBe(before)
     expect([...store.storedDetailSymbols()].sort()).toEqual(['BTCUSDT', 'ETHUSDT'])
-    expect(readdirSync(join(store.root, 'detail', '1m', 'ETHUSDT')).length).toBe(2)
+    expect(readdirSync(join(store.root, 'detail', '1m', 'ETHUSDT')).length).toBe(1)
     const cov = store.detailCoverage('ETHUSDT')!
-    expect(cov).toEqual({ symbol: 'ETHUSDT', firstMs: T0, lastMs: T0 + 2039 * MIN, minutes: 2040, segments: 2 })
+    expect(cov).toEqual({ symbol: 'ETHUSDT', firstMs: T0, lastMs: T0 + 2039 * MIN, minutes: 2040, segments: 1 })
     // the minutes of one hour read back, exactly
     const r = store.detail.reader('ETHUSDT')!.rows(T0 + 23 * 3_600_000, T0 + 25 * 3_600_000)!
     expect(r.n).toBe(120)

@@ -5,20 +5,21 @@
  *
  * On disk (under `<DATA_DIR>/store/detail/1m/<SYMBOL>/`): the same immutable columnar
  * segment files as the hourly candles (segment-file.ts: t,o,h,l,c,v as Float64, written to
- * a temp file and renamed), one per UTC day of an append (a day appended in two parts has
- * two), named by their first minute. Nothing is rewritten: an append adds segments, and
+ * a temp file, fsynced and renamed), one per UTC month of an append (a month appended in
+ * several parts has several), named by their first minute. Nothing is rewritten: an append adds segments, and
  * rows at or before the symbol's last stored minute are skipped.
  *
  * Unlike the hourly candles the minutes are never loaded whole (100 coins × a year is about
- * 52 million minutes, 2.5 GB): a reader opens a day's segment when a replay asks for a bar
- * inside it and reads only that bar's rows (one positioned read per column), keeping the
- * time columns of a few recent segments. Any thread can open a reader on the folder.
+ * 52 million minutes, 2.5 GB): a reader opens the segment of a bar a replay asks for,
+ * finds the bar's first row by positioned reads of the time column (its minute offset
+ * first, a binary search where minutes are missing) and reads only that bar's rows (one
+ * positioned read per column). Nothing is cached but the segment list. Any thread can
+ * open a reader on the folder.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, segmentName, writeSegment } from './segment-file'
-import { lowerBound, upperBound } from '../sorted-search'
-import { DAY_MS } from '../time'
+import { upperBound } from '../sorted-search'
 
 export const DETAIL_TIMEFRAME = '1m'
 export const MINUTE_MS = 60_000
@@ -101,7 +102,8 @@ export class DetailStore {
 
   /**
    * Append minutes (columns t,o,h,l,c,v; t strictly increasing, whole minutes): rows at or
-   * before the last stored minute are skipped; the rest is written one segment per UTC day.
+   * before the last stored minute are skipped; the rest is written one segment per UTC
+   * month (a month's segment is 2 MB: twelve atomic writes a coin-year).
    */
   append(symbol: string, cols: ArrayLike<number>[], n: number, durable = true): { appended: number; skipped: number } {
     if (!/^[A-Z0-9]{1,24}USDT$/.test(symbol)) throw new DetailStoreError(`invalid symbol ${JSON.stringify(symbol)}: expected <BASE>USDT`)
@@ -118,9 +120,10 @@ export class DetailStore {
     const dir = join(this.dir, symbol)
     ensureDir(dir)
     for (let a = start; a < n; ) {
-      const dayEnd = (Math.floor(t[a] / DAY_MS) + 1) * DAY_MS
+      const d = new Date(t[a])
+      const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
       let b = a
-      while (b < n && t[b] < dayEnd) b++
+      while (b < n && t[b] < monthEnd) b++
       const part = cols.map(c => Float64Array.from({ length: b - a }, (_, i) => c[a + i]))
       writeSegment(join(dir, segmentName(t[a])), part, b - a, durable)
       a = b
@@ -189,8 +192,24 @@ function readCol(seg: Seg, k: number, from: number, to: number, out?: Float64Arr
   return dest
 }
 
-/** keep the time column of this many segments (a day's is 11.5 kB) */
-const TIME_CACHE = 64
+/** first row of a segment with time ≥ x, by positioned reads: the minute offset first (minutes are contiguous almost everywhere), else a binary search */
+function firstAtOrAfter(seg: Seg, x: number): number {
+  const one = new Float64Array(1)
+  const at = (i: number) => readCol(seg, 0, i, i + 1, one)[0]
+  if (seg.rows === 0) return 0
+  const t0 = at(0)
+  if (x <= t0) return 0
+  const guess = Math.min(seg.rows - 1, Math.round((x - t0) / MINUTE_MS))
+  const g = at(guess)
+  if (g === x && (guess === 0 || at(guess - 1) < x)) return guess
+  let lo = 0, hi = seg.rows
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (at(mid) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
 
 /**
  * One symbol's minutes, read on demand: `rows(startMs, endMs)` answers the minutes with
@@ -199,7 +218,6 @@ const TIME_CACHE = 64
 export class MinuteReader {
   private names: string[]
   private starts: Float64Array
-  private times = new Map<string, Float64Array>()
   private buf: MinuteRows = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), v: new Float64Array(0), n: 0 }
 
   constructor(private readonly dir: string) {
@@ -215,9 +233,8 @@ export class MinuteReader {
     for (; s < this.names.length && this.starts[s] < endMs; s++) {
       const seg = openSeg(join(this.dir, this.names[s]))
       try {
-        const t = this.timesOf(this.names[s], seg)
-        const a = lowerBound(t, startMs)
-        const b = lowerBound(t, endMs)
+        const a = firstAtOrAfter(seg, startMs)
+        const b = firstAtOrAfter(seg, endMs)
         if (b <= a) continue
         this.ensure(n + b - a, n)
         for (let k = 0; k < COLS; k++) readCol(seg, k, a, b, this.col(k), n)
@@ -229,16 +246,6 @@ export class MinuteReader {
     if (n === 0) return null
     this.buf.n = n
     return this.buf
-  }
-
-  private timesOf(name: string, seg: Seg): Float64Array {
-    let t = this.times.get(name)
-    if (!t) {
-      t = readCol(seg, 0, 0, seg.rows)
-      if (this.times.size >= TIME_CACHE) this.times.delete(this.times.keys().next().value!)
-      this.times.set(name, t)
-    }
-    return t
   }
 
   private col(k: number): Float64Array {

@@ -50,17 +50,16 @@ export function generateStore(dataDir: string, opts: GenerateStoreOptions, repla
 export function storeDerivedDetail(store: CandleStore, seed: number, coins = Infinity, onProgress?: (done: number, total: number) => void): number {
   const symbols = store.symbols().slice(0, coins)
   let written = 0
-  // a day of minutes at a time: one segment per UTC day, as an import writes them
-  const DAY_HOURS = 24
-  const cap = DAY_HOURS * MINUTES_PER_HOUR
+  // a month of minutes at a time: one segment per UTC month, as an import of a month's file writes them
+  const cap = 31 * 24 * MINUTES_PER_HOUR
   const cols = { t: new Float64Array(cap), o: new Float64Array(cap), h: new Float64Array(cap), l: new Float64Array(cap), c: new Float64Array(cap), v: new Float64Array(cap) }
   symbols.forEach((symbol, i) => {
     const b = store.bars(symbol)!
     const label = minuteLabel(seed, symbol)
     for (let k = 0; k < b.n; ) {
-      const day = Math.floor(b.t[k] / 86_400_000)
+      const month = new Date(b.t[k]).getUTCMonth()
       let m = 0
-      for (; k < b.n && Math.floor(b.t[k] / 86_400_000) === day; k++, m++) syntheticMinutes(label, b.t[k], b.o[k], b.h[k], b.l[k], b.c[k], b.v[k], cols, m * MINUTES_PER_HOUR)
+      for (; k < b.n && new Date(b.t[k]).getUTCMonth() === month && m < 31 * 24; k++, m++) syntheticMinutes(label, b.t[k], b.o[k], b.h[k], b.l[k], b.c[k], b.v[k], cols, m * MINUTES_PER_HOUR)
       const n = m * MINUTES_PER_HOUR
       written += store.appendDetail(symbol, [cols.t, cols.o, cols.h, cols.l, cols.c, cols.v].map(c => c.subarray(0, n)), n, { durable: false }).appended
     }

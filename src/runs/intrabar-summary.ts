@@ -6,7 +6,7 @@
 import { ruleFigures } from '../engine/intrabar'
 import type { BacktestMetrics } from '../engine/metrics'
 import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
-import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
+import { mergeCoinTables, selectRows, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import type { ChunkIntrabar } from './compute/coin-tasks'
 import { InvalidRequest } from './errors'
@@ -38,10 +38,12 @@ export interface RunIntrabar {
   replayed: number
   leftToRule: number
   coinsWithout: string[]
-  barTrades: TradeTable
+  /** coins where a replay changed a trade, and the chunks' bar-rule trades of those coins */
+  changedCoins: Set<string>
+  barParts: TradeTable[]
 }
 
-export function mergeIntrabar(symbols: readonly string[], direction: TradeTable['direction'], parts: readonly (ChunkIntrabar | undefined)[]): RunIntrabar | null {
+export function mergeIntrabar(symbols: readonly string[], parts: readonly (ChunkIntrabar | undefined)[]): RunIntrabar | null {
   if (parts.length === 0 || parts.some(p => p === undefined)) return null
   const ps = parts as ChunkIntrabar[]
   const without = new Set(ps.flatMap(p => p.coinsWithout))
@@ -49,7 +51,8 @@ export function mergeIntrabar(symbols: readonly string[], direction: TradeTable[
     replayed: ps.reduce((a, p) => a + p.replayed, 0),
     leftToRule: ps.reduce((a, p) => a + p.leftToRule, 0),
     coinsWithout: symbols.filter(s => without.has(s)),
-    barTrades: mergeCoinTables(symbols, direction, ps.map(p => p.barTrades)),
+    changedCoins: new Set(ps.flatMap(p => p.changedCoins)),
+    barParts: ps.map(p => p.barTrades),
   }
 }
 
@@ -74,8 +77,16 @@ export async function intrabarBlock(
     const without = symbols.filter(s => store.detailSource(s) === null).length
     return { block: { mode, detail_timeframe: null, bars_replayed: 0, bars_left_to_rule: 0, trades_changed: 0, coins_without_detail: without, rule_bias: null }, warning: null }
   }
-  // the bar rule's run: its own portfolio choice over its own trades
-  const barAcceptance = await stepped(acceptSteps(run.barTrades, portfolio))
+  // the bar rule's run: its own portfolio choice over its own trades (the run's own where no replay changed one)
+  const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
+  let bar = detail
+  if (run.changedCoins.size > 0) {
+    const keep: number[] = []
+    for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
+    const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
+    const barAcceptance = await stepped(acceptSteps(barTrades, portfolio))
+    bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+  }
   let changed = 0
   for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
   const block: IntrabarBlock = {
@@ -86,8 +97,8 @@ export async function intrabarBlock(
     trades_changed: changed,
     coins_without_detail: run.coinsWithout.length,
     rule_bias: {
-      bar: ruleFigures(run.barTrades.pnlPct, barAcceptance.taken),
-      detail: { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor },
+      bar,
+      detail,
     },
   }
   const warning =

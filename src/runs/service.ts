@@ -292,7 +292,7 @@ export class RunService {
     return {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
-      intrabar: mergeIntrabar(symbols, spec.direction, results.map(r => r.intrabar)),
+      intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
     }
   }
 

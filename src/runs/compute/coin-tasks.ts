@@ -45,9 +45,11 @@ export interface CoinTradesResult {
 export interface ChunkIntrabar extends IntrabarCounts {
   /** coins of the chunk with no minute detail at all */
   coinsWithout: string[]
+  /** coins of the chunk where a minute replay changed a trade */
+  changedCoins: string[]
   /**
-   * the same coins' trades under the bar rule (for `rule_bias`): each coin simulated again
-   * without detail where a minute replay changed one of its trades; no marks
+   * those coins' trades under the bar rule (for `rule_bias`), each coin simulated again
+   * without detail; the other coins' bar-rule trades are their trades
    */
   barTrades: TradeTable
 }
@@ -93,6 +95,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const withDetail = intrabarOf(spec) !== 'bar'
   const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const coinsWithout: string[] = []
+  const changedCoins: string[] = []
   const barTable = withDetail ? new TradeTableBuilder(params.direction, payload.symbols) : null
   payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
@@ -123,15 +126,16 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       table.push(tr, coin)
       if (tr.exitChanged) changed++
     }
-    if (barTable) {
-      // the bar rule's trades of this coin: the same ones unless the minutes changed one
-      for (const tr of changed > 0 ? simulateCoin({ ...input, detail: null }, params) : trades) barTable.push(tr, coin)
+    if (barTable && changed > 0) {
+      // the bar rule's trades of this coin (the same ones where the minutes changed none)
+      changedCoins.push(symbol)
+      for (const tr of simulateCoin({ ...input, detail: null }, params)) barTable.push(tr, coin)
     }
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
   })
   const trades = table.finish()
   if (!barTable) return { coins, trades }
-  return { coins, trades, intrabar: { ...counts, coinsWithout, barTrades: barTable.finish() } }
+  return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
 }
 
 /**

@@ -38,6 +38,7 @@ export class TaskContext {
   private signalBytes = 0
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
+  private detailVersion = ''
 
   constructor(public view: StoreView) {}
 
@@ -71,7 +72,12 @@ export class TaskContext {
    * data version: only the minutes a replay asks for are ever read (intrabar-detail.ts).
    */
   detail(symbol: string): IntrabarDetail | null {
-    if (this.view.dataVersion() !== this.version) this.setView(this.view)
+    // readers and derivers hold the coin's series of one data version
+    const version = this.view.dataVersion()
+    if (version !== this.detailVersion) {
+      this.details.clear()
+      this.detailVersion = version
+    }
     let d = this.details.get(symbol)
     if (d === undefined) {
       d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol))
