@@ -29,6 +29,7 @@ export const FIELD_OF: Record<string, keyof Settings> = {
   n_simulations: 'sims',
   sl_values: 'slGrid',
   tp_values: 'tpGrid',
+  intrabar: 'intrabar',
 }
 export const SHOWN_FIELDS = Object.keys(FIELD_OF)
 

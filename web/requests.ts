@@ -28,7 +28,13 @@ function commonRun(s: Settings) {
     end_date: day(s.to),
     timeframe: s.tf as SimulateBody['timeframe'],
     compounding: s.comp,
+    ...executionOf(s),
   }
+}
+
+/** the execution group's settings as request fields (web/execution.tsx) */
+export function executionOf(s: Settings): Pick<SimulateBody, 'intrabar'> {
+  return { intrabar: s.intrabar as SimulateBody['intrabar'] }
 }
 
 /** /simulate for a registry strategy over the top N; /backtest for a symbol list or a built strategy */
@@ -73,7 +79,7 @@ export function optimizeBody(s: Settings): OptimizeBody {
 }
 
 export function compareBody(s: Settings): CompareBody {
-  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)) }
+  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)), ...executionOf(s) }
 }
 
 export function coinBody(s: Settings, meta: Meta): CoinSimBody {
@@ -90,6 +96,7 @@ export function coinBody(s: Settings, meta: Meta): CoinSimBody {
     start_date: day(s.from),
     end_date: day(s.to),
     timeframe: s.tf as CoinSimBody['timeframe'],
+    ...executionOf(s),
   }
 }
 

@@ -68,6 +68,8 @@ export interface Settings {
   cycle: string
   /** trust view: the Merkle day, YYYY-MM-DD ('' = yesterday, UTC) */
   tday: string
+  /** execution group: how exits inside a bar are found (the API's `intrabar`) */
+  intrabar: string
 }
 
 /** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
@@ -105,6 +107,7 @@ export const DEFAULTS: Settings = {
   sigDays: '14',
   cycle: '',
   tday: '',
+  intrabar: 'detail',
 }
 
 /** query name of each plain string setting */
@@ -133,6 +136,7 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['sigDays', 'days'],
   ['cycle', 'cycle'],
   ['tday', 'day'],
+  ['intrabar', 'intrabar'],
 ]
 
 /** `bb-squeeze` + `short` or `bb-squeeze-long` + `short` → `bb-squeeze-short` (when that id exists) */

@@ -307,6 +307,7 @@ export class RunService {
     return this.admitted(
       async lane => {
         const { symbols, accounting } = this.resolveUniverse(specs[0])
+        for (const spec of specs) checkDetailRequired(spec, symbols, this.deps.store)
         return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true) }
       },
       { background: opts.background },

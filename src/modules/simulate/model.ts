@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, ExecutionRequestFields, resultFields, Timeframe, TradeItem } from '../../model/shared'
+import { DateOrNull, ExecutionRequestFields, Intrabar, resultFields, Timeframe, TradeItem } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -86,6 +86,7 @@ export const CompareRequest = t.Object({
   tp_pct: t.Number({ minimum: 1, maximum: 50, default: 8 }),
   max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = 5; 6 to 535 answers 400 (use /simulate)' }),
+  intrabar: Intrabar,
 })
 
 export const CompareResponse = t.Object(
