@@ -116,7 +116,8 @@ export function rowErrors(errors: readonly string[]): { rows: Map<number, string
 /** The /share link of a registry run over the top N (its query names are the contract's); null when /share cannot carry the run. */
 export function shareLink(s: Settings, r: { sl_pct: number; tp_pct: number; top_n_requested: number | null; leverage: number; direction: string }, origin: string): string | null {
   // /share carries no max bars, timeframe or compounding: such a run is shared by the page's own address
-  if (s.mode !== 'registry' || s.universe === 'symbols' || r.top_n_requested === null || s.bars.trim() !== '' || s.tf !== '1H' || s.comp) return null
+  // nor the execution group's settings other than their defaults
+  if (s.mode !== 'registry' || s.universe === 'symbols' || r.top_n_requested === null || s.bars.trim() !== '' || s.tf !== '1H' || s.comp || s.intrabar !== 'detail') return null
   const q = new URLSearchParams({ preset: s.strategy, dir: r.direction, sl: String(r.sl_pct), tp: String(r.tp_pct), topN: String(r.top_n_requested), lev: String(r.leverage), fee: s.fee.trim() || '0.05' })
   if (s.from) q.set('from', s.from)
   if (s.to) q.set('to', s.to)
