@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { generateSyntheticUniverse } from '../src/market/synthetic'
+import { responseBody } from '../src/runs/present'
+import { simulateSpec } from '../src/runs/simulate-spec'
 import { fillWalkUniverse } from './helpers/fixtures'
 import { makeHarness } from './helpers/harness'
 
@@ -63,6 +65,19 @@ describe('intrabar on a store with minute detail', () => {
     expect(bt.status).toBe(200)
     expect(bt.body.intrabar.mode).toBe('detail_required')
     expect(bt.body.intrabar.bars_replayed).toBeGreaterThan(0)
+  })
+
+  test("intrabar 'bar' is the model before the setting: the same trades, figures and curves as a spec stored without it", async () => {
+    const body = { strategy: 'bb-squeeze-short', market_type: 'futures' as const, top_n: 535, timeframe: '1H' as const, start_date: null, end_date: null, leverage: 3, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false, sl_pct: 1, tp_pct: 1.5, intrabar: 'bar' as const }
+    const withBar = simulateSpec(body)
+    const { intrabar: _drop, ...without } = withBar
+    const a = responseBody(await synthetic.deps.runs.run(withBar))
+    const b = responseBody(await synthetic.deps.runs.run(without))
+    expect(b.intrabar).toBeUndefined()
+    // everything but the statistics (their resampling is seeded by the result hash, which the setting is part of)
+    const run = (x: any) => [x.trades, x.equity_curve, x.coin_results, x.monthly_stats, x.warnings, x.total_trades, x.total_return_pct, x.win_rate, x.profit_factor, x.max_drawdown_pct, x.sharpe_ratio, x.sl_count, x.tp_count, x.liquidation_count]
+    expect(run(a)).toEqual(run(b))
+    expect(a.trades.some(t => t.sl_tp_same_bar)).toBe(true)
   })
 
   test('an unknown value is a 422 naming the field', async () => {
