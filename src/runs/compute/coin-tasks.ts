@@ -127,9 +127,12 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       if (tr.exitChanged) changed++
     }
     if (barTable && changed > 0) {
-      // the bar rule's trades of this coin (the same ones where the minutes changed none)
+      // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
+      // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
       changedCoins.push(symbol)
-      for (const tr of simulateCoin({ ...input, detail: null }, params)) barTable.push(tr, coin)
+      const first = trades.findIndex(tr => tr.exitChanged)
+      for (let k = 0; k < first; k++) barTable.push(trades[k], coin)
+      for (const tr of simulateCoin({ ...input, detail: null, fromIdx: trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
     }
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
   })
