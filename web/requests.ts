@@ -28,6 +28,19 @@ function commonRun(s: Settings) {
     end_date: day(s.to),
     timeframe: s.tf as SimulateBody['timeframe'],
     compounding: s.comp,
+    ...executionBody(s),
+  }
+}
+
+/** the execution settings as the API takes them (sent as typed: the server's 422 names a bad one) */
+export function executionBody(s: Settings): Pick<SimulateBody, 'slippage' | 'impact_k' | 'tp_order' | 'maker_fee_pct' | 'liquidation_fee_pct' | 'margin'> {
+  return {
+    slippage: s.slip as SimulateBody['slippage'],
+    impact_k: num(s.impactK),
+    tp_order: s.tpOrder as SimulateBody['tp_order'],
+    maker_fee_pct: num(s.makerFee),
+    liquidation_fee_pct: num(s.liqFee),
+    margin: s.margin as SimulateBody['margin'],
   }
 }
 
@@ -90,6 +103,7 @@ export function coinBody(s: Settings, meta: Meta): CoinSimBody {
     start_date: day(s.from),
     end_date: day(s.to),
     timeframe: s.tf as CoinSimBody['timeframe'],
+    ...executionBody(s),
   }
 }
 

@@ -2,6 +2,7 @@
 import { useMemo, useState } from 'preact/hooks'
 import type { RunResult, Trade } from './api'
 import { BarList, COLORS, LineChart, type LineSpec } from './charts'
+import { CostsAndCapacity } from './execution'
 import type { Key } from './i18n'
 import { DataTable, Metric, Pct, useI18n, Verdict, type Column } from './ui'
 
@@ -270,6 +271,7 @@ export function Results(props: { r: RunResult; shareUrl: string | null; coinLink
         <p class="warn">⚠ {w}</p>
       ))}
       <Headline r={r} />
+      <CostsAndCapacity r={r} />
       {r.total_trades === 0 ? (
         <p class="empty" id="zero-trades">
           {t('res.zero')}
