@@ -59,6 +59,7 @@ const simulateBody = (topN: number) => ({
   top_n: topN,
   timeframe: '1H' as const,
   start_date: null,
+  intrabar: 'detail' as const,
   end_date: null,
   leverage: 1,
   fee_pct: null,

@@ -35,7 +35,7 @@
  */
 import type { Bars, FundingSeries } from '../market/types'
 import { CoinFunding } from './funding'
-import { IntrabarReplay, REPLAY_EXIT, type IntrabarDetail } from './intrabar'
+import { IntrabarReplay, REPLAY_EXIT, type IntrabarCounts, type IntrabarDetail } from './intrabar'
 import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
 import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
 import type { MarginBracket } from './margin-brackets'
@@ -417,8 +417,11 @@ function wordView(mask: Uint8Array): Uint32Array | null {
   return mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >>> 2) : null
 }
 
-/** Simulate every trade of one coin; trades come out in time order. */
-export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
+/**
+ * Simulate every trade of one coin; trades come out in time order. With `input.detail`,
+ * the coin's replay counts are added to `counts`.
+ */
+export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts): Trade[] {
   const { bars, entry, symbol } = input
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
@@ -465,6 +468,10 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
       ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
     })
     i = k > i + 1 ? k : i + 1
+  }
+  if (counts && model.replay) {
+    counts.replayed += model.replay.replayed
+    counts.leftToRule += model.replay.leftToRule
   }
   return trades
 }

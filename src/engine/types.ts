@@ -24,6 +24,15 @@ export type MarketType = 'futures' | 'spot'
 
 export type TpSource = 'custom_pct' | 'trailing'
 
+/**
+ * How a run resolves the path inside a bar (docs/metrics.md §1, "Minute detail"):
+ * `detail` replays the bars that need it minute by minute where the coin has minutes (the
+ * bar rule elsewhere, counted and warned of); `bar` is the bar rule everywhere; and
+ * `detail_required` is `detail` refusing coins without minutes.
+ */
+export const INTRABAR_MODES = ['detail', 'bar', 'detail_required'] as const
+export type IntrabarMode = (typeof INTRABAR_MODES)[number]
+
 export interface TradeParams {
   direction: Direction
   /** hard stop distance from the entry price, percent */

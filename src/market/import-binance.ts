@@ -17,6 +17,7 @@ import { importTiersFile } from './import-tiers'
 import { metaForCandles, metaFromUniverseRow, parseUniverse, type UniverseRow } from './import-universe'
 import type { CoinMeta } from './types'
 import { upperBound } from '../sorted-search'
+import { HOUR_MS } from '../time'
 
 export interface ImportFileError {
   /** 1-based line in the file (header included), null when the problem is the whole file */
@@ -43,6 +44,8 @@ export interface ImportReport {
   files: ImportFileResult[]
   candlesAppended: number
   fundingAppended: number
+  /** 1m candles appended as minute detail */
+  detailAppended: number
   /** coins whose metadata was written */
   coinsUpdated: number
   /** files with an error */
@@ -66,13 +69,14 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     warnings.push('the store holds synthetic data: imported candles at or before its last candle of a symbol are skipped')
   const { results, parsed } = readAll(paths, log, store)
 
-  let candlesAppended = 0, fundingAppended = 0
+  let candlesAppended = 0, fundingAppended = 0, detailAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
   for (const group of groupBySymbol(parsed)) {
     // errors are reported once, in the summary (formatImportReport), not also as they happen
     const appended = appendGroup(store, group)
     log(`${group.symbol} ${group.kind}: ${appended} rows appended from ${group.files.length} file(s)`)
-    if (group.kind === 'klines') {
+    if (group.kind === 'detail') detailAppended += appended
+    else if (group.kind === 'klines') {
       candlesAppended += appended
       const bars = store.bars(group.symbol)
       if (bars?.n) pendingMeta.set(group.symbol, metaForCandles(group.symbol, store.meta(group.symbol), bars.t[0]))
@@ -80,6 +84,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   }
   applyUniverse(store, parsed, pendingMeta, log)
   // the source is recorded only with real rows, so names alone never un-synthetic a store
+  // minute detail alone does not change the store's source: a synthetic store keeps deriving the coins' minutes it has not stored
   const wroteRows = candlesAppended + fundingAppended > 0
   if (pendingMeta.size > 0) store.upsertMeta([...pendingMeta.values()], wroteRows ? 'binance-csv' : undefined)
   else if (wroteRows) store.addSource('binance-csv')
@@ -88,6 +93,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     files: results,
     candlesAppended,
     fundingAppended,
+    detailAppended,
     coinsUpdated: pendingMeta.size,
     failed: results.filter(r => r.error).length,
     warnings,
@@ -173,6 +179,8 @@ function parseSource(src: CsvSource): ParsedFile {
       const interval = intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName)
       const k = parseKlines(reader, guess, interval)
       cols = k.cols
+      // 1m klines are the symbol's minute detail (detail-store.ts), not its candles
+      if (k.stepMs !== HOUR_MS) result.kind = 'detail'
     } else {
       const f = parseFunding(reader, guess)
       cols = [f.t, f.rate]
@@ -200,7 +208,7 @@ function firstDataTimeMs(bytes: Uint8Array, guess: LayoutGuess): number | null {
 }
 
 interface Group {
-  kind: 'klines' | 'funding'
+  kind: 'klines' | 'detail' | 'funding'
   symbol: string
   files: ParsedFile[]
 }
@@ -209,7 +217,7 @@ function groupBySymbol(parsed: ParsedFile[]): Group[] {
   const groups = new Map<string, Group>()
   for (const p of parsed) {
     const { kind, symbol } = p.result
-    if ((kind !== 'klines' && kind !== 'funding') || !symbol) continue
+    if ((kind !== 'klines' && kind !== 'detail' && kind !== 'funding') || !symbol) continue
     const key = `${kind}:${symbol}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = { kind, symbol, files: [] }))
@@ -253,6 +261,7 @@ function appendGroup(store: CandleStore, group: Group): number {
   const n = cols[0].length
   try {
     if (kind === 'klines') store.appendCandles(symbol, cols, n)
+    else if (kind === 'detail') store.appendDetail(symbol, cols, n)
     else store.appendFunding(symbol, cols[0], cols[1], n)
   } catch (e) {
     for (const r of writing) {
@@ -264,8 +273,9 @@ function appendGroup(store: CandleStore, group: Group): number {
   return n
 }
 
-function storedLastMs(store: CandleStore, kind: 'klines' | 'funding', symbol: string): number {
+function storedLastMs(store: CandleStore, kind: 'klines' | 'detail' | 'funding', symbol: string): number {
   if (kind === 'klines') return store.lastCandleMs(symbol) ?? -Infinity
+  if (kind === 'detail') return store.detail.lastMinuteMs(symbol) ?? -Infinity
   const f = store.funding(symbol)
   return f && f.n > 0 ? f.t[f.n - 1] : -Infinity
 }
@@ -311,7 +321,7 @@ export function formatImportReport(report: ImportReport): string {
   for (const w of report.warnings) lines.push(`warning: ${w}`)
   lines.push(
     '',
-    `${report.files.length} files: ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+    `${report.files.length} files: ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       `metadata of ${report.coinsUpdated} coins written, ${report.failed} failed (${(report.elapsedMs / 1000).toFixed(2)} s)`,
   )
   return lines.join('\n')

@@ -4,6 +4,7 @@
  * the cards, the rankings). The body's shape is written structurally (the run pipeline
  * imports no module); its schema is `ExecutionRequestFields` in src/model/shared.ts.
  */
+import type { IntrabarMode } from '../engine/types'
 import { DEFAULT_EXECUTION, type RunSpec } from './spec'
 
 export interface ExecutionBodyFields {
@@ -15,12 +16,13 @@ export interface ExecutionBodyFields {
   /** percent */
   liquidation_fee_pct?: number
   margin?: 'brackets' | 'flat'
+  intrabar?: IntrabarMode
 }
 
 /** percent → fraction without binary noise (0.02 → 0.0002) */
 const frac = (pct: number) => Number((pct / 100).toPrecision(12))
 
-export function executionSpecOf(body: ExecutionBodyFields): Pick<Required<RunSpec>, 'slippage' | 'impactK' | 'tpOrder' | 'makerFeeFrac' | 'liquidationFeeFrac' | 'margin'> {
+export function executionSpecOf(body: ExecutionBodyFields): Pick<Required<RunSpec>, 'slippage' | 'impactK' | 'tpOrder' | 'makerFeeFrac' | 'liquidationFeeFrac' | 'margin' | 'intrabar'> {
   return {
     slippage: body.slippage ?? DEFAULT_EXECUTION.slippage,
     impactK: body.impact_k ?? DEFAULT_EXECUTION.impactK,
@@ -28,6 +30,7 @@ export function executionSpecOf(body: ExecutionBodyFields): Pick<Required<RunSpe
     makerFeeFrac: body.maker_fee_pct === undefined ? DEFAULT_EXECUTION.makerFeeFrac : frac(body.maker_fee_pct),
     liquidationFeeFrac: body.liquidation_fee_pct === undefined ? DEFAULT_EXECUTION.liquidationFeeFrac : frac(body.liquidation_fee_pct),
     margin: body.margin ?? DEFAULT_EXECUTION.margin,
+    intrabar: body.intrabar ?? DEFAULT_EXECUTION.intrabar,
   }
 }
 
@@ -41,11 +44,12 @@ export function executionBodyOf(spec: Pick<RunSpec, 'slippage' | 'impactK' | 'tp
     maker_fee_pct: Number((s.makerFeeFrac * 100).toPrecision(12)),
     liquidation_fee_pct: Number((s.liquidationFeeFrac * 100).toPrecision(12)),
     margin: s.margin,
+    intrabar: s.intrabar,
   }
 }
 
 /** The execution fields of a request body, and nothing else (to pass a body's settings on to another mapping). */
 export function pickExecution(body: ExecutionBodyFields): ExecutionBodyFields {
-  const { slippage, impact_k, tp_order, maker_fee_pct, liquidation_fee_pct, margin } = body
-  return { slippage, impact_k, tp_order, maker_fee_pct, liquidation_fee_pct, margin }
+  const { slippage, impact_k, tp_order, maker_fee_pct, liquidation_fee_pct, margin, intrabar } = body
+  return { slippage, impact_k, tp_order, maker_fee_pct, liquidation_fee_pct, margin, intrabar }
 }

@@ -16,7 +16,7 @@ import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
 import { executionReport, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
-import type { RunResultBody } from './result-model'
+import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
 import { roundTo } from '../round'
@@ -34,6 +34,8 @@ export interface RunOutcome {
   indicatorsUsed: string[]
   conditionsCount: number
   warnings: string[]
+  /** how exits inside bars were found (absent: a run made before the setting, or a path that does not say) */
+  intrabar?: IntrabarBlock
 }
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
@@ -58,6 +60,7 @@ export function tradeItem(t: PortfolioTrade) {
     fee_pct: round(t.feePct),
     funding_pct: round(t.fundingPct),
     sl_tp_same_bar: t.slTpSameBar,
+    exit_resolution: t.exitResolution ?? 'bar',
     slippage_pct: round(t.slippagePct ?? 0),
   }
 }
@@ -215,6 +218,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     reliability_warning: reliabilityWarning(checks),
     ruin_index: ruinIndex(portfolio),
     warnings,
+    ...(run.intrabar ? { intrabar: run.intrabar } : {}),
   }
 }
 

@@ -35,6 +35,7 @@ import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signa
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
+import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } from './intrabar-summary'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
 import { checkMargin } from './margin-check'
@@ -224,7 +225,8 @@ export class RunService {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
-    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane)
+    checkDetailRequired(spec, symbols, this.deps.store)
+    const { coins, trades, intrabar } = await this.coinOutcomes(spec, symbols, lane)
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
@@ -259,6 +261,11 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    if (ib) {
+      outcome.intrabar = ib.block
+      if (ib.warning) outcome.warnings.push(ib.warning)
+    }
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
@@ -273,7 +280,7 @@ export class RunService {
   }
 
   /** Trades of every coin, computed in chunks spread over the workers: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
+  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null }> {
     const chunks = chunkCount(symbols.length, lane.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
@@ -285,6 +292,7 @@ export class RunService {
     return {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
+      intrabar: mergeIntrabar(symbols, spec.direction, results.map(r => r.intrabar)),
     }
   }
 

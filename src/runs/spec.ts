@@ -12,7 +12,7 @@ import type { PortfolioOptions } from '../engine/portfolio'
 import { DEFAULT_MAKER_FEE_FRAC, type Execution, type MarginModel, type SlippageModel, type TpOrder } from '../engine/execution'
 import { DEFAULT_LIQUIDATION_FEE_FRAC } from '../engine/margin-brackets'
 import { DEFAULT_IMPACT_K } from '../engine/slippage'
-import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type IntrabarMode, type MarketType, type TpSource, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { Timeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
@@ -62,6 +62,12 @@ export interface RunSpec {
    */
   stopAtRuin: boolean
   /**
+   * how exits inside a bar are resolved (engine/types.ts IntrabarMode; issue 25 §1). Specs
+   * stored before it existed lack it and ran the bar rule: missing reads as 'bar', and
+   * their hashes stay theirs. New specs get DEFAULT_EXECUTION's 'detail'.
+   */
+  intrabar?: IntrabarMode
+  /**
    * Execution (issue 25 §2–3; engine/execution.ts). Specs stored before it existed lack
    * these keys and ran the model before it: a missing `slippage` reads as that model
    * (no slippage, market take profit, flat margin), and their hashes stay theirs.
@@ -84,6 +90,7 @@ export const DEFAULT_EXECUTION = {
   makerFeeFrac: DEFAULT_MAKER_FEE_FRAC,
   liquidationFeeFrac: DEFAULT_LIQUIDATION_FEE_FRAC,
   margin: 'brackets',
+  intrabar: 'detail',
 } as const satisfies Partial<RunSpec>
 
 /**
@@ -108,6 +115,9 @@ export function executionOf(spec: RunSpec): Execution | undefined {
     notionalUsd: nominalMarginUsd(spec) * effectiveLeverage(spec),
   }
 }
+
+/** The intrabar mode of a run (missing: the bar rule, as before the setting existed). */
+export const intrabarOf = (spec: RunSpec): IntrabarMode => spec.intrabar ?? 'bar'
 
 /**
  * Equal specs give equal hashes whatever their key order. The JSON.stringify-like form

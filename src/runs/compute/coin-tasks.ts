@@ -4,13 +4,14 @@
  * whole in one thread (wholeRuns, for compare).
  */
 import { markMovesOf } from '../../engine/equity-curve'
+import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
 import { strategyKeyOf, type TaskContext } from './context'
 
@@ -36,7 +37,23 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
+  /** the chunk's minute replays (absent with intrabar 'bar') */
+  intrabar?: ChunkIntrabar
 }
+
+/** What a chunk's coins did with minute detail. */
+export interface ChunkIntrabar extends IntrabarCounts {
+  /** coins of the chunk with no minute detail at all */
+  coinsWithout: string[]
+  /**
+   * the same coins' trades under the bar rule (for `rule_bias`): each coin simulated again
+   * without detail where a minute replay changed one of its trades; no marks
+   */
+  barTrades: TradeTable
+}
+
+/** a coin without minutes: every bar that needed them is counted as left to the rule */
+const NO_MINUTES: IntrabarDetail = { minutes: () => null }
 
 export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
@@ -73,6 +90,10 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const strategyKey = strategyKeyOf(spec.strategy)
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, payload.symbols)
+  const withDetail = intrabarOf(spec) !== 'bar'
+  const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+  const coinsWithout: string[] = []
+  const barTable = withDetail ? new TradeTableBuilder(params.direction, payload.symbols) : null
   payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = windowOf(spec, bars)
@@ -81,21 +102,36 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       return
     }
     const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    const trades = simulateCoin(
-      {
-        symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-        ...executionInputs(ctx, params, symbol),
-      },
-      params,
-    )
+    let detail: IntrabarDetail | null = null
+    if (withDetail) {
+      detail = ctx.detail(symbol)
+      if (detail === null) {
+        coinsWithout.push(symbol)
+        detail = NO_MINUTES
+      }
+    }
+    const input = {
+      symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+      ...executionInputs(ctx, params, symbol),
+      detail,
+    }
+    const trades = simulateCoin(input, params, counts)
     const markBars = ctx.view.bars(symbol)
+    let changed = 0
     for (const tr of trades) {
       markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
+      if (tr.exitChanged) changed++
+    }
+    if (barTable) {
+      // the bar rule's trades of this coin: the same ones unless the minutes changed one
+      for (const tr of changed > 0 ? simulateCoin({ ...input, detail: null }, params) : trades) barTable.push(tr, coin)
     }
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
   })
-  return { coins, trades: table.finish() }
+  const trades = table.finish()
+  if (!barTable) return { coins, trades }
+  return { coins, trades, intrabar: { ...counts, coinsWithout, barTrades: barTable.finish() } }
 }
 
 /**

@@ -5,6 +5,7 @@
  * every indicator.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
+import type { IntrabarDetail } from '../../engine/intrabar'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
@@ -12,6 +13,7 @@ import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
+import { openDetail } from './intrabar-detail'
 import type { StoreView } from './store-view'
 
 /** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
@@ -35,6 +37,7 @@ export class TaskContext {
   private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private signalBytes = 0
   private version = ''
+  private readonly details = new Map<string, IntrabarDetail | null>()
 
   constructor(public view: StoreView) {}
 
@@ -42,6 +45,7 @@ export class TaskContext {
     this.view = view
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
+      this.details.clear()
       this.signalCache.clear()
       this.costSeries.clear()
       this.signalBytes = 0
@@ -60,6 +64,21 @@ export class TaskContext {
       this.resampled.set(key, b)
     }
     return b
+  }
+
+  /**
+   * The coin's minute detail (stored or derived; null: none), opened once per thread and
+   * data version: only the minutes a replay asks for are ever read (intrabar-detail.ts).
+   */
+  detail(symbol: string): IntrabarDetail | null {
+    if (this.view.dataVersion() !== this.version) this.setView(this.view)
+    let d = this.details.get(symbol)
+    if (d === undefined) {
+      d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol))
+      if (this.details.size > 4096) this.details.clear()
+      this.details.set(symbol, d)
+    }
+    return d
   }
 
   /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */

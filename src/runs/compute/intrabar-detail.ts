@@ -5,6 +5,8 @@
  * from the coin's hourly candles (market/synthetic-minutes.ts), else none.
  */
 import type { IntrabarDetail, MinuteSpan } from '../../engine/intrabar'
+import type { DetailInfo } from '../../market/candle-store'
+import { MinuteReader } from '../../market/detail-store'
 import { MINUTES_PER_HOUR, minuteLabel, syntheticMinutes, type MinuteColumns } from '../../market/synthetic-minutes'
 import type { Bars } from '../../market/types'
 import { lowerBound } from '../../sorted-search'
@@ -55,3 +57,34 @@ export class DerivedMinutes implements IntrabarDetail {
   }
 }
 
+
+/** A coin's stored 1m candles, read lazily (detail-store.ts MinuteReader). */
+export class StoredMinutes implements IntrabarDetail {
+  private readonly span: MinuteSpan = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), from: 0, to: 0 }
+
+  constructor(private readonly reader: MinuteReader) {}
+
+  minutes(startMs: number, endMs: number): MinuteSpan | null {
+    const r = this.reader.rows(startMs, endMs)
+    if (!r) return null
+    const s = this.span
+    s.t = r.t
+    s.o = r.o
+    s.h = r.h
+    s.l = r.l
+    s.c = r.c
+    s.from = 0
+    s.to = r.n
+    return s
+  }
+}
+
+/**
+ * A coin's minute detail on this thread: its stored minutes, else on a synthetic store the
+ * minutes derived from `hours` (its 1H candles), else null.
+ */
+export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined): IntrabarDetail | null {
+  if (info.stored.includes(symbol)) return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`))
+  if (info.syntheticSeed !== null && hours) return new DerivedMinutes(hours, info.syntheticSeed, symbol)
+  return null
+}

@@ -2,6 +2,7 @@
  * What a simulation task reads: candles, funding and margin brackets by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
+import type { DetailInfo } from '../../market/candle-store'
 import type { Bars, FundingSeries, MarginBracket } from '../../market/types'
 
 export interface StoreView {
@@ -11,18 +12,21 @@ export interface StoreView {
   marginBrackets(symbol: string): readonly MarginBracket[] | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
+  /** where the coins' minute detail is (compute/intrabar-detail.ts) */
+  detailInfo(): DetailInfo
 }
 
 export interface StoreSnapshot {
   version: string
   bars: Record<string, Bars>
   funding: Record<string, FundingSeries>
+  detail: DetailInfo
   /** absent in snapshots made before brackets existed */
   brackets?: Record<string, readonly MarginBracket[]>
 }
 
 export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
-  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, brackets: {} }
+  const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, detail: view.detailInfo(), brackets: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
     const f = view.funding(s)
@@ -39,5 +43,6 @@ export function viewOf(snap: StoreSnapshot): StoreView {
     funding: s => snap.funding[s],
     marginBrackets: s => snap.brackets?.[s],
     dataVersion: () => snap.version,
+    detailInfo: () => snap.detail,
   }
 }
