@@ -6,6 +6,7 @@
  * such as HIFIUSDT: 5,000 USD at 1.5 % and 50×). The maintenance amounts follow from
  * continuity (cum_i = cum_{i−1} + floor_i · (mmr_i − mmr_{i−1})), as Binance defines them.
  */
+import { roundTo } from '../round'
 import type { MarginBracket } from './types'
 
 /** bracket caps of the thinnest coins (USD), maintenance rates and maximum leverage from the second bracket on */
@@ -25,7 +26,7 @@ export function syntheticBrackets(dailyQuoteUsd: number): MarginBracket[] {
     const mmr = i === 0 ? mmr1 : RATES[i - 1]
     const prev = out[i - 1]
     const cum = prev ? prev.cumUsd + floor * (mmr - prev.mmrFrac) : 0
-    out.push({ bracket: i + 1, floorUsd: floor, capUsd: cap, mmrFrac: mmr, cumUsd: Math.round(cum * 1e6) / 1e6, maxLeverage: i === 0 ? lev1 : LEVERAGE[i - 1] })
+    out.push({ bracket: i + 1, floorUsd: floor, capUsd: cap, mmrFrac: mmr, cumUsd: roundTo(cum, 6), maxLeverage: i === 0 ? lev1 : LEVERAGE[i - 1] })
     floor = cap
   }
   return out

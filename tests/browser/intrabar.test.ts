@@ -29,7 +29,7 @@ describe.skipIf(!CHROMIUM)(`the intrabar setting and block${SKIP_REASON ? ` (ski
 
   test('a run with minute detail shows the replays and the bar rule beside them; the bar rule shows none', async () => {
     const { page, errors } = await open('/?sl=1&tp=1.5&topN=12')
-    expect(await page.textContent('fieldset.exec-group legend')).toBe('Execution')
+    expect(await page.textContent('#execution legend')).toBe('Execution')
     expect(await page.inputValue('#f-intrabar')).toBe('detail')
     await page.click('#run')
     await page.waitForSelector('#intrabar', { timeout: 30_000 })
@@ -49,7 +49,7 @@ describe.skipIf(!CHROMIUM)(`the intrabar setting and block${SKIP_REASON ? ` (ski
 
   test('in Korean; an unknown value from the address is sent as typed and the 422 shows at the field', async () => {
     const { page } = await open('/?lang=ko&sl=1&tp=1.5&topN=12')
-    expect(await page.textContent('fieldset.exec-group legend')).toBe('체결')
+    expect(await page.textContent('#execution legend')).toBe('체결')
     await page.click('#run')
     await page.waitForSelector('#intrabar', { timeout: 30_000 })
     expect(await page.textContent('#ib-h')).toBe('봉 안의 체결')

@@ -1,8 +1,8 @@
 /** Coin: one coin's run (POST /simulate/coin) drawn on its candles (GET /ohlcv/{symbol}) with bands, EMAs and the trades as markers. */
 import { useMemo } from 'preact/hooks'
+import { ExecutionFields } from '../execution'
 import { api, type CoinSimResult, type Ohlcv } from '../api'
 import { CandleChart, COLORS, type Overlay, type TradeMark } from '../charts'
-import { ExecutionFields } from '../execution'
 import { CostFields, ExitFields, StrategyPicker, TIMEFRAME_HOURS, WindowFields, SHOWN_FIELDS, err } from '../form'
 import { coinBody } from '../requests'
 import { TradesTable } from '../results'
