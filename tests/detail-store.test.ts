@@ -161,3 +161,26 @@ describe('stored minutes in the runs and on /ohlcv', () => {
     }
   })
 })
+
+describe('the command line', () => {
+  const ROOT = join(import.meta.dir, '..')
+  const BUN = join(ROOT, 'node_modules/.bin/bun')
+  const cli = (dir: string, ...args: string[]) => {
+    const p = Bun.spawnSync([BUN, 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: join(dir, 'data'), OFFLINE: '1' }, stdout: 'pipe', stderr: 'pipe' })
+    return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
+  }
+
+  test('data generate --detail-stored N writes the first N coins\' minutes; data info shows stored, derived and the coverage', () => {
+    const dir = temp()
+    const gen = cli(dir, 'data', 'generate', '--coins', '3', '--days', '2', '--detail-stored', '1')
+    expect(gen.code).toBe(0)
+    expect(gen.out).toContain('stored 2880 minutes of 1m detail for 1 coins')
+    const info = cli(dir, 'data', 'info')
+    expect(info.code).toBe(0)
+    expect(info.out).toContain('1m detail: 1 coins stored; every other coin derived')
+    const lines = info.out.split('\n').filter(l => /USDT/.test(l))
+    expect(lines.filter(l => l.includes('2880 min') && l.includes('(100.0 % of the minutes in that span)')).length).toBe(1)
+    expect(lines.filter(l => l.trimEnd().endsWith('derived')).length).toBe(2)
+    expect(cli(dir, 'data', 'generate', '--force', '--detail-stored', '0').err).toContain('--detail-stored 0')
+  })
+})
