@@ -12,7 +12,7 @@ import type { ChunkIntrabar } from './compute/coin-tasks'
 import { InvalidRequest } from './errors'
 import type { IntrabarBlock } from './result-model'
 import { intrabarOf, type RunSpec } from './spec'
-import { stepped } from './yield'
+import { finish } from '../engine/steps'
 
 /** at most this many coins are named in a warning or a 422 */
 const NAMED = 20
@@ -84,7 +84,8 @@ export async function intrabarBlock(
     const keep: number[] = []
     for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
     const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
-    const barAcceptance = await stepped(acceptSteps(barTrades, portfolio))
+    // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
+    const barAcceptance = finish(acceptSteps(barTrades, portfolio))
     bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
   }
   let changed = 0
