@@ -24,7 +24,7 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, storeDerivedDetail, SYNTHETIC_DEFAULTS } from './market/generate-store'
-import { isoDay, parseCompactDay, parseDay } from './time'
+import { isoDay, MINUTE_MS, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { join } from 'node:path'
@@ -222,7 +222,7 @@ function detailCoverage(store: CandleStore, symbol: string): string {
   if (source === 'derived') return 'derived'
   if (source === null) return '-'
   const c = store.detailCoverage(symbol)!
-  const span = (c.lastMs - c.firstMs) / 60_000 + 1
+  const span = (c.lastMs - c.firstMs) / MINUTE_MS + 1
   return `${c.minutes} min ${isoDay(c.firstMs)} to ${isoDay(c.lastMs)} (${((100 * c.minutes) / span).toFixed(1)} % of the minutes in that span)`
 }
 

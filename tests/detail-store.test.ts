@@ -90,6 +90,26 @@ describe('data import of 1m klines', () => {
   })
 })
 
+describe('the lazy reader', () => {
+  test('finds an hour\'s minutes where minutes are missing before it (the search behind the offset guess), across segments', () => {
+    const store = CandleStore.open(join(temp(), 'data'))
+    // minutes 0–99, then a gap of 37, then 2000 more (crossing into a second UTC day, same month)
+    const rows = minuteRows(100).concat(minuteRows(2000, 137))
+    const cols = [0, 1, 2, 3, 4, 5].map(k => Float64Array.from(rows, r => r[k]))
+    expect(store.appendDetail('SOLUSDT', cols, rows.length).appended).toBe(2100)
+    // and a later append: a second segment
+    const more = minuteRows(50, 2200)
+    store.appendDetail('SOLUSDT', [0, 1, 2, 3, 4, 5].map(k => Float64Array.from(more, r => r[k])), 50)
+    const reader = store.detail.reader('SOLUSDT')!
+    for (const [a, b] of [[T0 + 60 * MIN, T0 + 180 * MIN], [T0 + 1500 * MIN, T0 + 1560 * MIN], [T0 + 2100 * MIN, T0 + 2240 * MIN]]) {
+      const r = reader.rows(a, b)!
+      const want = rows.concat(more).filter(x => x[0] >= a && x[0] < b)
+      expect(Array.from({ length: r.n }, (_, i) => [r.t[i], r.o[i], r.h[i], r.l[i], r.c[i], r.v[i]])).toEqual(want)
+    }
+    expect(reader.rows(T0 + 100 * MIN, T0 + 137 * MIN)).toBeNull()
+  })
+})
+
 describe('stored minutes in the runs and on /ohlcv', () => {
   const NOW = Date.UTC(2026, 10, 22)
   const GEN = { coins: 6, days: 60, seed: 9, endMs: NOW }

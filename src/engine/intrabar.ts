@@ -8,8 +8,8 @@
  */
 import { profitFactor } from './metrics-breakdown'
 import { EXIT_REASON_CODE } from './types'
+import { MINUTE_MS } from '../time'
 
-export const MINUTE_MS = 60_000
 
 /** Minutes of one bar: rows from … to − 1 of the columns (times are the minutes' open times). */
 export interface MinuteSpan {

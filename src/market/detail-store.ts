@@ -19,10 +19,10 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, segmentName, writeSegment } from './segment-file'
-import { upperBound } from '../sorted-search'
+import { lowerBound, upperBound } from '../sorted-search'
+import { MINUTE_MS } from '../time'
 
 export const DETAIL_TIMEFRAME = '1m'
-export const MINUTE_MS = 60_000
 const COLS = 6
 const HEADER_BYTES = 16
 const MAGIC = 0x31475350
@@ -202,13 +202,9 @@ function firstAtOrAfter(seg: Seg, x: number): number {
   const guess = Math.min(seg.rows - 1, Math.round((x - t0) / MINUTE_MS))
   const g = at(guess)
   if (g === x && (guess === 0 || at(guess - 1) < x)) return guess
-  let lo = 0, hi = seg.rows
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (at(mid) < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  // the kit's search over the time column read row by row
+  const times = new Proxy({ length: seg.rows } as ArrayLike<number>, { get: (o, k) => (k === 'length' ? o.length : at(Number(k))) })
+  return lowerBound(times, x, seg.rows)
 }
 
 /**

@@ -12,9 +12,7 @@
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
-import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
-
-const MINUTE_MS = 60_000
+import { DAY_MS, HOUR_MS, MINUTE_MS, isoRecordInstant } from '../time'
 
 /** `detail`: 1m klines, stored as a symbol's minute detail (detail-store.ts) */
 export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets'

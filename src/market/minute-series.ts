@@ -8,8 +8,8 @@
 import type { CandleStore } from './candle-store'
 import { MINUTES_PER_HOUR, minuteLabel, syntheticMinutes } from './synthetic-minutes'
 import type { Bars } from './types'
+import { MINUTE_MS } from '../time'
 
-export const MINUTE_MS = 60_000
 
 /** minutes before a window that its overlays (EMA 50, Bollinger 20, volume ratio 20) are computed from */
 export const OVERLAY_WARMUP = 250

@@ -16,9 +16,7 @@ import { candleProblem, isoOf } from './import-csv'
 import { metaForCandles } from './import-universe'
 import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
 import type { AssetClass, CoinMeta } from './types'
-import { HOUR_MS, parseDay } from '../time'
-
-const MINUTE_MS = 60_000
+import { HOUR_MS, MINUTE_MS, parseDay } from '../time'
 
 export { SyncError } from './sync-exchange'
 

@@ -22,8 +22,8 @@
  */
 import { hash32, Rng } from './synthetic-rng'
 import { ceilPrice, floorPrice, priceDecimals, roundPrice } from './synthetic-ticks'
+import { MINUTE_MS } from '../time'
 
-export const MINUTE_MS = 60_000
 export const MINUTES_PER_HOUR = 60
 
 /** The hashed label of a coin's minute streams (hash once per coin, then one keyed stream per hour). */

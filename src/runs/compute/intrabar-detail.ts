@@ -41,13 +41,6 @@ export class DerivedMinutes implements IntrabarDetail {
     return this.span
   }
 
-  /** every minute of the hours in [startMs, endMs) with its volume (GET /ohlcv?timeframe=1m on a synthetic store) */
-  columns(startMs: number, endMs: number): (MinuteColumns & { n: number }) | null {
-    const span = this.minutes(startMs, endMs)
-    if (!span) return null
-    return { ...this.cols, n: span.to }
-  }
-
   private ensure(rows: number): void {
     if (rows <= this.cap) return
     const cap = Math.max(rows, 4 * MINUTES_PER_HOUR)
