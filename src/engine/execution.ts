@@ -76,7 +76,12 @@ const R_SL = 1
 const R_TRAILING = 2
 const R_LIQUIDATION = 5
 const FILL_OPEN = 0
+/** inside the bar by the bar rule (1), at a minute of its detail (3): the trade model's FILL_ codes */
 const FILL_INTRABAR = 1
+const FILL_MINUTE = 3
+
+/** An adverse exit inside the exit bar: its fill price is the worst the trade saw there (a gap at a minute's open included). */
+const stopped = (tr: PricedTrade) => (tr.fill === FILL_INTRABAR || tr.fill === FILL_MINUTE) && (tr.reason === R_SL || tr.reason === R_TRAILING || tr.reason === R_LIQUIDATION)
 
 /** The fields of a priced trade that apply() reads and rewrites (TradeModel has them). */
 export interface PricedTrade extends SizeCosts {
@@ -147,9 +152,10 @@ export class ExecutionCosts {
 /**
  * The adverse excursion a nearer liquidation price would have met before this exit, by
  * the bar rules (docs/metrics.md §1): every bar from the entry before the exit bar whole;
- * in the exit bar its open for a fill at the open, the stop level for an intrabar stop
- * (rule 3: the nearer level is hit first), the bar's extreme otherwise (rule 3 comes before
- * the take profit, and a close fill saw the whole bar).
+ * in the exit bar its open for a fill at the open, the fill price of an adverse exit inside
+ * it (rule 3: the nearer level is hit first; with minute detail the exit minute's price),
+ * the bar's extreme otherwise (rule 3 comes before the take profit, and a close fill saw the
+ * whole bar; a take profit resolved by minutes is judged on the whole bar, conservatively).
  */
 function maeOf(tr: PricedTrade, bars: Bars, e: number, entry: number, long: boolean): number {
   const k = tr.exitIdx
@@ -157,12 +163,12 @@ function maeOf(tr: PricedTrade, bars: Bars, e: number, entry: number, long: bool
   let worst = entry
   if (long) {
     for (let j = e; j < k; j++) if (l[j] < worst) worst = l[j]
-    const last = tr.fill === FILL_OPEN ? o[k] : tr.fill === FILL_INTRABAR && (tr.reason === R_SL || tr.reason === R_TRAILING || tr.reason === R_LIQUIDATION) ? tr.exitPrice : l[k]
+    const last = tr.fill === FILL_OPEN ? o[k] : stopped(tr) ? tr.exitPrice : l[k]
     if (last < worst) worst = last
     return (entry - worst) / entry
   }
   for (let j = e; j < k; j++) if (h[j] > worst) worst = h[j]
-  const last = tr.fill === FILL_OPEN ? o[k] : tr.fill === FILL_INTRABAR && (tr.reason === R_SL || tr.reason === R_TRAILING || tr.reason === R_LIQUIDATION) ? tr.exitPrice : h[k]
+  const last = tr.fill === FILL_OPEN ? o[k] : stopped(tr) ? tr.exitPrice : h[k]
   if (last > worst) worst = last
   return (worst - entry) / entry
 }
