@@ -215,3 +215,33 @@ describe('synthetic brackets (demo and generated stores)', () => {
     expect(major[0]).toMatchObject({ capUsd: 50_000, mmrFrac: 0.004, maxLeverage: 125 })
   })
 })
+
+describe('the capacity curve re-prices liquidation by the bar rule', () => {
+  // a long at 1.0, leverage 5, stop 5 %: bar 2 falls to 0.90 and the stop (0.95) fills
+  const bars = barsOf([flat(1), flat(1), [1, 1.001, 0.9, 0.91], flat(0.91)])
+  const brackets = (mmr2: number): MarginBracket[] => [
+    { bracket: 1, floorUsd: 0, capUsd: 1_000, mmrFrac: 0.01, cumUsd: 0, maxLeverage: 50 },
+    { bracket: 2, floorUsd: 1_000, capUsd: 1e12, mmrFrac: mmr2, cumUsd: 1_000 * (mmr2 - 0.01), maxLeverage: 5 },
+  ]
+  const curveWith = (mmr2: number) => {
+    const bs = brackets(mmr2)
+    const p = params({ leverage: 5, slPct: 5, tpPct: 50, feeFrac: 0.0005, execution: exec({ slippage: 'none', notionalUsd: 600 }) })
+    const trades = simulateCoin({ symbol: 'X', bars, entry: maskOf(4, 0), exit: null, fromIdx: 0, toIdx: 3, funding: null, brackets: bs }, p)
+    expect(trades.map(t => [t.exitReason, t.exitPrice])).toEqual([['sl', 0.95]])
+    return capacityCurve({ trades: tradeTableOf(trades, ['X'], 'long'), perCoinUsd: 120, notionalUsd: 600, leverage: 5, long: true, flatMmr: 0.005, brackets: [bs] }).curve
+  }
+
+  test('a larger size whose liquidation price lies beyond the stop keeps the stop (the stop is met first)', () => {
+    // at 6 million notional: L = (1 − 0.2 − 120/6e6) / 0.87 = 0.9194, below the stop 0.95 but above the bar's low 0.90
+    const curve = curveWith(0.13)
+    expect(curve.map(c => c.liquidations)).toEqual([0, 0, 0, 0, 0])
+  })
+
+  test('a larger size whose liquidation price lies between the entry and the stop is liquidated', () => {
+    // L = (1 − 0.2 − 150/N) / 0.84: 0.9226 at N = 6,000 and 0.9494 at 60,000 (below the stop 0.95: the stop stands),
+    // 0.9521 at 600,000 and 0.9524 at 6 million (above the stop: met first, a liquidation)
+    const curve = curveWith(0.16)
+    expect(curve.map(c => c.liquidations)).toEqual([0, 0, 0, 1, 1])
+    expect(curve[3].totalReturnPct).toBe(-100)
+  })
+})
