@@ -206,6 +206,9 @@ function dataInfo(config: Config): void {
   console.log(`sources: ${store.sources().join(', ') || 'none'}; coins: ${store.coinCount}`)
   const derived = store.isSynthetic()
   console.log(`1m detail: ${store.storedDetailSymbols().size} coins stored${derived ? '; every other coin derived from its synthetic hours (nothing on disk)' : ''}`)
+  const withBrackets = store.bracketSymbols().filter(s => store.bars(s))
+  const asOf = [...new Set(withBrackets.map(s => { const b = store.brackets(s)!; return `${b.source} ${isoDay(b.asOfMs)}` }))]
+  console.log(`margin brackets: ${withBrackets.length} of ${store.symbols().length} coins${asOf.length ? ` (${asOf.join('; ')})` : ''}; the others use the flat 0.5 % rate`)
   console.log('symbol            rows  from        to          funding  first funding  last funding  1m detail')
   for (const s of store.symbols()) {
     const b = store.bars(s)!
