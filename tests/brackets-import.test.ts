@@ -62,3 +62,24 @@ describe.skipIf(!hasSharedData)('data import of leverage tiers (a ccxt fetchLeve
     expect(report.files[0].error!.reason).toContain('BBB/USDT:USDT (bracket 2: floor 2000 does not meet the previous cap 1000)')
   })
 })
+
+describe('a synthetic store generated before margin brackets existed', () => {
+  test('gets its brackets once at start (a new snapshot), and a second start adds none', () => {
+    const { ensureStore } = require('../src/main') as typeof import('../src/main')
+    const { generateSyntheticUniverse } = require('../src/market/synthetic') as typeof import('../src/market/synthetic')
+    const { ManualClock } = require('../src/clock') as typeof import('../src/clock')
+    const { createLogger } = require('../src/log') as typeof import('../src/log')
+    const dir = fresh()
+    const store = CandleStore.open(dir)
+    generateSyntheticUniverse(store, { coins: 3, days: 40, seed: 5, endMs: Date.UTC(2026, 0, 1) })
+    // as an old store: remove the snapshot the generator now writes
+    for (const f of readdirSync(join(dir, 'store', 'brackets'))) rmSync(join(dir, 'store', 'brackets', f))
+    const log = createLogger('error')
+    const config = { dataDir: dir } as never
+    const clock = new ManualClock(Date.UTC(2026, 0, 2))
+    const first = ensureStore(config, clock, log)
+    expect(first.bracketSymbols()).toEqual(first.symbols())
+    ensureStore(config, clock, log)
+    expect(readdirSync(join(dir, 'store', 'brackets')).length).toBe(1)
+  })
+})

@@ -328,6 +328,22 @@ export function synthesizeCoins(
 }
 
 /**
+ * Brackets by each coin's liquidity, as Binance shapes them (synthetic-brackets.ts), as a
+ * new snapshot of the store's brackets: at generation, and for a synthetic store generated
+ * before brackets existed (`serve` adds them once at start; nothing earlier is rewritten).
+ */
+export function addSyntheticBrackets(store: CandleStore, symbols: readonly string[], asOfMs: number): number {
+  const brackets: Record<string, MarginBracket[]> = {}
+  for (const s of symbols) {
+    const bars = store.bars(s)
+    if (bars && bars.n > 0) brackets[s] = syntheticBrackets(medianDailyQuoteVolume(bars))
+  }
+  const n = Object.keys(brackets).length
+  if (n > 0) store.addBrackets({ asOfMs, source: 'synthetic', brackets })
+  return n
+}
+
+/**
  * Generate the synthetic universe into `store`: candles (one appendCandles call per
  * coin), funding events, and metadata with source 'synthetic'. Expects an empty store.
  */
@@ -341,12 +357,6 @@ export function generateSyntheticUniverse(store: CandleStore, opts: GenerateOpti
     opts.onProgress?.(metas.length, opts.coins)
   })
   store.upsertMeta(metas, 'synthetic')
-  // brackets by each coin's liquidity, as Binance shapes them (synthetic-brackets.ts)
-  const brackets: Record<string, MarginBracket[]> = {}
-  for (const m of metas) {
-    const bars = store.bars(m.symbol)
-    if (bars && bars.n > 0) brackets[m.symbol] = syntheticBrackets(medianDailyQuoteVolume(bars))
-  }
-  if (metas.length > 0) store.addBrackets({ asOfMs: opts.endMs, source: 'synthetic', brackets })
+  if (metas.length > 0) addSyntheticBrackets(store, metas.map(m => m.symbol), opts.endMs)
   return { coins: metas.length, rows }
 }
