@@ -27,6 +27,8 @@ export interface CoinOutcome {
   /** first and last bar open time inside the window */
   fromMs: number | null
   toMs: number | null
+  /** bars inside the window where data a leaf reads was absent (0 when the trees read none) */
+  absentBars?: number
 }
 
 export interface CoinTradesResult {
@@ -80,9 +82,17 @@ export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: s
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
+  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit, absent: masks.absent }
+}
+
+/** Bars fromIdx … toIdx marked in `absent`. */
+function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number): number {
+  if (!absent) return 0
+  let k = 0
+  for (let i = fromIdx; i <= toIdx; i++) k += absent[i]
+  return k
 }
 
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
@@ -104,7 +114,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
       return
     }
-    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const { entry, exit, absent } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     let detail: IntrabarDetail | null = null
     if (withDetail) {
       detail = ctx.detail(symbol)
@@ -134,7 +144,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       for (let k = 0; k < first; k++) barTable.push(trades[k], coin)
       for (const tr of simulateCoin({ ...input, detail: null, fromIdx: trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
     }
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
+    const absentBars = countAbsent(absent, win.fromIdx, win.toIdx)
+    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) })
   })
   const trades = table.finish()
   if (!barTable) return { coins, trades }
