@@ -289,6 +289,7 @@ function appendGroup(store: CandleStore, group: Group): number {
 
 function storedLastMs(store: CandleStore, kind: SeriesKind, symbol: string): number {
   if (kind === 'klines') return store.lastCandleMs(symbol) ?? -Infinity
+  if (kind === 'detail') return store.detail.lastMinuteMs(symbol) ?? -Infinity
   if (kind === 'premium_index' || kind === 'open_interest') {
     const x = store.samples(kind, symbol)
     return x && x.n > 0 ? x.t[x.n - 1] : -Infinity
