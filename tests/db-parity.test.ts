@@ -179,7 +179,7 @@ describe('the Postgres mirror of the schema', () => {
 })
 
 const postgres: TestPostgres | null = await testPostgres('the migrated Postgres schema against db/pg-schema.ts')
-afterAll(() => postgres?.cleanup())
+afterAll(() => postgres?.cleanup(), 60_000)
 
 describe.skipIf(!postgres)('the migrated Postgres database', () => {
   let db: PgDb

@@ -18,6 +18,8 @@ import { Client } from 'pg'
 export interface TestPostgres {
   /** postgres://… of this test's own, empty database */
   url: string
+  /** one more empty database on the same server, dropped by `cleanup()` too */
+  another(): Promise<string>
   cleanup(): Promise<void>
 }
 
@@ -117,9 +119,16 @@ export async function privatePostgres(): Promise<{ url: string; stop(): Promise<
     chownSync(sock, Number(id.stdout.toString()), Number(gid.stdout.toString()))
   }
   const port = await freePort()
-  const stop = async () => {
+  const stopNow = () => {
     if (existsSync(join(data, 'postmaster.pid'))) Bun.spawnSync(as([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop']), { stdout: 'ignore', stderr: 'ignore' })
     rmSync(dir, { recursive: true, force: true })
+  }
+  // pg_ctl daemonizes the server: a test run that ends without cleanup() (a hook timed out,
+  // a crash) must not leave it running
+  process.once('exit', stopNow)
+  const stop = async () => {
+    process.off('exit', stopNow)
+    stopNow()
   }
   const init = Bun.spawnSync(as([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']), { stdout: 'ignore', stderr: 'pipe' })
   if (init.exitCode !== 0) {
@@ -155,17 +164,22 @@ export async function testPostgres(what: string): Promise<TestPostgres | null> {
     server = own.url
     stop = own.stop
   }
-  let db: { url: string; drop(): Promise<void> }
+  const dbs: { url: string; drop(): Promise<void> }[] = []
   try {
-    db = await createTestDatabase(server)
+    dbs.push(await createTestDatabase(server))
   } catch (e) {
     await stop()
     return skip(`CREATE DATABASE failed: ${e instanceof Error ? e.message : String(e)}`)
   }
   return {
-    url: db.url,
+    url: dbs[0]!.url,
+    async another() {
+      const db = await createTestDatabase(server)
+      dbs.push(db)
+      return db.url
+    },
     async cleanup() {
-      await db.drop().catch(() => {})
+      for (const db of dbs) await db.drop().catch(() => {})
       await stop()
     },
   }
