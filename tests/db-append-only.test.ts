@@ -1,7 +1,8 @@
 /**
  * The published records are append-only in the database itself, on SQLite and on Postgres
  * alike (db/migrations/*_triggers.sql, db/pg-migrations/0001_append_only.sql): the same raw
- * statements run through each driver against a database migrated by the app's own openers,
+ * statements run through each driver against a database migrated as `perpsim db migrate` and
+ * the openers do,
  * each in a transaction rolled back afterwards, so every case starts from the same rows.
  * Every append-only table refuses UPDATE and DELETE (and TRUNCATE on Postgres); the
  * conditional rules freeze only what SQLite freezes, and the tables SQLite leaves writable
@@ -9,7 +10,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { PoolClient } from 'pg'
-import { openDb } from '../src/db'
+import { Database } from 'bun:sqlite'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrateSqlite } from '../src/db-admin'
+import { tempDir } from './helpers/fixtures'
 import { openPgDb, type PgDb } from '../src/db-postgres'
 import { testPostgres, type TestPostgres } from './helpers/postgres'
 import { MS, SEED } from './helpers/record-rows'
@@ -22,8 +27,20 @@ interface Driver {
   run(statements: string[]): Promise<Outcome>
 }
 
+const dir = tempDir('perpsim-append-only-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** A SQLite file migrated as `perpsim db migrate` does, opened raw with openDb's foreign keys and recursive triggers. */
+function migratedSqlite(name: string): Database {
+  const path = join(dir, `${name}.sqlite`)
+  migrateSqlite(path)
+  const sqlite = new Database(path)
+  sqlite.exec('PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON;')
+  return sqlite
+}
+
 function sqliteDriver(): Driver & { close(): void } {
-  const sqlite = openDb(':memory:').$client
+  const sqlite = migratedSqlite('records')
   for (const s of SEED) sqlite.run(s)
   return {
     name: 'SQLite',
@@ -205,7 +222,7 @@ describe.skipIf(!postgres)('append-only records on Postgres', () => {
   })
 
   test('every SQLite trigger has its namesake on the same table in Postgres', async () => {
-    const lite = openDb(':memory:').$client
+    const lite = migratedSqlite('triggers')
     const want = (lite.query("SELECT tbl_name AS t, name AS n FROM sqlite_master WHERE type = 'trigger'").all() as { t: string; n: string }[]).map(r => `${r.t}.${r.n}`).sort()
     lite.close()
     const { rows } = await db.$client.query<{ t: string; n: string }>('SELECT c.relname AS t, g.tgname AS n FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE NOT g.tgisinternal')
