@@ -186,6 +186,7 @@ export async function copySqliteToPostgres(opts: { from: string; to: string; all
           const keyCols = [...cfg.columns.filter(c => c.primary), ...cfg.primaryKeys.flatMap(pk => pk.columns)]
           const total = (source.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n
           const size = batchRows(t.pg)
+          if (total >= 10_000) log(`copying ${t.name}: ${total} rows`)
           for (let offset = 0; offset < total; offset += size) {
             const page = lite.select().from(t.lite as Table as SQLiteTable).orderBy(...keyCols.map(c => asc(c))).limit(size).offset(offset).all() as Record<string, unknown>[]
             if (!page.length) continue
@@ -198,7 +199,6 @@ export async function copySqliteToPostgres(opts: { from: string; to: string; all
             }
           }
           rows.push({ table: t.name, source: total, targetBefore: before.get(t.name)!, target: 0 })
-          if (total) log(`${t.name}: ${total} rows`)
         }
         // identity sequences: the next id is past every copied one, as SQLite's AUTOINCREMENT would give
         for (const t of tables) {
@@ -247,6 +247,7 @@ export function formatCopyReport(r: CopyReport): string {
     `copied ${r.from} -> ${r.to} in ${(r.ms / 1000).toFixed(1)} s (one transaction)`,
     head,
     ...lines,
-    `${rowsTotal} rows in ${r.tables.length} tables; ${r.dayFiles} ranking day files, each body's sha256 equal to the stored and the source's`,
+    `${rowsTotal} rows in ${r.tables.length} tables; ` +
+      (r.dayFiles ? `${r.dayFiles} ranking day files, each body's sha256 equal to the stored and the source's` : 'no ranking day files to check'),
   ].join('\n')
 }
