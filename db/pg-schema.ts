@@ -6,7 +6,7 @@
  * (drizzle.pg.config.ts) and migrations (db/pg-migrations, `drizzle-kit generate --config
  * drizzle.pg.config.ts`); tests/db-parity.test.ts proves the two schemas have the same
  * tables, columns, keys and indexes. Type mapping (docs/operations.md "Postgres"):
- * - an epoch column (`*_ms`, events.created_at) and every id of an AUTOINCREMENT table is
+ * - an epoch column (`*_ms`, or `*_at` such as events.created_at) and every id of an AUTOINCREMENT table is
  *   `bigint` in number mode: Postgres `integer` is 4 bytes, SQLite's is 8;
  * - `real` is `double precision` (SQLite's REAL is an 8-byte float);
  * - a JSON `text` column is `json`, not `jsonb`: `json` keeps the text as written, so

@@ -2,7 +2,7 @@
  * The Postgres mirror (db/pg-schema.ts) has every table of the SQLite schema (db/schema.ts)
  * with the same TS keys, SQL names, columns (nullability, primary key, type family,
  * default, identity), indexes, unique constraints and foreign keys, plus the widths the
- * mapping requires (an epoch `*_ms` column is bigint: Postgres `integer` is 4 bytes). A table
+ * mapping requires (an epoch `*_ms` / `*_at` column is bigint: Postgres `integer` is 4 bytes). A table
  * added to one schema and not the other fails here. The migrated Postgres database is also
  * read back, so a pg-schema.ts change without its generated migration fails too.
  */
@@ -79,7 +79,8 @@ export function shape(cfg: Config): string[] {
 export function pgWidthProblems(cfg: ReturnType<typeof pgConfig>): string[] {
   const problems: string[] = []
   for (const c of cfg.columns) {
-    const epoch = c.name.endsWith('_ms') || (cfg.name === 'events' && c.name === 'created_at')
+    // an instant: `*_ms`, or `*_at` (events.created_at, the research runs' created_at/started_at/finished_at hold epoch ms)
+    const epoch = c.name.endsWith('_ms') || c.name.endsWith('_at')
     if (epoch && c.columnType !== 'PgBigInt53') problems.push(`${cfg.name}.${c.name} holds epoch ms: bigint('${c.name}', { mode: 'number' }), not ${c.columnType}`)
     if ((c as unknown as AnyColumn).generatedIdentity && c.columnType !== 'PgBigInt53') problems.push(`${cfg.name}.${c.name} is an AUTOINCREMENT id: bigint, not ${c.columnType}`)
   }
