@@ -7,6 +7,7 @@
  * read back, so a pg-schema.ts change without its generated migration fails too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { getTableColumns, is, type Table } from 'drizzle-orm'
 import { bigint, doublePrecision, getTableConfig as pgConfig, index, integer, json, PgTable, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { getTableConfig as liteConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
@@ -188,6 +189,18 @@ describe.skipIf(!postgres)('the migrated Postgres database', () => {
     db = await openPgDb(postgres!.url, { max: 2 })
   }, 60_000)
   afterAll(() => db?.$client.end())
+
+  test('processes opening a fresh database at once migrate it once (the advisory lock)', async () => {
+    const url = await postgres!.another()
+    const dbs = await Promise.all([openPgDb(url, { max: 1 }), openPgDb(url, { max: 1 }), openPgDb(url, { max: 1 })])
+    try {
+      const { rows } = await dbs[0]!.$client.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations')
+      const journal = (await Bun.file(join(import.meta.dir, '..', 'db', 'pg-migrations', 'meta', '_journal.json')).json()) as { entries: unknown[] }
+      expect(rows[0]!.n).toBe(journal.entries.length)
+    } finally {
+      for (const d of dbs) await d.$client.end()
+    }
+  })
 
   test('has exactly the tables, columns and indexes of db/pg-schema.ts (its migrations are current)', async () => {
     const { rows: cols } = await db.$client.query<{ t: string; c: string; type: string; nullable: string }>(
