@@ -14,7 +14,7 @@
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { asc, getTableColumns, is, sql, type Table } from 'drizzle-orm'
+import { getTableColumns, is, sql } from 'drizzle-orm'
 import { drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateSqliteFolder } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
@@ -162,7 +162,6 @@ export async function copySqliteToPostgres(opts: { from: string; to: string; all
     if (applied < known)
       throw new CopyError(`the source ${path} is at migration ${applied} of ${known}: migrate it first (DATABASE_URL unset, perpsim db migrate --database sqlite:${path})`, true)
     if (applied > known) throw new CopyError(`the source ${path} has ${applied} migrations, more than this perpsim knows (${known}): copy it with the perpsim that wrote it`)
-    const lite = drizzleSqlite({ client: source, schema })
     await migratePg(pool)
     const target = drizzlePg({ client: pool, schema: pgSchema })
     const rows: CopyRow[] = []
@@ -183,21 +182,40 @@ export async function copySqliteToPostgres(opts: { from: string; to: string; all
           )
         for (const t of tables) {
           const cfg = sqliteConfig(t.lite)
-          const keyCols = [...cfg.columns.filter(c => c.primary), ...cfg.primaryKeys.flatMap(pk => pk.columns)]
+          const order = [...cfg.columns.filter(c => c.primary), ...cfg.primaryKeys.flatMap(pk => pk.columns)].map(c => `"${c.name}"`).join(', ')
+          const columns = Object.entries(getTableColumns(t.lite))
           const total = (source.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n
           const size = batchRows(t.pg)
           if (total >= 10_000) log(`copying ${t.name}: ${total} rows`)
-          for (let offset = 0; offset < total; offset += size) {
-            const page = lite.select().from(t.lite as Table as SQLiteTable).orderBy(...keyCols.map(c => asc(c))).limit(size).offset(offset).all() as Record<string, unknown>[]
-            if (!page.length) continue
+          const insert = async (batch: Record<string, unknown>[]) => {
             try {
-              await tx.insert(t.pg).values(page as never)
+              await tx.insert(t.pg).values(batch as never)
             } catch (e) {
               // drizzle's message carries every parameter of the batch: name the table and Postgres' reason instead
               const cause = (e as { cause?: { message?: string; detail?: string } }).cause ?? (e as { message?: string; detail?: string })
               throw new CopyError(`${t.name}: ${cause.message}${cause.detail ? ` (${cause.detail})` : ''}; nothing was written`)
             }
           }
+          // one pass over the table in key order (constant memory, no OFFSET rescans), each row
+          // decoded as drizzle reads it (JSON parsed, booleans), under its TS keys: the same keys
+          // the Postgres mirror inserts
+          let batch: Record<string, unknown>[] = []
+          let copied = 0
+          for (const raw of source.query(`SELECT * FROM "${t.name}" ORDER BY ${order}`).iterate() as IterableIterator<Record<string, unknown>>) {
+            const row: Record<string, unknown> = {}
+            for (const [key, col] of columns) {
+              const v = raw[col.name]
+              row[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v)
+            }
+            batch.push(row)
+            copied++
+            if (batch.length === size) {
+              await insert(batch)
+              batch = []
+            }
+          }
+          if (batch.length) await insert(batch)
+          if (copied !== total) throw new CopyError(`${t.name}: counted ${total} rows, read ${copied}; nothing was written`)
           rows.push({ table: t.name, source: total, targetBefore: before.get(t.name)!, target: 0 })
         }
         // identity sequences: the next id is past every copied one, as SQLite's AUTOINCREMENT would give
