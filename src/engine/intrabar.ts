@@ -61,6 +61,8 @@ export class IntrabarReplay {
   replayed = 0
   /** bars that needed detail and had none (or minutes that disagree with the bar): the bar rule decided */
   leftToRule = 0
+  /** ambiguous bars whose liquidation the mark price reached: decided by the mark bar (the store holds no mark minutes) */
+  markLeftToRule = 0
   // the exit found by the last successful replay
   price = 0
   reason = 0
@@ -185,6 +187,8 @@ export interface IntrabarCounts {
   replayed: number
   /** bars that needed detail and were resolved by the bar rule (no minutes there) */
   leftToRule: number
+  /** bars where the mark price reached the liquidation price and the minutes could have reordered the exit: the mark bar decided (no mark minutes) */
+  markLeftToRule?: number
 }
 
 /** The three figures `rule_bias` sets side by side (docs/metrics.md §3's formulas, over the given trades). */

@@ -39,6 +39,7 @@ import { IntrabarReplay, REPLAY_EXIT, type IntrabarCounts, type IntrabarDetail }
 import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
 import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
 import type { MarginBracket } from './margin-brackets'
+import type { MarkBars } from './mark-price'
 import type { CoinCostSeries } from './slippage'
 import { EXIT_REASONS, type Trade, type TradeParams } from './types'
 
@@ -91,8 +92,11 @@ interface Levels {
 // trade's last bar, or with quiet blocks the nearer end of the current block, so that
 // stepping over blocks costs the bar loop no test of its own.
 
-function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null, mk: MarkBars | null): void {
   const { o, h, l, c, t } = bars
+  // with mark candles the liquidation price is tested on the mark's low, the stop on the last price's
+  const ml = mk === null ? l : mk.l
+  const mliq = mk === null ? -Infinity : lv.liq
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -104,7 +108,7 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
     stop = best - best * trailFrac
     stopReason = R_TRAILING
   }
-  let nearest = stop > liq ? stop : liq
+  let nearest = mk !== null ? stop : stop > liq ? stop : liq
   let k = e
   let checkAt = end
   if (qb !== null && trailFrac === 0) {
@@ -114,8 +118,9 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
   for (; ; k++) {
     const lk = l[k]
     const hk = h[k]
-    if (lk <= nearest || hk >= tp) {
+    if (lk <= nearest || hk >= tp || ml[k] <= mliq) {
       const ok = o[k]
+      if (mk !== null) return markExitLong(bars, k, lv, stop, stopReason, best, out, rp, mk)
       if (ok <= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok <= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
       // minute detail: the bars whose outcome depends on the path inside them (intrabar.ts)
@@ -133,7 +138,8 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
     // a trailing stop that moves inside the bar and is touched there: the bar rule sees no exit
     if (rp !== null && trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac) {
       const n = rp.now
-      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      // with mark candles the mark's low stayed above the liquidation price in this bar
+      n.stop = stop; n.stopReason = stopReason; n.liq = mk !== null ? -Infinity : liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
       if (rp.replay(1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
@@ -153,14 +159,16 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
       if (trail > stop) {
         stop = trail
         stopReason = R_TRAILING
-        nearest = stop > liq ? stop : liq
+        nearest = mk !== null ? stop : stop > liq ? stop : liq
       }
     }
   }
 }
 
-function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null, mk: MarkBars | null): void {
   const { o, h, l, c, t } = bars
+  const mh = mk === null ? h : mk.h
+  const mliq = mk === null ? Infinity : lv.liq
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -172,7 +180,7 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
     stop = best + best * trailFrac
     stopReason = R_TRAILING
   }
-  let nearest = stop < liq ? stop : liq
+  let nearest = mk !== null ? stop : stop < liq ? stop : liq
   let k = e
   let checkAt = end
   if (qb !== null && trailFrac === 0) {
@@ -182,8 +190,9 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
   for (; ; k++) {
     const lk = l[k]
     const hk = h[k]
-    if (hk >= nearest || lk <= tp) {
+    if (hk >= nearest || lk <= tp || mh[k] >= mliq) {
       const ok = o[k]
+      if (mk !== null) return markExitShort(bars, k, lv, stop, stopReason, best, out, rp, mk)
       if (ok >= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok >= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
       if (rp !== null && hk >= nearest && (lk <= tp || (hk >= stop && hk >= liq) || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop))) {
@@ -199,7 +208,7 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
     }
     if (rp !== null && trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac) {
       const n = rp.now
-      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      n.stop = stop; n.stopReason = stopReason; n.liq = mk !== null ? Infinity : liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
       if (rp.replay(-1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
@@ -219,10 +228,59 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
       if (trail < stop) {
         stop = trail
         stopReason = R_TRAILING
-        nearest = stop < liq ? stop : liq
+        nearest = mk !== null ? stop : stop < liq ? stop : liq
       }
     }
   }
+}
+
+/**
+ * A bar that touches a level of a long position whose liquidation is tested on the mark
+ * price (rules 1–4 with the liquidation price against the mark's open and low, the stop
+ * and the take profit against the last price's). A liquidation the mark reached is
+ * decided by the bar: the store holds no mark minutes, so a replay cannot place it
+ * inside the hour (counted in `markLeftToRule` where the bar was ambiguous). Otherwise
+ * the liquidation price was not reached in this bar and the replay, where there is one,
+ * resolves the stop and the take profit without it.
+ */
+function markExitLong(bars: Bars, k: number, lv: Levels, stop: number, stopReason: number, best: number, out: ExitScratch, rp: IntrabarReplay | null, mk: MarkBars): void {
+  const ok = bars.o[k], lk = bars.l[k], hk = bars.h[k]
+  const liq = lv.liq, tp = lv.tp
+  if (mk.o[k] <= liq) return set(out, k, ok < liq ? ok : liq, R_LIQUIDATION, FILL_OPEN, false)
+  if (ok <= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+  const stopHit = lk <= stop
+  if (mk.l[k] <= liq && (!stopHit || liq >= stop)) {
+    if (rp !== null && (hk >= tp || stopHit)) rp.markLeftToRule++
+    return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
+  }
+  const trailFrac = lv.trailFrac
+  if (rp !== null && (stopHit ? hk >= tp || (trailFrac > 0 && hk > best && hk - hk * trailFrac > stop) : trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac)) {
+    const n = rp.now
+    n.stop = stop; n.stopReason = stopReason; n.liq = -Infinity; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+    if (rp.replay(1, bars.t[k], n, stopHit, stop, stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+  }
+  if (stopHit) return set(out, k, stop, stopReason, FILL_INTRABAR, hk >= tp)
+  return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
+}
+
+function markExitShort(bars: Bars, k: number, lv: Levels, stop: number, stopReason: number, best: number, out: ExitScratch, rp: IntrabarReplay | null, mk: MarkBars): void {
+  const ok = bars.o[k], lk = bars.l[k], hk = bars.h[k]
+  const liq = lv.liq, tp = lv.tp
+  if (mk.o[k] >= liq) return set(out, k, ok > liq ? ok : liq, R_LIQUIDATION, FILL_OPEN, false)
+  if (ok >= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+  const stopHit = hk >= stop
+  if (mk.h[k] >= liq && (!stopHit || liq <= stop)) {
+    if (rp !== null && (lk <= tp || stopHit)) rp.markLeftToRule++
+    return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
+  }
+  const trailFrac = lv.trailFrac
+  if (rp !== null && (stopHit ? lk <= tp || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop) : trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac)) {
+    const n = rp.now
+    n.stop = stop; n.stopReason = stopReason; n.liq = Infinity; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+    if (rp.replay(-1, bars.t[k], n, stopHit, stop, stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+  }
+  if (stopHit) return set(out, k, stop, stopReason, FILL_INTRABAR, lk <= tp)
+  return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
 }
 
 function set(out: ExitScratch, idx: number, price: number, reason: number, fill: number, sameBar: boolean): void {
@@ -251,6 +309,11 @@ export interface TradeModelInput {
    * inside them are replayed minute by minute (intrabar.ts); absent or null: the bar rule.
    */
   detail?: IntrabarDetail | null
+  /**
+   * The coin's mark-price candles lined up with the bars (mark-price.ts): with them the
+   * liquidation price is tested on the mark (futures only); absent or null: on the last price.
+   */
+  mark?: MarkBars | null
 }
 
 /**
@@ -304,6 +367,7 @@ export class TradeModel implements ExitScratch {
   /** fees beyond the taker fee, slippage, liquidation fee (issue 25); null: the model before it */
   private readonly exec: ExecutionCosts | null
   private readonly limitTp: boolean
+  private readonly mark: MarkBars | null
 
   /**
    * `overlapping`: many trades of the coin will be priced, overlapping in time (the
@@ -328,7 +392,9 @@ export class TradeModel implements ExitScratch {
     this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
     this.limitTp = ex?.tpOrder === 'limit'
     this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
-    this.blocks = overlapping && !this.trailing ? quietBlocks(bars, input.exit) : null
+    this.mark = futures ? (input.mark ?? null) : null
+    // the quiet blocks are built on the last price's extremes: a mark low below them would be stepped over
+    this.blocks = overlapping && !this.trailing && this.mark === null ? quietBlocks(bars, input.exit) : null
     this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
     this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
@@ -348,13 +414,13 @@ export class TradeModel implements ExitScratch {
       lv.tpFill = entryPrice + (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? Infinity : this.limitTp ? nextUp(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
-      exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
+      exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay, this.mark)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
       lv.tpFill = entryPrice - (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? -Infinity : this.limitTp ? nextDown(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
-      exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
+      exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay, this.mark)
     }
 
     // a limit take profit is tested one step beyond its level (traded through) but fills at it, by the bar rule or the minutes
@@ -472,6 +538,7 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
   if (counts && model.replay) {
     counts.replayed += model.replay.replayed
     counts.leftToRule += model.replay.leftToRule
+    if (model.replay.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + model.replay.markLeftToRule
   }
   return trades
 }

@@ -8,6 +8,7 @@
  *   premium_index/<SYMBOL>/<t0>.seg, open_interest/<SYMBOL>/<t0>.seg
  *                                  columnar segments t,value (types.ts SampleSeries: t is
  *                                  when the value is known)
+ *   mark/<SYMBOL>/<t0>.seg         columnar segments t,o,h,l,c of the 1H mark-price candles
  * Appends add a new immutable segment (atomic temp + rename); nothing already written
  * is rewritten. When a symbol gathers many segments they are merged into one new file
  * that replaces the first by rename; the loader drops rows at or before the last time
@@ -29,7 +30,7 @@ import { join } from 'node:path'
 import { DetailStore, type DetailCoverage } from './detail-store'
 import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type SampleKind, type SampleSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type MarkSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -58,6 +59,7 @@ interface MetaFile {
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
 const SAMPLE_COLS = 2
+const MARK_COLS = 5
 /** merge a symbol's segments once it has more than this many */
 const COMPACT_AFTER = 48
 /** room for a month of hourly appends before a buffer is reallocated */
@@ -90,6 +92,7 @@ export class CandleStore {
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
   private readonly sampleCols = new Map<SampleKind, Map<string, Columns>>(SAMPLE_KINDS.map(k => [k, new Map()]))
+  private readonly markCols = new Map<string, Columns>()
   private readonly barViews = new Map<string, Bars>()
   private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
@@ -116,6 +119,7 @@ export class CandleStore {
     const store = new CandleStore(join(dataDir, 'store'))
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
+    ensureDir(join(store.root, 'mark'))
     for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
     store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
@@ -132,6 +136,7 @@ export class CandleStore {
     for (const [dir, target, ncols] of [
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
+      [join(this.root, 'mark'), this.markCols, MARK_COLS],
       ...SAMPLE_KINDS.map(k => [join(this.root, k), this.sampleCols.get(k)!, SAMPLE_COLS] as const),
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
@@ -195,6 +200,19 @@ export class CandleStore {
     const c = this.sampleCols.get(kind)!.get(symbol)
     if (!c) return undefined
     return { t: c.cols[0].subarray(0, c.n), value: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** A coin's 1H mark-price candles, when the store has them (liquidation is tested on them: docs/metrics.md §1). */
+  mark(symbol: string): MarkSeries | undefined {
+    const m = this.markCols.get(symbol)
+    if (!m || m.n === 0) return undefined
+    const [t, o, h, l, c] = m.cols.map(col => col.subarray(0, m.n))
+    return { t, o, h, l, c, n: m.n }
+  }
+
+  /** Symbols with mark-price candles, sorted. */
+  markSymbols(): string[] {
+    return [...this.markCols.keys()].filter(s => this.markCols.get(s)!.n > 0).sort()
   }
 
   /** Symbols with samples of a kind, sorted. */
@@ -289,6 +307,11 @@ export class CandleStore {
     // a store without brackets keeps the digest it had before they existed
     const bv = this.bracketBook?.version()
     if (bv) h.update(`brackets:${bv}`)
+    // mark-price candles too: a store without them keeps its version
+    for (const s of this.markSymbols()) {
+      const m = this.markCols.get(s)!
+      h.update(`mark:${s}:${m.n}:${m.cols[0][m.n - 1]}:${m.cols[4][m.n - 1]};`)
+    }
     // derivatives samples enter the digest only where there are some, so a store without them keeps its version
     for (const kind of SAMPLE_KINDS)
       for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
@@ -347,6 +370,17 @@ export class CandleStore {
     checkSymbol(symbol)
     for (let i = 0; i < n; i++) if (!Number.isFinite(value[i])) throw new StoreError(`${symbol} ${kind}: row ${i} has no valid value`)
     return this.append(join(this.root, kind), this.sampleCols.get(kind)!, symbol, [t, value], n, opts)
+  }
+
+  /** Append 1H mark-price candles (columns t,o,h,l,c); the same rules as candles. */
+  appendMark(symbol: string, cols: ArrayLike<number>[], n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    if (cols.length !== MARK_COLS) throw new StoreError('appendMark takes 5 columns: t,o,h,l,c')
+    for (let i = 0; i < n; i++) {
+      const o = cols[1][i], h = cols[2][i], l = cols[3][i], c = cols[4][i]
+      if (!(l > 0) || !(h >= l) || !(o >= l && o <= h) || !(c >= l && c <= h)) throw new StoreError(`${symbol} mark: row ${i} is not a valid candle (o ${o}, h ${h}, l ${l}, c ${c})`)
+    }
+    return this.append(join(this.root, 'mark'), this.markCols, symbol, cols, n, opts)
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */

@@ -48,6 +48,8 @@ export interface ImportReport {
   detailAppended: number
   /** premium-index and open-interest samples appended */
   samplesAppended: number
+  /** 1h mark-price candles appended (markPriceKlines) */
+  markAppended: number
   /** coins whose metadata was written */
   coinsUpdated: number
   /** files with an error */
@@ -71,13 +73,14 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     warnings.push('the store holds synthetic data: imported candles at or before its last candle of a symbol are skipped')
   const { results, parsed } = readAll(paths, log, store)
 
-  let candlesAppended = 0, fundingAppended = 0, detailAppended = 0, samplesAppended = 0
+  let candlesAppended = 0, fundingAppended = 0, detailAppended = 0, samplesAppended = 0, markAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
   for (const group of groupBySymbol(parsed)) {
     // errors are reported once, in the summary (formatImportReport), not also as they happen
     const appended = appendGroup(store, group)
     log(`${group.symbol} ${group.kind}: ${appended} rows appended from ${group.files.length} file(s)`)
     if (group.kind === 'detail') detailAppended += appended
+    else if (group.kind === 'mark') markAppended += appended
     else if (group.kind === 'klines') {
       candlesAppended += appended
       const bars = store.bars(group.symbol)
@@ -88,7 +91,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   applyUniverse(store, parsed, pendingMeta, log)
   // the source is recorded only with real rows, so names alone never un-synthetic a store
   // minute detail alone does not change the store's source: a synthetic store keeps deriving the coins' minutes it has not stored
-  const wroteRows = candlesAppended + fundingAppended + samplesAppended > 0
+  const wroteRows = candlesAppended + fundingAppended + samplesAppended + markAppended > 0
   if (pendingMeta.size > 0) store.upsertMeta([...pendingMeta.values()], wroteRows ? 'binance-csv' : undefined)
   else if (wroteRows) store.addSource('binance-csv')
 
@@ -98,6 +101,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     fundingAppended,
     detailAppended,
     samplesAppended,
+    markAppended,
     coinsUpdated: pendingMeta.size,
     failed: results.filter(r => r.error).length,
     warnings,
@@ -179,7 +183,13 @@ function parseSource(src: CsvSource): ParsedFile {
     result.symbol = symbolFromFileName(src.name) ?? symbolFromFileName(src.outerName)
     if (!result.symbol) throw new RowError(null, 'cannot tell the symbol from the file name (expected e.g. BTCUSDT.csv.gz or BTCUSDT-1h-2024-01.zip)')
     let cols: Float64Array[]
-    if (result.kind === 'klines') {
+    if (result.kind === 'mark') {
+      const interval = intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName)
+      const k = parseKlines(reader, guess, interval)
+      // the liquidation test reads the mark's hour (docs/metrics.md §1 "Mark price"); its minutes are not stored
+      if (k.stepMs !== HOUR_MS) throw new RowError(null, 'mark-price klines are imported at 1h only (the store keeps no mark-price minutes)')
+      cols = k.cols.slice(0, 5)
+    } else if (result.kind === 'klines') {
       const interval = intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName)
       const k = parseKlines(reader, guess, interval)
       cols = k.cols
@@ -217,7 +227,7 @@ function firstDataTimeMs(bytes: Uint8Array, guess: LayoutGuess): number | null {
   return Number.isFinite(t) ? t : null
 }
 
-type SeriesKind = 'klines' | 'detail' | 'funding' | 'premium_index' | 'open_interest'
+type SeriesKind = 'klines' | 'detail' | 'funding' | 'premium_index' | 'open_interest' | 'mark'
 
 interface Group {
   kind: SeriesKind
@@ -275,6 +285,7 @@ function appendGroup(store: CandleStore, group: Group): number {
   try {
     if (kind === 'klines') store.appendCandles(symbol, cols, n)
     else if (kind === 'detail') store.appendDetail(symbol, cols, n)
+    else if (kind === 'mark') store.appendMark(symbol, cols, n)
     else if (kind === 'funding') store.appendFunding(symbol, cols[0], cols[1], n)
     else store.appendSamples(kind, symbol, cols[0], cols[1], n)
   } catch (e) {
@@ -290,6 +301,10 @@ function appendGroup(store: CandleStore, group: Group): number {
 function storedLastMs(store: CandleStore, kind: SeriesKind, symbol: string): number {
   if (kind === 'klines') return store.lastCandleMs(symbol) ?? -Infinity
   if (kind === 'detail') return store.detail.lastMinuteMs(symbol) ?? -Infinity
+  if (kind === 'mark') {
+    const m = store.mark(symbol)
+    return m ? m.t[m.n - 1] : -Infinity
+  }
   if (kind === 'premium_index' || kind === 'open_interest') {
     const x = store.samples(kind, symbol)
     return x && x.n > 0 ? x.t[x.n - 1] : -Infinity
@@ -341,6 +356,7 @@ export function formatImportReport(report: ImportReport): string {
     '',
     `${report.files.length} files: ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples appended, ` : '') +
+      (report.markAppended ? `${report.markAppended} mark-price candles appended, ` : '') +
       `metadata of ${report.coinsUpdated} coins written, ${report.failed} failed (${(report.elapsedMs / 1000).toFixed(2)} s)`,
   )
   return lines.join('\n')

@@ -21,7 +21,7 @@ import { CsvLines, num } from './import-lines'
 import { DAY_MS, HOUR_MS, MINUTE_MS, isoRecordInstant } from '../time'
 
 /** `detail`: 1m klines, stored as a symbol's minute detail (detail-store.ts); `brackets`: a leverage-tiers JSON (import-tiers.ts) */
-export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets' | 'premium_index' | 'open_interest'
+export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets' | 'premium_index' | 'open_interest' | 'mark'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe' | 'metrics'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */
@@ -82,11 +82,11 @@ export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
   throw new RowError(1, `unrecognised layout: ${cells.length} columns without a header`)
 }
 
-/** What a file holds: by its layout, and for klines by its path (premium-index klines look like candles). */
+/** What a file holds: by its layout, and for klines by its path (premium-index and mark-price klines look like candles: `BTCUSDT-1h-…` under `markPriceKlines/`). */
 export function kindOf(layout: Layout, path = ''): ImportKind {
   if (layout === 'universe') return 'universe'
   if (layout === 'metrics') return 'open_interest'
-  if (layout.startsWith('kline')) return /premiumindex/i.test(path) ? 'premium_index' : 'klines'
+  if (layout.startsWith('kline')) return /premiumindex/i.test(path) ? 'premium_index' : /markprice/i.test(path) ? 'mark' : 'klines'
   return 'funding'
 }
 

@@ -43,6 +43,20 @@ export interface SampleSeries {
   readonly n: number
 }
 
+/**
+ * Mark-price candles of one symbol (Binance's `markPriceKlines`, 1H): what the exchange
+ * tests liquidation against (docs/metrics.md §1 "Mark price"). `t` is the open time; no
+ * volume (the mark price does not trade).
+ */
+export interface MarkSeries {
+  readonly t: Float64Array
+  readonly o: Float64Array
+  readonly h: Float64Array
+  readonly l: Float64Array
+  readonly c: Float64Array
+  readonly n: number
+}
+
 export type AssetClass = 'crypto' | 'stock' | 'commodity' | 'forex' | 'index' | 'pre-ipo'
 
 export interface CoinMeta {

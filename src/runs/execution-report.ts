@@ -24,7 +24,10 @@ export const ExecutionInfo = Type.Object({
   liquidation_fee_pct: Type.Number({ description: "fee on a liquidated position's notional, percent (margin 'brackets')" }),
   margin: Type.Union([Type.Literal('brackets'), Type.Literal('flat')]),
   position_notional_usd: Type.Number({ description: 'the notional every trade was priced at for slippage and its bracket: per_coin_usd (with compounding: initial capital / max_concurrent_positions) × leverage' }),
-  liquidation_price_source: Type.Union([Type.Literal('last'), Type.Literal('mark')], { description: 'the candles liquidation is tested on' }),
+  liquidation_price_source: Type.Union([Type.Literal('last'), Type.Literal('mark'), Type.Literal('mixed')], {
+    description: "the candles liquidation is tested on: 'mark' where every coin of the run has mark-price candles in the store, 'last' where none has (or on spot), 'mixed' otherwise (coins_mark_price names the coins on the mark)",
+  }),
+  coins_mark_price: Type.Array(Type.String(), { description: "coins whose liquidation was tested on the mark price's candles (the rest on the last price's)" }),
   coins_with_brackets: Type.Integer(),
   coins_flat_margin: Type.Array(Type.String(), { description: "coins priced at the flat 0.5 % maintenance rate: no brackets in the store (all coins when margin is 'flat' or on spot)" }),
   fills_without_estimate: Type.Integer({ description: 'market fills with fewer than 5 days of candles before them: no slippage charged' }),
@@ -66,8 +69,14 @@ export interface ExecutionReport {
   capacity: Static<typeof CapacityInfo> | null
 }
 
-/** `brackets(symbol)`: the store's brackets of a coin, undefined where it has none. */
-export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, brackets: (symbol: string) => readonly MarginBracket[] | undefined): ExecutionReport {
+/** What the report reads of the store: a coin's brackets (undefined where it has none) and whether it has mark-price candles. */
+export interface ExecutionStore {
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined
+  mark(symbol: string): unknown
+}
+
+export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, store: ExecutionStore): ExecutionReport {
+  const brackets = (s: string) => store.marginBrackets(s)
   const t = portfolio.trades
   const lev = effectiveLeverage(spec)
   let notional = 0, fees = 0, funding = 0, slip = 0, missing = 0
@@ -94,6 +103,8 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
   const useBrackets = ex.margin === 'brackets' && spec.marketType === 'futures'
   const coinBrackets = t.symbols.map(s => (useBrackets ? brackets(s) ?? null : null))
   const flatCoins = symbols.filter(s => !useBrackets || !brackets(s)?.length)
+  // the coin task hands the trade model the mark candles of a futures run's coin wherever the store has them (coin-tasks.ts executionInputs)
+  const markCoins = spec.marketType === 'futures' ? symbols.filter(s => store.mark(s) !== undefined) : []
   const cap = capacityCurve({
     trades: t,
     perCoinUsd: spec.perCoinUsd,
@@ -112,7 +123,8 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
       liquidation_fee_pct: round(ex.liquidationFeeFrac * 100, 10),
       margin: ex.margin,
       position_notional_usd: round(ex.notionalUsd, 6),
-      liquidation_price_source: 'last',
+      liquidation_price_source: markCoins.length === 0 ? 'last' : markCoins.length === symbols.length ? 'mark' : 'mixed',
+      coins_mark_price: markCoins,
       coins_with_brackets: symbols.length - flatCoins.length,
       coins_flat_margin: flatCoins,
       fills_without_estimate: missing,

@@ -37,6 +37,8 @@ export function checkDetailRequired(spec: RunSpec, symbols: readonly string[], s
 export interface RunIntrabar {
   replayed: number
   leftToRule: number
+  /** ambiguous bars whose liquidation the mark bar decided (no mark minutes) */
+  markLeftToRule: number
   coinsWithout: string[]
   /** coins where a replay changed a trade, and the chunks' bar-rule trades of those coins */
   changedCoins: Set<string>
@@ -50,6 +52,7 @@ export function mergeIntrabar(symbols: readonly string[], parts: readonly (Chunk
   return {
     replayed: ps.reduce((a, p) => a + p.replayed, 0),
     leftToRule: ps.reduce((a, p) => a + p.leftToRule, 0),
+    markLeftToRule: ps.reduce((a, p) => a + (p.markLeftToRule ?? 0), 0),
     coinsWithout: symbols.filter(s => without.has(s)),
     changedCoins: new Set(ps.flatMap(p => p.changedCoins)),
     barParts: ps.map(p => p.barTrades),
@@ -107,5 +110,9 @@ export async function intrabarBlock(
       ? `intrabar: ${run.leftToRule} bars whose exit depends on the path inside them were resolved by the bar rule (no 1m detail there)` +
         (run.coinsWithout.length > 0 ? `; ${run.coinsWithout.length} coins have no detail at all (${named(run.coinsWithout)})` : '; their coins have detail for part of their history only')
       : null
-  return { block, warning }
+  const markWarning =
+    run.markLeftToRule > 0
+      ? `intrabar: in ${run.markLeftToRule} bars the mark price reached the liquidation price and the minutes could have put another exit first; the store holds no mark-price minutes, so the mark bar decided (liquidation)`
+      : null
+  return { block, warning: [warning, markWarning].filter(w => w !== null).join('; ') || null }
 }

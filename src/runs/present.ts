@@ -151,6 +151,8 @@ function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfo
   const ex = report.execution
   if (ex && ex.margin === 'brackets' && run.spec.marketType === 'futures' && ex.coins_flat_margin.length > 0)
     warnings.push(`margin: ${ex.coins_flat_margin.length} coin(s) have no leverage brackets in the store and use the flat 0.5% maintenance rate: ${ex.coins_flat_margin.slice(0, 10).join(', ')}${ex.coins_flat_margin.length > 10 ? ', …' : ''} (execution.coins_flat_margin)`)
+  if (ex && ex.liquidation_price_source === 'mixed')
+    warnings.push(`liquidation: ${ex.coins_mark_price.length} coin(s) were tested on the mark price, the others on the last price (no mark-price candles in the store; execution.coins_mark_price)`)
   if (ex && ex.fills_without_estimate > 0)
     warnings.push(`slippage: ${ex.fills_without_estimate} market fill(s) had fewer than 5 days of candles before them and were charged no slippage`)
   return warnings
@@ -196,7 +198,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const report = executionReport(spec, run.symbols, portfolio, s => store.marginBrackets(s))
+  const report = executionReport(spec, run.symbols, portfolio, store)
   const warnings = warningsOf(run, portfolio, metrics, taken, report)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield

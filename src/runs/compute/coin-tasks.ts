@@ -73,11 +73,17 @@ export interface RunMetricsResult {
   ruinedAtMs: number | null
 }
 
-/** What a coin's trades need for the run's execution (engine/execution.ts): its cost series and brackets, when the run uses them. */
-export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: string): Pick<TradeModelInput, 'costs' | 'brackets'> {
+/**
+ * What a coin's trades need for the run's execution (engine/execution.ts): its cost series
+ * and brackets when the run uses them, and its mark-price candles where the store has them
+ * and the run has an execution model (a spec without one is the model before issue 25,
+ * liquidated on the last price). `bars`: the run's bars of the coin (its timeframe).
+ */
+export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: string, bars?: Bars, tf: RunSpec['timeframe'] = '1H'): Pick<TradeModelInput, 'costs' | 'brackets' | 'mark'> {
   return {
     costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
     brackets: params.execution?.margin === 'brackets' ? (ctx.view.marginBrackets(symbol) ?? null) : null,
+    mark: params.execution && params.marketType === 'futures' && bars ? ctx.mark(symbol, tf, bars) : null,
   }
 }
 
@@ -125,7 +131,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
     }
     const input = {
       symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-      ...executionInputs(ctx, params, symbol),
+      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
       detail,
     }
     const trades = simulateCoin(input, params, counts)

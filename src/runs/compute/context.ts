@@ -6,6 +6,7 @@
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
+import { alignMark, type MarkBars } from '../../engine/mark-price'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
@@ -37,6 +38,7 @@ export class TaskContext {
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
   private readonly costSeries = new Map<string, CoinCostSeries | null>()
+  private readonly marks = new Map<string, MarkBars | null>()
   private signalBytes = 0
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
@@ -51,6 +53,7 @@ export class TaskContext {
       this.details.clear()
       this.signalCache.clear()
       this.costSeries.clear()
+      this.marks.clear()
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -98,6 +101,22 @@ export class TaskContext {
       this.costSeries.set(symbol, s)
     }
     return s
+  }
+
+  /**
+   * A coin's mark-price candles lined up with its bars on a timeframe (engine/mark-price.ts);
+   * null where the store has none. Cached per data version, like the resampled series.
+   */
+  mark(symbol: string, tf: Timeframe, bars: Bars): MarkBars | null {
+    const key = `${symbol}|${tf}`
+    let m = this.marks.get(key)
+    if (m === undefined || (m !== null && m.l.length !== bars.n)) {
+      const series = this.view.mark?.(symbol)
+      m = series ? alignMark(bars, series) : null
+      if (this.marks.size > 4096) this.marks.clear()
+      this.marks.set(key, m)
+    }
+    return m
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */

@@ -110,7 +110,7 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
       fromIdx: win.fromIdx,
       toIdx: win.toIdx,
       funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
-      ...executionInputs(ctx, params, symbol),
+      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
     }
     sums.push(randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)))
   }
@@ -149,7 +149,7 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     }
     const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
-    const exec = executionInputs(ctx, base, symbol)
+    const exec = executionInputs(ctx, base, symbol, bars, spec.timeframe)
     // the cells resolve bars as the run would (minute detail where the coin has it)
     const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
     const cells = payload.cells.map(cell => {

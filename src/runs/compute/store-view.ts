@@ -4,7 +4,7 @@
  * the same SharedArrayBuffer-backed views by message.
  */
 import type { DetailInfo } from '../../market/candle-store'
-import { SAMPLE_KINDS, type Bars, type FundingSeries, type MarginBracket, type SampleKind, type SampleSeries } from '../../market/types'
+import { SAMPLE_KINDS, type Bars, type FundingSeries, type MarginBracket, type MarkSeries, type SampleKind, type SampleSeries } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined
@@ -13,6 +13,8 @@ export interface StoreView {
   marginBrackets(symbol: string): readonly MarginBracket[] | undefined
   /** derivatives samples (premium index, open interest); a view without them has none */
   samples?(kind: SampleKind, symbol: string): SampleSeries | undefined
+  /** 1H mark-price candles (liquidation is tested on them where present); a view without them has none */
+  mark?(symbol: string): MarkSeries | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
   /** where the coins' minute detail is (compute/intrabar-detail.ts) */
@@ -27,9 +29,11 @@ export interface StoreSnapshot {
   /** absent in snapshots made before brackets existed */
   brackets?: Record<string, readonly MarginBracket[]>
   samples?: Partial<Record<SampleKind, Record<string, SampleSeries>>>
+  /** absent where the store has no mark-price candles */
+  mark?: Record<string, MarkSeries>
 }
 
-export function snapshotOf(view: StoreView & { symbols(): string[]; sampleSymbols?(kind: SampleKind): string[] }): StoreSnapshot {
+export function snapshotOf(view: StoreView & { symbols(): string[]; sampleSymbols?(kind: SampleKind): string[]; markSymbols?(): string[] }): StoreSnapshot {
   const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {}, detail: view.detailInfo(), brackets: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
@@ -45,6 +49,7 @@ export function snapshotOf(view: StoreView & { symbols(): string[]; sampleSymbol
     for (const s of symbols) byKind[s] = view.samples!(kind, s)!
     ;(snap.samples ??= {})[kind] = byKind
   }
+  for (const s of view.markSymbols?.() ?? []) (snap.mark ??= {})[s] = view.mark!(s)!
   return snap
 }
 
@@ -54,6 +59,7 @@ export function viewOf(snap: StoreSnapshot): StoreView {
     funding: s => snap.funding[s],
     marginBrackets: s => snap.brackets?.[s],
     samples: (kind, s) => snap.samples?.[kind]?.[s],
+    mark: s => snap.mark?.[s],
     dataVersion: () => snap.version,
     detailInfo: () => snap.detail,
   }
