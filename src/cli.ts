@@ -5,7 +5,7 @@
  *   worker                                  run queued simulation tasks (REDIS_URL) on this host's threads
  *   data generate [--coins N] [--days D] [--seed S] [--force]
  *   data import [--replace-synthetic] <path...>
- *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
+ *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives] [--mark]
  *   data info
  *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
@@ -44,10 +44,11 @@ const USAGE = `usage: perpsim <command>
                                               write the synthetic universe (--force replaces a non-empty store;
                                               --detail-stored N also writes the first N coins' minutes as stored 1m detail)
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
-  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives]
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives] [--mark]
                                               sync 1H candles and funding from Binance USDT-M (ccxt);
                                               --detail 1m also the 1m candles (minute detail);
                                               --derivatives: also premium index and open interest
+                                              --mark: also the 1h mark-price candles (liquidation tests them)
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
@@ -160,7 +161,7 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' }, derivatives: { type: 'boolean' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' }, derivatives: { type: 'boolean' }, mark: { type: 'boolean' } } })
   if (values.detail !== undefined && values.detail !== '1m') throw new UsageError(`--detail ${values.detail}: the only detail timeframe is 1m`)
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
@@ -173,6 +174,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
     since: values.since,
     detail: values.detail === '1m' ? '1m' : undefined,
     derivatives: values.derivatives === true,
+    mark: values.mark === true,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
   })

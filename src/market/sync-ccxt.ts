@@ -49,6 +49,8 @@ export interface SyncOptions {
   only?: 'candles' | 'funding' | 'derivatives'
   /** also the premium index and open interest (the fields basis and open_interest of conditions) */
   derivatives?: boolean
+  /** also the 1h mark-price candles (liquidation is tested on them: docs/metrics.md §1 "Mark price") */
+  mark?: boolean
   /** false: keep the markets a reused `exchange` loaded before (default: load them afresh) */
   reloadMarkets?: boolean
   /**
@@ -67,6 +69,8 @@ export interface SyncSymbolResult {
   /** premium-index and open-interest samples appended (derivatives) */
   premiumAppended: number
   openInterestAppended: number
+  /** 1h mark-price candles appended (with `mark`) */
+  markAppended: number
   /** newest stored candle after the sync (open time, ms) */
   lastCandleMs: number | null
   requests: number
@@ -81,6 +85,8 @@ export interface SyncReport {
   detailAppended: number
   /** premium-index plus open-interest samples appended */
   samplesAppended: number
+  /** mark-price candles appended */
+  markAppended: number
   requests: number
   /** requests repeated after a rate-limit or network failure */
   retries: number
@@ -120,7 +126,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   log(`syncing ${symbols.length} symbols from ${exchange.id}`)
 
   const derivatives = opts.only === 'derivatives' || (opts.derivatives === true && opts.only === undefined)
-  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, detail: opts.detail, derivatives }
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, detail: opts.detail, derivatives, mark: opts.mark === true && opts.only === undefined }
   const results: SyncSymbolResult[] = []
   let stopped = false
   for (const symbol of symbols) {
@@ -143,6 +149,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
     fundingAppended: results.reduce((s, r) => s + r.fundingAppended, 0),
     detailAppended: results.reduce((s, r) => s + r.detailAppended, 0),
     samplesAppended: results.reduce((s, r) => s + r.premiumAppended + r.openInterestAppended, 0),
+    markAppended: results.reduce((s, r) => s + r.markAppended, 0),
     requests,
     retries,
     failed: results.filter(r => r.error).length,
@@ -152,7 +159,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
 }
 
 function emptyResult(store: CandleStore, symbol: string): SyncSymbolResult {
-  return { symbol, candlesAppended: 0, fundingAppended: 0, detailAppended: 0, premiumAppended: 0, openInterestAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
+  return { symbol, candlesAppended: 0, fundingAppended: 0, detailAppended: 0, premiumAppended: 0, openInterestAppended: 0, markAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
 }
 
 /** Candles then funding of one symbol; `fatal` when the failure means the exchange is out of reach. */
@@ -168,6 +175,7 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
       await syncPremiumIndex(store, market, symbol, result, ctx)
       await syncOpenInterest(store, market, symbol, result, ctx)
     }
+    if (ctx.mark) await syncMark(store, market, symbol, result, ctx)
     if (ctx.detail === '1m') await syncDetail(store, market, symbol, result, ctx)
   } catch (e) {
     result.error = (e as Error).message
@@ -189,6 +197,7 @@ interface PageContext {
   only: SyncOptions['only']
   detail?: '1m'
   derivatives: boolean
+  mark: boolean
 }
 
 async function syncCandles(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
@@ -289,6 +298,42 @@ async function syncFunding(store: CandleStore, market: MarketLike, symbol: strin
     if (n > 0) result.fundingAppended += store.appendFunding(symbol, t.subarray(0, n), rate.subarray(0, n), n).appended
     if (rows.length < ctx.pageLimit || n === 0) return
     since = t[n - 1] + 1
+  }
+}
+
+/** The 1h mark-price klines from the last stored one on (or the symbol's first candle): closed hours only, each checked like a candle. */
+async function syncMark(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const fetch = ctx.exchange.fetchMarkOHLCV?.bind(ctx.exchange)
+  if (!fetch) throw new SyncError(`${ctx.exchange.id} offers no mark-price klines`)
+  const stored = store.mark(symbol)
+  const firstCandle = store.bars(symbol)?.t[0]
+  let since = stored ? stored.t[stored.n - 1] + HOUR_MS : ceilHour(ctx.sinceMs ?? firstCandle ?? market.created ?? BINANCE_USDM_START_MS)
+  for (;;) {
+    if (since + HOUR_MS > ctx.now()) return
+    const from = since
+    const limit = Math.min(ctx.pageLimit, Math.floor((ctx.now() - from) / HOUR_MS) + 1)
+    const rows = await ctx.call(`${symbol} mark price from ${isoOf(from)}`, () => fetch(market.symbol, '1h', from, limit))
+    const nowMs = ctx.now()
+    const cols = Array.from({ length: 5 }, () => new Float64Array(rows.length))
+    let n = 0
+    let sawOpen = false
+    for (const row of rows) {
+      const [t, o, h, l, c] = row as number[]
+      if (!(t >= since)) continue
+      if (t + HOUR_MS > nowMs) {
+        sawOpen = true // the hour still open: its mark candle is not final
+        break
+      }
+      if (t % HOUR_MS !== 0 || (n > 0 && t <= cols[0][n - 1])) throw new Error(`${symbol}: the exchange sent a mark-price kline at ${isoOf(t)} out of order`)
+      // the mark does not trade: its klines carry no volume, so the candle check sees a zero one
+      const problem = candleProblem(o, h, l, c, 0)
+      if (problem) throw new Error(`${symbol}: the exchange sent an impossible mark-price kline at ${isoOf(t)}: ${problem}`)
+      cols[0][n] = t; cols[1][n] = o; cols[2][n] = h; cols[3][n] = l; cols[4][n] = c
+      n++
+    }
+    if (n > 0) result.markAppended += store.appendMark(symbol, cols.map(col => col.subarray(0, n)), n).appended
+    if (sawOpen || rows.length < limit || n === 0) return
+    since = cols[0][n - 1] + HOUR_MS
   }
 }
 
@@ -431,6 +476,7 @@ export function formatSyncReport(report: SyncReport): string {
     '',
     `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples, ` : '') +
+      (report.markAppended ? `${report.markAppended} mark-price candles, ` : '') +
       `${report.requests} requests (${report.retries} retried), ${report.failed} failed${report.stopped ? ', stopped early' : ''} (${(report.elapsedMs / 1000).toFixed(1)} s)`,
   )
   return lines.join('\n')

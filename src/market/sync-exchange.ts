@@ -16,6 +16,8 @@ export interface ExchangeLike {
   fetchFundingRateHistory(symbol: string, since?: number, limit?: number): Promise<{ timestamp?: number; fundingRate?: number }[]>
   /** Binance's premium-index klines (GET /fapi/v1/premiumIndexKlines), rows as fetchOHLCV's */
   fetchPremiumIndexOHLCV?(symbol: string, timeframe: string, since?: number, limit?: number): Promise<(number | undefined)[][]>
+  /** Binance's mark-price klines (GET /fapi/v1/markPriceKlines: ccxt's fetchOHLCV with price 'mark'), rows as fetchOHLCV's */
+  fetchMarkOHLCV?(symbol: string, timeframe: string, since?: number, limit?: number): Promise<(number | undefined)[][]>
   /** Binance's open-interest history (GET /futures/data/openInterestHist: the last 30 days only) */
   fetchOpenInterestHistory?(symbol: string, timeframe: string, since?: number, limit?: number, params?: Record<string, unknown>): Promise<{ timestamp?: number; openInterestAmount?: number }[]>
 }

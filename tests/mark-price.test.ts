@@ -1,0 +1,181 @@
+/**
+ * Mark price (issue 25 §3; docs/metrics.md §1 "Mark price"): where the store has a coin's
+ * mark-price candles, liquidation is tested on them and the stop and take profit on the
+ * last price. Hand-made candles where the two prices disagree, the import of Binance's
+ * markPriceKlines files and their sync through ccxt against a loopback Binance.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DEFAULT_MAKER_FEE_FRAC, type Execution } from '../src/engine/execution'
+import { alignMark } from '../src/engine/mark-price'
+import { simulateCoin } from '../src/engine/trade-model'
+import { CandleStore } from '../src/market/candle-store'
+import { importPaths } from '../src/market/import-binance'
+import { syncFromExchange } from '../src/market/sync-ccxt'
+import type { MarkSeries } from '../src/market/types'
+import { HOUR_MS } from '../src/time'
+import { barsOf, maskOf, params } from './engine-fixtures'
+import { makeCandles, makeFunding, startFakeBinance, type FakeBinance } from './fixtures/binance-server'
+
+type Row = [number, number, number, number]
+
+const exec: Execution = { slippage: 'none', impactK: 1, tpOrder: 'market', makerFeeFrac: DEFAULT_MAKER_FEE_FRAC, liquidationFeeFrac: 0.0125, margin: 'flat', notionalUsd: 600 }
+// long at 100, leverage 10, flat 0.5 %: the liquidation price is 100 · (1 − 0.1 + 0.005) = 90.5; the stop (20 %) lies beyond it at 80
+const p = params({ leverage: 10, slPct: 20, tpPct: 10, execution: exec })
+
+function markOf(bars: { t: Float64Array; n: number }, rows: Row[]): MarkSeries {
+  const col = (k: number) => Float64Array.from(rows, r => r[k])
+  return { t: bars.t.slice(0, bars.n), o: col(0), h: col(1), l: col(2), c: col(3), n: rows.length }
+}
+
+function run(last: Row[], mark: Row[] | null, over = p) {
+  const bars = barsOf(last)
+  const input = { symbol: 'TESTUSDT', bars, entry: maskOf(bars.n, 0), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: null, mark: mark ? alignMark(bars, markOf(bars, mark)) : null }
+  return simulateCoin(input, over)
+}
+
+const calm: Row = [95, 96, 94, 95]
+
+describe('liquidation on the mark price (hand-made candles)', () => {
+  test('the mark dips through the liquidation price while the last price does not: liquidated on the mark only', () => {
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.5, 92, 95], calm, calm]
+    const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.4, 90.2, 95], calm, calm]
+    const onLast = run(last, null)
+    expect(onLast[0].exitReason).toBe('end_of_data')
+    const onMark = run(last, mark)
+    expect(onMark[0]).toMatchObject({ exitReason: 'liquidation', exitIdx: 2, exitPrice: 90.5, pnlPct: -100 })
+  })
+
+  test('the last price wicks through it while the mark stays above: liquidated on the last price only', () => {
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.5, 90, 95], calm, calm]
+    const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.4, 93, 95], calm, calm]
+    expect(run(last, null)[0]).toMatchObject({ exitReason: 'liquidation', exitIdx: 2, exitPrice: 90.5 })
+    const onMark = run(last, mark)
+    expect(onMark[0].exitReason).toBe('end_of_data')
+    expect(onMark[0].pnlPct).toBeGreaterThan(-100)
+  })
+
+  test('a mark open beyond the liquidation price liquidates at the open; the stop still reads the last price', () => {
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [92, 93, 91, 92], calm]
+    const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [90, 91, 89.5, 90.5], calm]
+    expect(run(last, mark)[0]).toMatchObject({ exitReason: 'liquidation', exitIdx: 2, exitPrice: 90.5 })
+    // rule 1 before rule 2: a mark open beyond the liquidation price liquidates even where the last price also gapped through the stop
+    const tight = params({ leverage: 10, slPct: 5, tpPct: 10, execution: exec })
+    expect(run(last, mark, tight)[0]).toMatchObject({ exitReason: 'liquidation', exitIdx: 2 })
+    // the stop (95) reads the last price: a gap through it is a stop at the open while the mark opened above the liquidation price
+    const calmMark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [94, 95, 93, 94], calm]
+    expect(run(last, calmMark, tight)[0]).toMatchObject({ exitReason: 'sl', exitIdx: 2, exitPrice: 92 })
+  })
+
+  test('short: the mark high reaches the liquidation price (109.5) while the last high does not', () => {
+    const short = params({ direction: 'short', leverage: 10, slPct: 20, tpPct: 10, execution: exec })
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 108, 99.5, 104], calm]
+    const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 109.6, 99.5, 104], calm]
+    expect(run(last, null, short)[0].exitReason).not.toBe('liquidation')
+    expect(run(last, mark, short)[0]).toMatchObject({ exitReason: 'liquidation', exitIdx: 2, exitPrice: 109.5 })
+  })
+
+  test('with identical mark and last candles every trade is the last price\'s', () => {
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.5, 90, 95], [95, 112, 94, 111], calm]
+    for (const over of [p, params({ leverage: 10, slPct: 5, tpPct: 8, execution: exec }), params({ direction: 'short', leverage: 10, slPct: 20, tpPct: 3, execution: exec })])
+      expect(run(last, last, over)).toEqual(run(last, null, over))
+  })
+
+  test('alignment: a bar without its mark candle keeps the last price; a 4-hour bar takes the mark of its four hours', () => {
+    const bars = barsOf([[100, 101, 99, 100], [100, 101, 99, 100]])
+    const m = alignMark(bars, { t: bars.t.slice(0, 1), o: Float64Array.of(99), h: Float64Array.of(102), l: Float64Array.of(98), c: Float64Array.of(100), n: 1 })
+    expect([m.covered, m.l[0], m.l[1], m.h[0], m.h[1]]).toEqual([1, 98, 99, 102, 101])
+    const four = barsOf([[100, 105, 95, 100]], 4 * HOUR_MS)
+    const t0 = four.t[0]
+    const hours = { t: Float64Array.of(t0, t0 + HOUR_MS, t0 + 2 * HOUR_MS, t0 + 3 * HOUR_MS), o: Float64Array.of(100, 101, 99, 98), h: Float64Array.of(102, 104, 100, 99), l: Float64Array.of(99, 100, 94, 97), c: Float64Array.of(101, 99, 98, 99), n: 4 }
+    const m4 = alignMark(four, hours)
+    expect([m4.covered, m4.o[0], m4.h[0], m4.l[0]]).toEqual([1, 100, 104, 94])
+    const m3 = alignMark(four, { ...hours, n: 3 })
+    expect([m3.covered, m3.l[0]]).toEqual([0, 95])
+  })
+})
+
+describe('mark-price candles in the store', () => {
+  let dataDir: string
+  let fake: FakeBinance | undefined
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'perpsim-mark-'))
+  })
+  afterEach(async () => {
+    await fake?.stop()
+    fake = undefined
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const t0 = Date.UTC(2024, 0, 1)
+  const klineLine = (i: number, o: number, h: number, l: number, c: number) => [t0 + i * HOUR_MS, o, h, l, c, 0, t0 + (i + 1) * HOUR_MS - 1, 0, 3600, 0, 0, 0].join(',')
+
+  test('data import reads markPriceKlines (recognised by the path), keeps them, and they move the data version', async () => {
+    const dir = join(dataDir, 'in', 'futures', 'um', 'monthly', 'markPriceKlines', 'BTCUSDT', '1h')
+    mkdirSync(dir, { recursive: true })
+    const header = 'open_time,open,high,low,close,volume,close_time,quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore'
+    writeFileSync(join(dir, 'BTCUSDT-1h-2024-01.csv'), [header, klineLine(0, 100, 101, 99, 100.5), klineLine(1, 100.5, 102, 100, 101), klineLine(2, 101, 101.5, 98, 99)].join('\n'))
+    const store = CandleStore.open(join(dataDir, 'data'))
+    const before = store.dataVersion()
+    const report = await importPaths(store, [join(dataDir, 'in')])
+    expect(report.failed).toBe(0)
+    expect(report.markAppended).toBe(3)
+    expect(report.files[0]).toMatchObject({ kind: 'mark', symbol: 'BTCUSDT', appended: 3 })
+    expect(report.candlesAppended).toBe(0)
+    expect(store.bars('BTCUSDT')).toBeUndefined()
+    const m = store.mark('BTCUSDT')!
+    expect([...m.t]).toEqual([t0, t0 + HOUR_MS, t0 + 2 * HOUR_MS])
+    expect([...m.l]).toEqual([99, 100, 98])
+    expect(store.dataVersion()).not.toBe(before)
+    // stored: a reopened store has them; a second import appends nothing
+    const again = CandleStore.open(join(dataDir, 'data'))
+    expect([...again.mark('BTCUSDT')!.h]).toEqual([101, 102, 101.5])
+    expect((await importPaths(again, [join(dataDir, 'in')])).markAppended).toBe(0)
+  })
+
+  test('mark-price minutes are refused with a reason: only their hours are kept', async () => {
+    const dir = join(dataDir, 'in', 'markPriceKlines')
+    mkdirSync(dir, { recursive: true })
+    const row = (i: number) => [t0 + i * 60_000, 100, 101, 99, 100, 0, t0 + (i + 1) * 60_000 - 1, 0, 60, 0, 0, 0].join(',')
+    writeFileSync(join(dir, 'ETHUSDT-1m-2024-01-01.csv'), [row(0), row(1)].join('\n'))
+    const store = CandleStore.open(join(dataDir, 'data'))
+    const report = await importPaths(store, [dir])
+    expect(report.failed).toBe(1)
+    expect(report.files[0].error!.reason).toContain('1h only')
+    expect(store.mark('ETHUSDT')).toBeUndefined()
+  })
+
+  test('data sync --mark pages the closed mark-price hours through ccxt (fetchMarkOHLCV) and resumes', async () => {
+    let nowMs = Date.UTC(2026, 10, 20, 12, 30)
+    const start = Math.floor(nowMs / HOUR_MS) * HOUR_MS - 10 * 24 * HOUR_MS
+    const hours = 10 * 24 + 5
+    const candles = makeCandles(start, hours, 3, 100)
+    const mark = candles.map(([t, o, h, l, c]) => [t, o, h + 0.01, l - 0.01, c])
+    fake = startFakeBinance({ markets: [{ symbol: 'BTCUSDT', candles, funding: makeFunding(start, start + hours * HOUR_MS, 8, 1), mark }], now: () => nowMs })
+    const store = CandleStore.open(dataDir)
+    const sync = () => syncFromExchange(store, { baseUrl: fake!.url, now: () => nowMs, pageLimit: 100, retry: { retries: 1, baseDelayMs: 5 }, mark: true })
+    const report = await sync()
+    expect(report.failed).toBe(0)
+    const closed = mark.filter(r => r[0] + HOUR_MS <= nowMs)
+    const m = store.mark('BTCUSDT')!
+    expect(Array.from({ length: m.n }, (_, i) => [m.t[i], m.o[i], m.h[i], m.l[i], m.c[i]])).toEqual(closed)
+    expect(report.markAppended).toBe(closed.length)
+    expect(fake.requests.some(r => r.path === '/fapi/v1/markPriceKlines')).toBe(true)
+    // three hours later: only the three new closed hours are asked for and appended
+    nowMs += 3 * HOUR_MS
+    const before = fake.requests.length
+    const next = await sync()
+    expect(next.markAppended).toBe(3)
+    const markCalls = fake.requests.slice(before).filter(r => r.path === '/fapi/v1/markPriceKlines')
+    expect(markCalls.length).toBe(1)
+    expect(Number(markCalls[0].query.startTime)).toBe(closed[closed.length - 1][0] + HOUR_MS)
+    // without the option nothing of it is asked for
+    const plain = CandleStore.open(mkdtempSync(join(tmpdir(), 'perpsim-mark-plain-')))
+    const n0 = fake.requests.length
+    await syncFromExchange(plain, { baseUrl: fake.url, now: () => nowMs, pageLimit: 100, retry: { retries: 1, baseDelayMs: 5 } })
+    expect(fake.requests.slice(n0).some(r => r.path === '/fapi/v1/markPriceKlines')).toBe(false)
+    expect(plain.mark('BTCUSDT')).toBeUndefined()
+  })
+})
