@@ -26,6 +26,7 @@ import { escapeControl, formatImportReport, importPaths } from './market/import-
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, storeDerivedDetail, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { isoDay, MINUTE_MS, parseCompactDay, parseDay } from './time'
+import { lowerBound } from './sorted-search'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { dbCommand } from './cli-db'
@@ -221,12 +222,14 @@ function dataInfo(config: Config): void {
   const withBrackets = store.bracketSymbols().filter(s => store.bars(s))
   const asOf = [...new Set(withBrackets.map(s => { const b = store.brackets(s)!; return `${b.source} ${isoDay(b.asOfMs)}` }))]
   console.log(`margin brackets: ${withBrackets.length} of ${store.symbols().length} coins${asOf.length ? ` (${asOf.join('; ')})` : ''}; the others use the flat 0.5 % rate`)
-  console.log('symbol            rows  from        to          funding  first funding  last funding  1m detail')
+  const withMark = store.markSymbols().filter(s => store.bars(s)).length
+  console.log(`mark price: ${withMark} of ${store.symbols().length} coins have 1h mark-price candles (liquidation tests them); the others are tested on the last price`)
+  console.log('symbol            rows  from        to          funding  first funding  last funding  mark price | 1m detail')
   for (const s of store.symbols()) {
     const b = store.bars(s)!
     const f = store.funding(s)
     console.log(
-      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(10)}    ${detailCoverage(store, s)}`,
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(10)}    ${markCoverage(store, s)} | ${detailCoverage(store, s)}`,
     )
   }
 }
@@ -239,6 +242,20 @@ function detailCoverage(store: CandleStore, symbol: string): string {
   const c = store.detailCoverage(symbol)!
   const span = (c.lastMs - c.firstMs) / MINUTE_MS + 1
   return `${c.minutes} min ${isoDay(c.firstMs)} to ${isoDay(c.lastMs)} (${((100 * c.minutes) / span).toFixed(1)} % of the minutes in that span)`
+}
+
+/** a symbol's mark-price candles for `data info`: how many hours, their span and the share of the candles' hours they cover */
+function markCoverage(store: CandleStore, symbol: string): string {
+  const m = store.mark(symbol)
+  if (!m) return '-'
+  const b = store.bars(symbol)!
+  const from = lowerBound(m.t, b.t[0])
+  let covered = 0
+  for (let i = 0, j = from; i < b.n && j < m.n; i++) {
+    while (j < m.n && m.t[j] < b.t[i]) j++
+    if (j < m.n && m.t[j] === b.t[i]) covered++
+  }
+  return `${m.n} h ${isoDay(m.t[0])} to ${isoDay(m.t[m.n - 1])} (${((100 * covered) / b.n).toFixed(1)} % of the candles' hours)`
 }
 
 async function trustVerify(config: Config, args: string[]): Promise<number> {

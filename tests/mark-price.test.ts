@@ -4,7 +4,7 @@
  * last price. Hand-made candles where the two prices disagree, the import of Binance's
  * markPriceKlines files and their sync through ccxt against a loopback Binance.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +17,7 @@ import { syncFromExchange } from '../src/market/sync-ccxt'
 import type { MarkSeries } from '../src/market/types'
 import { HOUR_MS } from '../src/time'
 import { barsOf, maskOf, params } from './engine-fixtures'
+import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { makeCandles, makeFunding, startFakeBinance, type FakeBinance } from './fixtures/binance-server'
 
 type Row = [number, number, number, number]
@@ -177,5 +178,71 @@ describe('mark-price candles in the store', () => {
     await syncFromExchange(plain, { baseUrl: fake.url, now: () => nowMs, pageLimit: 100, retry: { retries: 1, baseDelayMs: 5 } })
     expect(fake.requests.slice(n0).some(r => r.path === '/fapi/v1/markPriceKlines')).toBe(false)
     expect(plain.mark('BTCUSDT')).toBeUndefined()
+  })
+})
+
+describe('data info', () => {
+  test('shows how many coins have mark-price candles and each coin\'s coverage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpsim-mark-info-'))
+    try {
+      const store = CandleStore.open(dir)
+      const t0 = Date.UTC(2024, 0, 1)
+      const n = 4
+      const t = Float64Array.from({ length: n }, (_, i) => t0 + i * HOUR_MS)
+      const px = new Float64Array(n).fill(100)
+      store.appendCandles('BTCUSDT', [t, px, px, px, px, px], n)
+      store.appendCandles('ETHUSDT', [t, px, px, px, px, px], n)
+      store.appendMark('BTCUSDT', [t.subarray(1), px, px, px, px].map(c => c.subarray(0, 3)), 3)
+      const p = Bun.spawnSync([process.execPath, 'src/cli.ts', 'data', 'info'], { cwd: join(import.meta.dir, '..'), env: { ...process.env, DATA_DIR: dir, OFFLINE: '1' }, stdout: 'pipe', stderr: 'pipe' })
+      const out = p.stdout.toString()
+      expect(p.exitCode).toBe(0)
+      expect(out).toContain('mark price: 1 of 2 coins have 1h mark-price candles')
+      const btc = out.split('\n').find(l => l.startsWith('BTCUSDT'))!
+      expect(btc).toContain('3 h 2024-01-01 to 2024-01-01 (75.0 % of the candles\' hours)')
+      expect(out.split('\n').find(l => l.startsWith('ETHUSDT'))).toContain(' - | ')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('/simulate on a store with mark-price candles for some coins', () => {
+  const T0 = Date.UTC(2025, 0, 1)
+  const COINS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT']
+  const withMark = makeHarness({
+    fill: store => {
+      fillWalkUniverse(store, COINS, T0, 150, 11)
+      // the mark spikes 15 % above the last price's high every hour: a short at leverage 10 (liquidation 9.5 % away) is liquidated on it
+      for (const s of ['BTCUSDT', 'ETHUSDT']) {
+        const b = store.bars(s)!
+        const h = Float64Array.from(b.h.subarray(0, b.n), x => x * 1.15)
+        store.appendMark(s, [b.t, b.o, h, b.l, b.c].map(c => c.slice(0, b.n)), b.n)
+      }
+    },
+  })
+  const lastOnly = makeHarness({ fill: store => fillWalkUniverse(store, COINS, T0, 150, 11) })
+  afterAll(() => {
+    withMark.cleanup()
+    lastOnly.cleanup()
+  })
+  const body = { strategy: 'bb-squeeze-short', top_n: 535, leverage: 10, sl_pct: 20, slippage: 'none', margin: 'flat' }
+
+  test('liquidation is tested on the mark where a coin has it, and the answer says which coins', async () => {
+    const r = await withMark.req('/simulate', { method: 'POST', json: body })
+    expect(r.status).toBe(200)
+    expect(r.body.execution).toMatchObject({ liquidation_price_source: 'mixed', coins_mark_price: ['BTCUSDT', 'ETHUSDT'] })
+    expect(r.body.warnings.some((w: string) => w.startsWith('liquidation: 2 coin(s) were tested on the mark price'))).toBe(true)
+    const plain = await lastOnly.req('/simulate', { method: 'POST', json: body })
+    expect(plain.body.execution).toMatchObject({ liquidation_price_source: 'last', coins_mark_price: [] })
+    type T = { symbol: string; exit_reason: string; entry_time: string; exit_time: string }
+    const onMark = (b: { trades: T[] }) => b.trades.filter(t => t.symbol === 'BTCUSDT' || t.symbol === 'ETHUSDT')
+    // ETHUSDT's short is liquidated by the mark's spike; on the last price it runs to its timeout
+    expect(onMark(r.body).map(t => t.exit_reason)).toEqual(['liquidation'])
+    expect(onMark(plain.body).map(t => t.exit_reason)).toEqual(['timeout'])
+    expect(onMark(r.body)[0].exit_time < onMark(plain.body)[0].exit_time).toBe(true)
+    // the coins without mark candles exit alike in both stores
+    const others = (b: { trades: T[] }) => b.trades.filter(t => t.symbol === 'SOLUSDT' || t.symbol === 'XRPUSDT').map(t => [t.symbol, t.entry_time, t.exit_time, t.exit_reason])
+    expect(others(r.body).length).toBe(4)
+    expect(others(r.body)).toEqual(others(plain.body))
   })
 })
