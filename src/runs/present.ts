@@ -242,6 +242,11 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   }
 }
 
+/** A run body's `execution`, `costs` and `capacity` (execution-report.ts), for the answers that carry them beside their own fields (/simulate/coin, validate). */
+export function executionOf(body: RunBody): Pick<RunBody, 'execution' | 'costs' | 'capacity'> {
+  return { execution: body.execution, costs: body.costs, capacity: body.capacity }
+}
+
 /** A finished run: its spec and coins, its booked and presented result, its statistics once computed. */
 export interface RunResult {
   hash: string

@@ -8,6 +8,9 @@ import { Type, type Static } from '@sinclair/typebox'
 import { EXIT_REASONS } from '../engine/types'
 import { executionFields } from './execution-report'
 
+/** a run's `execution`, `costs` and `capacity` (execution-report.ts): /simulate/coin and validate carry them beside their own fields */
+export { executionFields }
+
 /** One of the given strings (a union of literals, typed as the union of the strings). */
 const OneOf = <const T extends readonly [string, ...string[]]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map(v => Type.Literal(v))))
 const NullableNumber = Type.Union([Type.Number(), Type.Null()])

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, Timeframe } from '../../model/shared'
+import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, executionFields, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
@@ -129,6 +129,8 @@ export const ValidateResponse = t.Object(
     oos_pct: t.Number(),
     oos: OosReport,
     monte_carlo: MonteCarloReport,
+    // the whole-window run's execution settings, costs and capacity, as /simulate answers them
+    ...executionFields,
     result_hash: t.String({ description: 'the whole-window run (GET /export/csv?hash=)' }),
     compute_time_ms: t.Integer(),
   },

@@ -12,7 +12,7 @@ import { effectiveLeverage } from '../../engine/types'
 import type { CandleStore } from '../../market/candle-store'
 import { DAY_MS, isoDay, isoInstant } from '../../time'
 import type { Universe } from '../../market/universe'
-import { dataRange, type RunResult } from '../../runs/present'
+import { dataRange, executionOf, type RunResult } from '../../runs/present'
 import type { RunMonteCarlo } from '../../runs/research'
 import type { RunService } from '../../runs/service'
 import { portfolioOptionsOf, type RunSpec } from '../../runs/spec'
@@ -114,6 +114,7 @@ export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCach
     oos_pct: body.oos_pct,
     oos,
     monte_carlo: monteCarloOf(r, v, body.n_simulations),
+    ...executionOf(r.assembled.body),
     result_hash: r.hash,
     compute_time_ms: Math.round(performance.now() - started),
   }

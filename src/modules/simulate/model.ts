@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, ExecutionRequestFields, Intrabar, resultFields, Timeframe, TradeItem } from '../../model/shared'
+import { DateOrNull, ExecutionRequestFields, executionFields, Intrabar, resultFields, Timeframe, TradeItem } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -75,6 +75,8 @@ export const CoinSimResponse = t.Object(
     funding_coverage_pct: t.Union([t.Number(), t.Null()]),
     data_range: t.String(),
     trades: t.Array(t.Composite([TradeItem, t.Object({ result: t.UnionEnum(['tp', 'sl', 'timeout']) })])),
+    // the run's execution settings, where its edge went and how it scales with size, as /simulate answers them
+    ...executionFields,
     result_hash: t.String(),
     compute_time_ms: t.Integer(),
   },

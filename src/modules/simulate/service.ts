@@ -6,7 +6,7 @@ import { resultBucket } from '../../engine/metrics-breakdown'
 import { tradesInEntryOrder } from '../../engine/portfolio'
 import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
-import { dataRange, responseBody, tradeItem } from '../../runs/present'
+import { dataRange, executionOf, responseBody, tradeItem } from '../../runs/present'
 import { isoInstant } from '../../time'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
@@ -82,6 +82,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     funding_coverage_pct: m.funding_coverage_pct,
     data_range: r.assembled.body.data_range,
     trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
+    ...executionOf(r.assembled.body),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,
   }
