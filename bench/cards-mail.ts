@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * Cards and mail on the default 200-coin synthetic store (730 days, seed 7), 2 workers:
  * GET /og cold (a new setting each time: the simulation and the render), GET /og cached
@@ -76,9 +77,9 @@ const periods = Object.fromEntries(PERIODS.map(p => [p, { ...periodWindow(dateMs
 const file = { schema_version: 'rankings-1', rules_version: 'v1', date: '2026-11-23', generated_at: '2026-11-23T00:30:00Z', written_by: 'schedule', engine_version: 'bench', data_version: 'bench', previous_date: null, rules: {}, periods } as unknown as DayFile
 new DayFiles(db).publish(file, nowMs)
 const N = 10_000
-db.transaction(tx => {
+await db.tx(async tx => {
   for (let i = 0; i < N; i += 500)
-    tx.insert(schema.subscribers).values(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ email: `reader${i + k}@example.org`, lang: (i + k) % 3 === 0 ? 'ko' : 'en', status: 'active', createdAtMs: 0, updatedAtMs: 0 }))).run()
+    (await tx.orm.insert(schema.subscribers).values(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ email: `reader${i + k}@example.org`, lang: (i + k) % 3 === 0 ? 'ko' : 'en', status: 'active', createdAtMs: 0, updatedAtMs: 0 }))))
 })
 const t0 = performance.now()
 const r = await runWeeklyMail({ db, clock, mailer }, nowMs)

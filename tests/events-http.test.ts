@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * GET /events through app.handle (docs/events.md): the framing, filters and their 422s,
  * resuming with Last-Event-ID (or last_event_id), the kept window, the stream limits, the
@@ -21,7 +22,7 @@ const h = makeHarness({
 })
 
 const signal = (n: number, over: Partial<NewEvent> = {}): NewEvent => ({ kind: 'signal', strategy: 'ema-cross-long', coin: 'BTCUSDT', status: 'verified', payload: { n }, ...over })
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
+const append = (...list: NewEvent[]) => await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), list))
 
 const open: ReadableStream[] = []
 async function stream(query = '', headers: Record<string, string> = {}, client = '10.0.0.1') {
@@ -41,7 +42,7 @@ afterAll(async () => {
 const ids = (r: SseRecord) => r.events.filter(e => e.event !== 'error').map(e => Number(e.id))
 
 describe('GET /events', () => {
-  test('the framing: id, event, data lines, a blank line; a multi-line data value is split; ids and event names take no line break', () => {
+  test('the framing: id, event, data lines, a blank line; a multi-line data value is split; ids and event names take no line break', async () => {
     expect(sseMessage({ id: 7, event: 'signal', data: '{"a":1}' })).toBe('id: 7\nevent: signal\ndata: {"a":1}\n\n')
     expect(sseMessage({ data: 'one\ntwo\r\nthree' })).toBe('data: one\ndata: two\ndata: three\n\n')
     expect(() => sseMessage({ id: '1\n2', data: '' })).toThrow('line break')
@@ -157,7 +158,7 @@ describe('GET /events', () => {
   test('events written by another process (no wake-up here) arrive by the slow poll', async () => {
     const { res, sse } = await stream()
     await readUntil(res.body!, sse, x => x.retry !== null)
-    h.deps.db.$client.run(`INSERT INTO events (kind, created_at, payload) VALUES ('ranking', ${h.clock.now()}, '{"other":true}')`)
+    await h.deps.db.rows(sql.raw(`INSERT INTO events (kind, created_at, payload) VALUES ('ranking', ${h.clock.now()}, '{"other":true}')`))
     const r = await readUntil(res.body!, sse, x => x.events.length >= 1)
     expect(r.events[0]).toMatchObject({ event: 'ranking', data: '{"other":true}' })
     await close(res.body!)

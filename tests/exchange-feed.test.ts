@@ -68,7 +68,7 @@ afterAll(async () => {
 })
 
 describe('live records on an exchange-synced store', () => {
-  test('both jobs ran every hour; the store holds every closed candle and its funding', () => {
+  test('both jobs ran every hour; the store holds every closed candle and its funding', async () => {
     const ok = (job: string) => (db.$client.query(`SELECT count(*) AS n FROM job_runs WHERE job = ? AND outcome = 'ok'`).get(job) as { n: number }).n
     expect(ok('candles')).toBe(HOURS + 1)
     // live-records also caught up its two missed hours at the first start
@@ -84,7 +84,7 @@ describe('live records on an exchange-synced store', () => {
   test("a signal is recorded 10 s after its bar closed, entering at the exchange's open of the next hour", () => {
     // the scans after the first start (which recorded the 72 hours before it): no catch-up rows,
     // the 4H and 1D bars too (entering at the open of their next bar's first hour)
-    const live = db.select().from(signals).all().filter(s => s.publishedAtMs > START + 10_000)
+    const live = (await db.orm.select().from(signals)).filter(s => s.publishedAtMs > START + 10_000)
     expect(live.filter(s => s.backfill)).toEqual([])
     expect(live.filter(s => s.timeframe === '1H').length).toBeGreaterThan(5)
     expect(live.some(s => s.timeframe === '4H')).toBe(true)
@@ -94,9 +94,9 @@ describe('live records on an exchange-synced store', () => {
     }
   })
 
-  test('every signal whose entry candle has closed is scored from the stored candle, none unscoreable', () => {
-    const rows = db.select().from(scoredSignals).all()
-    expect(rows.length).toBe(db.select().from(signals).all().length)
+  test('every signal whose entry candle has closed is scored from the stored candle, none unscoreable', async () => {
+    const rows = (await db.orm.select().from(scoredSignals))
+    expect(rows.length).toBe((await db.orm.select().from(signals)).length)
     expect(rows.filter(r => r.status === 'unscoreable')).toEqual([])
     expect(rows.some(r => r.status !== 'open')).toBe(true)
   })
@@ -107,7 +107,7 @@ describe('live records on an exchange-synced store', () => {
     for (const r of hourly) expect(r.query.limit).toBe('2')
   })
 
-  test('every request went to 127.0.0.1', () => {
+  test('every request went to 127.0.0.1', async () => {
     expect(fake.requests.length).toBeGreaterThan(0)
     expect(new Set(fake.requests.map(r => r.host))).toEqual(new Set(['127.0.0.1']))
   })

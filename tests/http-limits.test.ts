@@ -15,7 +15,7 @@ const fill = (s: Parameters<typeof fillWalkUniverse>[0]) => fillWalkUniverse(s, 
 const ENTRY = { type: 'AND', conditions: [{ field: 'close', op: '>', value: 0 }] }
 
 describe('rate limit classes by route template', () => {
-  test('compute, subscribe, other, unlimited', () => {
+  test('compute, subscribe, other, unlimited', async () => {
     for (const r of ['/backtest', '/simulate', '/simulate/coin', '/simulate/dca', '/simulate/grid', '/simulate/validate', '/ohlcv/:symbol', '/export/csv', '/share/:hash', '/og/:hash', '/generate-bot'])
       expect(limitClassOf(r)).toBe('compute')
     expect(limitClassOf('/api/subscribe')).toBe('subscribe')
@@ -83,7 +83,7 @@ describe('rate limit classes by route template', () => {
 })
 
 describe('clients and memory', () => {
-  test('the client is the socket address; behind TRUST_PROXY=n hops, the n-th X-Forwarded-For entry from the right', () => {
+  test('the client is the socket address; behind TRUST_PROXY=n hops, the n-th X-Forwarded-For entry from the right', async () => {
     expect(clientOf('10.0.0.9', '1.1.1.1', 0)).toBe('10.0.0.9')
     expect(clientOf('10.0.0.9', '1.1.1.1, 2.2.2.2', 1)).toBe('2.2.2.2')
     expect(clientOf('10.0.0.9', '1.1.1.1, 2.2.2.2', 2)).toBe('1.1.1.1')
@@ -105,7 +105,7 @@ describe('clients and memory', () => {
     }
   })
 
-  test('an LRU: a flood of new clients evicts the idlest windows, never everyone', () => {
+  test('an LRU: a flood of new clients evicts the idlest windows, never everyone', async () => {
     const c = new WindowCounter(3)
     expect(c.hit('a', 1, 0)).toBe(0)
     expect(c.hit('b', 1, 0)).toBe(0)
@@ -167,7 +167,7 @@ describe('load shedding', () => {
 })
 
 describe('GET /metrics', () => {
-  test('only a loopback caller with no forwarding header', () => {
+  test('only a loopback caller with no forwarding header', async () => {
     const none = new Headers()
     expect(isLocalScrape('127.0.0.1', none)).toBe(true)
     expect(isLocalScrape('::1', none)).toBe(true)

@@ -32,7 +32,7 @@ function dailyJob(ran: string[], over: Partial<JobDefinition> = {}): JobDefiniti
 }
 
 describe('scheduler', () => {
-  test('croner arithmetic in UTC: the slots of a day job', () => {
+  test('croner arithmetic in UTC: the slots of a day job', async () => {
     const s = new Scheduler({ clock: new ManualClock(0), db: openDb(':memory:'), log, timers: false })
     s.register(dailyJob([]))
     expect(new Date(s.nextSlot('daily', at('2026-11-25T00:31:00Z'))!).toISOString()).toBe('2026-11-26T00:30:00.000Z')
@@ -56,7 +56,7 @@ describe('scheduler', () => {
       await s.idle()
     }
     expect(ran).toEqual(['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24', '2026-11-25'].map(d => `daily:${d}`))
-    const rows = new JobRuns(db).recent('daily', 20)
+    const rows = (await new JobRuns(db).recent('daily', 20))
     expect(rows.length).toBe(7)
     expect(rows.every(r => r.outcome === 'ok' && r.attempt === 1 && r.trigger === 'schedule' && r.error === null)).toBe(true)
     expect(rows[0].slot).toBe('daily:2026-11-25')
@@ -139,7 +139,7 @@ describe('scheduler', () => {
     clock.set(at('2026-11-20T00:30:00Z'))
     s.tick()
     await s.idle()
-    const failed = new JobRuns(db).bySlot('daily:2026-11-20')
+    const failed = (await new JobRuns(db).bySlot('daily:2026-11-20'))
     expect(failed.length).toBe(1)
     expect(failed[0].outcome).toBe('failed')
     expect(failed[0].error).toContain('upstream gone')
@@ -149,7 +149,7 @@ describe('scheduler', () => {
     s.tick()
     await s.idle()
     expect(ran).toEqual(['daily:2026-11-20#1', 'daily:2026-11-20#2', 'daily:2026-11-21#1'])
-    const retried = new JobRuns(db).bySlot('daily:2026-11-20')
+    const retried = (await new JobRuns(db).bySlot('daily:2026-11-20'))
     expect(retried.map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'ok', 'catch-up']])
     // done slots are not run again, by any later tick
     clock.advance(60_000)
@@ -225,7 +225,7 @@ describe('scheduler', () => {
     await new Promise(r => setTimeout(r, 5))
     await s.stop()
     expect(steps).toBeGreaterThan(0)
-    const row = new JobRuns(db).bySlot('daily:2026-11-20')[0]
+    const row = (await new JobRuns(db).bySlot('daily:2026-11-20'))[0]
     expect(row.outcome).toBe('failed')
     expect(row.error).toContain('shut down')
   })
@@ -243,7 +243,7 @@ describe('scheduler', () => {
     expect(ran.every(x => /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(x) || /^tick:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(x))).toBe(true)
   })
 
-  test('an unknown job name is an error naming the known ones', () => {
+  test('an unknown job name is an error naming the known ones', async () => {
     const s = new Scheduler({ clock: new ManualClock(0), db: openDb(':memory:'), log, timers: false })
     s.register(dailyJob([]))
     expect(() => s.slotOf('nope', 0)).toThrow("unknown job 'nope'; known jobs: daily")
@@ -279,7 +279,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     s.start()
     await s.idle()
     expect(ran).toEqual([SLOT])
-    const [dead, again] = new JobRuns(db).bySlot(SLOT)
+    const [dead, again] = (await new JobRuns(db).bySlot(SLOT))
     expect(dead.outcome).toBe('failed')
     expect(dead.error).toStartWith('abandoned: the process that ran it died')
     expect(dead.finishedAtMs).toBe(clock.now())
@@ -344,7 +344,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     release()
     await running
     expect(steps).toEqual(['a started', 'a yielded'])
-    const rows = new JobRuns(db).bySlot(SLOT)
+    const rows = (await new JobRuns(db).bySlot(SLOT))
     expect(rows.map(r => [r.attempt, r.outcome, r.ownerInstance])).toEqual([[1, 'ok', a.owner.instance]])
     expect(rows[0].heartbeatMs).toBe(SLOT_MS + LEASE_MS + 120_000) // beaten at its yield after the clock moved
     expect(ranB).toEqual([])
@@ -370,7 +370,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     s.tick()
     await s.idle()
     expect(ran).toEqual([SLOT])
-    const [dead, again] = new JobRuns(db).bySlot(SLOT)
+    const [dead, again] = (await new JobRuns(db).bySlot(SLOT))
     expect(dead.error).toContain('abandoned: the process that ran it died')
     expect(dead.error).toContain(`pid ${process.pid} on other-host.invalid`)
     expect([again.attempt, again.trigger, again.outcome]).toEqual([2, 'retry', 'ok'])
@@ -415,7 +415,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     s.register(dailyJob([]))
     expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(2)
     expect(new JobRuns(db).bySlot(SLOT)[0].outcome).toBeNull() // alive elsewhere: left running
-    db.insert(schema.jobRuns).values({ job: 'daily', slot: SLOT, attempt: 3, trigger: 'manual', slotMs: SLOT_MS, startedAtMs: clock.now(), ownerHost: hostname(), ownerPid: deadPid(), ownerInstance: 'cli', heartbeatMs: clock.now() }).run()
+    (await db.orm.insert(schema.jobRuns).values({ job: 'daily', slot: SLOT, attempt: 3, trigger: 'manual', slotMs: SLOT_MS, startedAtMs: clock.now(), ownerHost: hostname(), ownerPid: deadPid(), ownerInstance: 'cli', heartbeatMs: clock.now() }))
     expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(4)
     expect(new JobRuns(db).bySlot(SLOT).map(r => r.outcome)).toEqual([null, 'ok', 'failed', 'ok'])
   })

@@ -21,7 +21,7 @@ const DATA_DAYS = 45 // candles up to 2026-11-23T23:00Z
 let h: Harness
 let scheduler: Scheduler
 
-beforeAll(() => {
+beforeAll(async () => {
   h = makeHarness({ nowMs: Date.UTC(2026, 10, 22, 0, 30), fill: store => fillWalkUniverse(store, SYMBOLS, START, DATA_DAYS, 40) })
   scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
   scheduler.register({ ...rankingsJob(h.deps), catchUpMs: 3 * DAY_MS }) // a short window keeps the test quick
@@ -52,7 +52,7 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 25, 0, 30))
     scheduler.tick()
     await scheduler.idle()
-    const runs = new JobRuns(h.deps.db).recent('rankings', 20)
+    const runs = (await new JobRuns(h.deps.db).recent('rankings', 20))
     expect(runs.map(r => [r.slot, r.attempt, r.outcome])).toEqual([
       ['rankings:2026-11-25', 1, 'failed'],
       ['rankings:2026-11-24', 1, 'ok'],
@@ -235,7 +235,7 @@ describe('rankings: job and endpoints', () => {
     expect((await h.req('/rankings/files/2026-11-24')).status).toBe(422)
   })
 
-  test('SQLite itself rejects an UPDATE or DELETE of a published day file', () => {
+  test('SQLite itself rejects an UPDATE or DELETE of a published day file', async () => {
     const sqlite = h.deps.db.$client
     expect(() => sqlite.run("UPDATE ranking_day_files SET body = '{}' WHERE date = '2026-11-23'")).toThrow('append-only')
     expect(() => sqlite.run("DELETE FROM ranking_day_files WHERE date = '2026-11-23'")).toThrow('append-only')

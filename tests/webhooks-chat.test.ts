@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * Telegram and Discord sinks (docs/events.md "Telegram and Discord"), against loopback
  * servers that speak each API's request and response format, rate limits included: a
@@ -37,8 +38,8 @@ async function register(body: Record<string, unknown>): Promise<number> {
   expect(r.status).toBe(201)
   return r.body.id
 }
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
-const rowsOf = (endpointId: number) => h.deps.db.select().from(schema.pushDeliveries).all().filter(d => d.endpointId === endpointId)
+const append = (...list: NewEvent[]) => await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), list))
+const rowsOf = (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
 
 const signal = (id: number, coin: string): NewEvent => ({
   kind: 'signal',
@@ -125,7 +126,7 @@ describe('an API that does not answer', () => {
     const row = rowsOf(id)[0]!
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null })
     expect(row.lastError).toStartWith('no answer')
-    const everything = JSON.stringify([row, h.deps.db.select().from(schema.pushEndpoints).all().find(e => e.id === id)!.lastError, lines])
+    const everything = JSON.stringify([row, (await h.deps.db.orm.select().from(schema.pushEndpoints)).find(e => e.id === id)!.lastError, lines])
     expect(everything).not.toContain(TOKEN.split(':')[1])
   })
 })
@@ -175,14 +176,14 @@ describe('Discord', () => {
 describe('the messages', () => {
   const links = { baseUrl: 'https://perpsim.example.org', rankingTop: () => null, proofDay: () => '20261121' }
   const position = { cycle_id: 3, strategy: 'bb-squeeze-long', coin: 'ETH', direction: 'long', entry_price: 3012.456789, margin_usd: 100, leverage: 5, sl_pct: 10, tp_pct: 8, exit_reason: null, pnl_pct: null, pnl_usd: null, bars_held: null }
-  test('a paper position opened and closed, in English and Korean, linking its cycle', () => {
+  test('a paper position opened and closed, in English and Korean, linking its cycle', async () => {
     expect(eventText({ id: 1, kind: 'paper', payload: { action: 'opened', position } }, 'en', links)).toBe('📄 Paper trade opened: LONG ETH at 3012.46 · $100 margin ×5 · SL 10.0% · TP 8.0% (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
     const closed = { ...position, exit_reason: 'tp', pnl_pct: 40.1234, pnl_usd: 40.12, bars_held: 9 }
     expect(eventText({ id: 2, kind: 'paper', payload: { action: 'closed', position: closed } }, 'en', links)).toBe('✅ Paper trade closed: LONG ETH take profit +40.12% (+$40.12) · 9 bars (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
     expect(eventText({ id: 2, kind: 'paper', payload: { action: 'closed', position: { ...closed, exit_reason: 'sl', pnl_pct: -50.5, pnl_usd: -50.5 } } }, 'ko', links)).toBe('❌ 모의 거래 종료: ETH 롱 손절 -50.50% (-$50.50) · 9봉 (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
   })
 
-  test('a ranking day without rows, a day root, and a kind without wording yet still say what and where', () => {
+  test('a ranking day without rows, a day root, and a kind without wording yet still say what and where', async () => {
     expect(eventText({ id: 5, kind: 'ranking', payload: { date: '2026-11-22', sha256: '0123456789abcdef'.repeat(4), url: '/rankings/files/20261122' } }, 'en', links)).toBe('🏆 Rankings 2026-11-22 published (sha256 0123456789ab…)\nhttps://perpsim.example.org/rankings/files/20261122')
     expect(eventText({ id: 6, kind: 'day_root', payload: { date: '20261121', leaf_count: 1, root: 'f'.repeat(64) } }, 'ko', links)).toBe(`🌳 2026-11-21: 기록 1건 봉인 · 루트 ${'f'.repeat(16)}…\nhttps://perpsim.example.org/trust/merkle/20261121`)
     expect(eventText({ id: 7, kind: 'sweep', payload: {} }, 'en', links)).toBe('perpsim sweep event #7\nhttps://perpsim.example.org/events?types=sweep')

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * The push outbox (docs/events.md "Webhooks"): events are fanned out to the endpoints whose
  * filters they pass, one row per endpoint and event, with the cursor in the same
@@ -38,9 +39,9 @@ async function register(body: Record<string, unknown>): Promise<{ id: number; se
 async function removeAll() {
   for (const e of (await h.req('/admin/webhooks', { headers: admin })).body.endpoints) await h.req(`/admin/webhooks/${e.id}`, { method: 'DELETE', headers: admin })
 }
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
+const append = (...list: NewEvent[]) => await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), list))
 const signal = (strategy: string, coin: string, status: string): NewEvent => ({ kind: 'signal', strategy, coin, status, payload: { strategy, coin, status } })
-const rowsOf = (endpointId: number) => h.deps.db.select().from(schema.pushDeliveries).all().filter(d => d.endpointId === endpointId)
+const rowsOf = (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
 const healthOf = async (id: number) => (await h.req('/admin/webhooks', { headers: admin })).body.endpoints.find((e: { id: number }) => e.id === id).health
 
 beforeEach(async () => {
@@ -52,7 +53,7 @@ beforeEach(async () => {
 describe('fan-out', () => {
   test('one row per endpoint and event its filters let through, only events after its registration, the cursor moved in the same transaction', async () => {
     append(signal('bb-squeeze-short', 'BTC', 'verified'))
-    const before = pusher.outbox.cursor()
+    const before = await pusher.outbox.cursor()
     const all = await register({})
     const scoredBtc = await register({ kinds: ['signal'], filters: { coins: ['BTC'], status: ['verified'] } })
     const ids = append(
@@ -61,13 +62,13 @@ describe('fan-out', () => {
       signal('macd-cross-long', 'BTC', 'testing'),
       { kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } },
     )
-    expect(pusher.outbox.fanOut()).toBe(4 + 1)
-    expect(pusher.outbox.cursor()).toBe(ids[3]!)
-    expect(pusher.outbox.cursor()).toBeGreaterThan(before)
+    expect(await pusher.outbox.fanOut()).toBe(4 + 1)
+    expect(await pusher.outbox.cursor()).toBe(ids[3]!)
+    expect(await pusher.outbox.cursor()).toBeGreaterThan(before)
     expect(rowsOf(all.id).map(r => r.eventId)).toEqual(ids) // the event before its registration is not sent to it
     expect(rowsOf(scoredBtc.id).map(r => r.eventId)).toEqual([ids[0]!])
-    expect(pusher.outbox.fanOut()).toBe(0) // nothing twice
-    expect(() => h.deps.db.$client.run('UPDATE push_cursor SET event_id = event_id - 1')).toThrow(/never moves back/)
+    expect(await pusher.outbox.fanOut()).toBe(0) // nothing twice
+    await expect(h.deps.db.rows(sql.raw('UPDATE push_cursor SET event_id = event_id - 1'))).rejects.toThrow(/never moves back/)
   })
 })
 
@@ -107,7 +108,7 @@ describe('sending', () => {
     expect(await healthOf(ep.id)).toMatchObject({ state: 'healthy', consecutive_failures: 0 })
   })
 
-  test('backoff: exponential from 30 s, capped at an hour, half of each step drawn at random', () => {
+  test('backoff: exponential from 30 s, capped at an hour, half of each step drawn at random', async () => {
     expect([1, 2, 3, 4].map(n => backoffMs(n, () => 0))).toEqual([15_000, 30_000, 60_000, 120_000])
     expect([1, 2, 3, 4].map(n => backoffMs(n, () => 1))).toEqual([30_000, 60_000, 120_000, 240_000])
     expect(backoffMs(20, () => 1)).toBe(BACKOFF_CAP_MS)

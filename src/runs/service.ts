@@ -265,7 +265,7 @@ export class RunService {
       await result.assembled.prepareBody()
     }
     result.computeMs = Math.round(performance.now() - started)
-    this.results.remember(result, this.deps.store.dataVersion())
+    await this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
 
@@ -402,7 +402,7 @@ export class RunService {
   async byHash(hash: string): Promise<RunResult | null> {
     const hit = this.results.peek(hash)
     if (hit) return hit
-    const spec = this.results.storedRequest(hash)
+    const spec = await this.results.storedRequest(hash)
     return spec ? this.run(spec, { statistics: false }) : null
   }
 }

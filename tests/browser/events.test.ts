@@ -41,7 +41,7 @@ describe.skipIf(!CHROMIUM)(`the signals view, live${SKIP_REASON ? ` (skipped: ${
     const record = (strategy: string, name: string, entryPrice: number) => {
       const db = openDb(join(served.dataDir, 'perpsim.sqlite'))
       try {
-        insertSignals(db, [
+        await insertSignals(db, [
           {
             id: signalId(strategy, '1H', coin, barMs), strategy, strategyName: name, status: 'verified', coin, direction: 'long', timeframe: '1H',
             signalBarMs: barMs, signalTimeMs: barMs + HOUR_MS, entryPrice, slPct: 5, tpPct: 10, maxBars: 48, publishedAtMs: Date.now(), backfill: false,
