@@ -11,6 +11,7 @@
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
  *   realtrack import <csv>
  *   mail weekly [--dry-run]
+ *   db migrate [--database URL] | db copy [--from sqlite:PATH] [--to postgres://…] [--allow-non-empty]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
@@ -27,6 +28,7 @@ import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
 import { isoDay, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
+import { dbCommand } from './cli-db'
 import { join } from 'node:path'
 import { openConfiguredDb } from './db'
 import { importNavFile, readLeafFile, verifyLeaf } from './cli-trust'
@@ -49,7 +51,13 @@ const USAGE = `usage: perpsim <command>
   trust verify <leaf.json> --date YYYYMMDD [--url URL]
                                               check a leaf against its day root (local database, or a server)
   realtrack import <csv>                      import the real-money NAV track (columns t|time|date, nav)
-  mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)`
+  mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)
+  db migrate [--database sqlite:PATH|postgres://…]
+                                              apply the migrations of the records' database (default: DATABASE_URL,
+                                              else DATA_DIR/perpsim.sqlite)
+  db copy [--from sqlite:PATH] [--to postgres://…] [--allow-non-empty]
+                                              move the records from the SQLite file to Postgres (default --to:
+                                              DATABASE_URL) in one transaction, verified (row counts, day files' sha256)`
 
 class UsageError extends Error {}
 /** a failure that is not the caller's wording: one line, exit 1 */
@@ -284,6 +292,7 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
   if (cmd === 'realtrack' && sub === 'import') return realtrackImport(config, rest)
   if (cmd === 'mail' && sub === 'weekly') return mailWeekly(config, rest)
+  if (cmd === 'db') return dbCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)
     return cmd === undefined ? 2 : 0

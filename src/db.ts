@@ -173,8 +173,37 @@ export function openDb(path: string): Db {
  * file at that path. Postgres is loaded only then (src/db-postgres.ts).
  */
 export async function openDatabase(urlOrPath: string): Promise<Db> {
-  if (/^postgres(ql)?:\/\//.test(urlOrPath)) throw new Error('Postgres is wired when db/pg-schema.ts lands')
+  if (/^postgres(ql)?:\/\//i.test(urlOrPath)) return openPostgres(urlOrPath)
   return openDb(urlOrPath)
+}
+
+/**
+ * Postgres at `url` (src/db-postgres.ts: a node-postgres pool over db/pg-schema.ts, migrated
+ * at open), behind the same interface: `orm` is drizzle's node-postgres database over the
+ * pg-core tables, `tx` drizzle's transaction on one pool connection.
+ */
+async function openPostgres(url: string): Promise<Db> {
+  const { openPgDb, pgSchema } = await import('./db-postgres')
+  const pg = await openPgDb(url)
+  type Exec = { execute(q: SQL): Promise<{ rows: unknown[] }> }
+  const handle = (orm: unknown, afterCommit: (fn: () => void) => void): Queryable => ({
+    dialect: 'postgres',
+    orm: orm as Orm,
+    t: pgSchema as unknown as Tables,
+    afterCommit,
+    rows: async <T>(query: SQL) => (await (orm as Exec).execute(query)).rows as T[],
+  })
+  const outside = handle(pg, fn => fn())
+  return {
+    ...outside,
+    tx: async fn => {
+      const pending: (() => void)[] = []
+      const out = await pg.transaction(t => fn(handle(t, f => void pending.push(f))))
+      pending.forEach(f => f())
+      return out
+    },
+    close: () => pg.$client.end(),
+  }
 }
 
 /**
