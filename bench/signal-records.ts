@@ -24,15 +24,15 @@ await db.rows(sql.raw(
      CASE WHEN rowid % 2000 = 0 THEN NULL ELSE signal_time_ms + 3600000 END, CASE WHEN rowid % 2000 = 0 THEN NULL ELSE signal_time_ms + 3600000 END
    FROM signals WHERE rowid <= ${N - 1000}`,
 ))
-const time = (f: () => unknown) => {
+const time = async (f: () => Promise<unknown>) => {
   const xs: number[] = []
   for (let k = 0; k < 5; k++) {
     const t0 = performance.now()
-    f()
+    await f()
     xs.push(performance.now() - t0)
   }
   return xs.sort((a, b) => a - b)[2]!.toFixed(1)
 }
-console.log(`${N.toLocaleString('en')} signals: signalsToScore ${time(() => await signalsToScore(db))} ms (${(await signalsToScore(db)).length} rows), scoringPendingBefore ${time(() => await scoringPendingBefore(db, N * 10_000))} ms (median of 5)`)
+console.log(`${N.toLocaleString('en')} signals: signalsToScore ${await time(() => signalsToScore(db))} ms (${(await signalsToScore(db)).length} rows), scoringPendingBefore ${await time(() => scoringPendingBefore(db, N * 10_000))} ms (median of 5)`)
 const day = Math.floor(N / 2) * 10_000
-console.log(`finalScoredForDay: ${time(() => await finalScoredForDay(db, day, day + 86_400_000))} ms (${(await finalScoredForDay(db, day, day + 86_400_000)).length} leaves)`)
+console.log(`finalScoredForDay: ${await time(() => finalScoredForDay(db, day, day + 86_400_000))} ms (${(await finalScoredForDay(db, day, day + 86_400_000)).length} leaves)`)

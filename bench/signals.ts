@@ -74,16 +74,16 @@ console.log(`store: 200 synthetic coins × 730 days (seed 7), ${last.n} 1H bars 
 
 // as the server does at start-up: the demo feed's first call draws the forming hour
 appendDemoCandles(store, clock.now(), 7)
-const [first, firstMs] = await time(() => await scanSignals(deps))
+const [first, firstMs] = await time(() => scanSignals(deps))
 console.log(`first scan (72 h backfill, 1H+4H+1D): ${(firstMs / 1000).toFixed(2)} s${cpu()}, ${first.added} signals`)
 hourLater()
-const [hourly, hourlyMs] = await time(() => await scanSignals(deps))
+const [hourly, hourlyMs] = await time(() => scanSignals(deps))
 console.log(`hourly scan (1H: ${hourly.timeframes[0]!.barsScanned} coin-bars, recorded at the close from the forming open): ${(hourlyMs / 1000).toFixed(2)} s${cpu()}, ${hourly.added} signals`)
 console.log(`demo hour (200 coins: append the closed hour, draw the forming one): ${demoMs.toFixed(0)} ms; a second call in the same hour: ${(await time(() => appendDemoCandles(store, clock.now(), 7)))[1].toFixed(0)} ms`)
 hourLater(3)
-const [midnight, midnightMs] = await time(() => await scanSignals(deps))
+const [midnight, midnightMs] = await time(() => scanSignals(deps))
 console.log(`midnight scan (1H + 4H + 1D complete): ${(midnightMs / 1000).toFixed(2)} s${cpu()}, ${midnight.added} signals`)
-const [, firstScoreMs] = await time(() => await scoreSignals(deps))
+const [, firstScoreMs] = await time(() => scoreSignals(deps))
 console.log(`scoring the recorded signals: ${firstScoreMs.toFixed(0)} ms`)
 
 // 10,000 open signals: registry strategies on the top 100 coins at the last 40 1H bars,
@@ -102,9 +102,9 @@ for (let k = 0; extra.length < 10_000; k++) {
 await insertSignals(db, extra)
 await scoreSignals(deps) // first pass writes the rows
 hourLater() // a new candle: every open row is marked again
-const [, nextScanMs] = await time(() => await scanSignals(deps))
+const [, nextScanMs] = await time(() => scanSignals(deps))
 const scanCpu = cpu()
-const [pass, passMs] = await time(() => await scoreSignals(deps))
+const [pass, passMs] = await time(() => scoreSignals(deps))
 console.log(`next hour: scan ${(nextScanMs / 1000).toFixed(2)} s${scanCpu}; scoring pass re-marking ${pass.scored} of the open signals (${pass.open} still open, ${pass.closed} closed): ${passMs.toFixed(0)} ms${cpu()}`)
 // paper trading on the regime fallback (no ranking is published in this bench): a day of hours
 const paperDeps = { ...deps, regimeStrategies: async () => ['bb-squeeze-short', 'atr-breakout-short'] }
@@ -113,12 +113,12 @@ for (let k = 0; k < 24; k++) {
   hourLater()
   await scanSignals(deps)
   await scoreSignals(deps)
-  paperMs += (await time(() => await runPaper(paperDeps)))[1]
+  paperMs += (await time(() => runPaper(paperDeps)))[1]
 }
-const state = new PaperService(deps).state()!
+const state = (await new PaperService(deps).state())!
 console.log(`paper trader: ${(paperMs / 24).toFixed(0)} ms per hourly step; ${state.open_positions.length} open, ${state.closed_positions.length} closed positions after a day`)
 clock.advance(DAY_MS)
-const [seal, sealMs] = await time(() => await sealDays({ ...deps, leafSources: [paperLeafSource] }))
+const [seal, sealMs] = await time(() => sealDays({ ...deps, leafSources: [paperLeafSource] }))
 console.log(`sealing ${seal.sealed.length} day(s): ${sealMs.toFixed(0)} ms`)
 
 const day = new Date(endMs - DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')
@@ -139,5 +139,5 @@ for (const p of paths) {
   console.log(`| ${p} | ${xs[30]!.toFixed(2)} | ${xs[54]!.toFixed(2)} | ${bytes} |`)
 }
 await transport.close()
-db.$client.close()
+await db.close()
 rmSync(dir, { recursive: true, force: true })

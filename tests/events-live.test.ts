@@ -28,7 +28,7 @@ const payload = (e: EventRow) => JSON.parse(e.payload)
 
 beforeAll(async () => {
   const date = new Date(START).toISOString().slice(0, 10)
-  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1)), (p, g) => g === 'top50' && p === '30d')
+  await publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1)), (p, g) => g === 'top50' && p === '30d')
   await runLiveHours(h, START, END)
   all = await eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
 }, 120_000)

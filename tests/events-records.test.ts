@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { describe, expect, test } from 'bun:test'
 import { events } from '../db/schema'
 import { openDb } from '../src/db'
+import { refusal } from './helpers/db-error'
 import { appendEvents, eventsAfter, eventWakeups, latestEventId, matchesFilter, oldestKeptId } from '../src/records/events'
 
 const sample = (i: number, over: Partial<{ strategy: string; coin: string; status: string }> = {}) => ({
@@ -47,8 +48,8 @@ describe('events table', () => {
   test('the database refuses to change or remove an event', async () => {
     const db = openDb(':memory:')
     await db.tx(async tx => await appendEvents(tx, 1, [sample(1)]))
-    await expect(db.orm.update(events).set({ payload: '{}' })).rejects.toThrow('append-only')
-    await expect(db.orm.delete(events)).rejects.toThrow('append-only')
+    expect(await refusal(db.orm.update(events).set({ payload: '{}' }))).toContain('append-only')
+    expect(await refusal(db.orm.delete(events))).toContain('append-only')
     await expect(db.rows(sql.raw(`INSERT OR REPLACE INTO events (id, kind, created_at, payload) VALUES (1, 'signal', 5, '{}')`))).rejects.toThrow('append-only')
     expect((await eventsAfter(db, 0, { limit: 10 }))[0]!.payload).toBe('{"a":[2,1],"n":1,"z":1}')
   })
@@ -72,10 +73,10 @@ describe('events table', () => {
       { kinds: ['signal'], coins: ['BTC'] },
     ]
     const expected = [[1, 2, 3, 4], [3], [1, 4], [2, 4], [1]]
-    cases.forEach((f, i) => {
+    for (const [i, f] of cases.entries()) {
       expect((await eventsAfter(db, 0, { limit: 10, ...f })).map(r => r.id)).toEqual(expected[i]!)
       expect(all.filter(r => matchesFilter(r, f)).map(r => r.id)).toEqual(expected[i]!)
-    })
+    }
     expect((await eventsAfter(db, 1, { limit: 2 })).map(r => r.id)).toEqual([2, 3])
     expect((await eventsAfter(db, 1, { limit: 10, throughId: 3 })).map(r => r.id)).toEqual([2, 3])
   })
@@ -92,13 +93,14 @@ describe('events table', () => {
   test('readers are woken once the appending transaction has ended', async () => {
     const db = openDb(':memory:')
     let seen = -1
-    const wake = () => (seen = await latestEventId(db))
+    // a reader woken reads the table at once: it must find the committed row
+    const wake = () => void latestEventId(db).then(n => (seen = n))
     eventWakeups.on('appended', wake)
     await db.tx(async tx => {
       await appendEvents(tx, 1, [sample(1)])
       expect(seen).toBe(-1)
     })
-    await Promise.resolve()
+    await Bun.sleep(5)
     eventWakeups.off('appended', wake)
     expect(seen).toBe(1)
   })

@@ -83,7 +83,7 @@ describe('scheduler', () => {
       await Promise.all([a.idle(), b.idle()])
     }
     expect([...ranA, ...ranB].sort()).toEqual(['daily:2026-11-20', 'daily:2026-11-21', 'daily:2026-11-22', 'daily:2026-11-23'])
-    expect(new JobRuns(db).recent('daily', 20).length).toBe(4)
+    expect((await new JobRuns(db).recent('daily', 20)).length).toBe(4)
   })
 
   test('missed slots are caught up at start-up, oldest first, in the background', async () => {
@@ -117,7 +117,7 @@ describe('scheduler', () => {
     release()
     await second.idle()
     expect(ran).toEqual(['daily:2026-11-21', 'daily:2026-11-22', 'daily:2026-11-23'])
-    expect(new JobRuns(db).bySlot('daily:2026-11-21')[0].trigger).toBe('catch-up')
+    expect((await new JobRuns(db).bySlot('daily:2026-11-21'))[0].trigger).toBe('catch-up')
   })
 
   test('a failed run is recorded with its error and retried when the next slot comes due', async () => {
@@ -190,7 +190,7 @@ describe('scheduler', () => {
     s.tick()
     await s.idle()
     expect(ran).toEqual(['daily:2026-11-20#1:schedule', 'daily:2026-11-20#2:retry', 'daily:2026-11-20#3:retry'])
-    expect(new JobRuns(db).bySlot('daily:2026-11-20').map(r => r.outcome)).toEqual(['failed', 'failed', 'ok'])
+    expect((await new JobRuns(db).bySlot('daily:2026-11-20')).map(r => r.outcome)).toEqual(['failed', 'failed', 'ok'])
   })
 
   test('skipped runs are recorded with their reason; a manual run takes the next attempt', async () => {
@@ -260,10 +260,10 @@ describe('unfinished runs: taken over when their runner died, never while it liv
   const SLOT_MS = at('2026-11-20T00:30:00Z')
   const SLOT = 'daily:2026-11-20'
   /** the row a process writes when it claims the slot, left as it was when the process died */
-  function leftUnfinished(db: Db, owner: { host: string; pid: number; instance: string } | null, heartbeatMs: number | null, startedAtMs = SLOT_MS) {
-    db.insert(schema.jobRuns)
+  async function leftUnfinished(db: Db, owner: { host: string; pid: number; instance: string } | null, heartbeatMs: number | null, startedAtMs = SLOT_MS) {
+    await db.orm
+      .insert(db.t.jobRuns)
       .values({ job: 'daily', slot: SLOT, attempt: 1, trigger: 'schedule', slotMs: SLOT_MS, startedAtMs, ownerHost: owner?.host ?? null, ownerPid: owner?.pid ?? null, ownerInstance: owner?.instance ?? null, heartbeatMs })
-      .run()
   }
   /** a pid that no process on this host has now: a child's, after it exited */
   const deadPid = () => Bun.spawnSync(['true']).pid
@@ -272,7 +272,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
     const db = openDb(':memory:')
     // killed at 00:34:30, 30 s after its last heartbeat: well inside the lease
-    leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
+    await leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
     const ran: string[] = []
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob(ran, { catchUpMs: DAY }))
@@ -289,26 +289,26 @@ describe('unfinished runs: taken over when their runner died, never while it liv
   test('at start-up a dead run outside the catch-up window is recorded as abandoned, and not run again', async () => {
     const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
+    await leftUnfinished(db, { host: hostname(), pid: deadPid(), instance: 'crashed' }, at('2026-11-20T00:34:00Z'))
     const ran: string[] = []
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob(ran)) // no catch-up window
     s.start()
     await s.idle()
     expect(ran).toEqual([])
-    expect(new JobRuns(db).bySlot(SLOT).map(r => [r.outcome, r.error?.slice(0, 9)])).toEqual([['failed', 'abandoned']])
-    expect(s.list()[0].last!.outcome).toBe('failed') // `jobs list` no longer shows it running
+    expect((await new JobRuns(db).bySlot(SLOT)).map(r => [r.outcome, r.error?.slice(0, 9)])).toEqual([['failed', 'abandoned']])
+    expect((await s.list())[0].last!.outcome).toBe('failed') // `jobs list` no longer shows it running
   })
 
   test('a row of this very pid under an instance id no live scheduler has (pid reused after a restart) is abandoned at once', async () => {
     const clock = new ManualClock(at('2026-11-20T00:31:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, { host: hostname(), pid: process.pid, instance: 'an earlier process with this pid' }, clock.now())
+    await leftUnfinished(db, { host: hostname(), pid: process.pid, instance: 'an earlier process with this pid' }, clock.now())
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob([]))
     const row = await s.runSlot('daily', SLOT_MS, 'schedule')
     expect(row!.attempt).toBe(2)
-    expect(new JobRuns(db).bySlot(SLOT)[0].error).toStartWith('abandoned:')
+    expect((await new JobRuns(db).bySlot(SLOT))[0].error).toStartWith('abandoned:')
   })
 
   test('a run in progress in a second live scheduler on the same database is not taken over, its heartbeat follows the clock', async () => {
@@ -353,14 +353,14 @@ describe('unfinished runs: taken over when their runner died, never while it liv
   test('another host\'s run is left alone while its heartbeat is fresh and taken over once it is older than the lease', async () => {
     const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, { host: 'other-host.invalid', pid: process.pid, instance: 'elsewhere' }, at('2026-11-20T00:31:00Z'))
+    await leftUnfinished(db, { host: 'other-host.invalid', pid: process.pid, instance: 'elsewhere' }, at('2026-11-20T00:31:00Z'))
     const ran: string[] = []
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob(ran, { catchUpMs: DAY }))
     s.start()
     await s.idle()
     expect(ran).toEqual([]) // held: the other host ran it a minute ago
-    expect(new JobRuns(db).bySlot(SLOT).map(r => r.outcome)).toEqual([null])
+    expect((await new JobRuns(db).bySlot(SLOT)).map(r => r.outcome)).toEqual([null])
     // the other host stops beating; once the lease from its last beat ran out, the slot is looked at again
     clock.set(at('2026-11-20T00:31:00Z') + LEASE_MS)
     s.tick()
@@ -379,7 +379,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
   test('a live pid on this host (perhaps reused by another program) counts as alive until its heartbeat is older than the lease', async () => {
     const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, { host: hostname(), pid: process.ppid, instance: 'parent' }, at('2026-11-20T00:31:00Z'))
+    await leftUnfinished(db, { host: hostname(), pid: process.ppid, instance: 'parent' }, at('2026-11-20T00:31:00Z'))
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob([]))
     expect(await s.runSlot('daily', SLOT_MS, 'catch-up')).toBeNull()
@@ -390,7 +390,7 @@ describe('unfinished runs: taken over when their runner died, never while it liv
   test('a row written before owners existed (no heartbeat) is a run in progress for STALE_RUN_MS, as before', async () => {
     const clock = new ManualClock(at('2026-11-20T00:35:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, null, null)
+    await leftUnfinished(db, null, null)
     const ran: string[] = []
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob(ran, { catchUpMs: DAY }))
@@ -404,19 +404,19 @@ describe('unfinished runs: taken over when their runner died, never while it liv
     const row = await s.runSlot('daily', SLOT_MS, 'catch-up')
     expect(row!.attempt).toBe(2)
     expect(ran).toEqual([SLOT])
-    expect(new JobRuns(db).bySlot(SLOT)[0].error).toContain('abandoned: the process that ran it died (an unknown process')
+    expect((await new JobRuns(db).bySlot(SLOT))[0].error).toContain('abandoned: the process that ran it died (an unknown process')
   })
 
   test('a manual run does not wait for a live holder, and still marks dead rows abandoned', async () => {
     const clock = new ManualClock(at('2026-11-20T00:32:00Z'))
     const db = openDb(':memory:')
-    leftUnfinished(db, { host: 'other-host.invalid', pid: 1, instance: 'elsewhere' }, clock.now())
+    await leftUnfinished(db, { host: 'other-host.invalid', pid: 1, instance: 'elsewhere' }, clock.now())
     const s = new Scheduler({ clock, db, log, timers: false })
     s.register(dailyJob([]))
     expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(2)
-    expect(new JobRuns(db).bySlot(SLOT)[0].outcome).toBeNull() // alive elsewhere: left running
-    (await db.orm.insert(schema.jobRuns).values({ job: 'daily', slot: SLOT, attempt: 3, trigger: 'manual', slotMs: SLOT_MS, startedAtMs: clock.now(), ownerHost: hostname(), ownerPid: deadPid(), ownerInstance: 'cli', heartbeatMs: clock.now() }))
+    expect((await new JobRuns(db).bySlot(SLOT))[0].outcome).toBeNull() // alive elsewhere: left running
+    await db.orm.insert(schema.jobRuns).values({ job: 'daily', slot: SLOT, attempt: 3, trigger: 'manual', slotMs: SLOT_MS, startedAtMs: clock.now(), ownerHost: hostname(), ownerPid: deadPid(), ownerInstance: 'cli', heartbeatMs: clock.now() })
     expect((await s.runSlot('daily', SLOT_MS, 'manual'))!.attempt).toBe(4)
-    expect(new JobRuns(db).bySlot(SLOT).map(r => r.outcome)).toEqual([null, 'ok', 'failed', 'ok'])
+    expect((await new JobRuns(db).bySlot(SLOT)).map(r => r.outcome)).toEqual([null, 'ok', 'failed', 'ok'])
   })
 })

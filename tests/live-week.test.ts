@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * A simulated week of hours on the scheduler and the injected clock: candles arrive hour
  * by hour as a sync or demo mode delivers them (the completed candles, and the open of the
@@ -93,7 +94,7 @@ beforeAll(async () => {
     }
     if (t === DOWN_FROM - HOUR_MS) {
       await a.scheduler.stop()
-      a.db.$client.close()
+      await a.db.close()
     }
   }
 }, 120_000)
@@ -101,7 +102,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of [a, b]) {
     await s.scheduler.stop()
-    s.db.$client.close()
+    await s.db.close()
   }
   rmSync(dirA, { recursive: true, force: true })
   rmSync(dirB, { recursive: true, force: true })
@@ -109,16 +110,16 @@ afterAll(async () => {
 
 describe('a simulated week, with a restart in the middle', () => {
   test('the job ran every hour and recorded signals, scores and sealed days', async () => {
-    const runs = b.db.query(`SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'`).get() as { n: number }
+    const [runs] = await b.db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'`)
     // every hour of the week, plus the two hours before it caught up at the first start
-    expect(runs.n).toBe(7 * 24 + 1 + 2)
+    expect(runs!.n).toBe(7 * 24 + 1 + 2)
     expect((await b.db.orm.select().from(signals)).length).toBeGreaterThan(100)
     expect((await b.db.orm.select().from(dayRoots)).length).toBeGreaterThanOrEqual(6)
   })
 
   test('the restarted service has the same signals as the one that ran through: nothing lost, nothing twice', async () => {
-    const ids = (db: Db) => (await db.orm.select({ id: signals.id }).from(signals)).map(r => r.id).sort()
-    expect(ids(a.db)).toEqual(ids(b.db))
+    const ids = async (db: Db) => (await db.orm.select({ id: signals.id }).from(signals)).map(r => r.id).sort()
+    expect(await ids(a.db)).toEqual(await ids(b.db))
     // the hours it was down were caught up after the restart, and say so
     const restartMs = DOWN_FROM + DOWN_HOURS * HOUR_MS + 10_000
     const late = (await a.db.orm.select().from(signals)).filter(s => s.signalTimeMs >= DOWN_FROM && s.signalTimeMs < DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
@@ -130,15 +131,15 @@ describe('a simulated week, with a restart in the middle', () => {
   })
 
   test('final scores are the same in both, and every day is sealed with the same leaves', async () => {
-    const finals = (db: Db) =>
+    const finals = async (db: Db) =>
       (await db.orm.select().from(scoredSignals))
         .filter(r => r.status !== 'open')
         .map(r => `${r.signalId}|${r.status}|${r.exitTimeMs}|${r.exitPrice}|${r.pnlPct}`)
         .sort()
-    expect(finals(a.db).length).toBeGreaterThan(50)
-    expect(finals(a.db)).toEqual(finals(b.db))
-    const days = (db: Db) => (await db.orm.select().from(dayRoots)).map(r => `${r.day}|${r.leafCount}`).sort()
-    expect(days(a.db)).toEqual(days(b.db))
+    expect((await finals(a.db)).length).toBeGreaterThan(50)
+    expect(await finals(a.db)).toEqual(await finals(b.db))
+    const days = async (db: Db) => (await db.orm.select().from(dayRoots)).map(r => `${r.day}|${r.leafCount}`).sort()
+    expect(await days(a.db)).toEqual(await days(b.db))
   })
 
   test('a signal is recorded at its bar close (plus the job offset of 10 s), on every timeframe', async () => {
@@ -148,9 +149,9 @@ describe('a simulated week, with a restart in the middle', () => {
   })
 
   test('closed results checked by hand from the candles (fixed levels, stand-in funding)', async () => {
-    const joined = b.db
-      .query(`SELECT s.*, r.status AS rstatus, r.exit_price, r.exit_time_ms, r.bars_held, r.pnl_pct, r.fee_pct, r.funding_pct FROM scored_signals r JOIN signals s ON s.id = r.signal_id WHERE r.status IN ('tp','sl','timeout') AND s.timeframe = '1H'`)
-      .all() as any[]
+    const joined = await b.db.rows<any>(
+      sql`SELECT s.*, r.status AS rstatus, r.exit_price, r.exit_time_ms, r.bars_held, r.pnl_pct, r.fee_pct, r.funding_pct FROM scored_signals r JOIN signals s ON s.id = r.signal_id WHERE r.status IN ('tp','sl','timeout') AND s.timeframe = '1H'`,
+    )
     const plain = joined.filter(r => !getStrategy(r.strategy)!.exit_conditions)
     expect(plain.length).toBeGreaterThan(5)
     for (const r of plain.slice(0, 8)) {

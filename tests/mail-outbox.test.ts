@@ -16,7 +16,7 @@ afterAll(async () => {
 
 test('an unreachable SMTP server postpones the batch without using up attempts, and the mails go once it is back', async () => {
   for (const email of ['a@example.org', 'b@example.org', 'c@example.org']) {
-    (await h.deps.db.orm.insert(schema.subscribers).values({ email, lang: 'en', status: 'pending', createdAtMs: 0, updatedAtMs: 0 }))
+    await h.deps.db.orm.insert(schema.subscribers).values({ email, lang: 'en', status: 'pending', createdAtMs: 0, updatedAtMs: 0 })
     await mailer.queueConfirmation(email, 'en')
   }
   const report = await mailer.deliverDue()

@@ -31,10 +31,10 @@ function row(strategy: string, rank: number, pf: number, trades = 40, timeframe:
 }
 
 /** A ranking file whose 30-day top-50 rows are `rows` (the rest of the file is empty). */
-function publishRanking(date: string, rows: RankedRow[]): void {
+async function publishRanking(date: string, rows: RankedRow[]): Promise<void> {
   const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
   const groups = (r: RankedRow[]) => Object.fromEntries(GROUPS.map(g => [g, g === 'top50' ? { ...empty, rows: r } : empty])) as DayFile['periods']['30d']['groups']
-  new DayFiles(h.deps.db).publish({
+  await new DayFiles(h.deps.db).publish({
     schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'x', data_version: 'x', previous_date: null, rules: {},
     periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: date, end_date: date, groups: groups(p === '30d' ? rows : []) }])) as DayFile['periods'],
   }, h.clock.now())
@@ -49,7 +49,7 @@ beforeAll(async () => {
   // the ranking: rank 1 fails the profit-factor bar, rank 2 the trade count; ranks 3, 4 and
   // 6 qualify (rank 5 repeats rank 3's strategy); the rest are never reached
   const frequent = ['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long', 'mean-reversion-short']
-  publishRanking(new Date(START).toISOString().slice(0, 10), [
+  await publishRanking(new Date(START).toISOString().slice(0, 10), [
     row('ichimoku-long', 1, 1.4),
     row('supertrend-long', 2, 3, 12),
     row(frequent[0]!, 3, 2.5),

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 /**
  * The rankings job on a fixture store, driven by the scheduler on a ManualClock through
  * several simulated days, and its endpoints through app.handle: 404 before the first
@@ -69,7 +70,7 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 26, 0, 30))
     scheduler.tick()
     await scheduler.idle()
-    expect(new JobRuns(h.deps.db).bySlot('rankings:2026-11-25').map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'failed', 'catch-up']])
+    expect((await new JobRuns(h.deps.db).bySlot('rankings:2026-11-25')).map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'failed', 'catch-up']])
   }, 120_000)
 
   test('the latest ranking, with every field of the contract', async () => {
@@ -236,12 +237,12 @@ describe('rankings: job and endpoints', () => {
   })
 
   test('SQLite itself rejects an UPDATE or DELETE of a published day file', async () => {
-    const sqlite = h.deps.db.$client
-    expect(() => sqlite.run("UPDATE ranking_day_files SET body = '{}' WHERE date = '2026-11-23'")).toThrow('append-only')
-    expect(() => sqlite.run("DELETE FROM ranking_day_files WHERE date = '2026-11-23'")).toThrow('append-only')
-    expect(() => sqlite.run("UPDATE ranking_day_files SET sha256 = 'x'")).toThrow('append-only')
-    const n = sqlite.query('SELECT count(*) AS n FROM ranking_day_files').get() as { n: number }
-    expect(n.n).toBe(6)
+    const db = h.deps.db
+    await expect(db.rows(sql.raw("UPDATE ranking_day_files SET body = '{}' WHERE date = '2026-11-23'"))).rejects.toThrow('append-only')
+    await expect(db.rows(sql.raw("DELETE FROM ranking_day_files WHERE date = '2026-11-23'"))).rejects.toThrow('append-only')
+    await expect(db.rows(sql.raw("UPDATE ranking_day_files SET sha256 = 'x'"))).rejects.toThrow('append-only')
+    const [n] = await db.rows<{ n: number }>(sql.raw('SELECT count(*) AS n FROM ranking_day_files'))
+    expect(n!.n).toBe(6)
   })
 
   test('the criteria page states the rules', async () => {

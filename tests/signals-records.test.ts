@@ -61,8 +61,10 @@ const scored = (over: Partial<ScoredRow> = {}): ScoredRow => ({
 
 describe('the database refuses to rewrite published records (SQLite triggers)', () => {
   const db = openDb(':memory:')
-  afterAll(() => db.$client.close())
-  (await db.orm.insert(signals).values(sig()))
+  afterAll(() => db.close())
+  beforeAll(async () => {
+    await db.orm.insert(signals).values(sig())
+  })
 
   test('a recorded signal cannot be updated or deleted', async () => {
     await expect(db.rows(sql.raw(`UPDATE signals SET entry_price = 101`))).rejects.toThrow(/append-only/)
@@ -71,7 +73,7 @@ describe('the database refuses to rewrite published records (SQLite triggers)', 
   })
 
   test('an open scored row may be re-marked; its frozen inputs may not change', async () => {
-    (await db.orm.insert(scoredSignals).values(scored()))
+    await db.orm.insert(scoredSignals).values(scored())
     await db.rows(sql.raw(`UPDATE scored_signals SET pnl_pct = 2.5, marked_through_ms = marked_through_ms + 3600000`))
     expect((await db.orm.select().from(scoredSignals))[0]!.pnlPct).toBe(2.5)
     await expect(db.rows(sql.raw(`UPDATE scored_signals SET fee_frac = 0.001`))).rejects.toThrow(/frozen inputs/)
@@ -91,8 +93,8 @@ describe('the database refuses to rewrite published records (SQLite triggers)', 
   })
 
   test('an unscoreable row is final too, and a legacy engine label is kept as written', async () => {
-    (await db.orm.insert(signals).values(sig({ id: 'legacy-1' })))
-    (await db.orm.insert(scoredSignals).values(scored({ signalId: 'legacy-1', engine: 'paper-tracker-v1', status: 'unscoreable', reason: 'x', finalizedAtMs: 1 })))
+    await db.orm.insert(signals).values(sig({ id: 'legacy-1' }))
+    await db.orm.insert(scoredSignals).values(scored({ signalId: 'legacy-1', engine: 'paper-tracker-v1', status: 'unscoreable', reason: 'x', finalizedAtMs: 1 }))
     await expect(db.rows(sql.raw(`UPDATE scored_signals SET engine = 'reference-engine-v2' WHERE signal_id = 'legacy-1'`))).rejects.toThrow()
     expect((await db.orm.select().from(scoredSignals).where(eq(scoredSignals.signalId, 'legacy-1')))[0]!.engine).toBe('paper-tracker-v1')
   })
@@ -179,12 +181,12 @@ describe('signals over HTTP', () => {
     const newest = (await latestScan(h.deps.db, '1H'))!.signalBarMs
     expect(newest).toBe(T0 + 35 * DAY_MS - 2 * HOUR_MS)
     // verified signals on the newest bar for two coins, a testing one, and a verified one an hour older
-    h.deps.db.insert(signals).values([
+    await h.deps.db.orm.insert(signals).values([
       sig({ id: 'live-btc', coin: 'BTCUSDT', signalBarMs: newest }),
       sig({ id: 'live-sol', coin: 'SOLUSDT', signalBarMs: newest }),
       sig({ id: 'live-testing', coin: 'ETHUSDT', signalBarMs: newest, status: 'testing', strategy: 'bb-squeeze-long' }),
       sig({ id: 'live-old', coin: 'ETHUSDT', signalBarMs: newest - HOUR_MS }),
-    ]).run()
+    ])
     const expected = (await h.deps.db.orm.select().from(signals)).filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
     const r = await h.req('/signals/live')
     expect(r.status).toBe(200)
@@ -207,7 +209,7 @@ describe('signals over HTTP', () => {
 
   test('/signals/live is cached 5 minutes on the clock', async () => {
     const a = await h.req('/signals/live?top_n=2')
-    (await h.deps.db.orm.insert(signals).values(sig({ id: 'late', coin: 'BTCUSDT', signalBarMs: (await latestScan(h.deps.db, '1H'))!.signalBarMs, timeframe: '1H' })))
+    await h.deps.db.orm.insert(signals).values(sig({ id: 'late', coin: 'BTCUSDT', signalBarMs: (await latestScan(h.deps.db, '1H'))!.signalBarMs, timeframe: '1H' }))
     expect((await h.req('/signals/live?top_n=2')).body).toEqual(a.body)
     h.clock.advance(5 * 60_000)
     const b = await h.req('/signals/live?top_n=2')
@@ -216,7 +218,7 @@ describe('signals over HTTP', () => {
     // a scan of a newer bar inside the 5 minutes shows at once: the cache is per scanned bar
     const scan = (await latestScan(h.deps.db, '1H'))!
     const newer = scan.signalBarMs + HOUR_MS
-    (await h.deps.db.orm.insert(signals).values(sig({ id: 'newer', coin: 'BTCUSDT', signalBarMs: newer, signalTimeMs: newer + HOUR_MS, timeframe: '1H' })))
+    await h.deps.db.orm.insert(signals).values(sig({ id: 'newer', coin: 'BTCUSDT', signalBarMs: newer, signalTimeMs: newer + HOUR_MS, timeframe: '1H' }))
     await recordScan(h.deps.db, { ...scan, signalBarMs: newer, scannedAtMs: h.clock.now() })
     h.clock.advance(60_000)
     expect((await h.req('/signals/live?top_n=2')).body.map((s: any) => s.id)).toEqual(['newer'])

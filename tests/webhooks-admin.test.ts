@@ -157,7 +157,7 @@ describe('ping and removal', () => {
     expect((await h.req('/admin/webhooks', { headers: admin })).body.endpoints.some((e: { id: number }) => e.id === used.body.id)).toBe(false)
     expect((await h.req(`/admin/webhooks/${used.body.id}`, { method: 'DELETE', headers: admin })).status).toBe(404)
     // the database keeps it removed and keeps its deliveries
-    await expect(h.deps.db.rows(sql.raw('UPDATE push_endpoints SET disabled_at_ms = NULL WHERE id = ?', [used.body.id]))).rejects.toThrow(/never enabled again/)
+    await expect(h.deps.db.rows(sql`UPDATE push_endpoints SET disabled_at_ms = NULL WHERE id = ${used.body.id}`)).rejects.toThrow(/never enabled again/)
     await expect(h.deps.db.rows(sql.raw('DELETE FROM push_deliveries'))).rejects.toThrow(/never removed/)
     await expect(h.deps.db.rows(sql.raw("UPDATE push_deliveries SET status = 'pending'"))).rejects.toThrow(/finished push delivery is never changed/)
   })

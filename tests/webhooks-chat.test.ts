@@ -38,8 +38,8 @@ async function register(body: Record<string, unknown>): Promise<number> {
   expect(r.status).toBe(201)
   return r.body.id
 }
-const append = (...list: NewEvent[]) => await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), list))
-const rowsOf = (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
+const append = (...list: NewEvent[]) => h.deps.db.tx(tx => appendEvents(tx, h.clock.now(), list))
+const rowsOf = async (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
 
 const signal = (id: number, coin: string): NewEvent => ({
   kind: 'signal',
@@ -71,7 +71,7 @@ describe('Telegram', () => {
   test('sendMessage to the chat: a short Korean or English text with the figures and a link to the record', async () => {
     await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT), lang: 'ko' })
     await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '@perpsim_alerts', lang: 'en', kinds: ['scored'] })
-    append(signal(11, 'BTC'), scored(11, 7.654321))
+    await append(signal(11, 'BTC'), scored(11, 7.654321))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 3, failed: 0 })
     const ko = telegram.sent.filter(m => m.chat_id === CHAT)
     expect(ko.map(m => m.text)).toEqual([
@@ -88,12 +88,12 @@ describe('Telegram', () => {
 
   test('429 retry_after is honoured: the endpoint waits that long, with no request meanwhile', async () => {
     const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
-    append(signal(21, 'ETH'), signal(22, 'SOL'))
+    await append(signal(21, 'ETH'), signal(22, 'SOL'))
     telegram.floodNext(17)
     const requestsBefore = telegram.requests
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 2 })
     expect(telegram.requests - requestsBefore).toBe(1)
-    expect(rowsOf(id).map(r => [r.status, r.attempts, r.nextAttemptAtMs])).toEqual([['pending', 0, h.clock.now() + 17_000], ['pending', 0, h.clock.now() + 17_000]])
+    expect((await rowsOf(id)).map(r => [r.status, r.attempts, r.nextAttemptAtMs])).toEqual([['pending', 0, h.clock.now() + 17_000], ['pending', 0, h.clock.now() + 17_000]])
     h.clock.advance(16_999)
     await pusher.deliverDue()
     expect(telegram.requests - requestsBefore).toBe(1)
@@ -105,10 +105,10 @@ describe('Telegram', () => {
   test('an unknown chat (400) or a revoked token (401) fails at once: retrying cannot help', async () => {
     const unknownChat = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '-1009999999999' })
     const revoked = await register({ sink: 'telegram', bot_token: '7012345678:AAH3-some-revoked-token-value', chat_id: String(CHAT) })
-    append(signal(31, 'BTC'))
+    await append(signal(31, 'BTC'))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, failed: 2 })
-    expect(rowsOf(unknownChat)[0]).toMatchObject({ status: 'failed', lastStatus: 400, lastError: 'Telegram 400: Bad Request: chat not found' })
-    expect(rowsOf(revoked)[0]).toMatchObject({ status: 'failed', lastStatus: 401, lastError: 'Telegram 401: Unauthorized' })
+    expect((await rowsOf(unknownChat))[0]).toMatchObject({ status: 'failed', lastStatus: 400, lastError: 'Telegram 400: Bad Request: chat not found' })
+    expect((await rowsOf(revoked))[0]).toMatchObject({ status: 'failed', lastStatus: 401, lastError: 'Telegram 401: Unauthorized' })
   })
 })
 
@@ -121,9 +121,9 @@ describe('an API that does not answer', () => {
     const log = { ...createLogger('silent'), warn: (m: string) => void lines.push(m), info: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) }
     const offline = new Pusher({ db: h.deps.db, clock: h.clock, config: { ...h.deps.config.push, telegramApiUrl: deadUrl }, baseUrl: 'https://perpsim.example.org', log: log as never, random: () => 0.5 })
     const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
-    append(signal(61, 'BTC'))
+    await append(signal(61, 'BTC'))
     expect(await offline.deliverDue()).toMatchObject({ delivered: 0, retrying: 1 })
-    const row = rowsOf(id)[0]!
+    const row = (await rowsOf(id))[0]!
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null })
     expect(row.lastError).toStartWith('no answer')
     const everything = JSON.stringify([row, (await h.deps.db.orm.select().from(schema.pushEndpoints)).find(e => e.id === id)!.lastError, lines])
@@ -134,7 +134,7 @@ describe('an API that does not answer', () => {
 describe('Discord', () => {
   test('POST ?wait=true {content}, mentions off; an exhausted bucket (X-RateLimit-Remaining: 0) is waited out before the next message, so no 429 is ever hit', async () => {
     await register({ sink: 'discord', url: discord.webhookUrl('1111') })
-    append(signal(41, 'BTC'), signal(42, 'ETH'), signal(43, 'SOL'), signal(44, 'XRP'), signal(45, 'ADA'))
+    await append(signal(41, 'BTC'), signal(42, 'ETH'), signal(43, 'SOL'), signal(44, 'XRP'), signal(45, 'ADA'))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 2, postponed: 3 })
     expect(discord.sent.map(m => [m.webhook, m.wait, m.allowed_mentions])).toEqual([['1111', true, { parse: [] }], ['1111', true, { parse: [] }]])
     h.clock.advance(2_400)
@@ -151,11 +151,11 @@ describe('Discord', () => {
     h.clock.advance(10_000) // a fresh bucket
     const ko = await register({ sink: 'discord', url: discord.webhookUrl('2222'), lang: 'ko' })
     const gone = await register({ sink: 'discord', url: `${discord.apiUrl}/webhooks/3333/deleted` })
-    append(scored(51, -3.2))
+    await append(scored(51, -3.2))
     discord.rateLimitNext(1.234)
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 1, failed: 1 })
-    expect(rowsOf(gone)[0]).toMatchObject({ status: 'failed', lastStatus: 404, lastError: 'Discord 404: Unknown Webhook' })
-    expect(rowsOf(ko)[0]!.nextAttemptAtMs).toBe(h.clock.now() + 1_234)
+    expect((await rowsOf(gone))[0]).toMatchObject({ status: 'failed', lastStatus: 404, lastError: 'Discord 404: Unknown Webhook' })
+    expect((await rowsOf(ko))[0]!.nextAttemptAtMs).toBe(h.clock.now() + 1_234)
     h.clock.advance(1_233)
     expect((await pusher.deliverDue()).delivered).toBe(0)
     h.clock.advance(1)

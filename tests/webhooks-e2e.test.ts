@@ -54,7 +54,7 @@ beforeAll(async () => {
   await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '42', lang: 'ko', kinds: ['scored', 'day_root', 'paper'] })
   await register({ sink: 'discord', url: discord.webhookUrl('1111'), kinds: ['ranking'] })
   const date = new Date(START).toISOString().slice(0, 10)
-  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1, { win_rate: 55.5, total_return_pct: 12.3 })), (_p, g) => g === 'top50')
+  await publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1, { win_rate: 55.5, total_return_pct: 12.3 })), (_p, g) => g === 'top50')
   // the delivery between the hours, as the scheduler's does
   await runLiveHours(h, START, END, () => pusher.deliverDue())
   events = await eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
