@@ -171,7 +171,7 @@ export async function saveScored(db: Db, rows: { row: ScoredRow; existed: boolea
     const value = (v: unknown) => (tx.dialect === 'sqlite' && typeof v === 'boolean' ? Number(v) : v)
     const fresh: ScoredRow[] = []
     for (const { row, existed } of rows) {
-      if (existed) await update.run({ ...Object.fromEntries(MUTABLE_COLUMNS.map(([, k]) => [k, value(row[k])])), signalId: row.signalId })
+      if (existed) await update.execute({ ...Object.fromEntries(MUTABLE_COLUMNS.map(([, k]) => [k, value(row[k])])), signalId: row.signalId })
       else fresh.push(row)
     }
     for (let i = 0; i < fresh.length; i += SCORED_CHUNK) await tx.orm.insert(scoredSignals).values(fresh.slice(i, i + SCORED_CHUNK))
