@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * The server side of bench/events.ts: the real app (buildApp over composeDeps) on the
  * system clock, an empty candle store and a database file, listening on PORT. It reads
@@ -8,6 +7,7 @@ import { sql } from 'drizzle-orm'
  *   `rss`       collect garbage, then print `rss <bytes>`
  *   `lag`       print `lag <ms>`: the longest the event loop was late since the last `lag`
  */
+import { sql } from 'drizzle-orm'
 import { join } from 'node:path'
 import { buildApp } from '../src/app'
 import { systemClock } from '../src/clock'

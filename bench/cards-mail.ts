@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm'
 /**
  * Cards and mail on the default 200-coin synthetic store (730 days, seed 7), 2 workers:
  * GET /og cold (a new setting each time: the simulation and the render), GET /og cached
  * (the same card again), GET /share cached, and the weekly alert for 10,000 active
  * subscribers to the file outbox (.eml files, no SMTP). `bun bench/cards-mail.ts`
  */
+import { sql } from 'drizzle-orm'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

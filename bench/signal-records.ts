@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * The scorer's hourly reads on a year-sized signals table: `signalsToScore` (the open rows
  * and the signals not scored yet) and `scoringPendingBefore` (a day root waits for them),
@@ -7,6 +6,7 @@ import { sql } from 'drizzle-orm'
  * 1,000 not scored yet and one row in 2,000 still open; and `finalScoredForDay`, the leaves
  * of one day (the seal job, once a day). `bun bench/signal-records.ts [N]`.
  */
+import { sql } from 'drizzle-orm'
 import { openDb } from '../src/db'
 import { finalScoredForDay, insertSignals, scoringPendingBefore, signalsToScore, type SignalRow } from '../src/records/signals'
 

@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm'
 /**
  * GET /events through app.handle (docs/events.md): the framing, filters and their 422s,
  * resuming with Last-Event-ID (or last_event_id), the kept window, the stream limits, the
  * drop of a client that cannot keep up, heartbeats on the injected clock, and events another
  * process wrote (found by the slow poll).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { appendEvents, type NewEvent } from '../src/records/events'
 import { limitClassOf } from '../src/http/rate-limit'

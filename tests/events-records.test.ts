@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm'
 /**
  * The events table (docs/events.md): appended in the writer's transaction, ids in commit
  * order, read after an id with the stream's filters, and never changed or removed.
  */
+import { sql } from 'drizzle-orm'
 import { describe, expect, test } from 'bun:test'
 import { events } from '../db/schema'
 import { openDb } from '../src/db'

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * A simulated week of hours on the scheduler and the injected clock: candles arrive hour
  * by hour as a sync or demo mode delivers them (the completed candles, and the open of the
@@ -6,6 +5,7 @@ import { sql } from 'drizzle-orm'
  * down for three hours; it must end with exactly the records of a service that ran
  * without a break (nothing lost, nothing twice).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm'
 /**
  * The rankings job on a fixture store, driven by the scheduler on a ManualClock through
  * several simulated days, and its endpoints through app.handle: 404 before the first
  * ranking, the day file byte for byte with its sha256, rows re-verified through
  * POST /simulate, strict_date, 422s, the append-only trigger, /hot-strategies' cache.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { JobRuns } from '../src/records/job-runs'

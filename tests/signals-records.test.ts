@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { scoredSignals, signals } from '../db/schema'
 import { openDb } from '../src/db'
 import { scanSignals } from '../src/live/signal-scan'

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * The admin routes of the push feed (docs/api.md "Webhooks"): POST/GET/DELETE
  * /admin/webhooks and POST /admin/webhooks/{id}/ping behind X-Admin-Key, refused exactly as
@@ -6,6 +5,7 @@ import { sql } from 'drizzle-orm'
  * wrong key) and before the body is read; 422 naming the field for a bad endpoint; the
  * secret shown once; an endpoint with deliveries is disabled, not deleted.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { schema } from '../src/db'

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * Telegram and Discord sinks (docs/events.md "Telegram and Discord"), against loopback
  * servers that speak each API's request and response format, rate limits included: a
@@ -7,6 +6,7 @@ import { sql } from 'drizzle-orm'
  * out with no request meanwhile; an unknown chat or webhook fails at once (retrying cannot
  * help).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { schema } from '../src/db'
 import { createLogger } from '../src/log'

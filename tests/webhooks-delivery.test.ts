@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * The push outbox (docs/events.md "Webhooks"): events are fanned out to the endpoints whose
  * filters they pass, one row per endpoint and event, with the cursor in the same
@@ -8,6 +7,7 @@ import { sql } from 'drizzle-orm'
  * pauses the endpoint for the time it names, with no request before then; a lease left by
  * a dead process is taken over only once it expires.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { isoInstant } from '../src/time'
 import { Webhook } from 'standardwebhooks'

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 /**
  * No server-side request forgery (docs/events.md "Webhooks"): with WEBHOOK_ALLOW_PRIVATE
  * off, a webhook URL whose address is loopback, private, link-local, unique-local (v4 and
@@ -6,6 +5,7 @@ import { sql } from 'drizzle-orm'
  * naming `url`) and again at delivery, where a name that now resolves to such an address
  * gets no request.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { schema } from '../src/db'
 import { appendEvents } from '../src/records/events'

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { schema } from '../src/db'
 import { Scheduler } from '../src/jobs/scheduler'
 import { weeklyMailJob } from '../src/jobs/weekly-mail'
