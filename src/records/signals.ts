@@ -136,7 +136,7 @@ export async function signalsToScore(db: Queryable): Promise<{ signal: SignalRow
     signal: r.signals,
     scored: r.scored_signals as ScoredRow | null,
   }))
-  // SQLite reads them in rowid order; Postgres in the same order, insertion's, is not kept: by (published, id)
+  // SQLite reads them in rowid order (insertion's); Postgres keeps no such order, so it is asked for one: publication, then id
   const fresh = (db.dialect === 'postgres'
     ? await db.orm.select().from(signals).where(await unscored(db)).orderBy(asc(signals.publishedAtMs), asc(signals.id))
     : await db.orm.select().from(signals).where(await unscored(db))
