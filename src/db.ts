@@ -143,9 +143,11 @@ export function openDb(path: string): Db {
     t: schema,
     afterCommit: fn => fn(),
     rows,
-    tx: fn =>
-      gate.hold(async () => {
-        // wait for statements already let through to finish? They ran synchronously: none is midway
+    tx: fn => {
+      // inside the open transaction a second one would wait for the first's end for ever
+      if (openTx !== null && inTx.getStore() === openTx) return Promise.reject(new Error('a transaction is never opened inside another: pass the open one (tx) on'))
+      return gate.hold(async () => {
+        // (a statement let through before this ran to its end synchronously: none is midway)
         const token = Symbol('tx')
         openTx = token
         const pending: (() => void)[] = []
@@ -160,7 +162,8 @@ export function openDb(path: string): Db {
         } finally {
           openTx = null
         }
-      }),
+      })
+    },
     close: async () => {
       await gate.hold(async () => client.close())
     },

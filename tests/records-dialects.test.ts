@@ -242,6 +242,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await activeEndpoints(db)).toEqual([])
     })
 
+    test("another caller's write is never part of an open transaction, and a rolled-back one leaves nothing", async () => {
+      const db = await fresh(dialect)
+      let release!: () => void
+      const held = new Promise<void>(r => (release = r))
+      const tx = db.tx(async t => {
+        await t.orm.insert(t.t.subscribers).values({ email: 'in-tx@example.org', lang: 'en', status: 'pending', createdAtMs: 1, updatedAtMs: 1 })
+        await held
+        throw new Error('rolled back')
+      })
+      await Bun.sleep(20)
+      // a write by someone else while the transaction is open (SQLite: it waits for its end)
+      const outside = db.orm.insert(db.t.subscribers).values({ email: 'outside@example.org', lang: 'en', status: 'pending', createdAtMs: 2, updatedAtMs: 2 }).then(() => 'written')
+      await Bun.sleep(20)
+      release()
+      expect(await refusal(tx)).toBe('rolled back')
+      expect(await outside).toBe('written')
+      expect((await db.orm.select({ email: db.t.subscribers.email }).from(db.t.subscribers)).map(r => r.email)).toEqual(['outside@example.org'])
+      if (dialect === 'sqlite') expect(await refusal(db.tx(() => db.tx(async () => 1)))).toContain('never opened inside another')
+    })
+
     test('the result index keeps the newest requests only', async () => {
       const db = await fresh(dialect)
       const clock = new ManualClock(1)
