@@ -300,3 +300,32 @@ export const pushCursor = pgTable('push_cursor', {
   /** an events id */
   eventId: bigint('event_id', { mode: 'number' }).notNull(),
 })
+
+/** the research sweeps' runs (db/schema.ts researchRuns); `*_at` are epoch ms */
+export const researchRuns = pgTable('research_runs', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull(),
+  client: text('client').notNull(),
+  request: text('request').notNull(),
+  state: text('state').notNull(),
+  reason: text('reason'),
+  planned: integer('planned').notNull(),
+  finished: integer('finished').notNull().default(0),
+  createdAt: ms('created_at').notNull(),
+  startedAt: ms('started_at'),
+  finishedAt: ms('finished_at'),
+  owner: text('owner').notNull(),
+  result: text('result'),
+}, t => [index('research_runs_client_state').on(t.client, t.state)])
+
+export const researchTrials = pgTable('research_trials', {
+  runId: text('run_id').notNull(),
+  trial: integer('trial').notNull(),
+  fold: integer('fold'),
+  params: text('params').notNull(),
+  metrics: text('metrics').notNull(),
+  totalTrades: integer('total_trades').notNull(),
+  objectiveValue: doublePrecision('objective_value'),
+  requestHash: text('request_hash').notNull(),
+  createdAt: ms('created_at').notNull(),
+}, t => [primaryKey({ columns: [t.runId, t.trial] })])

@@ -103,11 +103,12 @@ const FROZEN: { table: string; where: string; set: string; update: string; delet
   { table: 'paper_picks', where: 'cycle_id = 1', set: "rule = 'none'", update: "a day's paper picks never change", delete: "a day's paper picks are never removed" },
   { table: 'paper_history', where: 'cycle_id = 1', set: 'equity = 1', update: 'paper history rows never change', delete: 'paper history rows are never removed' },
   { table: 'weekly_digests', where: "week = '2026-W48'", set: 'created_at_ms = 2', update: "a week's digest is never rewritten", delete: "a week's digest is never deleted" },
+  { table: 'research_trials', where: "run_id = 'r1'", set: 'objective_value = 9', update: 'a trial of the ledger is never changed', delete: 'a trial of the ledger is never removed' },
   { table: 'events', where: 'id = 2', set: "payload = '[]'", update: 'a published event is never changed', delete: 'a published event is never removed' },
 ]
 
 /** Tables whose DELETE trigger is conditional or whose rows are only partly frozen: refuse TRUNCATE on Postgres all the same. */
-const TRUNCATE_REFUSED = [...FROZEN.map(f => f.table), 'scored_signals', 'paper_positions', 'push_deliveries', 'push_cursor']
+const TRUNCATE_REFUSED = [...FROZEN.map(f => f.table), 'scored_signals', 'paper_positions', 'push_deliveries', 'push_cursor', 'research_runs']
 
 function specification(driver: () => Driver) {
   for (const f of FROZEN) {
@@ -174,6 +175,14 @@ function specification(driver: () => Driver) {
     await refuses(d, 'UPDATE push_endpoints SET disabled_at_ms = NULL WHERE id = 2', 'a removed push endpoint is never enabled again')
     // an endpoint no delivery refers to is deleted, not disabled
     await accepts(d, 'DELETE FROM push_endpoints WHERE id = 3')
+  })
+
+  test('research_runs: a running run moves, a stopped one is frozen, none is removed', async () => {
+    const d = driver()
+    await accepts(d, "UPDATE research_runs SET finished = 4 WHERE id = 'r1'")
+    await accepts(d, "UPDATE research_runs SET state = 'cancelled', reason = 'asked', finished_at = 1 WHERE id = 'r1'")
+    await refuses(d, "UPDATE research_runs SET result = NULL WHERE id = 'r2'", 'research_runs: a stopped run is never changed')
+    await refuses(d, "DELETE FROM research_runs WHERE id = 'r1'", 'research_runs: a run is never removed')
   })
 
   test('the tables SQLite leaves writable stay writable', async () => {

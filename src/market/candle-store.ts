@@ -5,6 +5,9 @@
  *   meta.json                      coin metadata + which sources wrote the store
  *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
  *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
+ *   premium_index/<SYMBOL>/<t0>.seg, open_interest/<SYMBOL>/<t0>.seg
+ *                                  columnar segments t,value (types.ts SampleSeries: t is
+ *                                  when the value is known)
  * Appends add a new immutable segment (atomic temp + rename); nothing already written
  * is rewritten. When a symbol gathers many segments they are merged into one new file
  * that replaces the first by rename; the loader drops rows at or before the last time
@@ -23,11 +26,26 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { DetailStore, type DetailCoverage } from './detail-store'
+import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
+
+/** the seed demo mode assumes for a synthetic store that did not record one (generate-store.ts SYNTHETIC_DEFAULTS) */
+const DEFAULT_SYNTHETIC_SEED = 7
+
+/** Where a thread finds minute detail (compute/intrabar-detail.ts). */
+export interface DetailInfo {
+  /** a synthetic store: minutes derived from its hours with this seed; null otherwise */
+  syntheticSeed: number | null
+  /** the folder of the stored 1m segments */
+  storedDir: string
+  /** the symbols with stored minutes */
+  stored: string[]
+}
 
 interface MetaFile {
   version: 1
@@ -39,6 +57,7 @@ interface MetaFile {
 
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
+const SAMPLE_COLS = 2
 /** merge a symbol's segments once it has more than this many */
 const COMPACT_AFTER = 48
 /** room for a month of hourly appends before a buffer is reallocated */
@@ -70,6 +89,7 @@ export class CandleStore {
   private readonly metaPath: string
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
+  private readonly sampleCols = new Map<SampleKind, Map<string, Columns>>(SAMPLE_KINDS.map(k => [k, new Map()]))
   private readonly barViews = new Map<string, Bars>()
   private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
@@ -78,8 +98,14 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
+  readonly detail: DetailStore
+  private detailSymbols: Set<string> | null = null
+  /** margin brackets by symbol (issue 25 §3), beside the candles under brackets/ */
+  private bracketBook!: BracketBook
 
   private constructor(readonly root: string) {
+    this.detail = new DetailStore(root)
     this.candleDir = join(root, 'candles')
     this.fundingDir = join(root, 'funding')
     this.metaPath = join(root, 'meta.json')
@@ -90,7 +116,9 @@ export class CandleStore {
     const store = new CandleStore(join(dataDir, 'store'))
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
+    for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
+    store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
     return store
   }
 
@@ -104,6 +132,7 @@ export class CandleStore {
     for (const [dir, target, ncols] of [
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
+      ...SAMPLE_KINDS.map(k => [join(this.root, k), this.sampleCols.get(k)!, SAMPLE_COLS] as const),
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
         const cols = loadSymbol(join(dir, symbol), ncols)
@@ -161,6 +190,18 @@ export class CandleStore {
     return { t: c.cols[0].subarray(0, c.n), rate: c.cols[1].subarray(0, c.n), n: c.n }
   }
 
+  /** A coin's derivatives samples of one kind (premium index, open interest), when the store has them. */
+  samples(kind: SampleKind, symbol: string): SampleSeries | undefined {
+    const c = this.sampleCols.get(kind)!.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), value: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Symbols with samples of a kind, sorted. */
+  sampleSymbols(kind: SampleKind): string[] {
+    return [...this.sampleCols.get(kind)!.keys()].sort()
+  }
+
   lastCandleMs(symbol: string): number | null {
     const c = this.candles.get(symbol)
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
@@ -195,6 +236,40 @@ export class CandleStore {
     this.forming.set(symbol, { t: tMs, o: open })
   }
 
+  /** The symbols with stored 1m detail. */
+  storedDetailSymbols(): Set<string> {
+    return (this.detailSymbols ??= new Set(this.detail.symbols()))
+  }
+
+  /**
+   * Where a symbol's minutes come from: `stored` 1m candles, `derived` from the synthetic
+   * market's hours (a synthetic store: docs/data.md "Minutes inside a synthetic hour"), or
+   * none.
+   */
+  detailSource(symbol: string): 'stored' | 'derived' | null {
+    if (this.storedDetailSymbols().has(symbol)) return 'stored'
+    return this.isSynthetic() && this.candles.has(symbol) ? 'derived' : null
+  }
+
+  /** What a task needs to open any coin's minutes on its own thread. */
+  detailInfo(): DetailInfo {
+    return { syntheticSeed: this.isSynthetic() ? (this.seed ?? DEFAULT_SYNTHETIC_SEED) : null, storedDir: this.detail.dir, stored: [...this.storedDetailSymbols()].sort() }
+  }
+
+  detailCoverage(symbol: string): DetailCoverage | null {
+    return this.detail.coverage(symbol)
+  }
+
+  /** Append 1m detail (columns t,o,h,l,c,v): detail-store.ts; rows at or before the last stored minute are skipped. */
+  appendDetail(symbol: string, cols: ArrayLike<number>[], n: number, opts: AppendOptions = {}): AppendResult {
+    const res = this.detail.append(symbol, cols, n, opts.durable ?? true)
+    if (res.appended > 0) {
+      this.detailSymbols = null
+      this.changed()
+    }
+    return res
+  }
+
   /** Increases on every change; cheap to compare. */
   get version(): number {
     return this.versionCounter
@@ -209,8 +284,39 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // stored minutes change results: a store without them keeps the digest it always had
+    for (const s of [...this.storedDetailSymbols()].sort()) h.update(`detail:${s}:${this.detail.lastMinuteMs(s)};`)
+    // a store without brackets keeps the digest it had before they existed
+    const bv = this.bracketBook?.version()
+    if (bv) h.update(`brackets:${bv}`)
+    // derivatives samples enter the digest only where there are some, so a store without them keeps its version
+    for (const kind of SAMPLE_KINDS)
+      for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+        if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
+  brackets(symbol: string): BracketInfo | undefined {
+    return this.bracketBook?.get(symbol)
+  }
+
+  /** A symbol's bracket list (the StoreView the trade tasks read). */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined {
+    return this.bracketBook?.get(symbol)?.brackets
+  }
+
+  /** Symbols with brackets. */
+  bracketSymbols(): string[] {
+    return this.bracketBook?.symbols() ?? []
+  }
+
+  /** Record a snapshot of brackets (a new file; nothing earlier is rewritten). */
+  addBrackets(snapshot: Omit<BracketSnapshot, 'version'>): string {
+    const name = this.bracketBook.add(snapshot)
+    this.changed()
+    return name
   }
 
   onChange(listener: () => void): void {
@@ -234,6 +340,13 @@ export class CandleStore {
   appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
     return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n, opts)
+  }
+
+  /** Append derivatives samples of one kind (columns t = when known, value); the same rules as candles. */
+  appendSamples(kind: SampleKind, symbol: string, t: ArrayLike<number>, value: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    for (let i = 0; i < n; i++) if (!Number.isFinite(value[i])) throw new StoreError(`${symbol} ${kind}: row ${i} has no valid value`)
+    return this.append(join(this.root, kind), this.sampleCols.get(kind)!, symbol, [t, value], n, opts)
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */

@@ -8,14 +8,21 @@
  *   funding2  funding_time_ms,funding_rate
  *   funding3  Binance public data fundingRate: calc_time,funding_interval_hours,last_funding_rate
  *   universe  symbol,name,market_cap_rank,… (header required; see import-universe.ts)
+ *   metrics   Binance public data metrics (open interest): create_time,symbol,
+ *             sum_open_interest,sum_open_interest_value,… (header required; create_time
+ *             "YYYY-MM-DD HH:MM:SS" UTC or a timestamp)
+ *   premium index klines: the kline12 / kline6 layouts of a file whose path names
+ *             premiumIndex (Binance's folder premiumIndexKlines, or a name such as
+ *             BTCUSDT-premiumIndex-1h-2024-01.csv): its close is the premium index
  * Times may be seconds, milliseconds or microseconds (Binance moved spot files to µs in
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
-import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
+import { DAY_MS, HOUR_MS, MINUTE_MS, isoRecordInstant } from '../time'
 
-export type ImportKind = 'klines' | 'funding' | 'universe'
-export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
+/** `detail`: 1m klines, stored as a symbol's minute detail (detail-store.ts); `brackets`: a leverage-tiers JSON (import-tiers.ts) */
+export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets' | 'premium_index' | 'open_interest'
+export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe' | 'metrics'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */
 export class RowError extends Error {
@@ -51,6 +58,7 @@ export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
   if (!numeric) {
     const names = cells.map(c => c.toLowerCase().replace(/^"|"$/g, ''))
     const has = (re: RegExp) => names.some(n => re.test(n))
+    if (has(/^sum_open_interest$/) && has(/^create_time$/)) return { layout: 'metrics', hasHeader: true, columns: cells.length, header: names }
     if (has(/^symbol$/) && has(/market_cap_rank|rank/)) return { layout: 'universe', hasHeader: true, columns: cells.length, header: names }
     if (has(/funding_rate|fundingrate/)) {
       const layout = names.length === 3 ? 'funding3' : 'funding2'
@@ -74,8 +82,94 @@ export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
   throw new RowError(1, `unrecognised layout: ${cells.length} columns without a header`)
 }
 
-export function kindOf(layout: Layout): ImportKind {
-  return layout === 'universe' ? 'universe' : layout.startsWith('kline') ? 'klines' : 'funding'
+/** What a file holds: by its layout, and for klines by its path (premium-index klines look like candles). */
+export function kindOf(layout: Layout, path = ''): ImportKind {
+  if (layout === 'universe') return 'universe'
+  if (layout === 'metrics') return 'open_interest'
+  if (layout.startsWith('kline')) return /premiumindex/i.test(path) ? 'premium_index' : 'klines'
+  return 'funding'
+}
+
+/** Derivatives samples of one file: when each value is known (ms) and the value. */
+export interface ParsedSamples {
+  t: Float64Array
+  value: Float64Array
+  n: number
+}
+
+/**
+ * Binance's 1h premium-index klines: each close is the premium index of that hour, known
+ * at its close, so it is kept at open + 1h (types.ts SampleSeries). Premiums are fractions
+ * and may be negative; a value of 1 or more is not a premium.
+ */
+export function parsePremiumIndex(lines: CsvLines, guess: LayoutGuess, fileInterval: string | null): ParsedSamples {
+  if (fileInterval !== null && fileInterval !== '1h')
+    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h premium-index klines are imported`)
+  const cap = lines.remainingLines()
+  const T = new Float64Array(cap), V = new Float64Array(cap)
+  const ncols = guess.columns
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    const open = toMs(lines.number(0))
+    if (!Number.isFinite(open)) throw new RowError(lineNo, `open time ${lines.cell(0)} is not a timestamp in s, ms or µs`)
+    if (open % HOUR_MS !== 0) throw new RowError(lineNo, `open time ${isoOf(open)} is not on a whole hour; only 1h premium-index klines are imported`)
+    if (open > Date.now()) throw new RowError(lineNo, `open time ${isoOf(open)} is in the future`)
+    if (ncols === 12 && n === 0 && checkCloseTime(lineNo, open, lines.cell(6), HOUR_MS) !== HOUR_MS) throw new RowError(lineNo, 'only 1h premium-index klines are imported')
+    const close = lines.number(4)
+    if (!Number.isFinite(close) || Math.abs(close) >= 1) throw new RowError(lineNo, `premium index "${lines.cell(4)}" is not a fraction (|x| < 1)`)
+    const t = open + HOUR_MS
+    if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(open)} is not after the previous row's ${isoOf(T[n - 1] - HOUR_MS)}`)
+    T[n] = t
+    V[n] = close
+    n++
+  }
+  return { t: T.subarray(0, n), value: V.subarray(0, n), n }
+}
+
+/** A cell's time: a timestamp in s, ms or µs, or "YYYY-MM-DD HH:MM:SS" (UTC, as Binance's metrics write it). */
+function timeCell(cell: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z?$/.exec(cell.trim().replace(/^"|"$/g, ''))
+  if (!m) return toMs(num(cell))
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number)
+  const t = Date.UTC(y, mo - 1, d, h, mi, se)
+  const back = new Date(t)
+  // a date that does not exist (2024-02-30) would roll over: refused
+  return back.getUTCDate() === d && back.getUTCMonth() === mo - 1 && h < 24 && mi < 60 && se < 60 ? t : NaN
+}
+
+/**
+ * Binance's metrics files: open interest (sum_open_interest, in contracts = base coin) at
+ * each create_time. A row repeating the previous time with the same value is dropped (the
+ * files hold such repeats); a repeat with another value is an error.
+ */
+export function parseOpenInterest(lines: CsvLines, guess: LayoutGuess): ParsedSamples {
+  const header = guess.header!
+  const tCol = header.indexOf('create_time')
+  const vCol = header.indexOf('sum_open_interest')
+  const cap = lines.remainingLines()
+  const T = new Float64Array(cap), V = new Float64Array(cap)
+  const ncols = guess.columns
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    const t = timeCell(lines.cell(tCol))
+    if (!Number.isFinite(t)) throw new RowError(lineNo, `create_time "${lines.cell(tCol)}" is neither "YYYY-MM-DD HH:MM:SS" nor a timestamp`)
+    if (t > Date.now() + HOUR_MS) throw new RowError(lineNo, `create_time ${isoOf(t)} is in the future`)
+    const v = lines.number(vCol)
+    if (!Number.isFinite(v) || v < 0) throw new RowError(lineNo, `sum_open_interest "${lines.cell(vCol)}" is not a number ≥ 0`)
+    if (n > 0 && t === T[n - 1]) {
+      if (v === V[n - 1]) continue
+      throw new RowError(lineNo, `create_time ${isoOf(t)} repeats the previous row with another open interest (${V[n - 1]} then ${v})`)
+    }
+    if (n > 0 && t < T[n - 1]) throw new RowError(lineNo, `create_time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
+    T[n] = t
+    V[n] = v
+    n++
+  }
+  return { t: T.subarray(0, n), value: V.subarray(0, n), n }
 }
 
 /** Why a candle is impossible, or null when it is fine. Shared with the exchange sync. */
@@ -100,12 +194,16 @@ export interface ParsedKlines {
   /** t (open, ms), o, h, l, c, v */
   cols: Float64Array[]
   n: number
+  /** the candles' interval: HOUR_MS (the store's candles) or 60 000 (minute detail) */
+  stepMs: number
 }
 
 /** Every row of a kline CSV, validated; throws RowError at the first bad row. */
 export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: string | null): ParsedKlines {
-  if (fileInterval !== null && fileInterval !== '1h')
-    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h candles are imported`)
+  if (fileInterval !== null && fileInterval !== '1h' && fileInterval !== '1m')
+    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h candles and 1m detail are imported`)
+  // the interval: the file name's, else the first row's close − open time (12 columns), else the rows' spacing
+  let step: number | null = fileInterval === '1m' ? MINUTE_MS : fileInterval === '1h' ? HOUR_MS : null
   const cap = lines.remainingLines()
   const cols = Array.from({ length: 6 }, () => new Float64Array(cap))
   const [T, O, H, L, C, V] = cols
@@ -126,30 +224,40 @@ export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: s
     const problem = candleProblem(vals[1], vals[2], vals[3], vals[4], vals[5])
     if (problem) throw new RowError(lineNo, problem)
     if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
-    if (ncols === 12 && n === 0) checkCloseTime(lineNo, t, lines.cell(6))
+    if (ncols === 12 && n === 0) step = checkCloseTime(lineNo, t, lines.cell(6), step)
     T[n] = t; O[n] = vals[1]; H[n] = vals[2]; L[n] = vals[3]; C[n] = vals[4]; V[n] = vals[5]
     n++
   }
-  checkSpacing(T, n)
-  return { cols: cols.map(c => c.subarray(0, n)), n }
+  step ??= n >= 3 && minGapOf(T, n) === MINUTE_MS ? MINUTE_MS : HOUR_MS
+  checkSpacing(T, n, step)
+  return { cols: cols.map(c => c.subarray(0, n)), n, stepMs: step }
 }
 
-/** close_time − open_time tells the interval of a 12-column file from its first row */
-function checkCloseTime(lineNo: number, openMs: number, closeCell: string): void {
+function minGapOf(T: Float64Array, n: number): number {
+  let minGap = Infinity
+  for (let i = 1; i < n; i++) minGap = Math.min(minGap, T[i] - T[i - 1])
+  return minGap
+}
+
+/** close_time − open_time tells the interval of a 12-column file from its first row (1h or 1m; the file name's when it gave one) */
+function checkCloseTime(lineNo: number, openMs: number, closeCell: string, named: number | null): number {
   const closeMs = toMs(num(closeCell))
   if (!Number.isFinite(closeMs)) throw new RowError(lineNo, `close time "${closeCell}" is not a timestamp`)
   const spanMs = closeMs - openMs + 1
-  if (Math.abs(spanMs - HOUR_MS) > 1) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time); only 1h candles are imported`)
+  const step = Math.abs(spanMs - HOUR_MS) <= 1 ? HOUR_MS : Math.abs(spanMs - MINUTE_MS) <= 1 ? MINUTE_MS : null
+  if (step === null) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time); only 1h candles and 1m detail are imported`)
+  if (named !== null && step !== named) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time) but the file name says ${describeMs(named)}`)
+  return step
 }
 
-/** 1h candles open on whole hours, one hour (or whole hours, across gaps) apart */
-function checkSpacing(T: Float64Array, n: number): void {
-  let minGap = Infinity
-  for (let i = 1; i < n; i++) minGap = Math.min(minGap, T[i] - T[i - 1])
-  if (n >= 3 && minGap !== HOUR_MS)
-    throw new RowError(null, `rows are at least ${describeMs(minGap)} apart; only 1h candles are imported`)
+/** 1h candles open on whole hours, one hour (or whole hours, across gaps) apart; 1m candles the same in minutes */
+function checkSpacing(T: Float64Array, n: number, step: number): void {
+  const what = step === HOUR_MS ? '1h candles' : '1m candles'
+  const minGap = minGapOf(T, n)
+  if (n >= 3 && minGap !== step)
+    throw new RowError(null, `rows are at least ${describeMs(minGap)} apart; ${what} are one ${step === HOUR_MS ? 'hour' : 'minute'} apart (only 1h candles and 1m detail are imported)`)
   for (let i = 0; i < n; i++)
-    if (T[i] % HOUR_MS !== 0) throw new RowError(null, `open time ${isoOf(T[i])} (data row ${i + 1}) is not on a whole hour; only 1h candles are imported`)
+    if (T[i] % step !== 0) throw new RowError(null, `open time ${isoOf(T[i])} (data row ${i + 1}) is not on a whole ${step === HOUR_MS ? 'hour' : 'minute'}; ${what} open on one`)
 }
 
 export interface ParsedFunding {

@@ -14,8 +14,9 @@ import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
+import { executionReport, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
-import type { RunResultBody } from './result-model'
+import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
 import { roundTo } from '../round'
@@ -33,6 +34,8 @@ export interface RunOutcome {
   indicatorsUsed: string[]
   conditionsCount: number
   warnings: string[]
+  /** how exits inside bars were found (absent: a run made before the setting, or a path that does not say) */
+  intrabar?: IntrabarBlock
 }
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
@@ -57,6 +60,8 @@ export function tradeItem(t: PortfolioTrade) {
     fee_pct: round(t.feePct),
     funding_pct: round(t.fundingPct),
     sl_tp_same_bar: t.slTpSameBar,
+    exit_resolution: t.exitResolution ?? 'bar',
+    slippage_pct: round(t.slippagePct ?? 0),
   }
 }
 
@@ -117,15 +122,37 @@ function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | 
 }
 
 /** The run's warnings, then the response's own: ruin, a shortened trade list, a capped profit factor, stand-in funding. */
-function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
+/** Bars (and coins) where a condition's data was absent inside the run's window: docs/conditions.md. */
+export function absentBarsOf(coins: readonly CoinOutcome[]): { bars: number; coins: number } {
+  let bars = 0
+  let n = 0
+  for (const c of coins)
+    if (c.absentBars) {
+      bars += c.absentBars
+      n++
+    }
+  return { bars, coins: n }
+}
+
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number, report: ExecutionReport): string[] {
   const warnings = [...run.warnings]
   const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
   if (ruin) warnings.push(ruin)
   if (taken > MAX_TRADES_IN_RESPONSE)
     warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
   if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
+  const absent = absentBarsOf(run.coins)
+  if (absent.bars > 0)
+    warnings.push(
+      `conditions: data a leaf reads (another coin, a higher timeframe, funding, basis or open interest) was absent on ${absent.bars} bars of ${absent.coins} coin${absent.coins === 1 ? '' : 's'}; those leaves were false there (condition_data_absent_bars)`,
+    )
   if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
     warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+  const ex = report.execution
+  if (ex && ex.margin === 'brackets' && run.spec.marketType === 'futures' && ex.coins_flat_margin.length > 0)
+    warnings.push(`margin: ${ex.coins_flat_margin.length} coin(s) have no leverage brackets in the store and use the flat 0.5% maintenance rate: ${ex.coins_flat_margin.slice(0, 10).join(', ')}${ex.coins_flat_margin.length > 10 ? ', …' : ''} (execution.coins_flat_margin)`)
+  if (ex && ex.fills_without_estimate > 0)
+    warnings.push(`slippage: ${ex.fills_without_estimate} market fill(s) had fewer than 5 days of candles before them and were charged no slippage`)
   return warnings
 }
 
@@ -169,7 +196,8 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const warnings = warningsOf(run, portfolio, metrics, taken)
+  const report = executionReport(spec, run.symbols, portfolio, s => store.marginBrackets(s))
+  const warnings = warningsOf(run, portfolio, metrics, taken, report)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
@@ -193,6 +221,8 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     stop_at_ruin: stopAtRuinOf(spec),
     ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
+    ...report,
+    condition_data_absent_bars: absentBarsOf(run.coins).bars,
     coins_used: run.symbols.length,
     data_range: dataRange(span),
     ...run.accounting,
@@ -206,6 +236,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     reliability_warning: reliabilityWarning(checks),
     ruin_index: ruinIndex(portfolio),
     warnings,
+    ...(run.intrabar ? { intrabar: run.intrabar } : {}),
   }
 }
 

@@ -44,5 +44,10 @@ export const SEED = [
   `INSERT INTO upstream_snapshots (key, source, payload, fetched_at_ms) VALUES ('market', 'binance', '{"b":2,"a":1}', ${MS})`,
   `INSERT INTO signal_scans (timeframe, signal_bar_ms, scanned_at_ms, coins, strategies, signals_found) VALUES ('1h', ${MS}, ${MS + 1}, 535, 40, 3)`,
   `INSERT INTO service_secrets (name, value, created_at_ms) VALUES ('link', 'c2VjcmV0', ${MS})`,
+  `INSERT INTO research_runs (id, kind, client, request, state, planned, finished, created_at, started_at, finished_at, owner, result) VALUES
+     ('r1', 'sweep', 'c1', '{"space":{}}', 'running', 10, 3, ${MS}, ${MS}, NULL, 'host:1', NULL),
+     ('r2', 'walk_forward', 'c1', '{"folds":3}', 'done', 6, 6, ${MS}, ${MS}, ${MS + 1}, 'host:1', '{"pbo":0.25}')`,
+  `INSERT INTO research_trials (run_id, trial, fold, params, metrics, total_trades, objective_value, request_hash, created_at) VALUES
+     ('r1', 0, NULL, '{"sl_pct":2}', '{"sharpe":1.1}', 40, 1.1, 'rh0', ${MS}), ('r2', 0, 1, '{"sl_pct":3}', '{"sharpe":0.4}', 3, NULL, 'rh1', ${MS})`,
   `INSERT INTO mail_outbox (id, kind, recipient, week, lang, status, next_attempt_at_ms, created_at_ms) VALUES (7, 'weekly', 'a@example.com', '2026-W48', 'en', 'pending', ${MS}, ${MS})`,
 ]

@@ -5,12 +5,15 @@
  * every indicator.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
+import type { IntrabarDetail } from '../../engine/intrabar'
+import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
-import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
+import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
+import { openDetail } from './intrabar-detail'
 import type { StoreView } from './store-view'
 
 /** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
@@ -25,14 +28,19 @@ export const strategyKeyOf = (strategy: StrategySpec): string => canonicalJsonLi
 export interface CachedSignals {
   entry: Uint8Array
   exit: Uint8Array | null
+  /** bars where data a leaf reads was absent (SignalMasks.absent) */
+  absent: Uint8Array | null
 }
 
 export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
+  private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private signalBytes = 0
   private version = ''
+  private readonly details = new Map<string, IntrabarDetail | null>()
+  private detailVersion = ''
 
   constructor(public view: StoreView) {}
 
@@ -40,7 +48,9 @@ export class TaskContext {
     this.view = view
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
+      this.details.clear()
       this.signalCache.clear()
+      this.costSeries.clear()
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -59,6 +69,37 @@ export class TaskContext {
     return b
   }
 
+  /**
+   * The coin's minute detail (stored or derived; null: none), opened once per thread and
+   * data version: only the minutes a replay asks for are ever read (intrabar-detail.ts).
+   */
+  detail(symbol: string): IntrabarDetail | null {
+    // readers and derivers hold the coin's series of one data version
+    const version = this.view.dataVersion()
+    if (version !== this.detailVersion) {
+      this.details.clear()
+      this.detailVersion = version
+    }
+    let d = this.details.get(symbol)
+    if (d === undefined) {
+      d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol))
+      if (this.details.size > 4096) this.details.clear()
+      this.details.set(symbol, d)
+    }
+    return d
+  }
+
+  /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */
+  costs(symbol: string): CoinCostSeries | null {
+    let s = this.costSeries.get(symbol)
+    if (s === undefined) {
+      const base = this.view.bars(symbol)
+      s = base ? coinCostSeries(base) : null
+      this.costSeries.set(symbol, s)
+    }
+    return s
+  }
+
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */
   signals(spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): CachedSignals {
     const key = `${strategyKey}|${spec.timeframe}|${symbol}`
@@ -68,18 +109,28 @@ export class TaskContext {
       this.signalCache.set(key, hit)
       return hit
     }
-    const masks = this.strategy(spec).signals(bars)
-    const bytes = masks.entry.length + (masks.exit?.length ?? 0)
+    const masks = this.strategy(spec).signals(bars, this.marketData(symbol))
+    const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       this.signalCache.set(key, masks)
       this.signalBytes += bytes
       for (const [k, v] of this.signalCache) {
         if (this.signalBytes <= SIGNAL_CACHE_BYTES) break
         this.signalCache.delete(k)
-        this.signalBytes -= v.entry.length + (v.exit?.length ?? 0)
+        this.signalBytes -= sizeOf(v)
       }
     }
     return masks
+  }
+
+  /** What a tree reading other coins, timeframes or derivatives data sees while evaluated on `symbol`. */
+  marketData(symbol: string): MarketData {
+    return {
+      symbol,
+      bars: (s, tf) => this.bars(s, tf),
+      funding: s => this.view.funding(s),
+      samples: (kind, s) => this.view.samples?.(kind, s),
+    }
   }
 
   strategy(spec: RunSpec): CompiledStrategy {
@@ -93,6 +144,8 @@ export class TaskContext {
     return c
   }
 }
+
+const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0)
 
 /** A task: a plain function of the thread's context and a payload (both sides of a worker run it alike). */
 export type Task<P, R> = (ctx: TaskContext, payload: P) => R
