@@ -31,6 +31,7 @@ import { Outbox } from '../src/mail/outbox'
 import { PushOutbox } from '../src/push/outbox'
 import { ResultStore } from '../src/runs/result-store'
 import { ManualClock } from '../src/clock'
+import { appendTrials, bestTrial, failInterrupted, insertResearchRun, liveRuns, markRunning, researchRun, stopRun, trialCount, trialPage, trialsAfter } from '../src/records/research-runs'
 import { refusal } from './helpers/db-error'
 import { testPostgres } from './helpers/postgres'
 
@@ -260,6 +261,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await outside).toBe('written')
       expect((await db.orm.select({ email: db.t.subscribers.email }).from(db.t.subscribers)).map(r => r.email)).toEqual(['outside@example.org'])
       if (dialect === 'sqlite') expect(await refusal(db.tx(() => db.tx(async () => 1)))).toContain('never opened inside another')
+    })
+
+    test('research runs: a ledger of trials in order and by objective, a run stopped once, the interrupted failed', async () => {
+      const db = await fresh(dialect)
+      await insertResearchRun(db, { id: 'sw-1', kind: 'sweep', client: 'c', request: { z: 1, a: 2 }, planned: 3, owner: 'me', nowMs: 1 })
+      await insertResearchRun(db, { id: 'sw-2', kind: 'walk_forward', client: 'c', request: {}, planned: 1, owner: 'gone', nowMs: 1 })
+      await markRunning(db, 'sw-1', 2)
+      const trial = (k: number, objectiveValue: number | null) => ({ trial: k, fold: null, params: { sl: k }, metrics: { pf: objectiveValue }, totalTrades: 10 + k, objectiveValue, requestHash: `h${k}` })
+      await appendTrials(db, 'sw-1', [trial(0, 1.5), trial(1, null), trial(2, 2.5)], 3, 3)
+      expect(await trialCount(db, 'sw-1')).toBe(3)
+      expect((await trialPage(db, 'sw-1', { offset: 0, limit: 10, sort: 'objective' })).map(t => t.trial)).toEqual([2, 0, 1])
+      expect((await trialsAfter(db, 'sw-1', 0, 10)).map(t => t.trial)).toEqual([1, 2])
+      expect((await bestTrial(db, 'sw-1'))!.trial).toBe(2)
+      expect((await researchRun(db, 'sw-1'))!.finished).toBe(3)
+      expect(await liveRuns(db)).toBe(2)
+      expect(await failInterrupted(db, 'me', 4)).toBe(1) // sw-2's owner is gone
+      expect(await stopRun(db, 'sw-1', { state: 'done', reason: null, result: { pbo: 0.1 }, nowMs: 5 })).toBe(true)
+      expect(await stopRun(db, 'sw-1', { state: 'failed', reason: 'x', result: null, nowMs: 6 })).toBe(false)
+      expect((await researchRun(db, 'sw-2'))!.state).toBe('failed')
+      expect(await liveRuns(db)).toBe(0)
     })
 
     test('the result index keeps the newest requests only', async () => {
