@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { systemClock, type Clock } from '../clock'
 import type { Config } from '../config'
-import { openDb } from '../db'
+import { openConfiguredDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
@@ -37,7 +37,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
 
   const log = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn')
   const store = CandleStore.open(config.dataDir)
-  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const db = await openConfiguredDb(config)
   const universe = new Universe(store)
   const transport = workerPoolTransport(store, config.workers, config.queueMax * 256)
   const runs = new RunService({ store, universe, transport, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
@@ -46,7 +46,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store), feed }, log)
   try {
     if (sub === 'list') {
-      for (const j of scheduler.list()) {
+      for (const j of await scheduler.list()) {
         const last = j.last
         console.log(`${j.name}  (${j.cron} UTC)  ${j.description}`)
         console.log(`  next run: ${j.next_run ?? '-'}`)
@@ -79,6 +79,6 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   } finally {
     await scheduler.stop()
     await transport.close()
-    db.$client.close()
+    await db.close()
   }
 }

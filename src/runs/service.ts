@@ -240,7 +240,7 @@ export class RunService {
     checkDetailRequired(spec, symbols, this.deps.store)
     const { coins, trades, intrabar } = await this.coinOutcomes(spec, symbols, lane)
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar }, statistics, lane, started)
-    this.results.remember(result, this.deps.store.dataVersion())
+    await this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
 
@@ -517,7 +517,7 @@ export class RunService {
   async byHash(hash: string): Promise<RunResult | null> {
     const hit = this.results.peek(hash)
     if (hit) return hit
-    const spec = this.results.storedRequest(hash)
+    const spec = await this.results.storedRequest(hash)
     return spec ? this.run(spec, { statistics: false }) : null
   }
 }
