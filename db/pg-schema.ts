@@ -199,6 +199,12 @@ export const paperPositions = pgTable('paper_positions', {
   markedThroughMs: ms('marked_through_ms').notNull(),
   openedAtMs: ms('opened_at_ms').notNull(),
   closedAtMs: ms('closed_at_ms'),
+  /**
+   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3'
+   * (records/scoring-execution.ts: impact slippage, market take profit, margin brackets, the
+   * mark price where stored); null for positions opened before it (taker fee only, flat margin).
+   */
+  engine: text('engine'),
 }, t => [index('paper_positions_cycle').on(t.cycleId, t.status)])
 
 export const paperHistory = pgTable('paper_history', {

@@ -254,6 +254,12 @@ export const paperPositions = sqliteTable('paper_positions', {
   markedThroughMs: integer('marked_through_ms').notNull(),
   openedAtMs: integer('opened_at_ms').notNull(),
   closedAtMs: integer('closed_at_ms'),
+  /**
+   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3'
+   * (records/scoring-execution.ts: impact slippage, market take profit, margin brackets, the
+   * mark price where stored); null for positions opened before it (taker fee only, flat margin).
+   */
+  engine: text('engine'),
 }, t => [index('paper_positions_cycle').on(t.cycleId, t.status)])
 
 /** A cycle's equity at the end of each completed UTC day (append-only). */

@@ -153,6 +153,9 @@ function specification(driver: () => Driver) {
     await accepts(d, "DELETE FROM paper_positions WHERE id = 'p1'")
     await refuses(d, "UPDATE paper_positions SET pnl_usd = 0 WHERE id = 'p2'", 'closed paper positions are never rewritten')
     await refuses(d, "DELETE FROM paper_positions WHERE id = 'p2'", 'closed paper positions are never deleted')
+    // an open position keeps the execution model it was opened with (db/*migrations/*_paper_execution.sql)
+    await refuses(d, "UPDATE paper_positions SET engine = 'reference-engine-v3' WHERE id = 'p1'", 'keeps the execution model it was opened with')
+    await accepts(d, "UPDATE paper_positions SET engine = NULL, mark_price = 102 WHERE id = 'p1'")
   })
 
   test("weekly_digests: a second insert of a stored week is skipped, the first digest stands", async () => {

@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { dayLeaves, paperHistory, paperPositions, signals } from '../db/schema'
+import { dayLeaves, paperCycles, paperHistory, paperPositions, signals } from '../db/schema'
+import { coinCostSeries } from '../src/engine/slippage'
+import { TradeModel } from '../src/engine/trade-model'
+import { EXECUTION_ENGINE, scoringExecution } from '../src/records/scoring-execution'
 import { sealDays } from '../src/live/day-roots'
 import { PAPER_ENTRY_GRACE_MS, paperEntryTimeMs, runPaper, SLOTS, STARTING_CAPITAL } from '../src/live/paper-trader'
-import { scanSignals } from '../src/live/signal-scan'
-import { scoreSignals } from '../src/live/signal-score'
+import { exitMask, scanSignals } from '../src/live/signal-scan'
+import { scoreSignals, tradeParams } from '../src/live/signal-score'
 import { DAY_MS, HOUR_MS } from '../src/time'
 import { GROUPS, PERIODS } from '../src/records/rankings/configurations'
 import { DayFiles, type DayFile, type GroupRanking } from '../src/records/rankings/day-files'
@@ -167,6 +170,65 @@ describe('paper trading', () => {
       expect(p.markPrice).toBe(bars.c[k]!)
       expect(p.unrealizedUsd).toBeCloseTo((p.direction === 'long' ? 1 : -1) * (bars.c[k]! / p.entryPrice! - 1) * p.marginUsd, 9)
     }
+  })
+
+  test('positions are priced with the execution costs of their engine label, as a scored signal of reference-engine-v3 is', async () => {
+    const all = await h.deps.db.orm.select().from(paperPositions)
+    expect(all.every(p => p.engine === EXECUTION_ENGINE)).toBe(true)
+    const closed = all.filter(p => ['tp', 'sl', 'timeout', 'liquidation'].includes(p.status))
+    let slipped = 0
+    for (const p of closed) {
+      const bars = h.deps.store.bars(p.coin)!
+      const e = (p.entryTimeMs - bars.t[0]) / HOUR_MS
+      const strategy = getStrategy(p.strategy)!
+      const exit = strategy.exit_conditions != null ? exitMask(strategy, bars) : null
+      const priced = (execution: boolean) => {
+        const ex = execution ? scoringExecution(EXECUTION_ENGINE, p.leverage, p.marginUsd)! : undefined
+        const m = new TradeModel(
+          { bars, exit, fromIdx: e, toIdx: bars.n - 1, funding: h.deps.store.funding(p.coin) ?? null, ...(ex ? { costs: coinCostSeries(bars), brackets: h.deps.store.marginBrackets(p.coin) ?? null } : {}) },
+          { ...tradeParams(p.direction as 'long' | 'short', p), ...(ex ? { execution: ex } : {}) },
+        )
+        m.tradeFrom(e)
+        return m
+      }
+      const m = priced(true)
+      expect([p.exitTimeMs, p.exitPrice]).toEqual([m.exitTimeMs, m.exitPrice])
+      expect(p.pnlPct).toBeCloseTo(m.pnlPct, 9)
+      // impact slippage at the slot's notional (1,000 USD × leverage 1): the old model's P&L is higher by exactly the slippage
+      if (m.slippagePct > 0) {
+        slipped++
+        expect(priced(false).pnlPct - p.pnlPct!).toBeCloseTo(m.slippagePct, 9)
+      }
+    }
+    expect(slipped).toBeGreaterThan(3)
+    const item = (await h.req('/paper-trading?cycle=1')).body.closed_positions[0]
+    expect(item).toMatchObject({ engine: EXECUTION_ENGINE, execution: { slippage: 'impact', margin: 'brackets', position_notional_usd: STARTING_CAPITAL / SLOTS } })
+  })
+
+  test('a position opened before the execution model keeps the old one; its label never changes (SQLite trigger)', async () => {
+    const db = h.deps.db
+    const [cycle] = (await db.orm.select().from(paperCycles)).filter(c => c.status === 'active')
+    const [sig] = await db.orm.select().from(signals).limit(1)
+    const bars = h.deps.store.bars('SOLUSDT')!
+    const entryTimeMs = cycle!.startMs + 2 * HOUR_MS
+    const e = (entryTimeMs - bars.t[0]) / HOUR_MS
+    // a short held to its timeout after 3 bars, its stop and take profit (40 %) far away
+    await db.orm.insert(paperPositions).values({
+      id: 'legacy:1', cycleId: cycle!.id, signalId: sig!.id, configurationId: 'legacy', strategy: 'bb-squeeze-short', coin: 'SOLUSDT', direction: 'short', timeframe: '1H',
+      slPct: 40, tpPct: 40, maxBars: 3, feeFrac: 0.0005, leverage: 1, mmrFrac: 0.005, marginUsd: 1000, referenceEntryPrice: bars.o[e]!, entryTimeMs, entryPrice: null, status: 'pending',
+      exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null, markedThroughMs: entryTimeMs, openedAtMs: entryTimeMs - 1, closedAtMs: null, engine: null,
+    })
+    await expect(db.rows(sql.raw(`UPDATE paper_positions SET engine = '${EXECUTION_ENGINE}' WHERE id = 'legacy:1'`))).rejects.toThrow(/keeps the execution model/)
+    await runPaper(h.deps)
+    const [p] = (await db.orm.select().from(paperPositions)).filter(x => x.id === 'legacy:1')
+    expect(p!.status).toBe('timeout')
+    const old = new TradeModel({ bars, exit: exitMask(getStrategy('bb-squeeze-short')!, bars), fromIdx: e, toIdx: bars.n - 1, funding: h.deps.store.funding('SOLUSDT') ?? null }, tradeParams('short', p!))
+    old.tradeFrom(e)
+    expect(p!.pnlPct).toBe(old.pnlPct)
+    expect(p!.engine).toBeNull()
+    const item = (await h.req(`/paper-trading?cycle=${cycle!.id}`)).body.closed_positions.find((x: { id: string }) => x.id === 'legacy:1')
+    expect(item.engine).toBeUndefined()
+    expect(item.execution).toBeUndefined()
   })
 
   test("history: one row per finished day, equity recomputed from positions and candles", async () => {

@@ -16,11 +16,16 @@
  *    slots, leverage 1, futures fee;
  * 4. positions follow the engine's one trade model with the pick's SL/TP/max bars and
  *    are marked to the last completed close every hour; each finished day's equity is
- *    written to the history once.
+ *    written to the history once. A position opened since issue 25 carries the engine
+ *    label `reference-engine-v3` and pays its execution costs as a scored signal of that
+ *    label does (records/scoring-execution.ts: impact slippage at its own notional, market
+ *    take profit, the coin's margin brackets and liquidation fee); one opened before keeps
+ *    the model it was opened with (no `engine`: taker fee, flat margin).
  */
 import type { PaperPick } from '../../db/schema'
 import type { Clock } from '../clock'
 import type { Db } from '../db'
+import { coinCostSeries } from '../engine/slippage'
 import { TradeModel } from '../engine/trade-model'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
@@ -51,6 +56,7 @@ import {
   type PaperPositionRow,
 } from '../records/paper'
 import { DayFiles } from '../records/rankings/day-files'
+import { EXECUTION_ENGINE, scoringExecution } from '../records/scoring-execution'
 import { signalsPublishedBetween } from '../records/signals'
 import { getStrategy } from '../strategies/registry'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
@@ -188,7 +194,7 @@ async function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: numbe
       slPct: pick.sl_pct, tpPct: pick.tp_pct, maxBars: pick.max_bars, feeFrac: DEFAULT_FEE_FRAC.futures, leverage: 1, mmrFrac: DEFAULT_MMR_FRAC,
       marginUsd: cycle.startingCapital / cycle.slots, referenceEntryPrice: s.entryPrice, entryTimeMs, entryPrice: null, status: 'pending',
       exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null,
-      markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null,
+      markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null, engine: EXECUTION_ENGINE,
     }
     await insertPosition(db, row)
     positions.push(row)
@@ -241,7 +247,13 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
     return p.status === 'pending' ? { status: 'open', entryPrice } : null
   }
   const exit = strategy.exit_conditions != null ? exitMask(strategy, bars) : null
-  const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null }, tradeParams(p.direction as Direction, p))
+  // the position's execution model, frozen by its engine label (none: the model before issue 25)
+  const execution = scoringExecution(p.engine, p.leverage, p.marginUsd)
+  const params = { ...tradeParams(p.direction as Direction, p), ...(execution ? { execution } : {}) }
+  // the execution costs read the coin's 1H candles (slippage, whatever the position's timeframe) and its brackets
+  const base = execution ? deps.store.bars(p.coin) : undefined
+  const exec = execution ? { costs: base ? coinCostSeries(base) : null, brackets: deps.store.marginBrackets(p.coin) ?? null } : {}
+  const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null, ...exec }, params)
   model.tradeFrom(e)
   const reason = EXIT_REASONS[model.reason]!
   const markedThroughMs = bars.t[last] + bars.stepMs

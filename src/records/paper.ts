@@ -15,6 +15,7 @@ import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant } from '../time'
 import { appendEvents, type NewEvent } from './events'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
+import { scoringExecutionItem } from './scoring-execution'
 
 export type PaperCycleRow = typeof paperCycles.$inferSelect
 export type PaperPositionRow = typeof paperPositions.$inferSelect
@@ -68,6 +69,8 @@ export function positionItem(p: PaperPositionRow) {
     marked_through: isoRecordInstant(p.markedThroughMs),
     opened_at: isoRecordInstant(p.openedAtMs),
     closed_at: p.closedAtMs === null ? null : isoRecordInstant(p.closedAtMs),
+    // only positions priced with the execution costs carry these keys: earlier ones (and their leaves) stay as published
+    ...(p.engine ? { engine: p.engine, ...scoringExecutionItem(p.engine, p.leverage, p.marginUsd) } : {}),
   }
 }
 

@@ -4,7 +4,8 @@
  * leverage), market take profits and the coin's margin brackets with the liquidation fee,
  * as a /simulate run with the defaults does; rows of `reference-engine-v2` and before keep
  * the model they were scored with (no slippage, flat margin), so no published score and no
- * Merkle leaf changes (docs/signals.md).
+ * Merkle leaf changes (docs/signals.md). Paper positions (live/paper-trader.ts) carry the
+ * same label from their opening and are priced at their own margin (docs/paper-trading.md).
  */
 import { DEFAULT_MAKER_FEE_FRAC, type Execution } from '../engine/execution'
 import { DEFAULT_LIQUIDATION_FEE_FRAC } from '../engine/margin-brackets'
@@ -15,7 +16,8 @@ export const EXECUTION_ENGINE = 'reference-engine-v3'
 /** the margin a scored signal's costs are priced at (the rankings' and /simulate's default per_coin_usd) */
 export const SCORING_MARGIN_USD = 60
 
-export function scoringExecution(engine: string, leverage: number): Execution | undefined {
+/** `marginUsd`: the position's margin (a scored signal's is SCORING_MARGIN_USD, a paper position's its own). */
+export function scoringExecution(engine: string | null, leverage: number, marginUsd = SCORING_MARGIN_USD): Execution | undefined {
   if (engine !== EXECUTION_ENGINE) return undefined
   return {
     slippage: 'impact',
@@ -24,13 +26,13 @@ export function scoringExecution(engine: string, leverage: number): Execution | 
     makerFeeFrac: DEFAULT_MAKER_FEE_FRAC,
     liquidationFeeFrac: DEFAULT_LIQUIDATION_FEE_FRAC,
     margin: 'brackets',
-    notionalUsd: SCORING_MARGIN_USD * leverage,
+    notionalUsd: marginUsd * leverage,
   }
 }
 
 /** The settings as a published item's frozen inputs show them (absent for rows of the older engines). */
-export function scoringExecutionItem(engine: string, leverage: number) {
-  const ex = scoringExecution(engine, leverage)
+export function scoringExecutionItem(engine: string | null, leverage: number, marginUsd = SCORING_MARGIN_USD) {
+  const ex = scoringExecution(engine, leverage, marginUsd)
   if (!ex) return {}
   return {
     execution: {

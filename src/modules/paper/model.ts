@@ -36,6 +36,20 @@ export const PaperPosition = t.Object({
   marked_through: t.String(),
   opened_at: t.String(),
   closed_at: Nullable(t.String()),
+  engine: t.Optional(t.String({ description: "the execution model the position is priced with, frozen at its opening: 'reference-engine-v3' (execution costs); absent on positions opened before it (taker fee only, flat margin)" })),
+  execution: t.Optional(
+    t.Object(
+      {
+        slippage: t.String(),
+        impact_k: t.Number(),
+        tp_order: t.String(),
+        liquidation_fee_pct: t.Number(),
+        margin: t.String(),
+        position_notional_usd: t.Number({ description: 'margin_usd × leverage: the size slippage and the bracket are priced at' }),
+      },
+      { description: 'the execution settings of an engine-labelled position (docs/paper-trading.md)' },
+    ),
+  ),
 })
 
 const Picks = Nullable(
