@@ -84,6 +84,21 @@ describe('liquidation on the mark price (hand-made candles)', () => {
       expect(run(last, last, over)).toEqual(run(last, null, over))
   })
 
+  test('the adverse excursion the capacity curve re-books liquidation with is the mark\'s where liquidation reads the mark', () => {
+    const brackets = [{ bracket: 1, floorUsd: 0, capUsd: 1e9, mmrFrac: 0.005, cumUsd: 0, maxLeverage: 125 }]
+    const withBrackets = params({ leverage: 2, slPct: 20, tpPct: 10, execution: { ...exec, margin: 'brackets' } })
+    const last: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.5, 96, 97], [97, 98, 95, 96], calm]
+    const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 100.4, 93, 97], [97, 98, 95.5, 96], calm]
+    const bars = barsOf(last)
+    const sim = (m: Row[] | null) =>
+      simulateCoin({ symbol: 'TESTUSDT', bars, entry: maskOf(bars.n, 0), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: null, brackets, mark: m ? alignMark(bars, markOf(bars, m)) : null }, withBrackets)[0]
+    // held to the end of the data: the last price's lowest low is 94 (the last bar), the mark's 93
+    expect(sim(null)).toMatchObject({ exitReason: 'end_of_data' })
+    expect(sim(null).maeFrac).toBeCloseTo(0.06, 12)
+    expect(sim(mark).maeFrac).toBeCloseTo(0.07, 12)
+    expect(sim(mark).pnlPct).toBe(sim(null).pnlPct)
+  })
+
   test('alignment: a bar without its mark candle keeps the last price; a 4-hour bar takes the mark of its four hours', () => {
     const bars = barsOf([[100, 101, 99, 100], [100, 101, 99, 100]])
     const m = alignMark(bars, { t: bars.t.slice(0, 1), o: Float64Array.of(99), h: Float64Array.of(102), l: Float64Array.of(98), c: Float64Array.of(100), n: 1 })

@@ -112,8 +112,12 @@ export class ExecutionCosts {
     this.sqrtN = Math.sqrt(ex.notionalUsd)
   }
 
-  /** Fees, slippage and net P&L of trade `tr` entered at bar e; lev the trade's leverage, long its side. */
-  apply(tr: PricedTrade, bars: Bars, e: number, entry: number, lev: number, long: boolean): void {
+  /**
+   * Fees, slippage and net P&L of trade `tr` entered at bar e; lev the trade's leverage, long
+   * its side; `mark` the coin's mark-price candles where liquidation is tested on them (the
+   * adverse excursion a nearer liquidation price meets is then the mark's).
+   */
+  apply(tr: PricedTrade, bars: Bars, e: number, entry: number, lev: number, long: boolean, mark: Pick<Bars, 'o' | 'h' | 'l'> | null = null): void {
     const ex = this.ex
     const ratio = tr.exitPrice / entry
     const makerExit = tr.reason === R_TP && ex.tpOrder === 'limit'
@@ -144,7 +148,7 @@ export class ExecutionCosts {
     tr.slipImpact = ex.impactK * impact
     tr.slippagePct = lev * 100 * (spread + tr.slipImpact * this.sqrtN)
     tr.fillsUnestimated = missing
-    tr.maeFrac = this.trackMae ? maeOf(tr, bars, e, entry, long) : 0
+    tr.maeFrac = this.trackMae ? maeOf(tr, mark ?? bars, e, entry, long) : 0
     tr.pnlPct = liquidated ? -100 : tr.grossPct - feePct - tr.fundingPct - tr.slippagePct
   }
 }
@@ -157,7 +161,7 @@ export class ExecutionCosts {
  * the bar's extreme otherwise (rule 3 comes before the take profit, and a close fill saw the
  * whole bar; a take profit resolved by minutes is judged on the whole bar, conservatively).
  */
-function maeOf(tr: PricedTrade, bars: Bars, e: number, entry: number, long: boolean): number {
+function maeOf(tr: PricedTrade, bars: Pick<Bars, 'o' | 'h' | 'l'>, e: number, entry: number, long: boolean): number {
   const k = tr.exitIdx
   const { o, h, l } = bars
   let worst = entry

@@ -447,7 +447,7 @@ export class TradeModel implements ExitScratch {
     this.grossPct = grossPct
     this.feePct = feePct
     this.pnlPct = this.reason === R_LIQUIDATION ? -100 : grossPct - feePct - this.fundingPct
-    if (this.exec !== null) this.exec.apply(this, bars, e, entryPrice, lev, this.long)
+    if (this.exec !== null) this.exec.apply(this, bars, e, entryPrice, lev, this.long, this.mark)
   }
 }
 
