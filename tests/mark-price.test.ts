@@ -11,6 +11,8 @@ import { join } from 'node:path'
 import { DEFAULT_MAKER_FEE_FRAC, type Execution } from '../src/engine/execution'
 import { alignMark } from '../src/engine/mark-price'
 import { simulateCoin } from '../src/engine/trade-model'
+import { ManualClock } from '../src/clock'
+import { exchangeFeed } from '../src/market/candle-feed'
 import { CandleStore } from '../src/market/candle-store'
 import { importPaths } from '../src/market/import-binance'
 import { syncFromExchange } from '../src/market/sync-ccxt'
@@ -193,6 +195,36 @@ describe('mark-price candles in the store', () => {
     await syncFromExchange(plain, { baseUrl: fake.url, now: () => nowMs, pageLimit: 100, retry: { retries: 1, baseDelayMs: 5 } })
     expect(fake.requests.slice(n0).some(r => r.path === '/fapi/v1/markPriceKlines')).toBe(false)
     expect(plain.mark('BTCUSDT')).toBeUndefined()
+  })
+})
+
+describe('the hourly sync of a running service', () => {
+  test('keeps the coins that have mark-price candles in step; the others get none', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 20, 12, 0, 10))
+    const start = Date.UTC(2026, 10, 20, 12) - 5 * 24 * HOUR_MS
+    const hours = 5 * 24 + 6
+    const market = (symbol: string, seed: number) => {
+      const candles = makeCandles(start, hours, seed, 100)
+      return { symbol, candles, funding: makeFunding(start, start + hours * HOUR_MS, 8, seed), mark: candles.map(([t, o, h, l, c]) => [t, o, h + 0.01, l - 0.01, c]) }
+    }
+    const fake = startFakeBinance({ markets: [market('BTCUSDT', 1), market('ETHUSDT', 2)], now: () => clock.now() })
+    const dir = mkdtempSync(join(tmpdir(), 'perpsim-mark-feed-'))
+    try {
+      const store = CandleStore.open(dir)
+      await syncFromExchange(store, { baseUrl: fake.url, now: () => clock.now(), symbols: ['BTCUSDT', 'ETHUSDT'], retry: { retries: 1, baseDelayMs: 5 } })
+      await syncFromExchange(store, { baseUrl: fake.url, now: () => clock.now(), symbols: ['BTCUSDT'], mark: true, retry: { retries: 1, baseDelayMs: 5 } })
+      expect(store.mark('BTCUSDT')!.t.at(-1)).toBe(Date.UTC(2026, 10, 20, 11))
+      const feed = exchangeFeed(store, clock, { baseUrl: fake.url, retry: { retries: 1, baseDelayMs: 5 } })
+      clock.set(Date.UTC(2026, 10, 20, 14, 0, 10))
+      const r = await feed.candles(clock.now())
+      expect(r.failed).toBe(0)
+      expect(store.lastCandleMs('BTCUSDT')).toBe(Date.UTC(2026, 10, 20, 13))
+      expect(store.mark('BTCUSDT')!.t.at(-1)).toBe(Date.UTC(2026, 10, 20, 13))
+      expect(store.mark('ETHUSDT')).toBeUndefined()
+    } finally {
+      await fake.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -92,6 +92,8 @@ export function exchangeFeed(store: CandleStore, clock: Clock, opts: ExchangeFee
       log: opts.log,
       forming: only === 'candles',
       only,
+      // the coins with mark-price candles keep them in step with their candles
+      mark: only === 'candles' ? 'stored' : false,
       reloadMarkets: only === 'candles',
     })
   return {

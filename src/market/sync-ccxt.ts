@@ -49,8 +49,12 @@ export interface SyncOptions {
   only?: 'candles' | 'funding' | 'derivatives'
   /** also the premium index and open interest (the fields basis and open_interest of conditions) */
   derivatives?: boolean
-  /** also the 1h mark-price candles (liquidation is tested on them: docs/metrics.md §1 "Mark price") */
-  mark?: boolean
+  /**
+   * also the 1h mark-price candles (liquidation is tested on them: docs/metrics.md §1 "Mark
+   * price"); 'stored': only for the symbols that already have some (the hourly sync of a
+   * running service keeps them in step, with its candles)
+   */
+  mark?: boolean | 'stored'
   /** false: keep the markets a reused `exchange` loaded before (default: load them afresh) */
   reloadMarkets?: boolean
   /**
@@ -126,7 +130,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   log(`syncing ${symbols.length} symbols from ${exchange.id}`)
 
   const derivatives = opts.only === 'derivatives' || (opts.derivatives === true && opts.only === undefined)
-  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, detail: opts.detail, derivatives, mark: opts.mark === true && opts.only === undefined }
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, detail: opts.detail, derivatives, mark: opts.only === undefined || opts.only === 'candles' ? (opts.mark ?? false) : false }
   const results: SyncSymbolResult[] = []
   let stopped = false
   for (const symbol of symbols) {
@@ -175,7 +179,7 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
       await syncPremiumIndex(store, market, symbol, result, ctx)
       await syncOpenInterest(store, market, symbol, result, ctx)
     }
-    if (ctx.mark) await syncMark(store, market, symbol, result, ctx)
+    if (ctx.mark === true || (ctx.mark === 'stored' && store.mark(symbol))) await syncMark(store, market, symbol, result, ctx)
     if (ctx.detail === '1m') await syncDetail(store, market, symbol, result, ctx)
   } catch (e) {
     result.error = (e as Error).message
@@ -197,7 +201,7 @@ interface PageContext {
   only: SyncOptions['only']
   detail?: '1m'
   derivatives: boolean
-  mark: boolean
+  mark: boolean | 'stored'
 }
 
 async function syncCandles(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
