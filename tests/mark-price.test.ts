@@ -262,8 +262,10 @@ describe('/simulate on a store with mark-price candles for some coins', () => {
       // the mark spikes 15 % above the last price's high every hour: a short at leverage 10 (liquidation 9.5 % away) is liquidated on it
       for (const s of ['BTCUSDT', 'ETHUSDT']) {
         const b = store.bars(s)!
-        const h = Float64Array.from(b.h.subarray(0, b.n), x => x * 1.15)
-        store.appendMark(s, [b.t, b.o, h, b.l, b.c].map(c => c.slice(0, b.n)), b.n)
+        // BTCUSDT's mark candles stop after 100 of its 150 days
+        const n = s === 'BTCUSDT' ? 100 * 24 : b.n
+        const h = Float64Array.from(b.h.subarray(0, n), x => x * 1.15)
+        store.appendMark(s, [b.t, b.o, h, b.l, b.c].map(c => c.slice(0, n)), n)
       }
     },
   })
@@ -279,6 +281,8 @@ describe('/simulate on a store with mark-price candles for some coins', () => {
     expect(r.status).toBe(200)
     expect(r.body.execution).toMatchObject({ liquidation_price_source: 'mixed', coins_mark_price: ['BTCUSDT', 'ETHUSDT'] })
     expect(r.body.warnings.some((w: string) => w.startsWith('liquidation: 2 coin(s) were tested on the mark price'))).toBe(true)
+    // the 50 days of BTCUSDT past its last mark candle were tested on the last price, and the answer says so
+    expect(r.body.warnings).toContain('liquidation: 1200 hour(s) of 1 coin(s) tested on the mark price have no mark-price candle in the window; their bars were tested on the last price')
     const plain = await lastOnly.req('/simulate', { method: 'POST', json: body })
     expect(plain.body.execution).toMatchObject({ liquidation_price_source: 'last', coins_mark_price: [] })
     type T = { symbol: string; exit_reason: string; entry_time: string; exit_time: string }

@@ -11,6 +11,8 @@ import type { PortfolioResult } from '../engine/portfolio'
 import { DEFAULT_MMR_FRAC, effectiveLeverage } from '../engine/types'
 import type { MarginBracket } from '../market/types'
 import { roundTo } from '../round'
+import { lowerBound } from '../sorted-search'
+import { TIMEFRAME_MS } from '../market/timeframe'
 import { executionOf, type RunSpec } from './spec'
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
@@ -142,4 +144,35 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
       size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
     },
   }
+}
+
+/**
+ * The hours inside the run's window of the coins tested on the mark price that have no
+ * mark candle (their bars were tested on the last price: engine/mark-price.ts), summed; and
+ * how many coins they fall on. `coins`: each coin's first and last bar open in the window.
+ */
+export function markHoursMissing(
+  spec: RunSpec,
+  markCoins: readonly string[],
+  coins: readonly { symbol: string; fromMs: number | null; toMs: number | null }[],
+  store: { bars(symbol: string): { t: Float64Array; n: number } | undefined; mark(symbol: string): { t: Float64Array; n: number } | undefined },
+): { hours: number; coins: number } {
+  const marked = new Set(markCoins)
+  const step = TIMEFRAME_MS[spec.timeframe]
+  let hours = 0
+  let affected = 0
+  for (const c of coins) {
+    if (!marked.has(c.symbol) || c.fromMs === null || c.toMs === null) continue
+    const b = store.bars(c.symbol)
+    const m = store.mark(c.symbol)
+    if (!b || !m) continue
+    const end = c.toMs + step
+    const inBars = lowerBound(b.t, end, b.n) - lowerBound(b.t, c.fromMs, b.n)
+    const inMark = lowerBound(m.t, end, m.n) - lowerBound(m.t, c.fromMs, m.n)
+    if (inBars > inMark) {
+      hours += inBars - inMark
+      affected++
+    }
+  }
+  return { hours, coins: affected }
 }

@@ -14,7 +14,7 @@ import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
-import { executionReport, type ExecutionReport } from './execution-report'
+import { executionReport, markHoursMissing, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
 import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
@@ -134,7 +134,7 @@ export function absentBarsOf(coins: readonly CoinOutcome[]): { bars: number; coi
   return { bars, coins: n }
 }
 
-function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number, report: ExecutionReport): string[] {
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number, report: ExecutionReport, store: CandleStore): string[] {
   const warnings = [...run.warnings]
   const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
   if (ruin) warnings.push(ruin)
@@ -153,6 +153,9 @@ function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfo
     warnings.push(`margin: ${ex.coins_flat_margin.length} coin(s) have no leverage brackets in the store and use the flat 0.5% maintenance rate: ${ex.coins_flat_margin.slice(0, 10).join(', ')}${ex.coins_flat_margin.length > 10 ? ', …' : ''} (execution.coins_flat_margin)`)
   if (ex && ex.liquidation_price_source === 'mixed')
     warnings.push(`liquidation: ${ex.coins_mark_price.length} coin(s) were tested on the mark price, the others on the last price (no mark-price candles in the store; execution.coins_mark_price)`)
+  const gap = ex && ex.coins_mark_price.length > 0 ? markHoursMissing(run.spec, ex.coins_mark_price, run.coins, store) : null
+  if (gap && gap.hours > 0)
+    warnings.push(`liquidation: ${gap.hours} hour(s) of ${gap.coins} coin(s) tested on the mark price have no mark-price candle in the window; their bars were tested on the last price`)
   if (ex && ex.fills_without_estimate > 0)
     warnings.push(`slippage: ${ex.fills_without_estimate} market fill(s) had fewer than 5 days of candles before them and were charged no slippage`)
   return warnings
@@ -199,7 +202,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
   const report = executionReport(spec, run.symbols, portfolio, store)
-  const warnings = warningsOf(run, portfolio, metrics, taken, report)
+  const warnings = warningsOf(run, portfolio, metrics, taken, report, store)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
