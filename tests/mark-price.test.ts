@@ -101,6 +101,34 @@ describe('liquidation on the mark price (hand-made candles)', () => {
     expect(sim(mark).pnlPct).toBe(sim(null).pnlPct)
   })
 
+  test('with minute detail: the mark bar decides a liquidation it reaches (no mark minutes, counted); elsewhere the minutes resolve the stop and the take profit', () => {
+    const bars = barsOf([[100, 101, 99, 100], [100, 101, 99, 100], [100, 111, 94, 105], calm, calm])
+    const t2 = bars.t[2]
+    // inside bar 2 the take profit (110) trades first, then the price falls to 94
+    const detail = {
+      minutes: (from: number) =>
+        from === t2
+          ? { t: Float64Array.of(t2, t2 + 60_000), o: Float64Array.of(100, 110), h: Float64Array.of(111, 110), l: Float64Array.of(100, 94), c: Float64Array.of(110, 95), from: 0, to: 2 }
+          : null,
+    }
+    const sim = (markLow: number, over = p) => {
+      const counts = { replayed: 0, leftToRule: 0 } as { replayed: number; leftToRule: number; markLeftToRule?: number }
+      const mark: Row[] = [[100, 101, 99, 100], [100, 101, 99, 100], [100, 110.9, markLow, 105], calm, calm]
+      const input = { symbol: 'TESTUSDT', bars, entry: maskOf(bars.n, 0), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: null, detail, mark: alignMark(bars, markOf(bars, mark)) }
+      return { trade: simulateCoin(input, over, counts)[0], counts }
+    }
+    // the mark reaches the liquidation price (90.5) in a bar where the take profit was touched too: the mark bar decides, and it is counted
+    const liq = sim(90)
+    expect(liq.trade).toMatchObject({ exitReason: 'liquidation', exitPrice: 90.5, slTpSameBar: true })
+    expect(liq.counts.markLeftToRule).toBe(1)
+    // the mark stays clear of it: the minutes put the take profit before the stop (95)
+    const tight = params({ leverage: 10, slPct: 5, tpPct: 10, execution: exec })
+    const tp = sim(93, tight)
+    expect(tp.trade).toMatchObject({ exitReason: 'tp', exitPrice: 110, exitResolution: 'detail' })
+    expect(tp.counts.markLeftToRule).toBeUndefined()
+    expect(tp.counts.replayed).toBe(1)
+  })
+
   test('alignment: a bar without its mark candle keeps the last price; a 4-hour bar takes the mark of its four hours', () => {
     const bars = barsOf([[100, 101, 99, 100], [100, 101, 99, 100]])
     const m = alignMark(bars, { t: bars.t.slice(0, 1), o: Float64Array.of(99), h: Float64Array.of(102), l: Float64Array.of(98), c: Float64Array.of(100), n: 1 })
