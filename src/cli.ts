@@ -111,6 +111,7 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
     coins,
     days,
     seed,
+    delistings: SYNTHETIC_DEFAULTS.delistings,
     endMs: systemClock.now(),
     onProgress: (done, total) => {
       if (done === total || done % 50 === 0) process.stderr.write(`generated ${done}/${total} coins\n`)

@@ -5,6 +5,7 @@
  *   meta.json                      coin metadata + which sources wrote the store
  *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
  *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
+ *   market-caps/<SYMBOL>/<t0>.seg  columnar segments day,market cap (rank history; optional)
  * Appends add a new immutable segment (atomic temp + rename); nothing already written
  * is rewritten. When a symbol gathers many segments they are merged into one new file
  * that replaces the first by rename; the loader drops rows at or before the last time
@@ -24,7 +25,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
+import type { Bars, CoinMeta, FormingOpen, FundingSeries, MarketCapSeries } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -39,6 +40,7 @@ interface MetaFile {
 
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
+const CAP_COLS = 2
 /** merge a symbol's segments once it has more than this many */
 const COMPACT_AFTER = 48
 /** room for a month of hourly appends before a buffer is reallocated */
@@ -67,9 +69,11 @@ export interface AppendOptions {
 export class CandleStore {
   private readonly candleDir: string
   private readonly fundingDir: string
+  private readonly capsDir: string
   private readonly metaPath: string
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
+  private readonly capCols = new Map<string, Columns>()
   private readonly barViews = new Map<string, Bars>()
   private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
@@ -82,6 +86,7 @@ export class CandleStore {
   private constructor(readonly root: string) {
     this.candleDir = join(root, 'candles')
     this.fundingDir = join(root, 'funding')
+    this.capsDir = join(root, 'market-caps')
     this.metaPath = join(root, 'meta.json')
   }
 
@@ -104,6 +109,7 @@ export class CandleStore {
     for (const [dir, target, ncols] of [
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
+      [this.capsDir, this.capCols, CAP_COLS],
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
         const cols = loadSymbol(join(dir, symbol), ncols)
@@ -161,6 +167,18 @@ export class CandleStore {
     return { t: c.cols[0].subarray(0, c.n), rate: c.cols[1].subarray(0, c.n), n: c.n }
   }
 
+  /** Daily market caps of a symbol (rank history), if any were imported. */
+  marketCaps(symbol: string): MarketCapSeries | undefined {
+    const c = this.capCols.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), cap: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Symbols with market-cap history, sorted. */
+  marketCapSymbols(): string[] {
+    return [...this.capCols.keys()].sort()
+  }
+
   lastCandleMs(symbol: string): number | null {
     const c = this.candles.get(symbol)
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
@@ -209,6 +227,13 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // the rank history and the delistings decide point-in-time universes; a store without
+    // them keeps the digest it had before they existed
+    for (const s of this.marketCapSymbols()) {
+      const c = this.capCols.get(s)!
+      h.update(`caps:${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[1][c.n - 1] : 0};`)
+    }
+    for (const m of this.metaBySymbol.values()) if (m.status === 'delisted') h.update(`delisted:${m.symbol}:${m.delistedMs ?? ''};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
   }
@@ -234,6 +259,23 @@ export class CandleStore {
   appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
     return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n, opts)
+  }
+
+  /** Append daily market caps (columns day ms, USD); rows at or before the stored last day are skipped. */
+  appendMarketCaps(symbol: string, t: ArrayLike<number>, cap: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    return this.append(this.capsDir, this.capCols, symbol, [t, cap], n, opts)
+  }
+
+  /**
+   * Mark a symbol delisted: its market closed, its candles end at the stored last one,
+   * which becomes its `date_to`. Refused for a symbol without candles.
+   */
+  markDelisted(symbol: string): void {
+    const last = this.lastCandleMs(symbol)
+    if (last === null) throw new StoreError(`${symbol}: no candles to end`)
+    const meta = this.metaBySymbol.get(symbol) ?? defaultMeta(symbol, this.candles.get(symbol)!)
+    this.upsertMeta([{ ...meta, status: 'delisted', delistedMs: last }])
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */

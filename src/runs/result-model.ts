@@ -57,6 +57,7 @@ export const exitCountFields = {
   signal_count: Type.Integer({ description: 'exits by exit_conditions' }),
   liquidation_count: Type.Integer({ description: 'liquidations' }),
   end_of_data_count: Type.Integer({ description: 'trades closed at the last bar of the window' }),
+  delisted_count: Type.Integer({ description: "trades closed at a delisted coin's last candle (its market closed while they were open)" }),
 }
 
 export const CoinResult = Type.Object({

@@ -72,6 +72,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     signal_count: m.signal_count,
     liquidation_count: m.liquidation_count,
     end_of_data_count: m.end_of_data_count,
+    delisted_count: m.delisted_count,
     stop_at_ruin: r.assembled.body.stop_at_ruin,
     ruined_at: r.assembled.body.ruined_at,
     sharpe_ratio: m.sharpe_ratio,
