@@ -27,6 +27,25 @@ const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
 export const Timeframe = t.UnionEnum([...TIMEFRAMES], { default: '1H' })
 
+/**
+ * The universe fields of every request that takes top_n (docs/api.md "Universe"; decided
+ * by src/runs/universe-plan.ts withUniverse). Optional and without a default, so a body
+ * sent or published without them reads as before.
+ */
+export const universeRequestFields = {
+  universe: t.Optional(
+    t.Union([t.Literal('point_in_time'), t.Literal('current'), t.Null()], {
+      description:
+        "'point_in_time': the top N as it was known at the window's start and at each rebalance, delisted coins included; 'current': today's top N. null or absent: point_in_time when start_date lies more than 30 days before the store's last candle, else current",
+    }),
+  ),
+  rebalance: t.Optional(
+    t.Union([t.Literal('monthly'), t.Literal('weekly'), t.Literal('none'), t.Null()], {
+      description: "when a point_in_time set is re-formed: the first day of each month (default), each Monday, or never after the window's start; only with point_in_time",
+    }),
+  ),
+}
+
 // The body of a run (/backtest, /simulate and the research answers) is the run pipeline's own
 // schema (src/runs/result-model.ts), so present.ts builds it as that schema's static type;
 // the models read it from here like the other shared pieces.

@@ -24,11 +24,12 @@ import { acceptSteps } from '../engine/portfolio'
 import { bookSteps, daySpan, markOver } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
+import { RankHistory } from '../market/rank-history'
 import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult } from './compute/coin-tasks'
+import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -37,7 +38,9 @@ import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
-import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
+import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
+import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
+import { parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
@@ -69,6 +72,8 @@ export class RunService {
   private readonly backgroundLane: Lane
   /** moving average of a run's duration, for Retry-After */
   private avgRunMs = 200
+  /** each day's universe as known that day (point-in-time runs) */
+  readonly rankHistory: RankHistory
 
   constructor(
     private readonly deps: {
@@ -88,6 +93,41 @@ export class RunService {
     this.interactiveLane = laneOf(deps.transport, 'interactive')
     this.backgroundLane = laneOf(deps.transport, 'background')
     this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize, indexMax: deps.resultIndexMax })
+    this.rankHistory = new RankHistory(deps.store)
+  }
+
+  /**
+   * The spec with the request's `universe` and `rebalance` decided (universe-plan.ts
+   * withUniverse: the default depends on how far start_date lies before the store's last
+   * candle). Every service whose request takes top_n calls it before running.
+   */
+  withUniverse(spec: RunSpec, fields: UniverseFields): RunSpec {
+    return withUniverse(spec, fields, this.deps.store.newestCandleMs())
+  }
+
+  /** A point-in-time spec's plan (null for a run on today's universe or on explicit symbols). */
+  planOf(spec: RunSpec): UniversePlan | null {
+    return spec.universe === 'point_in_time' && !spec.symbols ? planUniverse(spec, this.deps.store, this.rankHistory) : null
+  }
+
+  /**
+   * The coins of a run, its universe accounting and what its tasks need of its universe:
+   * a point-in-time run's coins are every coin of its sets, with their membership intervals;
+   * the accounting keeps its meaning for the window's start.
+   */
+  runUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting; plan: UniversePlan | null; delisted: string[] } {
+    const plan = this.planOf(spec)
+    if (!plan) {
+      const r = this.resolveUniverse(spec)
+      return { ...r, plan, delisted: delistedAmong(r.symbols, this.deps.store) }
+    }
+    const topN = spec.topN ?? DEFAULT_TOP_N
+    return {
+      symbols: plan.symbols,
+      accounting: { top_n_requested: topN, eligible_universe: plan.eligibleAtStart, universe_capped: plan.eligibleAtStart < topN, coins_missing_data: null },
+      plan,
+      delisted: delistedAmong(plan.symbols, this.deps.store),
+    }
   }
 
   /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
@@ -220,10 +260,16 @@ export class RunService {
   private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
-    const { symbols, accounting } = this.resolveUniverse(spec)
-    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane)
-    if (accounting.top_n_requested !== null)
-      accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
+    const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
+    // a point-in-time run shows its bias against the same run on today's universe (cached
+    // as that run, so a later request for it is a hit); its coins go to the workers that
+    // hold their signals from this one
+    const current = plan ? this.currentTwin(spec, lane) : null
+    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, current?.symbols)
+    if (accounting.top_n_requested !== null) {
+      const start = plan ? new Set(plan.sets[0] ?? []) : null
+      accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow && (!start || start.has(c.symbol))).length
+    }
     const outcome: RunOutcome = {
       spec,
       symbols,
@@ -232,10 +278,26 @@ export class RunService {
       accounting,
       indicatorsUsed: compiled.indicatorsUsed,
       conditionsCount: conditionsCount(spec.strategy.entry),
-      warnings: [],
+      warnings: plan ? [...plan.warnings] : [],
+      universe: null,
+    }
+    if (plan && current) {
+      const twin = await current.result
+      const m = twin.assembled.metrics
+      const startMs = plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
+      const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / 86_400_000) * 86_400_000
+      outcome.universe = {
+        plan,
+        survivorship: survivorshipOf(plan, current.symbols, this.deps.store, { startMs, endMs }, {
+          total_return_pct: m.total_return_pct,
+          win_rate: m.win_rate,
+          profit_factor: m.profit_factor,
+          total_trades: m.total_trades,
+        }),
+      }
     }
     await yieldToLoop()
-    const portfolio = portfolioOptionsOf(spec, symbols.length)
+    const portfolio = portfolioOptionsOf(spec, plan ? plan.largestSet : symbols.length)
     const acceptance = await stepped(acceptSteps(trades, portfolio))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
@@ -269,13 +331,43 @@ export class RunService {
     return result
   }
 
-  /** Trades of every coin, computed in chunks spread over the workers: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
-    const chunks = chunkCount(symbols.length, lane.parallelism)
+  /**
+   * The same run on today's universe, for a point-in-time run's survivorship figures: run
+   * (without statistics) and cached as that run is, so a request for it later is a hit.
+   */
+  private currentTwin(spec: RunSpec, lane: Lane): { symbols: string[]; result: Promise<RunResult> } {
+    const { universe: _u, rebalance: _r, ...twin } = spec
+    const background = lane === this.backgroundLane
+    return { symbols: this.resolveUniverse(twin).symbols, result: this.runOnce(twin, false, true, false, background) }
+  }
+
+  /**
+   * Trades of every coin, computed in chunks spread over the workers: one table in universe
+   * order. `placeLike`: the coins of a run computed beside this one (a point-in-time run's
+   * twin on today's universe): a coin of both goes to the chunk it has there, so its
+   * signals are computed once, on one worker.
+   */
+  private async coinOutcomes(
+    spec: RunSpec,
+    symbols: string[],
+    lane: Lane,
+    universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
+    placeLike?: readonly string[],
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
+    const chunks = chunkCount(placeLike ? placeLike.length : symbols.length, lane.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
-    symbols.forEach((s, i) => parts[i % chunks].push(s))
-    const results = await Promise.all(parts.map((p, k) => lane.run(runCoinTrades, { spec, symbols: p }, k)))
+    const placed = new Map(placeLike?.map((s, i) => [s, i % chunks]))
+    let next = 0
+    symbols.forEach((s, i) => parts[placeLike ? (placed.get(s) ?? next++ % chunks) : i % chunks].push(s))
+    const payloadOf = (p: string[]) => {
+      const payload: { spec: RunSpec; symbols: string[]; tradable?: Record<string, number[]>; delisted?: string[] } = { spec, symbols: p }
+      if (universe.tradable) payload.tradable = Object.fromEntries(p.map(s => [s, universe.tradable![s] ?? []]))
+      const delisted = universe.delisted.filter(s => p.includes(s))
+      if (delisted.length) payload.delisted = delisted
+      return payload
+    }
+    const results = await Promise.all(parts.flatMap((p, k) => (p.length ? [lane.run(runCoinTrades, payloadOf(p), k)] : [])))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
@@ -295,14 +387,17 @@ export class RunService {
   batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
     return this.admitted(
       async lane => {
-        const { symbols, accounting } = this.resolveUniverse(specs[0])
-        return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true) }
+        const { symbols, accounting, plan, delisted } = this.runUniverse(specs[0])
+        const universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}
+        if (plan) Object.assign(universe, { tradable: plan.tradable, coinCount: plan.largestSet })
+        if (delisted.length) universe.delisted = delisted
+        return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true, universe) }
       },
       { background: opts.background },
     )
   }
 
-  private async batchMetrics(lane: Lane, specs: RunSpec[], symbols: string[], noCache: boolean): Promise<RunMetricsResult[]> {
+  private async batchMetrics(lane: Lane, specs: RunSpec[], symbols: string[], noCache: boolean, universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}): Promise<RunMetricsResult[]> {
     const version = this.deps.store.dataVersion()
     const hashes = specs.map(s => resultHash(s, version))
     const out: (RunMetricsResult | undefined)[] = hashes.map(h => {
@@ -322,7 +417,7 @@ export class RunService {
     if (todo.length === 0) return out as RunMetricsResult[]
     const parallelism = Math.max(1, lane.parallelism)
     const parts = Array.from({ length: parallelism }, (_, k) => todo.filter(i => i % parallelism === k)).filter(p => p.length > 0)
-    const results = await Promise.all(parts.map(p => lane.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols }, p[0] % parallelism)))
+    const results = await Promise.all(parts.map(p => lane.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols, ...universe }, p[0] % parallelism)))
     parts.forEach((p, k) =>
       p.forEach((i, j) => {
         out[i] = results[k][j]

@@ -58,6 +58,14 @@ export interface RunSpec {
    * (made without the key) stay theirs.
    */
   stopAtRuin: boolean
+  /**
+   * 'point_in_time': the top N as it was known at the window's start and at each rebalance
+   * (universe-plan.ts). Absent: today's universe; such a run has the key missing, so its
+   * hash is the one it had before universes existed.
+   */
+  universe?: 'point_in_time'
+  /** when the point-in-time set is re-formed (present with universe only) */
+  rebalance?: 'monthly' | 'weekly' | 'none'
 }
 
 /**

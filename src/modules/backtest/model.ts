@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, RunResultBody, Timeframe } from '../../model/shared'
+import { universeRequestFields, DateOrNull, RunResultBody, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
@@ -23,6 +23,7 @@ export const BacktestRequest = t.Object({
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50' }),
   symbols: t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: 1000 }), t.Null()], { default: null }),
   include_stablecoins: t.Boolean({ default: false }),
+  ...universeRequestFields,
   symbol: t.Union([t.String({ minLength: 1, maxLength: 30 }), t.Null()], { default: null }),
   start_date: DateOrNull,
   end_date: DateOrNull,

@@ -49,6 +49,9 @@ export function invalidBacktest(body: BacktestBody, errors: string[]) {
     eligible_universe: null,
     universe_capped: null,
     coins_missing_data: null,
+    universe_mode: null,
+    rebalance: null,
+    survivorship: null,
     coin_results: [],
     trades: [],
     btc_hold_curve: [],
@@ -77,7 +80,7 @@ export async function runBacktest(runs: RunService, body: BacktestBody, noCache:
   const lookAhead = [...lookAheadProblems(body.entry, ['body', 'entry']), ...lookAheadProblems(body.exit_conditions, ['body', 'exit_conditions'])]
   if (lookAhead.length) throw new InvalidRequest(lookAhead)
   checkDates(body.start_date, body.end_date)
-  const spec = backtestSpec(body)
+  const spec = runs.withUniverse(backtestSpec(body), body)
   const errors = validateStrategy(spec.strategy as StrategySpec)
   if (errors.length) return invalidBacktest(body, errors)
   // an unknown symbol is the 404 of every route that takes one, named as the request spelled it

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
+import { universeRequestFields, DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
@@ -27,6 +27,7 @@ const researchFields = {
   }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50; at most 50 coins are computed (run_cap)' }),
   include_stablecoins: t.Boolean({ default: false }),
+  ...universeRequestFields,
   timeframe: Timeframe,
   start_date: DateOrNull,
   end_date: DateOrNull,

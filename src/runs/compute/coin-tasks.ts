@@ -5,6 +5,7 @@
  */
 import { markMovesOf } from '../../engine/equity-curve'
 import { entryMaskOf } from '../../engine/entry-mask'
+import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin } from '../../engine/trade-model'
@@ -16,6 +17,13 @@ import { strategyKeyOf, type TaskContext } from './context'
 export interface CoinTradesPayload {
   spec: RunSpec
   symbols: string[]
+  /**
+   * a point-in-time universe (runs/universe-plan.ts): each coin's membership intervals
+   * [from, to, …] in ms; a coin opens trades only inside them (absent: no such limit)
+   */
+  tradable?: Record<string, number[]>
+  /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
+  delisted?: string[]
 }
 
 export interface CoinOutcome {
@@ -41,6 +49,11 @@ export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
   specs: RunSpec[]
   symbols: string[]
+  /** a point-in-time universe's membership intervals and delisted coins (CoinTradesPayload) */
+  tradable?: Record<string, number[]>
+  delisted?: string[]
+  /** the portfolio's coin count when it is not the symbols' (a point-in-time run's largest set) */
+  coinCount?: number
 }
 
 /** The metrics of a run done whole in one worker, and its day span (null: no bar in the window). */
@@ -71,9 +84,11 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
       return
     }
-    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, ...intervalsOf(payload.tradable[symbol])) : masks.entry
+    const delisted = payload.delisted?.includes(symbol) === true
     const trades = simulateCoin(
-      { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
+      { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
       params,
     )
     const markBars = ctx.view.bars(symbol)
@@ -86,15 +101,22 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   return { coins, trades: table.finish() }
 }
 
+/** [from, to, from, to, …] → the starts and the ends (none: no interval) */
+function intervalsOf(flat: readonly number[] | undefined): [number[], number[]] {
+  const from: number[] = [], to: number[] = []
+  if (flat) for (let i = 0; i + 1 < flat.length; i += 2) (from.push(flat[i]), to.push(flat[i + 1]))
+  return [from, to]
+}
+
 /**
  * Several small runs done whole in this thread (compare): each run's trades booked by the
  * same step the main thread takes for one big run (engine/run.ts); only the metrics go back.
  */
 export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
     const span = daySpan(coins)
-    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
     return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
   })
 }
