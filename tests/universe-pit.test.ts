@@ -164,6 +164,25 @@ describe('point-in-time universe', () => {
     expect(cmp.status).toBe(422)
   })
 
+  test('validate and optimize take the universe too, and the delisted coin trades in their point-in-time runs', async () => {
+    const tree = { entry: ALWAYS, indicators: {}, direction: 'short', sl_pct: 50, tp_pct: 100, max_bars: 168, top_n: 3, start_date: '2025-01-15' }
+    const v = await h.req('/simulate/validate', { method: 'POST', json: { ...tree, n_simulations: 100 } })
+    expect(v.status).toBe(200)
+    expect(v.body.universe_mode).toBe('point_in_time')
+    expect(v.body.rebalance).toBe('monthly')
+    const pit = await h.req('/backtest', { method: 'POST', json: body() })
+    expect(v.body.total_trades).toBe(pit.body.total_trades)
+    const o = await h.req('/simulate/optimize', { method: 'POST', json: { ...tree, sl_values: [50], tp_values: [100] } })
+    expect(o.status).toBe(200)
+    expect(o.body.universe_mode).toBe('point_in_time')
+    expect(o.body.best.total_trades).toBe(pit.body.total_trades)
+    const cur = await h.req('/simulate/optimize', { method: 'POST', json: { ...tree, sl_values: [50], tp_values: [100], universe: 'current' } })
+    expect(cur.body.universe_mode).toBe('current')
+    expect(cur.body.best.total_trades).toBe(pit.body.survivorship.current_universe_result.total_trades)
+    const bad = await h.req('/simulate/optimize', { method: 'POST', json: { ...tree, universe: 'then' } })
+    expect(bad.status).toBe(422)
+  })
+
   test('compare takes the universe too', async () => {
     const r = await h.req('/simulate/compare', { method: 'POST', json: { top_n: 3, universe: 'point_in_time' } })
     expect(r.status).toBe(200)

@@ -12,16 +12,17 @@ import { lowerBound } from '../sorted-search'
 
 /**
  * A new mask: `entry` with every signal cleared whose entry instant falls outside the
- * intervals. `fromMs` and `toMs` are the intervals' starts and ends (ascending, not
- * overlapping); an empty list clears every signal.
+ * intervals, given as [from, to, from, to, …] in ms (ascending, not overlapping, `to`
+ * exclusive); none (an empty or missing list) clears every signal.
  */
-export function maskOutsideWindows(entry: Uint8Array, bars: Bars, fromMs: readonly number[], toMs: readonly number[]): Uint8Array {
+export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: readonly number[] | undefined): Uint8Array {
   const out = new Uint8Array(entry.length)
   const step = bars.stepMs
-  for (let w = 0; w < fromMs.length; w++) {
+  if (!intervals) return out
+  for (let w = 0; w + 1 < intervals.length; w += 2) {
     // signal bar i enters at t[i] + step: in [from, to) when t[i] ∈ [from − step, to − step)
-    const lo = lowerBound(bars.t, fromMs[w] - step, bars.n)
-    const hi = lowerBound(bars.t, toMs[w] - step, bars.n)
+    const lo = lowerBound(bars.t, intervals[w] - step, bars.n)
+    const hi = lowerBound(bars.t, intervals[w + 1] - step, bars.n)
     for (let i = lo; i < hi; i++) out[i] = entry[i]
   }
   return out

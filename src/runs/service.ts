@@ -458,7 +458,11 @@ export class RunService {
 
   /** Optimize's SL/TP grid (research.ts): every coin's trades under every cell, each cell booked as a portfolio of its own. */
   gridSearch(spec: RunSpec, symbols: string[], cells: GridCell[], opts: AdmitOptions = {}): Promise<GridSearchResult> {
-    return this.admitted(lane => gridSearch(lane, spec, symbols, cells, s => this.deps.store.bars(s)), opts)
+    // a point-in-time spec's coins (runUniverse) trade only while in its sets
+    const plan = this.planOf(spec)
+    const delisted = delistedAmong(symbols, this.deps.store)
+    const universe = { ...(plan ? { tradable: plan.tradable, coinCount: plan.largestSet } : {}), ...(delisted.length ? { delisted } : {}) }
+    return this.admitted(lane => gridSearch(lane, spec, symbols, cells, s => this.deps.store.bars(s), universe), opts)
   }
 
   /**

@@ -44,6 +44,8 @@ const universeFields = {
   top_n_requested: t.Integer(),
   eligible_universe: t.Integer(),
   universe_capped: t.Boolean(),
+  universe_mode: t.Union([t.Literal('point_in_time'), t.Literal('current')], { description: "the universe the run used (docs/api.md \"Universe\")" }),
+  rebalance: t.Union([t.Literal('monthly'), t.Literal('weekly'), t.Literal('none'), t.Null()]),
   run_cap: t.Union([t.Integer(), t.Null()], { description: 'the per-request coin limit of the cached research paths, when it bound' }),
   run_cap_reason: t.Union([t.Literal('indicator_cache'), t.Null()]),
 }

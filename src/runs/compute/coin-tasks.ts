@@ -85,7 +85,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       return
     }
     const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, ...intervalsOf(payload.tradable[symbol])) : masks.entry
+    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, payload.tradable[symbol]) : masks.entry
     const delisted = payload.delisted?.includes(symbol) === true
     const trades = simulateCoin(
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
@@ -99,13 +99,6 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
   })
   return { coins, trades: table.finish() }
-}
-
-/** [from, to, from, to, …] → the starts and the ends (none: no interval) */
-function intervalsOf(flat: readonly number[] | undefined): [number[], number[]] {
-  const from: number[] = [], to: number[] = []
-  if (flat) for (let i = 0; i + 1 < flat.length; i += 2) (from.push(flat[i]), to.push(flat[i + 1]))
-  return [from, to]
 }
 
 /**
