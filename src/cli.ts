@@ -24,6 +24,9 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
+import { importMarketCapFile, MarketCapImportError } from './market/import-market-caps'
+import { fetchCoinGeckoMarketCaps } from './market/coingecko-market-caps'
+import { CoinGeckoClient } from './upstream/coingecko'
 import { isoDay, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
@@ -40,7 +43,11 @@ const USAGE = `usage: perpsim <command>
                                               WORKERS threads, reading the store under DATA_DIR
   data generate [--coins N] [--days D] [--seed S] [--force]
                                               write the synthetic universe (--force replaces a non-empty store)
-  data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
+  data import [--replace-synthetic] [--delisted A,B] <path...>
+                                              import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders);
+                                              --delisted: these perps' markets closed (their candles end)
+  data market-caps <file.csv> | --coingecko [--days N]
+                                              daily market caps for the rank history (CSV: date,symbol,market_cap)
   data sync [--symbols A,B] [--since YYYY-MM-DD]
                                               sync 1H candles and funding from Binance USDT-M (ccxt)
   data info                                   what the store holds
@@ -121,8 +128,9 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
 }
 
 async function dataImport(config: Config, args: string[]): Promise<number> {
-  const { values, positionals: paths } = parseFlags({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' } } })
+  const { values, positionals: paths } = parseFlags({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' }, delisted: { type: 'string' } } })
   if (paths.length === 0) throw new UsageError('data import needs at least one file or folder')
+  const delisted = values.delisted?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean) ?? []
   let store = CandleStore.open(config.dataDir)
   if (store.isSynthetic()) {
     // real candles never continue generated ones: the synthetic store is set aside first
@@ -135,7 +143,36 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
   }
   const report = await importPaths(store, paths, line => process.stderr.write(escapeControl(line) + '\n'))
   console.log(formatImportReport(report))
+  // Binance's archive of a delisted perp is like any other: the caller names the closed markets
+  for (const symbol of delisted) {
+    if (store.lastCandleMs(symbol) === null) throw new RuntimeError(`--delisted ${symbol}: the store has no candles of it`)
+    store.markDelisted(symbol)
+    console.log(`${symbol}: delisted, last candle ${isoDay(store.lastCandleMs(symbol)!)}`)
+  }
   return report.files.some(f => f.error) ? 1 : 0
+}
+
+async function dataMarketCaps(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseFlags({ args, allowPositionals: true, options: { coingecko: { type: 'boolean' }, days: { type: 'string' } } })
+  const store = CandleStore.open(config.dataDir)
+  if (values.coingecko) {
+    if (positionals.length) throw new UsageError('data market-caps: give a CSV file or --coingecko, not both')
+    if (config.offline) throw new UsageError('data market-caps --coingecko needs the network, and OFFLINE=1 forbids outbound calls')
+    const days = positiveInt('days', values.days, 1095, 3650)
+    const client = new CoinGeckoClient({ baseUrl: config.upstream.coingeckoUrl, timeoutMs: Math.max(config.upstream.timeoutMs, 10_000) })
+    const r = await fetchCoinGeckoMarketCaps(client, store, { days, pauseMs: 2500, log: line => process.stderr.write(line + '\n') })
+    console.log(`market caps from CoinGecko: ${r.matched} coins matched, ${r.appended} days stored; not listed there (ranked by volume): ${r.unmatched.length}; failed: ${r.failed.length}`)
+    return r.failed.length ? 1 : 0
+  }
+  if (positionals.length !== 1) throw new UsageError('data market-caps needs one CSV file (date,symbol,market_cap) or --coingecko')
+  try {
+    const r = importMarketCapFile(store, positionals[0])
+    console.log(`market caps: ${r.rows} rows of ${r.symbols} coins (${r.firstDay} to ${r.lastDay}); ${r.appended} stored, ${r.skipped} already held`)
+    return 0
+  } catch (e) {
+    if (e instanceof MarketCapImportError) throw new RuntimeError(`${positionals[0]}: ${e.message}; nothing was stored`)
+    throw e
+  }
 }
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
@@ -191,12 +228,15 @@ function dataInfo(config: Config): void {
   const store = CandleStore.open(config.dataDir)
   console.log(`store: ${store.root}`)
   console.log(`sources: ${store.sources().join(', ') || 'none'}; coins: ${store.coinCount}`)
-  console.log('symbol            rows  from        to          funding  first funding  last funding')
+  const caps = store.marketCapSymbols().length
+  console.log(`rank history: ${caps ? `market caps of ${caps} coins, the others` : 'every coin'} ranked by trailing 30-day quote volume`)
+  console.log('symbol            rows  from        to          funding  first funding  last funding  status')
   for (const s of store.symbols()) {
     const b = store.bars(s)!
     const f = store.funding(s)
+    const status = store.meta(s)?.status === 'delisted' ? 'delisted' : 'trading'
     console.log(
-      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${f?.n ? isoDay(f.t[f.n - 1]) : '-'}`,
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(12)}  ${status}`,
     )
   }
 }
@@ -280,6 +320,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'import') return dataImport(config, rest)
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
+    if (sub === 'market-caps') return dataMarketCaps(config, rest)
   }
   if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
