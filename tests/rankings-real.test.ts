@@ -150,7 +150,11 @@ async function reverifyShown(on: Harness, date: string, period: string, group: s
   for (const c of d.how_to_reverify.rows) {
     expect(c.request.body).toMatchObject({ start_date: d.start_date, end_date: d.end_date })
     expect([c.configuration_id, figures(await simulate(c.request.body, on))]).toEqual([c.configuration_id, c.expected])
-    expect([c.configuration_id, figures(await simulate(c.request_with_symbols.body, on))]).toEqual([c.configuration_id, c.expected])
+    // a point-in-time group (rules v3) has no symbols form: its coins change over the period
+    if (group === 'btc') expect(c.request_with_symbols).not.toBeNull()
+    else expect(c.request_with_symbols).toBeNull()
+    if (c.request_with_symbols) expect([c.configuration_id, figures(await simulate(c.request_with_symbols.body, on))]).toEqual([c.configuration_id, c.expected])
+    else expect(c.request.body.universe).toBe('point_in_time')
   }
   return d.how_to_reverify.rows.length
 }

@@ -440,7 +440,10 @@ export class RunService {
       const workerOf = new Map<string, number>()
       for (const key of payload.sameWorker) if (!workerOf.has(key)) workerOf.set(key, workerOf.size)
       const answers = await Promise.all(
-        payload.specs.map((spec, i) => lane.run(runNestedRuns, { specs: [spec], symbols: payload.symbols, groups: payload.groups }, workerOf.get(payload.sameWorker[i])!)),
+        payload.specs.map((spec, i) => {
+          const { sameWorker: _w, specs: _s, ...rest } = payload
+          return lane.run(runNestedRuns, { ...rest, specs: [spec] }, workerOf.get(payload.sameWorker[i])!)
+        }),
       )
       return answers.map(a => a[0])
     }, opts)

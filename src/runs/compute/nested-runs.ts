@@ -19,6 +19,14 @@ export interface NestedRunsPayload {
   symbols: string[]
   /** each group's coins as ascending indices into `symbols` (the universe order of its own run) */
   groups: number[][]
+  /**
+   * a point-in-time universe (one group over all of `symbols`: point-in-time groups do not
+   * nest in one order): membership intervals, delisted coins and the portfolio's coin count
+   * (CoinTradesPayload, WholeRunsPayload)
+   */
+  tradable?: Record<string, number[]>
+  delisted?: string[]
+  coinCount?: number
 }
 
 /** A group's part of the union's trades, its coins re-indexed 0..k−1 in the group's order. */
@@ -35,11 +43,12 @@ export function groupTable(trades: TradeTable, symbols: readonly string[], group
 /** For each spec, the metrics of each group's run (results[spec][group]). */
 export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): RunMetricsResult[][] {
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
     return payload.groups.map(group => {
       const groupCoins: CoinOutcome[] = group.map(c => coins[c])
       const span = daySpan(groupCoins)
-      const { metrics, portfolio } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, group.length), markOver(span, s => ctx.view.bars(s)))
+      const coinCount = payload.coinCount ?? group.length
+      const { metrics, portfolio } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, coinCount), markOver(span, s => ctx.view.bars(s)))
       return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
     })
   })
