@@ -10,6 +10,8 @@ const feeFraction = (fee: string): number | null | undefined => {
 }
 const day = (v: string) => (v.trim() === '' ? null : v.trim())
 const orNull = (v: number | undefined) => (v === undefined ? null : v)
+/** the universe field of a top-N run: sent only when the page chose one (else the server's default rule) */
+const asOfField = (s: Settings): { universe?: 'point_in_time' | 'current' } => (s.asOf ? { universe: s.asOf } : {})
 
 export type SimulatePlan = { route: 'simulate'; body: SimulateBody } | { route: 'backtest'; body: BacktestBody }
 
@@ -36,15 +38,15 @@ export function simulatePlan(s: Settings, meta: Meta): SimulatePlan {
   const common = commonRun(s)
   const symbols = s.universe === 'symbols' ? symbolList(s.symbols) : null
   if (s.mode === 'registry' && !symbols) {
-    return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) } }
+    return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) } }
   }
-  const universe = symbols ? { symbols: symbols.length ? symbols : null, top_n: null } : { top_n: orNull(num(s.topN)) }
+  const universe = symbols ? { symbols: symbols.length ? symbols : null, top_n: null } : { top_n: orNull(num(s.topN)), ...asOfField(s) }
   if (s.mode === 'builder' && s.builder) {
     const b = s.builder
     return { route: 'backtest', body: { name: b.name, direction: b.dir, indicators: b.indicators, entry: b.entry, ...common, ...universe } }
   }
   const st = meta.strategies.find(x => x.id === s.strategy)
-  if (!st) return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) } }
+  if (!st) return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) } }
   const d = st.default_params
   return {
     route: 'backtest',
@@ -60,7 +62,7 @@ function researchStrategy(s: Settings): Partial<ValidateBody> {
 
 function researchRun(s: Settings) {
   const c = commonRun(s)
-  return { ...c, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) }
+  return { ...c, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) }
 }
 
 export function validateBody(s: Settings): ValidateBody {
