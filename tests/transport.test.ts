@@ -93,5 +93,6 @@ describe('the transport', () => {
     expect(scanB).toEqual(scanA)
     // every registered task made the round trip
     expect([...wire.sent].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
-  })
+    // every route, a whole ranking day (its point-in-time groups run one by one) and a scan, twice
+  }, 60_000)
 })

@@ -40,7 +40,7 @@ describe.skipIf(!CHROMIUM)(`the universe on the page${SKIP_REASON ? ` (skipped: 
     expect(await page.textContent('#universe-mode')).toContain('As known then')
     expect(await page.textContent('#universe-mode')).toContain('first day of each month')
     // the same run on today's coins, as the API answers it
-    const body = await page.evaluate(async ([from]) => {
+    const body: any = await page.evaluate(async ([from]) => {
       const r = await fetch('/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'ma-cross-long', top_n: 10, start_date: from, universe: 'point_in_time' }) })
       return r.json()
     }, [startDate])
