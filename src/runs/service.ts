@@ -29,7 +29,7 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
+import { runBookTrades, runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type CoinTradesResult, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -210,7 +210,7 @@ export class RunService {
       const pending = this.inFlight.get(hash)
       if (pending) return pending
     }
-    const compute = () => this.compute(spec, hash, statistics, this.laneFor(background))
+    const compute = () => this.compute(spec, hash, statistics, this.laneFor(background), noCache)
     let p: Promise<RunResult>
     if (admitted) p = compute()
     else if (background) p = this.countedBackground(compute)
@@ -257,15 +257,23 @@ export class RunService {
     return p
   }
 
-  private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
+  private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane, noCache = false): Promise<RunResult> {
     const started = performance.now()
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
-    // a point-in-time run shows its bias against the same run on today's universe (cached
-    // as that run, so a later request for it is a hit); its coins go to the workers that
-    // hold their signals from this one
-    const current = plan ? this.currentTwin(spec, lane) : null
-    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, current?.symbols)
+    // a point-in-time run shows its bias against the same run on today's universe: its
+    // twin, whose coins' trades come back from the same tasks (a coin in every set of the
+    // window is simulated once for both), booked on a worker while this thread books the run
+    const twin = plan ? this.twinOf(spec, noCache) : null
+    const { coins, trades, twinPart } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const twinMetrics = !twin
+      ? null
+      : twin.cached
+        ? Promise.resolve(twin.cached)
+        : lane.run(runBookTrades, { spec: twin.spec, symbols: twin.symbols, coins: twinPart!.coins, trades: twinPart!.trades }).then(m => {
+            this.results.rememberMetrics(twin.hash, m)
+            return m
+          })
     if (accounting.top_n_requested !== null) {
       const start = plan ? new Set(plan.sets[0] ?? []) : null
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow && (!start || start.has(c.symbol))).length
@@ -281,14 +289,15 @@ export class RunService {
       warnings: plan ? [...plan.warnings] : [],
       universe: null,
     }
-    if (plan && current) {
-      const twin = await current.result
-      const m = twin.assembled.metrics
+    // the survivorship block is set before the body is built (assembledOf builds it when first read)
+    const survivorship = async () => {
+      if (!plan || !twin || !twinMetrics) return
+      const m = (await twinMetrics).metrics
       const startMs = plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
       const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / 86_400_000) * 86_400_000
       outcome.universe = {
         plan,
-        survivorship: survivorshipOf(plan, current.symbols, this.deps.store, { startMs, endMs }, {
+        survivorship: survivorshipOf(plan, twin.symbols, this.deps.store, { startMs, endMs }, {
           total_return_pct: m.total_return_pct,
           win_rate: m.win_rate,
           profit_factor: m.profit_factor,
@@ -318,6 +327,7 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
@@ -332,13 +342,23 @@ export class RunService {
   }
 
   /**
-   * The same run on today's universe, for a point-in-time run's survivorship figures: run
-   * (without statistics) and cached as that run is, so a request for it later is a hit.
+   * The same run on today's universe, for a point-in-time run's survivorship figures: its
+   * spec, coins and hash, and its metrics when a result or the metrics of that run are
+   * cached (not with no-cache); booked otherwise beside the run, its metrics then cached
+   * as that run's (a compare over it is a hit).
    */
-  private currentTwin(spec: RunSpec, lane: Lane): { symbols: string[]; result: Promise<RunResult> } {
+  private twinOf(spec: RunSpec, noCache: boolean): { spec: RunSpec; symbols: string[]; hash: string; cached: RunMetricsResult | null } {
     const { universe: _u, rebalance: _r, ...twin } = spec
-    const background = lane === this.backgroundLane
-    return { symbols: this.resolveUniverse(twin).symbols, result: this.runOnce(twin, false, true, false, background) }
+    const hash = resultHash(twin, this.deps.store.dataVersion())
+    let cached: RunMetricsResult | null = null
+    if (!noCache) {
+      const full = this.results.peek(hash)
+      if (full) {
+        const curve = full.assembled.portfolio.equityCurve
+        cached = { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null, ruinedAtMs: full.assembled.portfolio.ruinedAtMs }
+      } else cached = this.results.metricsOf(hash) ?? null
+    }
+    return { spec: twin, symbols: this.resolveUniverse(twin).symbols, hash, cached }
   }
 
   /**
@@ -352,29 +372,34 @@ export class RunService {
     symbols: string[],
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
-    placeLike?: readonly string[],
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
-    const chunks = chunkCount(placeLike ? placeLike.length : symbols.length, lane.parallelism)
+    twin?: readonly string[],
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; twinPart: { coins: CoinOutcome[]; trades: TradeTable } | null }> {
+    // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
+    const all = twin ? [...new Set([...symbols, ...twin])] : symbols
+    const chunks = chunkCount(all.length, lane.parallelism)
+    const chunkOf = new Map(all.map((s, i) => [s, i % chunks])) // interleaved, so big and small coins spread evenly
     const parts: string[][] = Array.from({ length: chunks }, () => [])
-    // interleaved, so big and small coins spread evenly
-    const placed = new Map(placeLike?.map((s, i) => [s, i % chunks]))
-    let next = 0
-    symbols.forEach((s, i) => parts[placeLike ? (placed.get(s) ?? next++ % chunks) : i % chunks].push(s))
-    const payloadOf = (p: string[]) => {
-      const payload: { spec: RunSpec; symbols: string[]; tradable?: Record<string, number[]>; delisted?: string[] } = { spec, symbols: p }
+    const twinParts: string[][] = Array.from({ length: chunks }, () => [])
+    for (const s of symbols) parts[chunkOf.get(s)!].push(s)
+    if (twin) for (const s of twin) twinParts[chunkOf.get(s)!].push(s)
+    const payloadOf = (k: number): CoinTradesPayload => {
+      const p = parts[k]
+      const payload: CoinTradesPayload = { spec, symbols: p }
       if (universe.tradable) payload.tradable = Object.fromEntries(p.map(s => [s, universe.tradable![s] ?? []]))
       const delisted = universe.delisted.filter(s => p.includes(s))
       if (delisted.length) payload.delisted = delisted
+      if (twin) payload.twin = twinParts[k]
       return payload
     }
-    const results = await Promise.all(parts.flatMap((p, k) => (p.length ? [lane.run(runCoinTrades, payloadOf(p), k)] : [])))
+    const results = await Promise.all(parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k)))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
-    const bySymbol = new Map<string, CoinOutcome>()
-    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
-    return {
-      coins: symbols.map(s => bySymbol.get(s)!),
-      trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
+    const merged = (order: readonly string[], of: (r: CoinTradesResult) => { coins: CoinOutcome[]; trades: TradeTable }) => {
+      const bySymbol = new Map<string, CoinOutcome>()
+      for (const r of results) for (const c of of(r).coins) bySymbol.set(c.symbol, c)
+      return { coins: order.map(s => bySymbol.get(s)!), trades: mergeCoinTables(order, spec.direction, results.map(r => of(r).trades)) }
     }
+    const own = merged(symbols, r => r)
+    return { ...own, twinPart: twin ? merged(twin, r => r.twin!) : null }
   }
 
   /**

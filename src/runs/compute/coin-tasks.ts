@@ -12,6 +12,7 @@ import { simulateCoin } from '../../engine/trade-model'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
+import type { Trade } from '../../engine/types'
 import { strategyKeyOf, type TaskContext } from './context'
 
 export interface CoinTradesPayload {
@@ -24,6 +25,12 @@ export interface CoinTradesPayload {
   tradable?: Record<string, number[]>
   /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
   delisted?: string[]
+  /**
+   * a point-in-time run's twin on today's universe (its survivorship figures): the chunk's
+   * coins of today's top N, whose trades come back as `twin` (without membership limits);
+   * a coin that was in every set of the window has the same trades in both, computed once
+   */
+  twin?: string[]
 }
 
 export interface CoinOutcome {
@@ -42,6 +49,16 @@ export interface CoinTradesResult {
    * midnight marks on the 1H base series: columns cross to the main thread in a few
    * copies, and the portfolio's daily marks need no candle reads there.
    */
+  trades: TradeTable
+  /** the twin's coins and trades (CoinTradesPayload.twin), coin by coin in its order */
+  twin?: { coins: CoinOutcome[]; trades: TradeTable }
+}
+
+/** A run's trades booked whole on a worker (a point-in-time run's twin, while the main thread books the run). */
+export interface BookTradesPayload {
+  spec: RunSpec
+  symbols: string[]
+  coins: CoinOutcome[]
   trades: TradeTable
 }
 
@@ -75,30 +92,51 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const { spec } = payload
   const params = tradeParamsOf(spec)
   const strategyKey = strategyKeyOf(spec.strategy)
-  const coins: CoinOutcome[] = []
-  const table = new TradeTableBuilder(params.direction, payload.symbols)
-  payload.symbols.forEach((symbol, coin) => {
+  const markBars = (symbol: string) => ctx.view.bars(symbol)
+  /** one coin's trades; `membership` (a point-in-time run's intervals) masks its entries */
+  const coinRun = (symbol: string, membership: number[] | undefined | null, delisted: boolean): { outcome: CoinOutcome; trades: Trade[]; covered: boolean } => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = windowOf(spec, bars)
-    if (!bars || !win) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-      return
-    }
+    if (!bars || !win) return { outcome: { symbol, inWindow: false, fromMs: null, toMs: null }, trades: [], covered: true }
     const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, payload.tradable[symbol]) : masks.entry
-    const delisted = payload.delisted?.includes(symbol) === true
+    // a single interval over every entry instant of the window masks nothing
+    const covered = membership === null || (membership !== undefined && membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+    const entry = membership === null || covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership)
     const trades = simulateCoin(
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
       params,
     )
-    const markBars = ctx.view.bars(symbol)
-    for (const tr of trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
-      table.push(tr, coin)
-    }
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
-  })
-  return { coins, trades: table.finish() }
+    return { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }, trades, covered }
+  }
+  const tableOf = (symbols: string[], runs: { outcome: CoinOutcome; trades: Trade[] }[]) => {
+    const table = new TradeTableBuilder(params.direction, symbols)
+    runs.forEach((r, coin) => {
+      for (const tr of r.trades) {
+        markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars(tr.symbol), table)
+        table.push(tr, coin)
+      }
+    })
+    return { coins: runs.map(r => r.outcome), trades: table.finish() }
+  }
+  const delisted = new Set(payload.delisted ?? [])
+  const own = payload.symbols.map(symbol => coinRun(symbol, payload.tradable ? (payload.tradable[symbol] ?? []) : null, delisted.has(symbol)))
+  const result: CoinTradesResult = tableOf(payload.symbols, own)
+  if (payload.twin) {
+    const index = new Map(payload.symbols.map((s, i) => [s, i]))
+    const twin = payload.twin.map(symbol => {
+      const i = index.get(symbol)
+      return i !== undefined && own[i].covered && !delisted.has(symbol) ? own[i] : coinRun(symbol, null, false)
+    })
+    result.twin = tableOf(payload.twin, twin)
+  }
+  return result
+}
+
+/** A run's trades booked on this thread (engine/run.ts): the metrics of the run, as runWholeRuns answers them. */
+export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): RunMetricsResult {
+  const span = daySpan(payload.coins)
+  const { metrics, portfolio } = book(payload.trades, portfolioOptionsOf(payload.spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+  return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
 }
 
 /**
