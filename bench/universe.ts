@@ -37,8 +37,13 @@ try {
   const deps = composeDeps({ config, clock: new ManualClock(nowMs), store, db: openDb(':memory:'), transport, log: createLogger('silent'), maxRuns: 64, cacheSize: 64, strategyStats: () => async () => new Map() })
   const app = buildApp(deps)
   const start = isoDay(Math.floor(store.newestCandleMs()! / DAY_MS) * DAY_MS - 700 * DAY_MS)
+  const cpuMs = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
   const post = async (universe: string) => {
     const t0 = performance.now()
+    const c0 = cpuMs()
     const r = await app.handle(
       new Request('http://localhost/simulate', {
         method: 'POST',
@@ -48,15 +53,19 @@ try {
     )
     const body = (await r.json()) as { total_trades: number; coins_used: number; survivorship: { delisted_in_window: string[] } | null }
     if (r.status !== 200) throw new Error(`/simulate answered ${r.status}`)
-    return { ms: performance.now() - t0, body }
+    return { ms: performance.now() - t0, cpu: cpuMs() - c0, body }
   }
   // warm: signal masks on the workers, the rank history built
   const warmPit = await post('point_in_time')
   await post('current')
-  const pit: number[] = [], cur: number[] = []
+  const pit: number[] = [], cur: number[] = [], pitCpu: number[] = [], curCpu: number[] = []
   for (let k = 0; k < runs; k++) {
-    cur.push((await post('current')).ms)
-    pit.push((await post('point_in_time')).ms)
+    const c = await post('current')
+    const p = await post('point_in_time')
+    cur.push(c.ms)
+    curCpu.push(c.cpu)
+    pit.push(p.ms)
+    pitCpu.push(p.cpu)
   }
   console.log(`store: 535 synthetic coins + 6 delisted × 730 days (seed 7); ${workers} workers; /simulate bb-squeeze-short top_n 535 from ${start}, result cache off, ${runs} runs each, taking turns`)
   console.log(`point_in_time: ${warmPit.body.coins_used} coins over the window's sets, delisted in the window: ${warmPit.body.survivorship?.delisted_in_window.join(', ')}\n`)
@@ -65,6 +74,7 @@ try {
   console.log(`| /simulate top_n 535, universe current | p50 ms | ${p50(cur).toFixed(1)} |`)
   console.log(`| /simulate top_n 535, universe point_in_time (monthly; with the current twin for survivorship) | p50 ms | ${p50(pit).toFixed(1)} |`)
   console.log(`| ratio point_in_time / current (target ≤ 1.15) | × | ${(p50(pit) / p50(cur)).toFixed(2)} |`)
+  console.log(`| CPU time of the process (main thread and workers) per request: current / point_in_time | ms | ${p50(curCpu).toFixed(0)} / ${p50(pitCpu).toFixed(0)} (${(p50(pitCpu) / p50(curCpu)).toFixed(2)}×) |`)
   await transport.close()
 
   // rank history: 600 symbols × 3 years of daily market caps, written to a store and loaded
@@ -82,19 +92,27 @@ try {
       caps.appendCandles(symbol, candle, days, { durable: false })
     }
     const rows = 600 * days
-    let loadMs = Infinity, buildMs = Infinity
-    for (let r = 0; r < 3; r++) {
-      const t0 = performance.now()
+    // the same store without its market caps: what the caps add to opening it
+    const plainDir = mkdtempSync(join(tmpdir(), 'perpsim-nocaps-'))
+    const plain = CandleStore.open(plainDir)
+    for (let s = 0; s < 600; s++) plain.appendCandles(`C${s}USDT`, candle, days, { durable: false })
+    let withCaps = Infinity, without = Infinity, buildMs = Infinity
+    for (let r = 0; r < 5; r++) {
+      let t0 = performance.now()
+      CandleStore.open(plainDir)
+      without = Math.min(without, performance.now() - t0)
+      t0 = performance.now()
       const reopened = CandleStore.open(capsDir)
       const t1 = performance.now()
       const history = new RankHistory(reopened)
       history.rankedOn(first + 400 * DAY_MS)
-      const t2 = performance.now()
-      loadMs = Math.min(loadMs, t1 - t0)
-      buildMs = Math.min(buildMs, t2 - t1)
+      buildMs = Math.min(buildMs, performance.now() - t1)
+      withCaps = Math.min(withCaps, t1 - t0)
     }
-    console.log(`| rank history, ${rows.toLocaleString('en')} market-cap rows (600 symbols × 3 years) and their daily candles: store opened | ms | ${loadMs.toFixed(1)} |`)
-    console.log(`| rank history built (first day ranked; target with the open ≤ 200) | ms | ${buildMs.toFixed(1)} |`)
+    rmSync(plainDir, { recursive: true, force: true })
+    console.log(`| rank history: ${rows.toLocaleString('en')} market-cap rows (600 symbols × 3 years) read at store open (open with them − without) | ms | ${(withCaps - without).toFixed(1)} |`)
+    console.log(`| rank history built from them and the candles, first day ranked (lazily, at the first point-in-time run) | ms | ${buildMs.toFixed(1)} |`)
+    console.log(`| the two together (target ≤ 200) | ms | ${(withCaps - without + buildMs).toFixed(1)} |`)
   } finally {
     rmSync(capsDir, { recursive: true, force: true })
   }
