@@ -211,7 +211,7 @@ describe('rank history', () => {
         }
       }
     }
-  })
+  }, 60_000) // 27 stores written and read
 
   test('volume ranks: LUNA first while its volume is large, gone after its delisting; a new coin ranks from the day after its first', () => {
     const history = new RankHistory(h.deps.store)

@@ -74,6 +74,8 @@ export class RunService {
   private avgRunMs = 200
   /** each day's universe as known that day (point-in-time runs) */
   readonly rankHistory: RankHistory
+  /** point-in-time plans by store version and the spec fields that decide them */
+  private readonly plans = new Map<string, UniversePlan>()
 
   constructor(
     private readonly deps: {
@@ -105,9 +107,17 @@ export class RunService {
     return withUniverse(spec, fields, this.deps.store.newestCandleMs())
   }
 
-  /** A point-in-time spec's plan (null for a run on today's universe or on explicit symbols). */
+  /** A point-in-time spec's plan (null for a run on today's universe or on explicit symbols); the last few kept per store version. */
   planOf(spec: RunSpec): UniversePlan | null {
-    return spec.universe === 'point_in_time' && !spec.symbols ? planUniverse(spec, this.deps.store, this.rankHistory) : null
+    if (spec.universe !== 'point_in_time' || spec.symbols) return null
+    const key = `${this.deps.store.version}|${spec.topN}|${spec.includeStablecoins}|${spec.startDate}|${spec.endDate}|${spec.rebalance}`
+    let plan = this.plans.get(key)
+    if (!plan) {
+      plan = planUniverse(spec, this.deps.store, this.rankHistory)
+      if (this.plans.size >= 32) this.plans.delete(this.plans.keys().next().value!)
+      this.plans.set(key, plan)
+    }
+    return plan
   }
 
   /**

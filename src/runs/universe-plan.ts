@@ -104,7 +104,8 @@ export function planUniverse(spec: RunSpec, store: CandleStore, history: RankHis
   }
   const endMs = spec.endDate ? parseDay(spec.endDate)! : newest === null ? startMs : Math.floor(newest / DAY_MS) * DAY_MS
   const days = first === null || startMs > endMs ? [] : rebalanceDays(spec.rebalance ?? 'monthly', startMs, endMs)
-  const sets = days.map(d => history.rankedOn(d, opts).slice(0, topN).map(c => c.symbol))
+  const ranked = days.map(d => history.rankedOn(d, opts))
+  const sets = ranked.map(r => r.slice(0, topN).map(c => c.symbol))
   const symbols: string[] = []
   const tradable: Record<string, number[]> = {}
   days.forEach((d, k) => {
@@ -126,7 +127,7 @@ export function planUniverse(spec: RunSpec, store: CandleStore, history: RankHis
     sets,
     symbols,
     tradable,
-    eligibleAtStart: days.length ? history.rankedOn(days[0], opts).length : 0,
+    eligibleAtStart: ranked.length ? ranked[0].length : 0,
     largestSet: Math.max(0, ...sets.map(s => s.length)),
     warnings,
   }
