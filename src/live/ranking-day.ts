@@ -110,14 +110,14 @@ async function periodFigures(deps: RankingDeps, configs: readonly Configuration[
   const nested = (payload: NestedRunsPayload) => whenAdmitted(() => deps.runs.nestedRuns({ ...payload, sameWorker }, { background: true }), yieldStep)
   let results: (RunMetricsResult | null)[][]
   if (resolved.some(r => r.universe)) {
-    // point-in-time groups (or delisted coins): each group run over its own coins, in its own
-    // order (point-in-time sets do not nest in one order over the period)
-    const perConfig: (RunMetricsResult | null)[][] = configs.map(() => [])
-    for (const r of resolved) {
-      const one = r.symbols.length === 0 ? null : await nested({ specs: r.specs, symbols: r.symbols, groups: [r.symbols.map((_, k) => k)], ...(r.universe ?? {}) })
-      configs.forEach((_, i) => perConfig[i].push(one ? one[i][0] : null))
-    }
-    results = perConfig
+    // point-in-time groups (rules v3) do not nest in one order over the period: each group
+    // booked over its own coins and membership, a coin with the same membership in several
+    // groups simulated once (nested-runs.ts ownGroups)
+    const live = resolved.filter(r => r.symbols.length > 0)
+    const specs = live.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
+    const ownGroups = live.map(r => ({ symbols: r.symbols, coinCount: r.symbols.length, ...(r.universe ?? {}) }))
+    const answers = await nested({ specs, symbols: [], groups: [], ownGroups })
+    results = configs.map((_, i) => resolved.map(r => (r.symbols.length === 0 ? null : answers[i][live.indexOf(r)])))
   } else {
     // the union of the groups' coins in universe order (the widest group's first)
     const union: string[] = []

@@ -87,26 +87,45 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
   return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
 }
 
+/** One coin's trades in a run, and whether its membership (if any) covered the whole window. */
+export interface CoinRun {
+  outcome: CoinOutcome
+  trades: Trade[]
+  covered: boolean
+}
+
+/**
+ * Coins' trades already simulated under one spec in this task, by coin, delisting and
+ * membership: runs over several coin sets of one spec (the rankings' point-in-time groups)
+ * simulate a coin with the same membership once.
+ */
+export type CoinRunMemo = Map<string, CoinRun>
+
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
-export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
+export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
   const { spec } = payload
   const params = tradeParamsOf(spec)
   const strategyKey = strategyKeyOf(spec.strategy)
   const markBars = (symbol: string) => ctx.view.bars(symbol)
   /** one coin's trades; `membership` (a point-in-time run's intervals) masks its entries */
-  const coinRun = (symbol: string, membership: number[] | undefined | null, delisted: boolean): { outcome: CoinOutcome; trades: Trade[]; covered: boolean } => {
+  const coinRun = (symbol: string, membership: number[] | undefined | null, delisted: boolean): CoinRun => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = windowOf(spec, bars)
     if (!bars || !win) return { outcome: { symbol, inWindow: false, fromMs: null, toMs: null }, trades: [], covered: true }
-    const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
     // a single interval over every entry instant of the window masks nothing
     const covered = membership === null || (membership !== undefined && membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
-    const entry = membership === null || covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership)
+    const key = memo ? `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : (membership ?? []).join(',')}` : ''
+    const hit = memo?.get(key)
+    if (hit) return hit
+    const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const entry = covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership ?? [])
     const trades = simulateCoin(
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
       params,
     )
-    return { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }, trades, covered }
+    const run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }, trades, covered }
+    memo?.set(key, run)
+    return run
   }
   const tableOf = (symbols: string[], runs: { outcome: CoinOutcome; trades: Trade[] }[]) => {
     const table = new TradeTableBuilder(params.direction, symbols)
