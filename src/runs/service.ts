@@ -40,7 +40,7 @@ import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } 
 import { ResultStore } from './result-store'
 import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
 import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
-import { parseDay } from '../time'
+import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
@@ -284,6 +284,8 @@ export class RunService {
             this.results.rememberMetrics(twin.hash, m)
             return m
           })
+    // awaited below, after the run's own booking; a failure then fails the run, not the process
+    twinMetrics?.catch(() => {})
     if (accounting.top_n_requested !== null) {
       const start = plan ? new Set(plan.sets[0] ?? []) : null
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow && (!start || start.has(c.symbol))).length
@@ -304,7 +306,7 @@ export class RunService {
       if (!plan || !twin || !twinMetrics) return
       const m = (await twinMetrics).metrics
       const startMs = plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
-      const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / 86_400_000) * 86_400_000
+      const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
       outcome.universe = {
         plan,
         survivorship: survivorshipOf(plan, twin.symbols, this.deps.store, { startMs, endMs }, {
