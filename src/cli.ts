@@ -5,7 +5,7 @@
  *   worker                                  run queued simulation tasks (REDIS_URL) on this host's threads
  *   data generate [--coins N] [--days D] [--seed S] [--force]
  *   data import [--replace-synthetic] <path...>
- *   data sync [--symbols A,B] [--since YYYY-MM-DD]
+ *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
  *   data info
  *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
@@ -48,8 +48,9 @@ const USAGE = `usage: perpsim <command>
                                               --delisted: these perps' markets closed (their candles end)
   data market-caps <file.csv> | --coingecko [--days N]
                                               daily market caps for the rank history (CSV: date,symbol,market_cap)
-  data sync [--symbols A,B] [--since YYYY-MM-DD]
-                                              sync 1H candles and funding from Binance USDT-M (ccxt)
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
+                                              sync 1H candles and funding from Binance USDT-M (ccxt);
+                                              --derivatives: also premium index and open interest
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
@@ -177,7 +178,7 @@ async function dataMarketCaps(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, derivatives: { type: 'boolean' } } })
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
@@ -187,6 +188,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const report = await syncFromExchange(store, {
     symbols,
     since: values.since,
+    derivatives: values.derivatives === true,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
   })

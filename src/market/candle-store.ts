@@ -6,6 +6,9 @@
  *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
  *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
  *   market-caps/<SYMBOL>/<t0>.seg  columnar segments day,market cap (rank history; optional)
+ *   premium_index/<SYMBOL>/<t0>.seg, open_interest/<SYMBOL>/<t0>.seg
+ *                                  columnar segments t,value (types.ts SampleSeries: t is
+ *                                  when the value is known)
  * Appends add a new immutable segment (atomic temp + rename); nothing already written
  * is rewritten. When a symbol gathers many segments they are merged into one new file
  * that replaces the first by rename; the loader drops rows at or before the last time
@@ -25,7 +28,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries, MarketCapSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarketCapSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
@@ -41,6 +44,7 @@ interface MetaFile {
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
 const CAP_COLS = 2
+const SAMPLE_COLS = 2
 /** merge a symbol's segments once it has more than this many */
 const COMPACT_AFTER = 48
 /** room for a month of hourly appends before a buffer is reallocated */
@@ -74,6 +78,7 @@ export class CandleStore {
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
   private readonly capCols = new Map<string, Columns>()
+  private readonly sampleCols = new Map<SampleKind, Map<string, Columns>>(SAMPLE_KINDS.map(k => [k, new Map()]))
   private readonly barViews = new Map<string, Bars>()
   private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
@@ -95,6 +100,7 @@ export class CandleStore {
     const store = new CandleStore(join(dataDir, 'store'))
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
+    for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
     return store
   }
@@ -110,6 +116,7 @@ export class CandleStore {
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
       [this.capsDir, this.capCols, CAP_COLS],
+      ...SAMPLE_KINDS.map(k => [join(this.root, k), this.sampleCols.get(k)!, SAMPLE_COLS] as const),
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
         const cols = loadSymbol(join(dir, symbol), ncols)
@@ -179,6 +186,18 @@ export class CandleStore {
     return [...this.capCols.keys()].sort()
   }
 
+  /** A coin's derivatives samples of one kind (premium index, open interest), when the store has them. */
+  samples(kind: SampleKind, symbol: string): SampleSeries | undefined {
+    const c = this.sampleCols.get(kind)!.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), value: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Symbols with samples of a kind, sorted. */
+  sampleSymbols(kind: SampleKind): string[] {
+    return [...this.sampleCols.get(kind)!.keys()].sort()
+  }
+
   lastCandleMs(symbol: string): number | null {
     const c = this.candles.get(symbol)
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
@@ -233,7 +252,12 @@ export class CandleStore {
       const c = this.capCols.get(s)!
       h.update(`caps:${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[1][c.n - 1] : 0};`)
     }
-    for (const m of this.metaBySymbol.values()) if (m.status === 'delisted') h.update(`delisted:${m.symbol}:${m.delistedMs ?? ''};`)
+    for (const m of [...this.metaBySymbol.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)))
+      if (m.status === 'delisted') h.update(`delisted:${m.symbol}:${m.delistedMs ?? ''};`)
+    // derivatives samples enter the digest only where there are some, so a store without them keeps its version
+    for (const kind of SAMPLE_KINDS)
+      for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+        if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
   }
@@ -276,6 +300,13 @@ export class CandleStore {
     if (last === null) throw new StoreError(`${symbol}: no candles to end`)
     const meta = this.metaBySymbol.get(symbol) ?? defaultMeta(symbol, this.candles.get(symbol)!)
     this.upsertMeta([{ ...meta, status: 'delisted', delistedMs: last }])
+  }
+
+  /** Append derivatives samples of one kind (columns t = when known, value); the same rules as candles. */
+  appendSamples(kind: SampleKind, symbol: string, t: ArrayLike<number>, value: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    for (let i = 0; i < n; i++) if (!Number.isFinite(value[i])) throw new StoreError(`${symbol} ${kind}: row ${i} has no valid value`)
+    return this.append(join(this.root, kind), this.sampleCols.get(kind)!, symbol, [t, value], n, opts)
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */

@@ -203,6 +203,13 @@ export const resultFields = {
   }),
   rebalance: Type.Union([Type.Literal('monthly'), Type.Literal('weekly'), Type.Literal('none'), Type.Null()], { description: 'when the point-in-time set was re-formed; null for a current universe' }),
   survivorship: Type.Union([SurvivorshipBlock, Type.Null()], { description: "a point-in-time run's survivorship bias against today's universe; null otherwise" }),
+  condition_data_absent_bars: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'bars of the run (summed over its coins, inside the date window) where data a condition reads was absent (another coin, a higher timeframe, funding, basis, open interest), so those leaves were false there (docs/conditions.md); 0 when none',
+    }),
+  ),
   coin_results: Type.Array(CoinResult),
   trades: Type.Array(TradeItem),
   btc_hold_curve: Type.Array(EquityPoint),

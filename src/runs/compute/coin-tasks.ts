@@ -40,6 +40,8 @@ export interface CoinOutcome {
   /** first and last bar open time inside the window */
   fromMs: number | null
   toMs: number | null
+  /** bars inside the window where data a leaf reads was absent (0 when the trees read none) */
+  absentBars?: number
 }
 
 export interface CoinTradesResult {
@@ -82,9 +84,17 @@ export interface RunMetricsResult {
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
+  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit, absent: masks.absent }
+}
+
+/** Bars fromIdx … toIdx marked in `absent`. */
+function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number): number {
+  if (!absent) return 0
+  let k = 0
+  for (let i = fromIdx; i <= toIdx; i++) k += absent[i]
+  return k
 }
 
 /** One coin's trades in a run, and whether its membership (if any) covered the whole window. */
@@ -123,7 +133,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
       { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
       params,
     )
-    const run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }, trades, covered }
+    const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+    const run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, covered }
     memo?.set(key, run)
     return run
   }

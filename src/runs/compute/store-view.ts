@@ -2,11 +2,13 @@
  * What a simulation task reads: candles and funding by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
-import type { Bars, FundingSeries } from '../../market/types'
+import { SAMPLE_KINDS, type Bars, type FundingSeries, type SampleKind, type SampleSeries } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined
   funding(symbol: string): FundingSeries | undefined
+  /** derivatives samples (premium index, open interest); a view without them has none */
+  samples?(kind: SampleKind, symbol: string): SampleSeries | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
 }
@@ -15,14 +17,22 @@ export interface StoreSnapshot {
   version: string
   bars: Record<string, Bars>
   funding: Record<string, FundingSeries>
+  samples?: Partial<Record<SampleKind, Record<string, SampleSeries>>>
 }
 
-export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
+export function snapshotOf(view: StoreView & { symbols(): string[]; sampleSymbols?(kind: SampleKind): string[] }): StoreSnapshot {
   const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
     const f = view.funding(s)
     if (f) snap.funding[s] = f
+  }
+  for (const kind of SAMPLE_KINDS) {
+    const symbols = view.sampleSymbols?.(kind) ?? []
+    if (symbols.length === 0) continue
+    const byKind: Record<string, SampleSeries> = {}
+    for (const s of symbols) byKind[s] = view.samples!(kind, s)!
+    ;(snap.samples ??= {})[kind] = byKind
   }
   return snap
 }
@@ -31,6 +41,7 @@ export function viewOf(snap: StoreSnapshot): StoreView {
   return {
     bars: s => snap.bars[s],
     funding: s => snap.funding[s],
+    samples: (kind, s) => snap.samples?.[kind]?.[s],
     dataVersion: () => snap.version,
   }
 }
