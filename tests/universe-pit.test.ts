@@ -183,6 +183,15 @@ describe('point-in-time universe', () => {
     expect(bad.status).toBe(422)
   })
 
+  test('sweeps and walk-forward refuse a point-in-time universe (they run on today\'s), never drop it silently', async () => {
+    const sweep = { entry: ALWAYS, indicators: {}, top_n: 3, start_date: '2025-01-15', space: [{ path: 'sl_pct', values: [3, 5] }] }
+    for (const [over, field] of [[{ universe: 'point_in_time' }, 'universe'], [{ rebalance: 'weekly' }, 'rebalance']] as const) {
+      const r = await h.req('/research/sweeps', { method: 'POST', json: { ...sweep, ...over } })
+      expect(r.status).toBe(422)
+      expect(r.body.detail.some((d: any) => d.loc.includes(field))).toBe(true)
+    }
+  })
+
   test('compare takes the universe too', async () => {
     const r = await h.req('/simulate/compare', { method: 'POST', json: { top_n: 3, universe: 'point_in_time' } })
     expect(r.status).toBe(200)
