@@ -188,7 +188,10 @@ export function foldBacktestBody(s: Settings, meta: Meta, space: readonly { name
   } else body = { ...base }
   body = structuredClone(body)
   for (const dim of space) if (Object.hasOwn(params, dim.name)) setPath(body, dim.path, params[dim.name])
-  return { ...(body as BacktestBody), start_date: start, end_date: end }
+  // the walk-forward ran on today's universe: the fold's /backtest says so (its own default
+  // would be the point-in-time universe for dates over 30 days back)
+  const universe = body.symbols ? {} : { universe: 'current' as const }
+  return { ...(body as BacktestBody), start_date: start, end_date: end, ...universe }
 }
 
 /** obj at `a.b[1].c` = value (the sweep's path syntax); missing objects on the way are made */
