@@ -47,7 +47,7 @@ describe('one line and a non-zero exit', () => {
     const ok = cli(['data', 'market-caps', csv])
     expect(ok.code).toBe(0)
     expect(ok.out).toContain('market caps: 2 rows of 1 coins (2025-01-01 to 2025-01-02); 2 stored, 0 already held')
-  })
+  }, 30_000) // four processes
   test('a bad HOST', () => expectOneLine(cli(['serve'], { HOST: 'not a host!' }), /HOST="not a host!"/))
   test('a DATA_DIR that is a file', () => {
     const file = join(dir, 'a-file')
