@@ -25,7 +25,7 @@ if (process.platform === 'linux') {
   }
 }
 
-const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {} }))
+const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {}, detail: { syntheticSeed: null, storedDir: '', stored: [] } }))
 
 self.onmessage = (ev: MessageEvent) => {
   const msg = ev.data as { type: 'store'; snapshot: StoreSnapshot } | { type: 'task'; id: number; task: string; payload: unknown }

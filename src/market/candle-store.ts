@@ -27,11 +27,26 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { DetailStore, type DetailCoverage } from './detail-store'
+import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarketCapSeries, type SampleKind, type SampleSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type MarketCapSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
+
+/** the seed demo mode assumes for a synthetic store that did not record one (generate-store.ts SYNTHETIC_DEFAULTS) */
+const DEFAULT_SYNTHETIC_SEED = 7
+
+/** Where a thread finds minute detail (compute/intrabar-detail.ts). */
+export interface DetailInfo {
+  /** a synthetic store: minutes derived from its hours with this seed; null otherwise */
+  syntheticSeed: number | null
+  /** the folder of the stored 1m segments */
+  storedDir: string
+  /** the symbols with stored minutes */
+  stored: string[]
+}
 
 interface MetaFile {
   version: 1
@@ -87,8 +102,14 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
+  readonly detail: DetailStore
+  private detailSymbols: Set<string> | null = null
+  /** margin brackets by symbol (issue 25 §3), beside the candles under brackets/ */
+  private bracketBook!: BracketBook
 
   private constructor(readonly root: string) {
+    this.detail = new DetailStore(root)
     this.candleDir = join(root, 'candles')
     this.fundingDir = join(root, 'funding')
     this.capsDir = join(root, 'market-caps')
@@ -102,6 +123,7 @@ export class CandleStore {
     ensureDir(store.fundingDir)
     for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
+    store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
     return store
   }
 
@@ -232,6 +254,40 @@ export class CandleStore {
     this.forming.set(symbol, { t: tMs, o: open })
   }
 
+  /** The symbols with stored 1m detail. */
+  storedDetailSymbols(): Set<string> {
+    return (this.detailSymbols ??= new Set(this.detail.symbols()))
+  }
+
+  /**
+   * Where a symbol's minutes come from: `stored` 1m candles, `derived` from the synthetic
+   * market's hours (a synthetic store: docs/data.md "Minutes inside a synthetic hour"), or
+   * none.
+   */
+  detailSource(symbol: string): 'stored' | 'derived' | null {
+    if (this.storedDetailSymbols().has(symbol)) return 'stored'
+    return this.isSynthetic() && this.candles.has(symbol) ? 'derived' : null
+  }
+
+  /** What a task needs to open any coin's minutes on its own thread. */
+  detailInfo(): DetailInfo {
+    return { syntheticSeed: this.isSynthetic() ? (this.seed ?? DEFAULT_SYNTHETIC_SEED) : null, storedDir: this.detail.dir, stored: [...this.storedDetailSymbols()].sort() }
+  }
+
+  detailCoverage(symbol: string): DetailCoverage | null {
+    return this.detail.coverage(symbol)
+  }
+
+  /** Append 1m detail (columns t,o,h,l,c,v): detail-store.ts; rows at or before the last stored minute are skipped. */
+  appendDetail(symbol: string, cols: ArrayLike<number>[], n: number, opts: AppendOptions = {}): AppendResult {
+    const res = this.detail.append(symbol, cols, n, opts.durable ?? true)
+    if (res.appended > 0) {
+      this.detailSymbols = null
+      this.changed()
+    }
+    return res
+  }
+
   /** Increases on every change; cheap to compare. */
   get version(): number {
     return this.versionCounter
@@ -254,12 +310,39 @@ export class CandleStore {
     }
     for (const m of [...this.metaBySymbol.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)))
       if (m.status === 'delisted') h.update(`delisted:${m.symbol}:${m.delistedMs ?? ''};`)
+    // stored minutes change results: a store without them keeps the digest it always had
+    for (const s of [...this.storedDetailSymbols()].sort()) h.update(`detail:${s}:${this.detail.lastMinuteMs(s)};`)
+    // a store without brackets keeps the digest it had before they existed
+    const bv = this.bracketBook?.version()
+    if (bv) h.update(`brackets:${bv}`)
     // derivatives samples enter the digest only where there are some, so a store without them keeps its version
     for (const kind of SAMPLE_KINDS)
       for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
         if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
+  brackets(symbol: string): BracketInfo | undefined {
+    return this.bracketBook?.get(symbol)
+  }
+
+  /** A symbol's bracket list (the StoreView the trade tasks read). */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined {
+    return this.bracketBook?.get(symbol)?.brackets
+  }
+
+  /** Symbols with brackets. */
+  bracketSymbols(): string[] {
+    return this.bracketBook?.symbols() ?? []
+  }
+
+  /** Record a snapshot of brackets (a new file; nothing earlier is rewritten). */
+  addBrackets(snapshot: Omit<BracketSnapshot, 'version'>): string {
+    const name = this.bracketBook.add(snapshot)
+    this.changed()
+    return name
   }
 
   onChange(listener: () => void): void {

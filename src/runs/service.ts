@@ -40,8 +40,10 @@ import { concatFoldTables, foldsHash } from './stitch'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
+import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } from './intrabar-summary'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
+import { checkMargin } from './margin-check'
 import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
 import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
@@ -159,7 +161,9 @@ export class RunService {
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
   resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
-    return resolveUniverse(spec, this.deps.store, this.deps.universe)
+    const resolved = resolveUniverse(spec, this.deps.store, this.deps.universe)
+    checkMargin(spec, resolved.symbols, s => this.deps.store.marginBrackets(s))
+    return resolved
   }
 
   /** Shed a request that would start one run beyond QUEUE_MAX (throws Overloaded). */
@@ -283,11 +287,12 @@ export class RunService {
   private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane, noCache = false): Promise<RunResult> {
     const started = performance.now()
     const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
+    checkDetailRequired(spec, symbols, this.deps.store)
     // a point-in-time run shows its bias against the same run on today's universe: its
     // twin, whose coins' trades come back from the same tasks (a coin in every set of the
     // window is simulated once for both), booked on a worker while this thread books the run
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const { coins, trades, twinPart } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const { coins, trades, twinPart, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
     const twinMetrics = !twin
       ? null
       : twin.cached
@@ -299,7 +304,7 @@ export class RunService {
     // awaited in the booking, after the run's own; a failure then fails the run, not the process
     twinMetrics?.catch(() => {})
     const universe = plan && twin && twinMetrics ? { plan, twinSymbols: twin.symbols, twinMetrics } : null
-    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, universe }, statistics, lane, started)
+    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
@@ -318,6 +323,7 @@ export class RunService {
       accounting: UniverseAccounting
       coins: CoinOutcome[]
       trades: TradeTable
+      intrabar?: RunIntrabar | null
       universe?: { plan: UniversePlan; twinSymbols: string[]; twinMetrics: Promise<RunMetricsResult> } | null
     },
     statistics: boolean,
@@ -327,6 +333,7 @@ export class RunService {
   ): Promise<RunResult> {
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting, coins, trades } = o
+    const intrabar = o.intrabar ?? null
     const plan = o.universe?.plan ?? null
     if (accounting.top_n_requested !== null) {
       // a point-in-time run's accounting is that of its first set (the window's start)
@@ -383,6 +390,11 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    if (ib) {
+      outcome.intrabar = ib.block
+      if (ib.warning) outcome.warnings.push(ib.warning)
+    }
     await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
@@ -428,7 +440,7 @@ export class RunService {
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
     twin?: readonly string[],
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; twinPart: { coins: CoinOutcome[]; trades: TradeTable } | null }> {
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinPart: { coins: CoinOutcome[]; trades: TradeTable } | null }> {
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
     const all = twin ? [...new Set([...symbols, ...twin])] : symbols
     const chunks = chunkCount(all.length, lane.parallelism)
@@ -454,7 +466,7 @@ export class RunService {
       return { coins: order.map(s => bySymbol.get(s)!), trades: mergeCoinTables(order, spec.direction, results.map(r => of(r).trades)) }
     }
     const own = merged(symbols, r => r)
-    return { ...own, twinPart: twin ? merged(twin, r => r.twin!) : null }
+    return { ...own, intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)), twinPart: twin ? merged(twin, r => r.twin!) : null }
   }
 
   /**
@@ -468,6 +480,7 @@ export class RunService {
     return this.admitted(
       async lane => {
         const { symbols, accounting, plan, delisted } = this.runUniverse(specs[0])
+        for (const spec of specs) checkDetailRequired(spec, symbols, this.deps.store)
         const universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}
         if (plan) Object.assign(universe, { tradable: plan.tradable, coinCount: plan.largestSet })
         if (delisted.length) universe.delisted = delisted

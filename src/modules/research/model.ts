@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { universeRequestFields, DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
+import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, Timeframe, universeRequestFields } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
@@ -36,6 +36,7 @@ const researchFields = {
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
+  ...ExecutionRequestFields,
 }
 
 const universeFields = {

@@ -97,7 +97,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
       alternative: '/simulate',
     })
   const strategies = listStrategies()
-  const specs = strategies.map(s => runService.withUniverse(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }), body))
+  const specs = strategies.map(s => runService.withUniverse(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, intrabar: body.intrabar }), body))
   // one request: its strategies run as one batch
   const { symbols, accounting, runs } = await runService.batch(specs, { noCache })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds

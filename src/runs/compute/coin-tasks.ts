@@ -4,13 +4,15 @@
  * whole in one thread (wholeRuns, for compare).
  */
 import { markMovesOf } from '../../engine/equity-curve'
+import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin } from '../../engine/trade-model'
+import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
 import type { Trade } from '../../engine/types'
 import { strategyKeyOf, type TaskContext } from './context'
@@ -54,6 +56,8 @@ export interface CoinTradesResult {
   trades: TradeTable
   /** the twin's coins and trades (CoinTradesPayload.twin), coin by coin in its order */
   twin?: { coins: CoinOutcome[]; trades: TradeTable }
+  /** the chunk's minute replays (absent with intrabar 'bar') */
+  intrabar?: ChunkIntrabar
 }
 
 /** A run's trades booked whole on a worker (a point-in-time run's twin, while the main thread books the run). */
@@ -63,6 +67,22 @@ export interface BookTradesPayload {
   coins: CoinOutcome[]
   trades: TradeTable
 }
+
+/** What a chunk's coins did with minute detail. */
+export interface ChunkIntrabar extends IntrabarCounts {
+  /** coins of the chunk with no minute detail at all */
+  coinsWithout: string[]
+  /** coins of the chunk where a minute replay changed a trade */
+  changedCoins: string[]
+  /**
+   * those coins' trades under the bar rule (for `rule_bias`), each coin simulated again
+   * without detail; the other coins' bar-rule trades are their trades
+   */
+  barTrades: TradeTable
+}
+
+/** a coin without minutes: every bar that needed them is counted as left to the rule */
+const NO_MINUTES: IntrabarDetail = { minutes: () => null }
 
 export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
@@ -83,6 +103,14 @@ export interface RunMetricsResult {
   ruinedAtMs: number | null
 }
 
+/** What a coin's trades need for the run's execution (engine/execution.ts): its cost series and brackets, when the run uses them. */
+export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: string): Pick<TradeModelInput, 'costs' | 'brackets'> {
+  return {
+    costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
+    brackets: params.execution?.margin === 'brackets' ? (ctx.view.marginBrackets(symbol) ?? null) : null,
+  }
+}
+
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
 export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
@@ -97,11 +125,11 @@ function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number):
   return k
 }
 
-/** One coin's trades in a run, and whether its membership (if any) covered the whole window. */
+/** One coin's trades in a run, and the simulator's input they came from (for the bar rule's trades of intrabar). */
 export interface CoinRun {
   outcome: CoinOutcome
   trades: Trade[]
-  covered: boolean
+  input: Parameters<typeof simulateCoin>[0]
 }
 
 /**
@@ -116,48 +144,78 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const { spec } = payload
   const params = tradeParamsOf(spec)
   const strategyKey = strategyKeyOf(spec.strategy)
-  const markBars = (symbol: string) => ctx.view.bars(symbol)
-  /** one coin's trades; `membership` (a point-in-time run's intervals) masks its entries */
-  const coinRun = (symbol: string, membership: number[] | undefined | null, delisted: boolean): CoinRun => {
-    const bars = ctx.bars(symbol, spec.timeframe)
-    const win = windowOf(spec, bars)
-    if (!bars || !win) return { outcome: { symbol, inWindow: false, fromMs: null, toMs: null }, trades: [], covered: true }
-    // a single interval over every entry instant of the window masks nothing
-    const covered = membership === null || (membership !== undefined && membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
-    const key = memo ? `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : (membership ?? []).join(',')}` : ''
-    const hit = memo?.get(key)
-    if (hit) return hit
-    const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    const entry = covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership ?? [])
-    const trades = simulateCoin(
-      { symbol, bars, entry, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null, delisted },
-      params,
-    )
-    const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-    const run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, covered }
-    memo?.set(key, run)
-    return run
-  }
-  const tableOf = (symbols: string[], runs: { outcome: CoinOutcome; trades: Trade[] }[]) => {
+  const withDetail = intrabarOf(spec) !== 'bar'
+  // a twin's coin with the same membership as the run's (none, or every entry of the window) is simulated once
+  const shared: CoinRunMemo | undefined = memo ?? (payload.twin ? new Map() : undefined)
+  const delistedSet = new Set(payload.delisted ?? [])
+  /** one list of coins: `membershipOf` a coin's point-in-time intervals (null: none); `withBars`: the intrabar block */
+  const listOf = (symbols: string[], membershipOf: (symbol: string) => number[] | null, withBars: boolean): CoinTradesResult => {
+    const coins: CoinOutcome[] = []
     const table = new TradeTableBuilder(params.direction, symbols)
-    runs.forEach((r, coin) => {
-      for (const tr of r.trades) {
-        markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars(tr.symbol), table)
-        table.push(tr, coin)
+    const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+    const coinsWithout: string[] = []
+    const changedCoins: string[] = []
+    const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
+    symbols.forEach((symbol, coin) => {
+      const bars = ctx.bars(symbol, spec.timeframe)
+      const win = windowOf(spec, bars)
+      if (!bars || !win) {
+        coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+        return
       }
+      const membership = membershipOf(symbol)
+      const delisted = delistedSet.has(symbol)
+      // a single interval over every entry instant of the window masks nothing
+      const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+      const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+      let run = shared?.get(key)
+      if (!run) {
+        const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+        let detail: IntrabarDetail | null = null
+        if (withDetail) {
+          detail = ctx.detail(symbol)
+          if (detail === null) {
+            coinsWithout.push(symbol)
+            detail = NO_MINUTES
+          }
+        }
+        const input = {
+          symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+          funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+          ...executionInputs(ctx, params, symbol),
+          detail,
+          delisted,
+        }
+        const trades = simulateCoin(input, params, counts)
+        const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+        shared?.set(key, run)
+      }
+      const markBars = ctx.view.bars(symbol)
+      let changed = 0
+      for (const tr of run.trades) {
+        markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+        table.push(tr, coin)
+        if (tr.exitChanged) changed++
+      }
+      if (barTable && changed > 0) {
+        // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
+        // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+        changedCoins.push(symbol)
+        const first = run.trades.findIndex(tr => tr.exitChanged)
+        for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
+        for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+      }
+      coins.push(run.outcome)
     })
-    return { coins: runs.map(r => r.outcome), trades: table.finish() }
+    const trades = table.finish()
+    if (!barTable) return { coins, trades }
+    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
   }
-  const delisted = new Set(payload.delisted ?? [])
-  const own = payload.symbols.map(symbol => coinRun(symbol, payload.tradable ? (payload.tradable[symbol] ?? []) : null, delisted.has(symbol)))
-  const result: CoinTradesResult = tableOf(payload.symbols, own)
+  const result = listOf(payload.symbols, s => (payload.tradable ? (payload.tradable[s] ?? []) : null), true)
   if (payload.twin) {
-    const index = new Map(payload.symbols.map((s, i) => [s, i]))
-    const twin = payload.twin.map(symbol => {
-      const i = index.get(symbol)
-      return i !== undefined && own[i].covered && !delisted.has(symbol) ? own[i] : coinRun(symbol, null, false)
-    })
-    result.twin = tableOf(payload.twin, twin)
+    const twin = listOf(payload.twin, () => null, false)
+    result.twin = { coins: twin.coins, trades: twin.trades }
   }
   return result
 }
@@ -168,6 +226,7 @@ export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): Run
   const { metrics, portfolio } = book(payload.trades, portfolioOptionsOf(payload.spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
   return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
 }
+
 
 /**
  * Several small runs done whole in this thread (compare): each run's trades booked by the

@@ -15,8 +15,8 @@ import { simulateCoin } from '../../engine/trade-model'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
 import type { Bars } from '../../market/types'
-import { tradeParamsOf, windowOf, type RunSpec } from '../spec'
-import { coinMasks } from './coin-tasks'
+import { intrabarOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { coinMasks, executionInputs } from './coin-tasks'
 import { strategyKeyOf, type TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
 
@@ -114,6 +114,7 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
       fromIdx: win.fromIdx,
       toIdx: win.toIdx,
       funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
+      ...executionInputs(ctx, params, symbol),
     }
     sums.push(randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)))
   }
@@ -155,10 +156,13 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, payload.tradable[symbol]) : masks.entry
     const delisted = payload.delisted?.includes(symbol) === true
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
+    const exec = executionInputs(ctx, base, symbol)
+    // the cells resolve bars as the run would (minute detail where the coin has it)
+    const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
       const params = { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }
-      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, delisted }, params))
+      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, ...exec, detail, delisted }, params))
     })
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], cells })
   }
