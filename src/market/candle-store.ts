@@ -26,6 +26,8 @@ import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
 import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
 import { HOUR_MS } from '../time'
+import { upperBound } from '../sorted-search'
+import { SymbolDigests } from './symbol-digest'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
 
@@ -59,6 +61,24 @@ export interface AppendResult {
 
 export class StoreError extends Error {}
 
+/**
+ * One symbol's rows up to a time, as a queued task names what it reads (queue-wire.ts):
+ * the last candle and funding times it reads (-1: none) and the digest of those rows.
+ */
+export interface SymbolRows {
+  lastBarMs: number
+  lastFundingMs: number
+  digest: string
+}
+
+/** SymbolRows of a store that may hold more: its row counts up to those times, and in all. */
+export interface SymbolRowsWithin extends SymbolRows {
+  candleRows: number
+  fundingRows: number
+  candleTotal: number
+  fundingTotal: number
+}
+
 export interface AppendOptions {
   /** false: skip the fsyncs (still atomic for a crashing process); for regenerable data */
   durable?: boolean
@@ -78,6 +98,7 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  private readonly digests = new SymbolDigests()
 
   private constructor(readonly root: string) {
     this.candleDir = join(root, 'candles')
@@ -211,6 +232,38 @@ export class CandleStore {
     }
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /** The symbol's stored rows in all (null: no candles): what a task reading it carries (symbol-digest.ts). */
+  symbolRows(symbol: string): SymbolRows | null {
+    const c = this.candles.get(symbol)
+    if (!c || c.n === 0) return null
+    const f = this.fundingCols.get(symbol)
+    const fn = f?.n ?? 0
+    return { lastBarMs: c.cols[0][c.n - 1], lastFundingMs: fn ? f!.cols[0][fn - 1] : -1, digest: this.digests.digest(symbol, c, c.n, f, fn) }
+  }
+
+  /**
+   * The symbol's rows up to `lastBarMs` and `lastFundingMs` (null: no candles): their
+   * digest, to compare with the one a task carries, and how many rows that is of how many,
+   * so a worker whose store reaches further shows the task only those.
+   */
+  symbolRowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number): SymbolRowsWithin | null {
+    const c = this.candles.get(symbol)
+    if (!c || c.n === 0) return null
+    const f = this.fundingCols.get(symbol)
+    const candleRows = upperBound(c.cols[0], lastBarMs, c.n)
+    const fundingTotal = f?.n ?? 0
+    const fundingRows = f ? upperBound(f.cols[0], lastFundingMs, f.n) : 0
+    return {
+      lastBarMs: candleRows ? c.cols[0][candleRows - 1] : -1,
+      lastFundingMs: fundingRows ? f!.cols[0][fundingRows - 1] : -1,
+      digest: this.digests.digest(symbol, c, candleRows, f, fundingRows),
+      candleRows,
+      fundingRows,
+      candleTotal: c.n,
+      fundingTotal,
+    }
   }
 
   onChange(listener: () => void): void {

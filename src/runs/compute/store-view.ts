@@ -17,6 +17,46 @@ export interface StoreSnapshot {
   funding: Record<string, FundingSeries>
 }
 
+/**
+ * Per coin, the rows a task may see (candles, funding): a worker whose store reaches
+ * further than the API's did shows a queued task only the rows it was cut for.
+ */
+export type ViewBounds = Record<string, [candleRows: number, fundingRows: number]>
+
+/** A task's own cut of the store: its coins' rows (ViewBounds) under its data version. */
+export interface TaskView {
+  bounds: ViewBounds
+  version: string
+}
+
+/** `view` cut to `bounds` (coins not named are whole), under data version `version`. */
+export function boundedView(view: StoreView, bounds: ViewBounds, version: string): StoreView {
+  const bars = new Map<string, Bars | undefined>()
+  const funding = new Map<string, FundingSeries | undefined>()
+  return {
+    bars(s) {
+      const b = view.bars(s)
+      const cut = bounds[s]
+      if (!b || !cut || cut[0] >= b.n) return b
+      if (!bars.has(s)) {
+        const n = cut[0]
+        bars.set(s, { t: b.t.subarray(0, n), o: b.o.subarray(0, n), h: b.h.subarray(0, n), l: b.l.subarray(0, n), c: b.c.subarray(0, n), v: b.v.subarray(0, n), n, stepMs: b.stepMs })
+      }
+      return bars.get(s)
+    },
+    funding(s) {
+      const f = view.funding(s)
+      const cut = bounds[s]
+      if (!f || !cut || cut[1] >= f.n) return f
+      // no funding event yet where the task was cut: read as the API's store read it, none at all
+      if (cut[1] === 0) return undefined
+      if (!funding.has(s)) funding.set(s, { t: f.t.subarray(0, cut[1]), rate: f.rate.subarray(0, cut[1]), n: cut[1] })
+      return funding.get(s)
+    },
+    dataVersion: () => version,
+  }
+}
+
 export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
   const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {} }
   for (const s of view.symbols()) {

@@ -1,0 +1,76 @@
+/**
+ * The digest of one symbol's stored rows up to a point in time: what a queued task carries
+ * for every coin it reads (src/runs/queue-wire.ts), so a worker on another host takes the
+ * task only if its store holds the same candles and funding up to the run's last bar, and
+ * may hold more (newer hours, other coins) without refusing.
+ *
+ * It digests the rows themselves (their Float64 bytes), not the segment files: two hosts
+ * whose stores hold the same rows in different files (one imported at once, one synced
+ * hour by hour and compacted) agree. It must stay cheap, because every task asks it for
+ * each of its coins: the rows are cut into blocks of BLOCK_ROWS, a full block's sha256 is
+ * computed once and kept (appends never rewrite stored rows, so a full block never
+ * changes), and a digest up to row k hashes the kept block digests plus at most one partial
+ * block. The last digest asked per symbol is kept too, so repeated runs on an unchanged
+ * store hash nothing.
+ */
+import { createHash } from 'node:crypto'
+
+/** rows per kept block: a partial block is at most this × 6 columns × 8 bytes (96 KiB) to hash */
+export const BLOCK_ROWS = 2048
+
+/** A symbol's columns as the store keeps them: `n` filled rows, first column the times. */
+export interface RowColumns {
+  readonly cols: readonly Float64Array[]
+  readonly n: number
+}
+
+const bytesOf = (col: Float64Array, from: number, to: number) => new Uint8Array(col.buffer, col.byteOffset + from * 8, (to - from) * 8)
+
+/** The kept block digests of one series (candles or funding) of one symbol. */
+class BlockDigests {
+  private readonly blocks: Buffer[] = []
+
+  /** The digest of the first `k` rows (k ≤ columns.n). */
+  upTo(columns: RowColumns, k: number): Buffer {
+    const full = Math.floor(k / BLOCK_ROWS)
+    for (let b = this.blocks.length; b < full; b++) {
+      const h = createHash('sha256')
+      for (const col of columns.cols) h.update(bytesOf(col, b * BLOCK_ROWS, (b + 1) * BLOCK_ROWS))
+      this.blocks.push(h.digest())
+    }
+    const h = createHash('sha256').update(`${k};`)
+    for (let b = 0; b < full; b++) h.update(this.blocks[b])
+    for (const col of columns.cols) h.update(bytesOf(col, full * BLOCK_ROWS, k))
+    return h.digest()
+  }
+}
+
+/** The per-symbol digests of one store (dropped with the store: a re-read store starts afresh). */
+export class SymbolDigests {
+  private readonly candles = new Map<string, BlockDigests>()
+  private readonly funding = new Map<string, BlockDigests>()
+  /** digests already asked, by symbol and row counts (a worker asks for its whole rows and for each task's) */
+  private readonly asked = new Map<string, string>()
+
+  /**
+   * The digest (16 hex) of `symbol`'s first `candleRows` candles and first `fundingRows`
+   * funding events. Callers count the rows up to a time (CandleStore.symbolDigest).
+   */
+  digest(symbol: string, candles: RowColumns, candleRows: number, funding: RowColumns | undefined, fundingRows: number): string {
+    const key = `${symbol}:${candleRows}:${fundingRows}`
+    const hit = this.asked.get(key)
+    if (hit) return hit
+    const h = createHash('sha256').update(`${symbol}|`).update(this.series(this.candles, symbol).upTo(candles, candleRows))
+    if (funding && fundingRows > 0) h.update(this.series(this.funding, symbol).upTo(funding, fundingRows))
+    const digest = h.digest('hex').slice(0, 16)
+    if (this.asked.size > 16_384) this.asked.clear()
+    this.asked.set(key, digest)
+    return digest
+  }
+
+  private series(map: Map<string, BlockDigests>, symbol: string): BlockDigests {
+    let d = map.get(symbol)
+    if (!d) map.set(symbol, (d = new BlockDigests()))
+    return d
+  }
+}
