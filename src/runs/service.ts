@@ -95,6 +95,11 @@ export class RunService {
     return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.transport.stats() }
   }
 
+  /** Why runs cannot reach a worker now (the queue's Redis is silent, no worker is connected), or null (GET /health). */
+  trouble(): string | null {
+    return this.deps.transport.trouble?.() ?? null
+  }
+
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
   resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
     return resolveUniverse(spec, this.deps.store, this.deps.universe)
