@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { Redis } from 'ioredis'
 import { CandleStore } from '../src/market/candle-store'
+import { generateStore } from '../src/market/generate-store'
 import { BLOCK_ROWS } from '../src/market/symbol-digest'
 import { boundedView } from '../src/runs/compute/store-view'
 import { taskReads } from '../src/runs/compute/task-reads'
@@ -253,5 +254,42 @@ describe.skipIf(!redis)('per-coin data versions through real `perpsim worker` pr
     const withLink = { strategy: 'bb-squeeze-short', symbols: ['ETHUSDT', 'LINKUSDT', 'SOLUSDT', 'BTCUSDT'] }
     const expected = await post(local, '/simulate', withLink)
     for (let i = 0; i < 4; i++) expect(await post(remote, '/simulate', withLink)).toEqual(expected)
+  }, 60_000)
+})
+
+describe.skipIf(!redis)('a worker keeps its store current as `serve` does', () => {
+  test('on a synthetic store (DEMO) it appends the hours since the store ended before it announces itself, so its coins reach the last closed hour', async () => {
+    const r = { ...redis!, prefix: `${redis!.prefix}f` }
+    const dir = mkdtempSync(join(tmpdir(), 'perpsim-dv-feed-'))
+    const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS
+    const { store } = generateStore(dir, { coins: 3, days: 20, seed: 7, endMs: hour - 3 * HOUR_MS }, true)
+    const before = store.symbolRows(store.symbols()[0])!.lastBarMs
+    const w = Bun.spawn([BUN, join(ROOT, 'src/cli.ts'), 'worker'], {
+      cwd: ROOT,
+      env: { ...process.env, REDIS_URL: r.url, REDIS_PREFIX: r.prefix, DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'error', OFFLINE: '1', DEMO: '1' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    })
+    const client = new Redis(r.url)
+    try {
+      let entry: FleetEntry | null = null
+      for (let i = 0; i < 300 && !entry; i++) {
+        const all = Object.values(await client.hgetall(fleetKey(r.prefix)))
+        entry = all.length ? (JSON.parse(all[0]) as FleetEntry) : null
+        if (!entry) await Bun.sleep(50)
+      }
+      expect(entry).not.toBeNull()
+      const lastBars = Object.values(entry!.coins).map(v => Number(v.split(':')[0]))
+      expect(before).toBeLessThan(hour - HOUR_MS)
+      // every coin up to the hour that closed last (its open is an hour before this one)
+      expect(lastBars).toEqual(store.symbols().map(() => hour - HOUR_MS))
+      // and on disk, as a re-opened store reads it
+      expect(CandleStore.open(dir).symbolRows(store.symbols()[0])!.lastBarMs).toBe(hour - HOUR_MS)
+    } finally {
+      w.kill('SIGKILL')
+      await w.exited
+      client.disconnect()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 })

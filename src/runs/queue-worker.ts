@@ -20,6 +20,7 @@
  */
 import { hostname } from 'node:os'
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
+import type { CandleFeed } from '../market/candle-feed'
 import { CandleStore } from '../market/candle-store'
 import { PoolExecutor } from './compute/executor'
 import { snapshotOf } from './compute/store-view'
@@ -38,6 +39,12 @@ export interface QueueWorkerOptions {
   /** BullMQ stalledInterval: how often stalled tasks are looked for and handed back (QUEUE_STALLED_MS) */
   stalledMs: number
   log: (message: string) => void
+  /**
+   * What keeps this host's store current (SYNC on a synced store, DEMO on a synthetic one;
+   * jobs/candles.ts candleFeedFor), run at start and 5 s past every hour as `serve` runs it;
+   * null: a static store (update it with `data sync` and the worker re-reads it).
+   */
+  feed?: (store: CandleStore) => CandleFeed | null
 }
 
 export interface RunningQueueWorker {
@@ -50,6 +57,10 @@ export interface RunningQueueWorker {
 
 /** a store re-read at most this often when a task's data differs */
 const REREAD_MS = 5_000
+/** the hourly feed runs this long past the hour, as the server's candles job (cron 5 0 * * * *) */
+const FEED_PAST_HOUR_MS = 5_000
+const HOUR_MS = 3_600_000
+
 /** a refused task waits this long before another worker (or this one, after a re-read) may take it */
 const REFUSED_DELAY_MS = 100
 
@@ -123,6 +134,36 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     if (job && e.message.startsWith(REFUSED)) opts.log(e.message)
   })
   await worker.waitUntilReady()
+
+  // the hour's candles into this host's store, then announced, so the API sees the new last bars
+  let feedTimer: ReturnType<typeof setTimeout> | undefined
+  let feeding: Promise<void> = Promise.resolve()
+  const feedStore = async () => {
+    const feed = opts.feed?.(store)
+    if (!feed) return
+    try {
+      const candles = await feed.candles(Date.now())
+      const funding = await feed.funding(Date.now())
+      if (candles.appended + funding.appended > 0) opts.log(`${feed.source}: appended ${candles.appended} candles and ${funding.appended} funding events (data version ${store.dataVersion()})`)
+      if (candles.failed + funding.failed > 0) opts.log(`${feed.source}: ${candles.failed + funding.failed} symbols failed (the next hour catches them up)`)
+    } catch (e) {
+      opts.log(`${feed.source}: ${(e as Error).message}`)
+    }
+    await announce()
+  }
+  const nextFeed = () => {
+    const now = Date.now()
+    const wait = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS + FEED_PAST_HOUR_MS - now
+    feedTimer = setTimeout(() => {
+      feeding = feedStore().finally(nextFeed)
+    }, wait)
+  }
+  if (opts.feed) {
+    feeding = feedStore()
+    await feeding
+    nextFeed()
+  }
+
   await announce()
   const beat = setInterval(announce, HEARTBEAT_MS)
 
@@ -131,6 +172,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     dataVersion: () => store.dataVersion(),
     async close() {
       clearInterval(beat)
+      clearTimeout(feedTimer)
+      await feeding
       await registry.hdel(fleetKey(opts.prefix), name).catch(() => 0)
       await worker.close()
       await executor.close()
