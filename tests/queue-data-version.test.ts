@@ -159,6 +159,17 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
     expect(fleetMismatch(entry(ahead.store), task(['ETHUSDT', 'SOLUSDT']))).toBeNull()
   })
 
+  test('a coin the API\'s store lacks is one the task must find nowhere: a worker that has it hides it from the task', () => {
+    const doge = { reads: [symbolRead('DOGEUSDT', api.store.symbolRows('DOGEUSDT'))], engineVersion: QUEUE_ENGINE_VERSION }
+    expect(doge.reads).toEqual([['DOGEUSDT', -1, -1, '']])
+    const got = acceptance(doge, worker(ahead.store))
+    expect(got).toEqual({ bounds: { DOGEUSDT: [0, 0] } })
+    const view = boundedView(ahead.store, 'bounds' in got ? got.bounds! : {}, 'v')
+    expect([view.bars('DOGEUSDT'), view.funding('DOGEUSDT')]).toEqual([undefined, undefined])
+    expect(acceptance(doge, worker(api.store))).toEqual({ bounds: null })
+    expect(fleetMismatch(entry(api.store), doge)).toBeNull()
+  })
+
   test('a store behind the API on a coin, or without it, is named', () => {
     const behind = tempStore()
     try {

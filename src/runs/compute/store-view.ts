@@ -38,6 +38,8 @@ export function boundedView(view: StoreView, bounds: ViewBounds, version: string
       const b = view.bars(s)
       const cut = bounds[s]
       if (!b || !cut || cut[0] >= b.n) return b
+      // a coin the API's store did not have: none here either
+      if (cut[0] === 0) return undefined
       if (!bars.has(s)) {
         const n = cut[0]
         bars.set(s, { t: b.t.subarray(0, n), o: b.o.subarray(0, n), h: b.h.subarray(0, n), l: b.l.subarray(0, n), c: b.c.subarray(0, n), v: b.v.subarray(0, n), n, stepMs: b.stepMs })
