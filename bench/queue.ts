@@ -26,6 +26,7 @@ import { openDb } from '../src/db'
 import { ManualClock } from '../src/clock'
 import { computeDayFile } from '../src/live/ranking-day'
 import { CandleStore } from '../src/market/candle-store'
+import { BLOCK_ROWS } from '../src/market/symbol-digest'
 import { HOUR_MS } from '../src/time'
 import { generateStore } from '../src/market/generate-store'
 import { QueueTransport } from '../src/runs/queue-transport'
@@ -54,8 +55,8 @@ async function fleetSize(n: number): Promise<void> {
   client.disconnect()
 }
 
-function startWorker(): Subprocess {
-  const w = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', DEMO: '0' }, stdout: 'ignore', stderr: 'inherit' })
+function startWorker(threads = 1): Subprocess {
+  const w = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, DATA_DIR: dir, WORKERS: String(threads), LOG_LEVEL: 'warn', DEMO: '0' }, stdout: 'ignore', stderr: 'inherit' })
   workers.push(w)
   return w
 }
@@ -133,9 +134,21 @@ try {
   }
   const poolDay = await rankingDay(workerPoolTransport(store, 2, 1 << 20))
   const fleetDay = await rankingDay(new QueueTransport(store, { url, prefix, parallelism: 2, queueMax: 1 << 20, deadlineMs: 600_000 }))
+  // one worker process of 2 threads: the affinity hint keeps each strategy on one of its threads
+  for (const w of workers.splice(0)) {
+    w.kill('SIGTERM')
+    await w.exited
+  }
+  const client = new Redis(url)
+  await client.del(fleetKey(prefix))
+  client.disconnect()
+  startWorker(2)
+  await fleetSize(1)
+  const oneHostDay = await rankingDay(new QueueTransport(store, { url, prefix, parallelism: 2, queueMax: 1 << 20, deadlineMs: 600_000 }))
   console.log('\n| one ranking day (2026-11-21, every configuration × period × group) | s |\n|---|---:|')
   console.log(`| in-process pool, 2 threads | ${poolDay.toFixed(1)} |`)
   console.log(`| queue, 2 worker processes (1 thread each) | ${fleetDay.toFixed(1)} |`)
+  console.log(`| queue, 1 worker process (2 threads) | ${oneHostDay.toFixed(1)} |`)
   // the per-coin data versions: what the API hashes before its first task, and after
   {
     const fresh = CandleStore.open(dir)
@@ -154,7 +167,7 @@ try {
     }
     const hour = digests()
     console.log('\n| per-coin data versions of 535 coins (2 years of 1H rows each) | ms |\n|---|---:|')
-    console.log(`| first time: every row hashed once (2048-row blocks kept) | ${cold.toFixed(0)} |`)
+    console.log(`| first time: every row hashed once (${BLOCK_ROWS}-row blocks kept) | ${cold.toFixed(0)} |`)
     console.log(`| again, the store unchanged (every later run) | ${warm.toFixed(2)} |`)
     if (own) console.log(`| after one hour appended to every coin (last blocks only) | ${hour.toFixed(1)} |`)
   }

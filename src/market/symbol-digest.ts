@@ -15,8 +15,8 @@
  */
 import { createHash } from 'node:crypto'
 
-/** rows per kept block: a partial block is at most this × 6 columns × 8 bytes (96 KiB) to hash */
-export const BLOCK_ROWS = 2048
+/** rows per kept block: a partial block is at most this × 6 columns × 8 bytes (24 KiB) to hash */
+export const BLOCK_ROWS = 512
 
 /** A symbol's columns as the store keeps them: `n` filled rows, first column the times. */
 export interface RowColumns {

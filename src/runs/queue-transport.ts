@@ -13,7 +13,8 @@
  *   versions, or past `deadlineMs`, the task fails with WorkersUnavailable (503 naming why);
  * - a worker killed mid-task loses its lock and BullMQ's stalled-job check gives the task
  *   to another worker (docs/operations.md "Locks and stalls"); a result is taken once.
- * Affinity is a hint the queue ignores: any worker takes any task.
+ * Affinity is kept only within a worker: any worker takes any task, and runs it on the thread
+ * of its pool the hint names (a strategy's signal masks stay cached on that thread).
  */
 import { Queue, QueueEvents, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
@@ -85,6 +86,7 @@ export class QueueTransport implements Transport {
   private lastFleet: FleetEntry[] = []
   /** the fleet has been read at least once (before that, no worker is not yet known) */
   private fleetKnown = false
+  private closed = false
   private readonly fleetTimer: ReturnType<typeof setInterval>
   private nextId = 1
   private completed = 0
@@ -117,8 +119,22 @@ export class QueueTransport implements Transport {
       if (this.connection.status === 'ready') this.fleet(true).catch(() => {})
     }
     this.connection.once('ready', refresh)
+    void this.warmDigests()
     this.fleetTimer = setInterval(refresh, HEARTBEAT_MS)
     this.fleetTimer.unref?.()
+  }
+
+  /**
+   * Every coin's digest once, a coin per turn of the event loop, so the first run after the
+   * start does not hash the whole store at once (a 535-coin, 2-year store: about 2 s on a
+   * busy machine); later runs find them kept (symbol-digest.ts).
+   */
+  private async warmDigests(): Promise<void> {
+    for (const s of this.store.symbols()) {
+      if (this.closed) return
+      this.store.symbolRows(s)
+      await new Promise(resolve => setImmediate(resolve))
+    }
   }
 
   /** Why runs cannot reach a worker now, from what this process last saw (GET /health). */
@@ -196,7 +212,7 @@ export class QueueTransport implements Transport {
     this.waiting[opts.priority] = waiting
     if (waiting >= this.opts.queueMax) throw new Overloaded(this.retryAfter(waiting))
     await this.answered(this.ready)
-    const data: TaskJobData = { payload: encode(payload), ...versions, priority: opts.priority }
+    const data: TaskJobData = { payload: encode(payload), ...versions, priority: opts.priority, ...(opts.affinity !== undefined ? { affinity: opts.affinity } : {}) }
     const started = performance.now()
     this.inFlight++
     try {
@@ -251,6 +267,7 @@ export class QueueTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.closed = true
     clearInterval(this.fleetTimer)
     // a Redis that no longer answers must not hold the close (BullMQ's close waits for it):
     // after CLOSE_WAIT_MS the connections are dropped, which also ends their reconnecting

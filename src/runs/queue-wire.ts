@@ -41,6 +41,8 @@ export interface TaskJobData {
   dataVersion: string
   engineVersion: string
   priority: Priority
+  /** the run service's affinity hint: a worker runs tasks with the same number on the same thread of its pool (its signal masks stay cached) */
+  affinity?: number
   /** the workers that refused it so far, with their reasons (it fails once every live worker has) */
   refusals?: Record<string, string>
 }

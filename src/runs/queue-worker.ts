@@ -117,7 +117,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       // a store that reaches further than the API's shows the task only the rows it was cut for
       const view = verdict.bounds ? { bounds: verdict.bounds, version: data.dataVersion } : undefined
       try {
-        return encode(await executor.run(task, decode(data.payload), undefined, data.priority, view))
+        return encode(await executor.run(task, decode(data.payload), data.affinity, data.priority, view))
       } catch (e) {
         throw new UnrecoverableError((e as Error)?.message ?? String(e))
       }
