@@ -61,9 +61,10 @@ describe('a coin\'s digest (symbol-digest.ts)', () => {
       a.store.appendCandles('ETHUSDT', cols, rows)
       // b: the first block and a half at once, then 100 single hours (compacted on the way), then the rest
       const cut = (from: number, to: number) => cols.map(col => col.slice(from, to))
-      b.store.appendCandles('ETHUSDT', cut(0, BLOCK_ROWS + 1000), BLOCK_ROWS + 1000)
-      for (let i = BLOCK_ROWS + 1000; i < BLOCK_ROWS + 1100; i++) b.store.appendCandles('ETHUSDT', cut(i, i + 1), 1, { durable: false })
-      b.store.appendCandles('ETHUSDT', cut(BLOCK_ROWS + 1100, rows), rows - BLOCK_ROWS - 1100)
+      const first = BLOCK_ROWS + BLOCK_ROWS / 2
+      b.store.appendCandles('ETHUSDT', cut(0, first), first)
+      for (let i = first; i < first + 100; i++) b.store.appendCandles('ETHUSDT', cut(i, i + 1), 1, { durable: false })
+      b.store.appendCandles('ETHUSDT', cut(first + 100, rows), rows - first - 100)
       expect(b.store.symbolRows('ETHUSDT')).toEqual(a.store.symbolRows('ETHUSDT'))
       // a store re-opened from disk (other buffers, the same rows) agrees too
       expect(CandleStore.open(b.dir).symbolRows('ETHUSDT')).toEqual(a.store.symbolRows('ETHUSDT'))
