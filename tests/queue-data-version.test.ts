@@ -15,7 +15,7 @@ import { Redis } from 'ioredis'
 import { CandleStore } from '../src/market/candle-store'
 import { generateStore } from '../src/market/generate-store'
 import { BLOCK_ROWS } from '../src/market/symbol-digest'
-import { boundedView } from '../src/runs/compute/store-view'
+import { boundedView, reachesFurther } from '../src/runs/compute/store-view'
 import { taskReads } from '../src/runs/compute/task-reads'
 import { QueueTransport } from '../src/runs/queue-transport'
 import { acceptance, fleetCoins, fleetKey, fleetMismatch, QUEUE_ENGINE_VERSION, readsVersion, REFUSED, symbolRead, type FleetEntry } from '../src/runs/queue-wire'
@@ -140,7 +140,7 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
   test('a store that differs in one coin refuses a task reading that coin, naming it, and takes one that does not', () => {
     const refused = acceptance(task(['ETHUSDT', 'LINKUSDT']), worker(other.store))
     expect('refusal' in refused && refused.refusal).toStartWith(`${REFUSED} w:1: its LINKUSDT rows up to 2026-10-28T23:00Z differ (digest `)
-    expect(acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(other.store))).toEqual({ bounds: null })
+    expect(acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(other.store))).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS], SOLUSDT: [24 * DAYS, 3 * DAYS] } })
     // the API's check on the fleet entry says the same before it sends anything
     expect(fleetMismatch(entry(other.store), task(['ETHUSDT', 'LINKUSDT']))).toBe('other LINKUSDT rows up to 2026-10-28T23:00Z')
     expect(fleetMismatch(entry(other.store), task(['ETHUSDT', 'SOLUSDT']))).toBeNull()
@@ -148,8 +148,10 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
 
   test('a store with newer hours and another coin takes the task and cuts each coin to the rows it was cut for', () => {
     const got = acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(ahead.store))
-    expect(got).toEqual({ bounds: { ETHUSDT: [24 * DAYS, expect.any(Number)], SOLUSDT: [24 * DAYS, expect.any(Number)] } })
-    const bounds = 'bounds' in got ? got.bounds! : {}
+    expect(got).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS], SOLUSDT: [24 * DAYS, 3 * DAYS] } })
+    const bounds = 'rows' in got ? got.rows : {}
+    expect(reachesFurther(ahead.store, bounds)).toBe(true)
+    expect(reachesFurther(api.store, bounds)).toBe(false)
     const view = boundedView(ahead.store, bounds, 'v')
     expect(view.bars('ETHUSDT')!.n).toBe(api.store.bars('ETHUSDT')!.n)
     expect([...view.bars('ETHUSDT')!.c]).toEqual([...api.store.bars('ETHUSDT')!.c])
@@ -164,10 +166,11 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
     const doge = { reads: [symbolRead('DOGEUSDT', api.store.symbolRows('DOGEUSDT'))], engineVersion: QUEUE_ENGINE_VERSION }
     expect(doge.reads).toEqual([['DOGEUSDT', -1, -1, '']])
     const got = acceptance(doge, worker(ahead.store))
-    expect(got).toEqual({ bounds: { DOGEUSDT: [0, 0] } })
-    const view = boundedView(ahead.store, 'bounds' in got ? got.bounds! : {}, 'v')
+    expect(got).toEqual({ rows: { DOGEUSDT: [0, 0] } })
+    const view = boundedView(ahead.store, 'rows' in got ? got.rows : {}, 'v')
     expect([view.bars('DOGEUSDT'), view.funding('DOGEUSDT')]).toEqual([undefined, undefined])
-    expect(acceptance(doge, worker(api.store))).toEqual({ bounds: null })
+    expect(acceptance(doge, worker(api.store))).toEqual({ rows: { DOGEUSDT: [0, 0] } })
+    expect(reachesFurther(api.store, { DOGEUSDT: [0, 0] })).toBe(false)
     expect(fleetMismatch(entry(api.store), doge)).toBeNull()
   })
 

@@ -4,7 +4,7 @@
  */
 import { setPriority } from 'node:os'
 import { TaskContext } from '../src/runs/compute/context'
-import { boundedView, viewOf, type StoreSnapshot, type StoreView, type TaskView } from '../src/runs/compute/store-view'
+import { boundedView, reachesFurther, viewOf, type StoreSnapshot, type StoreView, type TaskView } from '../src/runs/compute/store-view'
 import { taskNamed } from '../src/runs/compute/tasks'
 
 declare const self: Worker
@@ -39,8 +39,10 @@ self.onmessage = (ev: MessageEvent) => {
   try {
     const task = taskNamed(msg.task)
     if (!task) throw new Error(`unknown task '${msg.task}'`)
-    // a cut view has its own data version, so the caches built on it are not mixed with the whole view's
-    ctx.setView(msg.view ? boundedView(whole, msg.view.bounds, msg.view.version) : whole)
+    // a queued task sees only the rows it was cut for: the whole view when this host's store
+    // holds no more (its caches kept), else a cut one under its own data version, so the
+    // caches built on it are not mixed with the whole view's
+    ctx.setView(msg.view && reachesFurther(whole, msg.view.bounds) ? boundedView(whole, msg.view.bounds, msg.view.version) : whole)
     const result = task(ctx, msg.payload)
     self.postMessage({ type: 'result', id: msg.id, ok: true, result })
   } catch (e) {

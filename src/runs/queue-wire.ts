@@ -82,32 +82,33 @@ function coinDiffers(read: SymbolRead, rows: SymbolRowsWithin | null): string | 
 
 /**
  * Whether a worker may run a task: a refusal naming why (another release, a coin its store
- * lacks or holds other rows of), or the rows the task may see of each coin where the
- * worker's store reaches further than the API's did (null: no coin does), so the task reads
- * exactly what it was cut for.
+ * lacks or holds other rows of), or how many candle and funding rows of each coin the task
+ * may see (the API's counts), so the task reads exactly what it was cut for even where the
+ * worker's store reaches further, now or by the time a pool thread runs it (the hourly feed
+ * may append in between).
  */
 export function acceptance(
   task: Pick<TaskJobData, 'reads' | 'engineVersion'>,
   mine: { name: string; engineVersion: string; rowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number): SymbolRowsWithin | null },
-): { refusal: string } | { bounds: ViewBounds | null } {
+): { refusal: string } | { rows: ViewBounds } {
   if (task.engineVersion !== mine.engineVersion)
     return { refusal: `${REFUSED} ${mine.name}: engine ${mine.engineVersion}, the task was cut for ${task.engineVersion} (run the same perpsim release on every host)` }
   if (!Array.isArray(task.reads)) return { refusal: `${REFUSED} ${mine.name}: the task names no coins it reads (cut by another release)` }
   const differs: string[] = []
-  let bounds: ViewBounds | null = null
+  const rows: ViewBounds = {}
   for (const read of task.reads) {
-    const rows = mine.rowsWithin(read[0], read[1], read[2])
+    const held = mine.rowsWithin(read[0], read[1], read[2])
     if (read[1] < 0) {
       // the API's store had no candles of it: the task must find none here either
-      if (rows && rows.candleTotal > 0) (bounds ??= {})[read[0]] = [0, 0]
+      rows[read[0]] = [0, 0]
       continue
     }
-    const why = coinDiffers(read, rows)
+    const why = coinDiffers(read, held)
     if (why) differs.push(why)
-    else if (rows && (rows.candleRows < rows.candleTotal || rows.fundingRows < rows.fundingTotal)) (bounds ??= {})[read[0]] = [rows.candleRows, rows.fundingRows]
+    else if (held) rows[read[0]] = [held.candleRows, held.fundingRows]
   }
   if (differs.length) return { refusal: `${REFUSED} ${mine.name}: ${listed(differs)} (keep the same store on every host: data sync, then restart the worker)` }
-  return { bounds }
+  return { rows }
 }
 
 /**

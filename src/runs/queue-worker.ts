@@ -114,8 +114,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
       }
       const task = taskNamed(job.name)
       if (!task) throw new UnrecoverableError(`unknown task '${job.name}' (a worker of another release?)`)
-      // a store that reaches further than the API's shows the task only the rows it was cut for
-      const view = verdict.bounds ? { bounds: verdict.bounds, version: data.dataVersion } : undefined
+      // the pool thread shows the task only the rows it was cut for, where its store reaches further
+      const view = { bounds: verdict.rows, version: data.dataVersion }
       try {
         return encode(await executor.run(task, decode(data.payload), data.affinity, data.priority, view))
       } catch (e) {
@@ -149,6 +149,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
     } catch (e) {
       opts.log(`${feed.source}: ${(e as Error).message}`)
     }
+    // the pool's threads get the new rows now (a re-read store is not the one the pool listens to)
+    executor.pool.setStore(snapshotOf(store))
     await announce()
   }
   const nextFeed = () => {

@@ -23,10 +23,22 @@ export interface StoreSnapshot {
  */
 export type ViewBounds = Record<string, [candleRows: number, fundingRows: number]>
 
-/** A task's own cut of the store: its coins' rows (ViewBounds) under its data version. */
+/**
+ * A task's own cut of the store: how many rows of each coin it may see (ViewBounds), and the
+ * data version of a view cut to them.
+ */
 export interface TaskView {
   bounds: ViewBounds
   version: string
+}
+
+/** Whether `view` holds more rows of some coin than `bounds` lets a task see (then the task needs boundedView). */
+export function reachesFurther(view: StoreView, bounds: ViewBounds): boolean {
+  for (const s in bounds) {
+    const [candles, funding] = bounds[s]
+    if ((view.bars(s)?.n ?? 0) > candles || (view.funding(s)?.n ?? 0) > funding) return true
+  }
+  return false
 }
 
 /** `view` cut to `bounds` (coins not named are whole), under data version `version`. */
