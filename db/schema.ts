@@ -392,3 +392,55 @@ export const pushCursor = sqliteTable('push_cursor', {
   name: text('name').primaryKey(),
   eventId: integer('event_id').notNull(),
 })
+
+/**
+ * Research sweeps and walk-forward runs (docs/api-research.md, "Sweeps"): one row per run,
+ * its request, state and progress while it runs; its answer (PBO, deflated Sharpe,
+ * stability, or the walk-forward's folds) once it stops. A stopped run (done, cancelled,
+ * failed) is never changed or removed (triggers in 0016_research_sweeps_triggers.sql).
+ */
+export const researchRuns = sqliteTable('research_runs', {
+  id: text('id').primaryKey(),
+  /** 'sweep' | 'walk_forward' */
+  kind: text('kind').notNull(),
+  /** who started it (the rate limiter's client key): the per-client limit of running sweeps */
+  client: text('client').notNull(),
+  /** the request as normalised JSON (the space expanded) */
+  request: text('request').notNull(),
+  /** 'queued' | 'running' | 'done' | 'cancelled' | 'failed' */
+  state: text('state').notNull(),
+  /** why it stopped, when cancelled or failed */
+  reason: text('reason'),
+  /** trials (and out-of-sample runs) planned and finished */
+  planned: integer('planned').notNull(),
+  finished: integer('finished').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  startedAt: integer('started_at'),
+  finishedAt: integer('finished_at'),
+  /** the API process running it (a process that finds a run of another process still running after a restart marks it failed: interrupted) */
+  owner: text('owner').notNull(),
+  /** the answer's computed parts as JSON, once stopped */
+  result: text('result'),
+}, t => [index('research_runs_client_state').on(t.client, t.state)])
+
+/**
+ * The ledger of a sweep (and of a walk-forward's folds): every trial run, with its
+ * parameters, metrics, trade count and the hash of its exact request. Append-only: the
+ * ledger's size is the n_trials of every deflated Sharpe the run reports.
+ */
+export const researchTrials = sqliteTable('research_trials', {
+  runId: text('run_id').notNull(),
+  /** from 0 in the order trials finished */
+  trial: integer('trial').notNull(),
+  /** the walk-forward fold (from 1); null for a sweep */
+  fold: integer('fold'),
+  /** the space's values, keyed by the dimensions' names (JSON) */
+  params: text('params').notNull(),
+  /** every scalar metric of /backtest (JSON) */
+  metrics: text('metrics').notNull(),
+  totalTrades: integer('total_trades').notNull(),
+  /** null: fewer trades than min_trades */
+  objectiveValue: real('objective_value'),
+  requestHash: text('request_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, t => [primaryKey({ columns: [t.runId, t.trial] })])

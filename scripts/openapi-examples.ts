@@ -78,6 +78,44 @@ const coin = (await record('POST /simulate/coin', '/simulate/coin', { symbol: 'E
 await record('POST /simulate/compare', '/simulate/compare', { sl_pct: 5, tp_pct: 8, top_n: 5 })
 await record('POST /simulate/validate', '/simulate/validate', { strategy: 'ma-cross-long', top_n: 5, n_simulations: 200, seed: 7 })
 await record('POST /simulate/optimize', '/simulate/optimize', { strategy: 'ma-cross-long', top_n: 5, sl_values: [3, 5], tp_values: [6, 10], ...window })
+/** a research run's id once it has stopped (the 202 answers at once; the work goes on in the background) */
+async function stopped(path: string): Promise<void> {
+  for (let i = 0; i < 6000; i++) {
+    const r = await h.req(path)
+    if (!['queued', 'running'].includes(r.body.state)) return
+    await Bun.sleep(20)
+  }
+  throw new Error(`${path} did not stop`)
+}
+const sweep = (await record('POST /research/sweeps', '/research/sweeps', {
+  strategy: 'ma-cross-long',
+  top_n: 5,
+  ...window,
+  space: [{ path: 'sl_pct', values: [3, 5, 8] }, { path: 'tp_pct', min: 4, max: 10, step: 3 }],
+  objective: 'sharpe_ratio',
+  min_trades: 5,
+  pbo_blocks: 8,
+})) as { id: string }
+await stopped(`/research/sweeps/${sweep.id}`)
+await record('GET /research/sweeps/{id}', `/research/sweeps/${sweep.id}?limit=3&sort=objective`)
+await record('GET /research/sweeps/{id}', '/research/sweeps/sw-no-such-sweep')
+await record('POST /research/sweeps', '/research/sweeps', { strategy: 'ma-cross-long', space: [{ path: 'entry.conditions[9].value', values: [1, 2] }] })
+const wf = (await record('POST /research/walk-forward', '/research/walk-forward', {
+  strategy: 'ma-cross-long',
+  top_n: 5,
+  start_date: '2023-06-01',
+  end_date: '2024-05-31',
+  space: [{ path: 'sl_pct', values: [3, 5] }, { path: 'tp_pct', values: [6, 10] }],
+  objective: 'sharpe_ratio',
+  min_trades: 5,
+  mode: 'rolling',
+  in_sample_days: 120,
+  out_of_sample_days: 60,
+  folds: 3,
+  purge_days: 2,
+})) as { id: string }
+await stopped(`/research/walk-forward/${wf.id}`)
+await record('GET /research/walk-forward/{id}', `/research/walk-forward/${wf.id}`)
 const trades = (coin.trades ?? []).slice(0, 3).map(t => ({ direction: t.direction, entry_price: t.entry_price, exit_price: t.exit_price, entry_time: t.entry_time, exit_time: t.exit_time }))
 await record('POST /simulate/score-session', '/simulate/score-session', { trades })
 await record('POST /simulate/dca', '/simulate/dca', { symbol: 'ETHUSDT', start: '2024-03-01', end: '2024-05-31', params: { max_safety_orders: 4, leverage: 2 } })

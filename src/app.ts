@@ -21,6 +21,7 @@ import { coinsModule } from './modules/coins'
 import { exportModule } from './modules/export'
 import { simulateModule } from './modules/simulate'
 import { researchModule } from './modules/research'
+import { sweepsModule } from './modules/sweeps'
 import { builderModule } from './modules/builder'
 import { strategiesModule } from './modules/strategies'
 import { healthModule } from './modules/health'
@@ -103,6 +104,7 @@ function areaModules(deps: AppDeps, mailer: NonNullable<AppDeps['mailer']>, push
     backtestModule(deps),
     simulateModule(deps),
     researchModule(deps),
+    sweepsModule(deps),
     exportModule(deps),
     botsModule(deps),
     webModule(),

@@ -5,7 +5,7 @@
  *   worker                                  run queued simulation tasks (REDIS_URL) on this host's threads
  *   data generate [--coins N] [--days D] [--seed S] [--force]
  *   data import [--replace-synthetic] <path...>
- *   data sync [--symbols A,B] [--since YYYY-MM-DD]
+ *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
  *   data info
  *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
@@ -42,8 +42,9 @@ const USAGE = `usage: perpsim <command>
   data generate [--coins N] [--days D] [--seed S] [--force]
                                               write the synthetic universe (--force replaces a non-empty store)
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
-  data sync [--symbols A,B] [--since YYYY-MM-DD]
-                                              sync 1H candles and funding from Binance USDT-M (ccxt)
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
+                                              sync 1H candles and funding from Binance USDT-M (ccxt);
+                                              --derivatives: also premium index and open interest
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
@@ -140,7 +141,7 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, derivatives: { type: 'boolean' } } })
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
@@ -150,6 +151,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const report = await syncFromExchange(store, {
     symbols,
     since: values.since,
+    derivatives: values.derivatives === true,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
   })

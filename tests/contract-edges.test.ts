@@ -169,6 +169,7 @@ describe('query booleans are read as FastAPI reads them', () => {
 describe('an unknown symbol is a 404 with the same detail on every route that takes one', () => {
   const nope = (s: string) => ({ detail: `Unknown symbol '${s}': see GET /coins` })
   const GRID = { lower_price: 80, upper_price: 120, grid_count: 10, direction: 'long' }
+  const SL_SPACE = [{ path: 'sl_pct', values: [2, 4] }]
   /** every route that takes a symbol, with a request naming one the store does not hold */
   const cases: { route: string; field: string; ask: () => ReturnType<typeof h.req>; named: string }[] = [
     { route: 'GET /ohlcv/:symbol', field: 'symbol', ask: () => h.req('/ohlcv/nopeusdt'), named: 'nopeusdt' },
@@ -178,6 +179,10 @@ describe('an unknown symbol is a 404 with the same detail on every route that ta
     { route: 'POST /backtest', field: 'symbol', ask: () => post('/backtest', { entry: ENTRY, symbol: 'NOPEUSDT' }), named: 'NOPEUSDT' },
     { route: 'POST /simulate/dca', field: 'symbol', ask: () => post('/simulate/dca', { symbol: 'NOPEUSDT' }), named: 'NOPEUSDT' },
     { route: 'POST /simulate/grid', field: 'symbol', ask: () => post('/simulate/grid', { symbol: 'NOPEUSDT', params: GRID }), named: 'NOPEUSDT' },
+    { route: 'POST /research/sweeps', field: 'symbols', ask: () => post('/research/sweeps', { strategy: 'bb-squeeze-short', symbols: ['nopeusdt'], space: SL_SPACE }), named: 'nopeusdt' },
+    { route: 'POST /research/sweeps', field: 'symbol', ask: () => post('/research/sweeps', { entry: ENTRY, symbol: 'NOPEUSDT', space: SL_SPACE }), named: 'NOPEUSDT' },
+    { route: 'POST /research/walk-forward', field: 'symbols', ask: () => post('/research/walk-forward', { strategy: 'bb-squeeze-short', symbols: ['BTCUSDT', 'nopeusdt'], space: SL_SPACE, in_sample_days: 30, out_of_sample_days: 10, folds: 2 }), named: 'nopeusdt' },
+    { route: 'POST /research/walk-forward', field: 'symbol', ask: () => post('/research/walk-forward', { entry: ENTRY, symbol: 'NOPEUSDT', space: SL_SPACE, in_sample_days: 30, out_of_sample_days: 10, folds: 2 }), named: 'NOPEUSDT' },
     { route: 'POST /generate-bot', field: 'coins', ask: () => post('/generate-bot', { strategy: 'bb-squeeze-short', coins: ['BTCUSDT', 'NOPEUSDT'] }), named: 'NOPEUSDT' },
   ]
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { appendEvents, type NewEvent } from '../src/records/events'
 import { limitClassOf } from '../src/http/rate-limit'
 import { DAY_MS } from '../src/time'
-import { sseMessage } from '../src/modules/events/framing'
+import { sseMessage } from '../src/sse-framing'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { readUntil, SseReader, type SseRecord } from './helpers/sse'
 

@@ -31,16 +31,18 @@ const DAYS = 120
 const NOW = Date.UTC(2026, 10, 20, 0, 30)
 
 /**
- * A store of SYMBOLS (seed k per coin, funding every 8 h), `extraHours` newer hours on every
- * coin, `other` coins walked from another seed, and `more` coins besides.
+ * A store of SYMBOLS (seed k per coin, funding every 8 h, a premium-index sample at each
+ * hour's close), `extraHours` newer hours on every coin, `other` coins walked from another
+ * seed, and `more` coins besides.
  */
-function fill(store: CandleStore, o: { extraHours?: number; other?: string[]; more?: string[] } = {}): void {
+function fill(store: CandleStore, o: { extraHours?: number; other?: string[]; more?: string[]; otherSamples?: string[] } = {}): void {
   const rows = 24 * DAYS + (o.extraHours ?? 0)
   ;[...SYMBOLS, ...(o.more ?? [])].forEach((s, k) => {
     const cols = walkCandles(rows, START, (o.other?.includes(s) ? 1000 : 70) + k)
     store.appendCandles(s, cols, rows)
     const t = cols[0].filter(ms => ms % (8 * HOUR_MS) === 0)
     store.appendFunding(s, t, t.map((_, i) => 0.0001 * (((i * 7 + k) % 5) - 2)), t.length)
+    store.appendSamples('premium_index', s, cols[0].map(ms => ms + HOUR_MS), cols[4].map((c, i) => (c - cols[1][i]) / c / (o.otherSamples?.includes(s) ? 50 : 100)), rows)
   })
   store.upsertMeta([...SYMBOLS, ...(o.more ?? [])].map((symbol, k) => ({ symbol, name: symbol, rank: k + 1, stablecoin: false, assetClass: 'crypto' as const, listingMs: START })), 'binance-csv')
 }
@@ -85,11 +87,11 @@ describe('a coin\'s digest (symbol-digest.ts)', () => {
       fill(api.store)
       fill(ahead.store, { extraHours: 30 })
       const mine = api.store.symbolRows('SOLUSDT')!
-      const theirs = ahead.store.symbolRowsWithin('SOLUSDT', mine.lastBarMs, mine.lastFundingMs)!
-      expect({ lastBarMs: theirs.lastBarMs, lastFundingMs: theirs.lastFundingMs, digest: theirs.digest }).toEqual(mine)
-      expect(theirs.candleRows).toBe(24 * DAYS)
-      expect(theirs.candleTotal).toBe(24 * DAYS + 30)
-      expect(theirs.fundingTotal).toBeGreaterThan(theirs.fundingRows)
+      const theirs = ahead.store.symbolRowsWithin('SOLUSDT', mine.lastBarMs, mine.lastFundingMs, mine.lastSampleMs)!
+      expect({ lastBarMs: theirs.lastBarMs, lastFundingMs: theirs.lastFundingMs, lastSampleMs: theirs.lastSampleMs, digest: theirs.digest }).toEqual(mine)
+      // candles, funding, premium index, open interest: up to the API's times, and in all
+      expect(theirs.rows).toEqual([24 * DAYS, 3 * DAYS, 24 * DAYS, 0])
+      expect(theirs.totals).toEqual([24 * DAYS + 30, 3 * DAYS + 4, 24 * DAYS + 30, 0])
       expect(ahead.store.symbolRows('SOLUSDT')!.digest).not.toBe(mine.digest)
     } finally {
       for (const d of [api, ahead]) rmSync(d.dir, { recursive: true, force: true })
@@ -134,21 +136,33 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
     const reads = taskReads('coinTrades', { spec: null as never, symbols }).map(s => symbolRead(s, api.store.symbolRows(s)))
     return { reads, dataVersion: readsVersion(reads), engineVersion: QUEUE_ENGINE_VERSION }
   }
-  const worker = (store: CandleStore) => ({ name: 'w:1', engineVersion: QUEUE_ENGINE_VERSION, rowsWithin: (s: string, b: number, f: number) => store.symbolRowsWithin(s, b, f) })
+  const worker = (store: CandleStore) => ({ name: 'w:1', engineVersion: QUEUE_ENGINE_VERSION, rowsWithin: (s: string, b: number, f: number, x: readonly number[]) => store.symbolRowsWithin(s, b, f, x) })
   const entry = (store: CandleStore): FleetEntry => ({ name: 'w:1', slots: 1, dataVersion: store.dataVersion(), engineVersion: QUEUE_ENGINE_VERSION, coins: fleetCoins(store), seenMs: Date.now() })
 
   test('a store that differs in one coin refuses a task reading that coin, naming it, and takes one that does not', () => {
     const refused = acceptance(task(['ETHUSDT', 'LINKUSDT']), worker(other.store))
     expect('refusal' in refused && refused.refusal).toStartWith(`${REFUSED} w:1: its LINKUSDT rows up to 2026-10-28T23:00Z differ (digest `)
-    expect(acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(other.store))).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS], SOLUSDT: [24 * DAYS, 3 * DAYS] } })
+    expect(acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(other.store))).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS, 24 * DAYS, 0], SOLUSDT: [24 * DAYS, 3 * DAYS, 24 * DAYS, 0] } })
     // the API's check on the fleet entry says the same before it sends anything
     expect(fleetMismatch(entry(other.store), task(['ETHUSDT', 'LINKUSDT']))).toBe('other LINKUSDT rows up to 2026-10-28T23:00Z')
     expect(fleetMismatch(entry(other.store), task(['ETHUSDT', 'SOLUSDT']))).toBeNull()
   })
 
+  test('a store whose derivatives samples of a coin differ (the candles alike) refuses a task reading it', () => {
+    const samples = tempStore()
+    try {
+      fill(samples.store, { otherSamples: ['XRPUSDT'] })
+      const refused = acceptance(task(['XRPUSDT']), worker(samples.store))
+      expect('refusal' in refused && refused.refusal).toContain('its XRPUSDT rows up to 2026-10-28T23:00Z differ')
+      expect('rows' in acceptance(task(['ETHUSDT']), worker(samples.store))).toBe(true)
+    } finally {
+      rmSync(samples.dir, { recursive: true, force: true })
+    }
+  })
+
   test('a store with newer hours and another coin takes the task and cuts each coin to the rows it was cut for', () => {
     const got = acceptance(task(['ETHUSDT', 'SOLUSDT']), worker(ahead.store))
-    expect(got).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS], SOLUSDT: [24 * DAYS, 3 * DAYS] } })
+    expect(got).toEqual({ rows: { ETHUSDT: [24 * DAYS, 3 * DAYS, 24 * DAYS, 0], SOLUSDT: [24 * DAYS, 3 * DAYS, 24 * DAYS, 0] } })
     const bounds = 'rows' in got ? got.rows : {}
     expect(reachesFurther(ahead.store, bounds)).toBe(true)
     expect(reachesFurther(api.store, bounds)).toBe(false)
@@ -156,6 +170,7 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
     expect(view.bars('ETHUSDT')!.n).toBe(api.store.bars('ETHUSDT')!.n)
     expect([...view.bars('ETHUSDT')!.c]).toEqual([...api.store.bars('ETHUSDT')!.c])
     expect([...view.funding('SOLUSDT')!.t]).toEqual([...api.store.funding('SOLUSDT')!.t])
+    expect([...view.samples!('premium_index', 'SOLUSDT')!.value]).toEqual([...api.store.samples('premium_index', 'SOLUSDT')!.value])
     // a coin it does not cut is whole
     expect(view.bars('DOGEUSDT')!.n).toBe(ahead.store.bars('DOGEUSDT')!.n)
     // the fleet check lets it through (the worker checks the digest itself)
@@ -164,13 +179,13 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
 
   test('a coin the API\'s store lacks is one the task must find nowhere: a worker that has it hides it from the task', () => {
     const doge = { reads: [symbolRead('DOGEUSDT', api.store.symbolRows('DOGEUSDT'))], engineVersion: QUEUE_ENGINE_VERSION }
-    expect(doge.reads).toEqual([['DOGEUSDT', -1, -1, '']])
+    expect(doge.reads).toEqual([['DOGEUSDT', -1, -1, '', [-1, -1]]])
     const got = acceptance(doge, worker(ahead.store))
-    expect(got).toEqual({ rows: { DOGEUSDT: [0, 0] } })
+    expect(got).toEqual({ rows: { DOGEUSDT: [0, 0, 0, 0] } })
     const view = boundedView(ahead.store, 'rows' in got ? got.rows : {}, 'v')
     expect([view.bars('DOGEUSDT'), view.funding('DOGEUSDT')]).toEqual([undefined, undefined])
-    expect(acceptance(doge, worker(api.store))).toEqual({ rows: { DOGEUSDT: [0, 0] } })
-    expect(reachesFurther(api.store, { DOGEUSDT: [0, 0] })).toBe(false)
+    expect(acceptance(doge, worker(api.store))).toEqual({ rows: { DOGEUSDT: [0, 0, 0, 0] } })
+    expect(reachesFurther(api.store, { DOGEUSDT: [0, 0, 0, 0] })).toBe(false)
     expect(fleetMismatch(entry(api.store), doge)).toBeNull()
   })
 
@@ -179,7 +194,7 @@ describe('whether a worker takes a task (queue-wire.ts acceptance, fleetMismatch
     try {
       fill(behind.store)
       const eth = task(['ETHUSDT'])
-      const later = { ...eth, reads: eth.reads.map(r => [r[0], r[1] + HOUR_MS, r[2], r[3]] as typeof r) }
+      const later = { ...eth, reads: eth.reads.map(r => [r[0], r[1] + HOUR_MS, r[2], r[3], r[4]] as typeof r) }
       expect(acceptance(later, worker(behind.store))).toEqual({ refusal: `${REFUSED} w:1: its store has ETHUSDT up to 2026-10-28T23:00Z, the task reads it up to 2026-10-29T00:00Z (keep the same store on every host: data sync, then restart the worker)` })
       expect(fleetMismatch(entry(behind.store), later)).toBe('ETHUSDT only up to 2026-10-28T23:00Z')
       const doge = { ...eth, reads: [symbolRead('DOGEUSDT', ahead.store.symbolRows('DOGEUSDT'))] }

@@ -65,7 +65,7 @@ describe('the transport', () => {
     await expect(laneOf(local.transport, 'interactive').run(stray, 1)).rejects.toThrow('not a registered task')
   })
 
-  test('tasks that cross a process boundary as bytes give the same responses, byte for byte, for every registered task', async () => {
+  test('tasks that cross a process boundary as bytes give the same responses, byte for byte: the routes, a ranking day, the live scan', async () => {
     const post = async (h: typeof local, path: string, json: unknown) => {
       const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(json) }))
       const bytes = new Uint8Array(await r.arrayBuffer())
@@ -91,7 +91,36 @@ describe('the transport', () => {
     const [scanA, scanB] = [await scan(local), await scan(remote)]
     expect(scanA.added).toBeGreaterThan(0)
     expect(scanB).toEqual(scanA)
-    // every registered task made the round trip
+  }, 120_000)
+
+  test('a sweep and a walk-forward run answer the same through bytes; every registered task made the round trip', async () => {
+    const post = async (h: typeof local, path: string, json: unknown) => {
+      const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) }))
+      return { status: r.status, body: await r.text() }
+    }
+    // the research runs: a sweep (its trials and the CSCV's splits) and a walk-forward (its stitched run)
+    const research = async (h: typeof local, path: string, json: unknown) => {
+      const r = await post(h, path, json)
+      expect(r.status).toBe(202)
+      const id = JSON.parse(r.body as string).id as string
+      for (;;) {
+        const g = await h.req(`${path}/${id}?limit=1000`)
+        if (!['queued', 'running'].includes(g.body.state)) {
+          const { id: _id, created_at, started_at, finished_at, ...rest } = g.body
+          return timeless(rest)
+        }
+        await Bun.sleep(5)
+      }
+    }
+    const sweep = { strategy: 'bb-squeeze-short', top_n: 4, space: [{ path: 'sl_pct', values: [2, 4] }, { path: 'tp_pct', values: [3, 6] }], min_trades: 1, pbo_blocks: 4 }
+    const [sweepA, sweepB] = [await research(local, '/research/sweeps', sweep), await research(remote, '/research/sweeps', sweep)]
+    expect((sweepA as { state: string }).state).toBe('done')
+    expect(sweepB).toEqual(sweepA)
+    const wf = { ...sweep, pbo_blocks: undefined, in_sample_days: 40, out_of_sample_days: 20, folds: 3 }
+    const [wfA, wfB] = [await research(local, '/research/walk-forward', wf), await research(remote, '/research/walk-forward', wf)]
+    expect((wfA as { state: string }).state).toBe('done')
+    expect(wfB).toEqual(wfA)
+    // every registered task made the round trip (the routes and jobs above, the research runs here)
     expect([...wire.sent].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
-  })
+  }, 120_000)
 })

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Meta } from '../web/meta'
-import { coinBody, compareBody, optimizeBody, rowErrors, shareLink, simulatePlan, validateBody } from '../web/requests'
+import { coinBody, compareBody, foldBacktestBody, optimizeBody, rowErrors, setPath, shareLink, simulatePlan, spaceDimension, sweepBody, validateBody, walkForwardBody } from '../web/requests'
 import { DEFAULTS, fromQuery, merkleDayKey, resolveStrategyId, toQuery, type Settings } from '../web/settings'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 import { T0 } from './research-fixtures'
@@ -140,6 +140,48 @@ describe('request bodies the server accepts', () => {
     expect(r.status).toBe(422)
     expect(r.body.detail.map((d: { loc: string[] }) => d.loc[1]).sort()).toEqual(['sl_pct', 'tp_pct'])
   })
+})
+
+describe('the research bodies', () => {
+  const space = JSON.stringify([
+    { path: 'sl_pct', values: '3,6' },
+    { path: 'indicators.ema.fast', values: '20:40:20' },
+  ])
+
+  test('a space row is a list (words kept: timeframes) or a range min:max:step', () => {
+    expect(spaceDimension({ path: ' sl_pct ', values: '3, 5 8' })).toEqual({ path: 'sl_pct', values: [3, 5, 8] })
+    expect(spaceDimension({ path: 'timeframe', values: '1H,4H' })).toEqual({ path: 'timeframe', values: ['1H', '4H'] })
+    expect(spaceDimension({ path: 'tp_pct', values: '2:10:2' })).toEqual({ path: 'tp_pct', min: 2, max: 10, step: 2 })
+    const o: Record<string, unknown> = { entry: { conditions: [{ value: 1 }, { value: 2 }] } }
+    setPath(o, 'entry.conditions[1].value', 9)
+    setPath(o, 'indicators.bb.period', 30)
+    expect(o).toEqual({ entry: { conditions: [{ value: 1 }, { value: 9 }] }, indicators: { bb: { period: 30 } } })
+  })
+
+  test('a sweep and a walk-forward run as the page sends them are accepted; a fold’s in-sample curve is the run the walk-forward chose', async () => {
+    const s = settings({ view: 'walkforward', strategy: 'ma-cross-long', topN: '3', minTrades: '0', space, isDays: '30', oosDays: '15', folds: '2' })
+    const sw = await h.req('/research/sweeps', { method: 'POST', json: sweepBody(s) })
+    expect(sw.status).toBe(202)
+    const wf = await h.req('/research/walk-forward', { method: 'POST', json: walkForwardBody(s) })
+    expect(wf.status).toBe(202)
+    let r: any
+    for (let k = 0; k < 600; k++) {
+      r = (await h.req(`/research/walk-forward/${wf.body.id}`)).body
+      if (r.state !== 'queued' && r.state !== 'running') break
+      await Bun.sleep(50)
+    }
+    expect(r.state).toBe('done')
+    expect(r.folds).toHaveLength(2)
+    for (const f of r.folds.filter((x: any) => x.params)) {
+      // the page's /backtest of the fold's parameters over its in-sample dates: the registry tree with the path set
+      const body = foldBacktestBody(s, meta, r.space, f.params, f.in_sample.start_date, f.in_sample.end_date)
+      expect((body.indicators as any).ema.fast).toBe(f.params['indicators.ema.fast'])
+      const bt = await h.req('/backtest', { method: 'POST', json: body })
+      expect(bt.status).toBe(200)
+      expect(bt.body.total_trades).toBe(f.in_sample.metrics.total_trades)
+      expect(bt.body.sharpe_ratio).toBeCloseTo(f.in_sample.metrics.sharpe_ratio, 9)
+    }
+  }, 60_000)
 })
 
 describe('reading results', () => {

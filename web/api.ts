@@ -14,6 +14,7 @@ import type { PaperState, PerformancePublic } from '../src/modules/paper/model'
 import type { RegimeResponse } from '../src/modules/regime/model'
 import type { MerkleDay, MerkleLeaves, TrustMetrics as TrustMetricsSchema } from '../src/modules/trust/model'
 import type { DailyRankingResponse, HotStrategiesResponse, RankingRow as RankingRowSchema } from '../src/modules/rankings/model'
+import type { ResearchAccepted, SweepRequest, SweepResponse, SweepTrial, SWEEP_OBJECTIVES, WalkForwardRequest, WalkForwardResponse } from '../src/modules/sweeps/model'
 
 export type SimulateBody = Partial<typeof SimulateRequest.static> & { strategy: string }
 export type BacktestBody = Partial<typeof BacktestRequest.static> & { entry: (typeof BacktestRequest.static)['entry'] }
@@ -52,9 +53,22 @@ export interface SignalsResult {
   scored: typeof ScoredResponse.static
 }
 
+export type SweepObjective = (typeof SWEEP_OBJECTIVES)[number]
+/** a sweep's body: the base run's /backtest fields (or a registry strategy) beside the search's (docs/api-research.md) */
+export type SweepBody = Partial<typeof SweepRequest.static> & Pick<typeof SweepRequest.static, 'space'>
+export type WalkForwardBody = Partial<typeof WalkForwardRequest.static> & Pick<typeof WalkForwardRequest.static, 'space' | 'in_sample_days' | 'out_of_sample_days' | 'folds'>
+/** the search part both take */
+export type SearchFields = Pick<SweepBody, 'space' | 'method' | 'seed' | 'budget' | 'objective' | 'min_trades'>
+export type ResearchStart = typeof ResearchAccepted.static
+export type SweepResult = typeof SweepResponse.static
+export type SweepTrialItem = typeof SweepTrial.static
+export type WalkForwardResult = typeof WalkForwardResponse.static
+
 /** one problem of a 422, keyed by the request field it names */
 export interface FieldProblem {
   field: string
+  /** the whole place the server named, e.g. ['body', 'space', 1, 'path'] */
+  loc?: unknown[]
   msg: string
   input: unknown
 }
@@ -84,6 +98,7 @@ async function readError(res: Response): Promise<ApiError> {
     const problems = detail.map((d: { loc?: unknown[]; msg?: string; input?: unknown }) => ({
       // loc is ['body', 'sl_pct'] (or deeper: ['body', 'symbols', 2]); the field is the first key after the part
       field: String(d.loc?.[1] ?? d.loc?.[0] ?? ''),
+      loc: d.loc,
       msg: String(d.msg ?? ''),
       input: d.input,
     }))
@@ -98,7 +113,7 @@ async function readError(res: Response): Promise<ApiError> {
   return new ApiError(res.status, typeof detail === 'string' && detail ? detail : `HTTP ${res.status}`, [], retry)
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let res: Response
   try {
     res = await fetch(path, {
@@ -137,6 +152,13 @@ export const api = {
   trustMetrics: (s?: AbortSignal) => call<TrustMetrics>('GET', '/trust/metrics', undefined, s),
   merkleDay: (day: string, s?: AbortSignal) => call<MerkleDayResult>('GET', `/trust/merkle/${encodeURIComponent(day)}`, undefined, s),
   merkleLeaves: (day: string, s?: AbortSignal) => call<MerkleLeavesResult>('GET', `/trust/merkle/${encodeURIComponent(day)}/leaves`, undefined, s),
+  startSweep: (b: SweepBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/sweeps', b, s),
+  sweep: (id: string, q: { sort?: 'trial' | 'objective'; limit?: number; offset?: number } = {}, s?: AbortSignal) =>
+    call<SweepResult>('GET', `/research/sweeps/${encodeURIComponent(id)}?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`, undefined, s),
+  cancelSweep: (id: string) => call<unknown>('DELETE', `/research/sweeps/${encodeURIComponent(id)}`),
+  startWalkForward: (b: WalkForwardBody, s?: AbortSignal) => call<ResearchStart>('POST', '/research/walk-forward', b, s),
+  walkForward: (id: string, s?: AbortSignal) => call<WalkForwardResult>('GET', `/research/walk-forward/${encodeURIComponent(id)}`, undefined, s),
+  cancelWalkForward: (id: string) => call<unknown>('DELETE', `/research/walk-forward/${encodeURIComponent(id)}`),
   ohlcv: (symbol: string, timeframe: string, limit: number, offset = 0, s?: AbortSignal) =>
     call<Ohlcv>('GET', `/ohlcv/${encodeURIComponent(symbol)}?timeframe=${encodeURIComponent(timeframe)}&limit=${limit}&offset=${offset}`, undefined, s),
 }

@@ -14,6 +14,8 @@ import { CompareView } from './views/compare'
 import { OptimizeView } from './views/optimize'
 import { SimulateView } from './views/simulate'
 import { ValidateView } from './views/validate'
+import { SweepView } from './views/sweep'
+import { WalkForwardView } from './views/walk-forward'
 import type { ViewProps } from './views/view'
 
 const VIEW_COMPONENTS: Record<View, (p: ViewProps) => preact.JSX.Element> = {
@@ -22,6 +24,8 @@ const VIEW_COMPONENTS: Record<View, (p: ViewProps) => preact.JSX.Element> = {
   compare: CompareView,
   validate: ValidateView,
   optimize: OptimizeView,
+  sweep: SweepView,
+  walkforward: WalkForwardView,
   rankings: RankingsView,
   signals: SignalsView,
   paper: PaperView,
@@ -40,7 +44,7 @@ export function App() {
   // the settings as last set, for a Run pressed before the render of the last edit
   const latest = useRef(s)
   latest.current = s
-  const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0, rankings: 0, signals: 0, paper: 0, trust: 0 })
+  const [signals, setSignals] = useState<Record<View, number>>({ simulate: 0, coin: 0, compare: 0, validate: 0, optimize: 0, sweep: 0, walkforward: 0, rankings: 0, signals: 0, paper: 0, trust: 0 })
   const i18n = useMemo(() => ({ t: translator(s.lang), lang: s.lang, n: (v: number | null | undefined, d?: number) => numberFormat(s.lang, v, d) }), [s.lang])
   const { t } = i18n
 

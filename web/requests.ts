@@ -1,7 +1,7 @@
 /** Settings → API request bodies: which route a run takes and what it sends. */
-import type { BacktestBody, CoinSimBody, CompareBody, OptimizeBody, SimulateBody, Strategy, ValidateBody } from './api'
+import type { BacktestBody, CoinSimBody, CompareBody, OptimizeBody, SearchFields, SimulateBody, Strategy, SweepBody, SweepObjective, ValidateBody, WalkForwardBody } from './api'
 import type { Meta } from './meta'
-import { num, numberList, symbolList, type Settings } from './settings'
+import { num, numberList, spaceRows, symbolList, type Settings, type SpaceRow } from './settings'
 
 const feeFraction = (fee: string): number | null | undefined => {
   const v = num(fee)
@@ -115,4 +115,92 @@ export function shareLink(s: Settings, r: { sl_pct: number; tp_pct: number; top_
   if (s.to) q.set('to', s.to)
   if (s.lang !== 'en') q.set('lang', s.lang)
   return `${origin}/share?${q}`
+}
+
+/**
+ * One dimension of a sweep's space from a row as typed: "3,5,8" is a list (a word such as
+ * 4H stays a word: timeframes), "2:10:2" a range min:max:step. Anything else is sent as
+ * typed, so the server's 422 names it.
+ */
+export function spaceDimension(row: SpaceRow): SearchFields['space'][number] {
+  const path = row.path.trim()
+  const v = row.values.trim()
+  const range = /^(-?[\d.]+)\s*:\s*(-?[\d.]+)\s*:\s*(-?[\d.]+)$/.exec(v)
+  if (range) return { path, min: Number(range[1]), max: Number(range[2]), step: Number(range[3]) }
+  const values = v
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(x => (Number.isFinite(Number(x)) ? Number(x) : x))
+  return { path, values }
+}
+
+/** the base run of a sweep or walk-forward: the strategy (registry id or built tree) with the run fields */
+function researchBase(s: Settings): Partial<SweepBody> {
+  const symbols = s.universe === 'symbols' ? symbolList(s.symbols) : null
+  const universe = symbols ? { symbols: symbols.length ? symbols : null, top_n: null } : { top_n: orNull(num(s.topN)) }
+  const strategy = s.mode === 'builder' && s.builder ? { name: s.builder.name, direction: s.builder.dir, indicators: s.builder.indicators, entry: s.builder.entry } : { strategy: s.strategy }
+  return { ...strategy, ...commonRun(s), ...universe }
+}
+
+function searchFields(s: Settings): SearchFields {
+  const random = s.method === 'random'
+  return {
+    space: spaceRows(s.space).map(spaceDimension),
+    method: random ? 'random' : 'grid',
+    ...(random ? { budget: num(s.budget), seed: num(s.seed) ?? 0 } : {}),
+    objective: s.objective as SweepObjective,
+    min_trades: num(s.minTrades) ?? 30,
+  }
+}
+
+export function sweepBody(s: Settings): SweepBody {
+  return { ...researchBase(s), ...searchFields(s) }
+}
+
+export function walkForwardBody(s: Settings): WalkForwardBody {
+  return {
+    ...researchBase(s),
+    ...searchFields(s),
+    mode: s.wfMode === 'anchored' ? 'anchored' : 'rolling',
+    in_sample_days: num(s.isDays) as number,
+    out_of_sample_days: num(s.oosDays) as number,
+    folds: num(s.folds) as number,
+    purge_days: num(s.purge) ?? 0,
+  }
+}
+
+/**
+ * A /backtest body for one fold's chosen parameters over a window: the base run with each
+ * parameter put at its path (sl_pct, timeframe, indicators.bb.period,
+ * entry.conditions[1].value, …), the registry strategy written out as its tree. What the
+ * walk-forward view draws a fold's in-sample curve from.
+ */
+export function foldBacktestBody(s: Settings, meta: Meta, space: readonly { name: string; path: string }[], params: Record<string, number | string>, start: string, end: string): BacktestBody {
+  const base = researchBase(s)
+  let body: Record<string, unknown>
+  if ('strategy' in base && base.strategy) {
+    const st = meta.strategies.find(x => x.id === base.strategy)
+    const { strategy: _id, ...rest } = base
+    const d = st?.default_params
+    body = { ...(st ? registryTree(st) : {}), ...rest, sl_pct: rest.sl_pct ?? d?.sl_pct, tp_pct: rest.tp_pct ?? d?.tp_pct, max_bars: rest.max_bars ?? d?.max_bars }
+  } else body = { ...base }
+  body = structuredClone(body)
+  for (const dim of space) if (Object.hasOwn(params, dim.name)) setPath(body, dim.path, params[dim.name])
+  return { ...(body as BacktestBody), start_date: start, end_date: end }
+}
+
+/** obj at `a.b[1].c` = value (the sweep's path syntax); missing objects on the way are made */
+export function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(/\.|\[(\d+)\]/).filter(x => x !== undefined && x !== '')
+  let cur: Record<string, unknown> = obj
+  parts.forEach((p, i) => {
+    const key = /^\d+$/.test(p) ? Number(p) : p
+    if (i === parts.length - 1) {
+      ;(cur as Record<string | number, unknown>)[key] = value
+      return
+    }
+    const next = (cur as Record<string | number, unknown>)[key]
+    if (next === null || typeof next !== 'object') (cur as Record<string | number, unknown>)[key] = /^\d+$/.test(parts[i + 1]!) ? [] : {}
+    cur = (cur as Record<string | number, unknown>)[key] as Record<string, unknown>
+  })
 }

@@ -11,8 +11,14 @@ import { compactDay, DAY_MS } from '../src/time'
 
 export type ConditionNode = typeof ConditionTree.static
 
-export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'rankings' | 'signals' | 'paper' | 'trust'
-export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'rankings', 'signals', 'paper', 'trust']
+export type View = 'simulate' | 'coin' | 'compare' | 'validate' | 'optimize' | 'sweep' | 'walkforward' | 'rankings' | 'signals' | 'paper' | 'trust'
+export const VIEWS: readonly View[] = ['simulate', 'coin', 'compare', 'validate', 'optimize', 'sweep', 'walkforward', 'rankings', 'signals', 'paper', 'trust']
+
+/** one dimension of a sweep's space as the page edits it: a path and its values as typed ("3,5,8" or "min:max:step") */
+export interface SpaceRow {
+  path: string
+  values: string
+}
 export type Lang = 'en' | 'ko'
 export type Mode = 'registry' | 'builder'
 export type Universe = 'top' | 'symbols'
@@ -57,6 +63,19 @@ export interface Settings {
   /** optimize view */
   slGrid: string
   tpGrid: string
+  /** sweep and walk-forward views: the space (JSON of SpaceRow[]), the search and its objective */
+  space: string
+  method: string
+  budget: string
+  seed: string
+  objective: string
+  minTrades: string
+  /** walk-forward view: fold layout */
+  wfMode: string
+  isDays: string
+  oosDays: string
+  folds: string
+  purge: string
   /** rankings view: period, group, day ('' = the latest) */
   period: string
   group: string
@@ -98,6 +117,20 @@ export const DEFAULTS: Settings = {
   sims: '1000',
   slGrid: '3,5,8,10',
   tpGrid: '4,8,12',
+  space: JSON.stringify([
+    { path: 'sl_pct', values: '3,5,8' },
+    { path: 'tp_pct', values: '4,8,12' },
+  ]),
+  method: 'grid',
+  budget: '',
+  seed: '0',
+  objective: 'sharpe_ratio',
+  minTrades: '30',
+  wfMode: 'rolling',
+  isDays: '180',
+  oosDays: '60',
+  folds: '4',
+  purge: '0',
   period: '30d',
   group: 'top50',
   rdate: '',
@@ -126,6 +159,17 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['sims', 'sims'],
   ['slGrid', 'slGrid'],
   ['tpGrid', 'tpGrid'],
+  ['space', 'space'],
+  ['method', 'method'],
+  ['budget', 'budget'],
+  ['seed', 'seed'],
+  ['objective', 'objective'],
+  ['minTrades', 'minTrades'],
+  ['wfMode', 'wf'],
+  ['isDays', 'is'],
+  ['oosDays', 'oosDays'],
+  ['folds', 'folds'],
+  ['purge', 'purge'],
   ['period', 'period'],
   ['group', 'group'],
   ['rdate', 'date'],
@@ -217,6 +261,15 @@ export function toQuery(s: Settings, opts: { run?: boolean } = {}): string {
   if (s.universe === 'symbols') q.set('universe', 'symbols')
   if (s.comp) q.set('comp', '1')
   return q.toString()
+}
+
+/** the space's rows from the setting (a row list that does not parse is no rows: the server's 422 names the empty space) */
+export function spaceRows(raw: string): SpaceRow[] {
+  try {
+    const v = JSON.parse(raw) as unknown
+    if (Array.isArray(v)) return v.filter((r): r is SpaceRow => !!r && typeof r === 'object' && typeof r.path === 'string' && typeof r.values === 'string')
+  } catch {}
+  return []
 }
 
 /** '' → undefined (the server's default); anything else as a number, or as typed when it is not one (the server says why) */

@@ -201,6 +201,12 @@ export function DataTable<R>(props: { columns: Column<R>[]; rows: readonly R[]; 
   )
 }
 
+/** every problem the last error named under one request field (e.g. each row of the space) */
+export function problemsFor(error: unknown, field: string): FieldProblem[] {
+  if (!(error instanceof ApiError) || error.status !== 422) return []
+  return error.problems.filter(p => p.field === field)
+}
+
 /** the problem of one request field, if the last error named it */
 export function problemFor(error: unknown, ...fields: string[]): FieldProblem | null {
   if (!(error instanceof ApiError) || error.status !== 422) return null

@@ -137,6 +137,18 @@ export function deflatedSharpe(
 }
 
 /**
+ * V[SR_n], the variance of the per-period Sharpe ratios across a search's trials, from their
+ * annualised Sharpe ratios (each ÷ √365); undefined with fewer than 2 trials. What the
+ * deflated Sharpe of a search's best trial takes as `trialSharpeVariance`.
+ */
+export function trialSharpeVariance(annualizedSharpes: readonly number[]): number | undefined {
+  const xs = annualizedSharpes.map(x => x / Math.sqrt(DAYS_PER_YEAR))
+  if (xs.length < 2) return undefined
+  const m = xs.reduce((s, x) => s + x, 0) / xs.length
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
+}
+
+/**
  * Share of the observed annualised Sharpe that the deflation removes, in percent:
  * 100 · SR0 / SR, clamped to [0, 100], where SR0 is the expected best Sharpe of n_trials
  * null trials. DSR = Φ((SR − SR0)/σ̂_SR) is the probability a Sharpe of SR − SR0 would get

@@ -9,7 +9,7 @@ export type { Moments } from './statistics-moments'
 export { edgePValue } from './statistics-edge'
 export {
   EULER_MASCHERONI, DSR_SENSITIVITY_TRIALS, DSR_CAVEAT, expectedMaxSharpe, sharpeEstimatorVariance,
-  probabilisticSharpe, deflatedSharpe, dsrHaircutPct,
+  probabilisticSharpe, deflatedSharpe, dsrHaircutPct, trialSharpeVariance,
 } from './statistics-sharpe'
 export type { DeflatedSharpeInfo, DeflatedSharpeOptions } from './statistics-sharpe'
 export { bootstrapCI, DEFAULT_BOOTSTRAP_SEED } from './statistics-bootstrap'

@@ -7,7 +7,7 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { Elysia } from 'elysia'
-import { InvalidRequest, NotFound, Overloaded, OverLimit, TooManyStreams, WorkersUnavailable } from '../runs/errors'
+import { InvalidRequest, NotFound, Overloaded, OverLimit, TooManyResearchRuns, TooManyStreams, WorkersUnavailable } from '../runs/errors'
 import type { ValidationErrorItem } from '../model/shared'
 
 /** Where unexpected errors are reported (the request log replaces it with a JSON log line). */
@@ -43,6 +43,12 @@ export function domainErrorResponse(error: unknown): { status: number; body: unk
     return {
       status: error.scope === 'client' ? 429 : 503,
       body: { detail: `${error.message}; close one or retry after ${error.retryAfterSec} s`, limit: error.limit, retry_after_seconds: error.retryAfterSec },
+      retryAfterSec: error.retryAfterSec,
+    }
+  if (error instanceof TooManyResearchRuns)
+    return {
+      status: error.scope === 'client' ? 429 : 503,
+      body: { detail: `${error.message}; wait for one to stop (or DELETE it) and retry after ${error.retryAfterSec} s`, limit: error.limit, retry_after_seconds: error.retryAfterSec },
       retryAfterSec: error.retryAfterSec,
     }
   if (error instanceof Overloaded)

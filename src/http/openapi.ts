@@ -212,6 +212,12 @@ const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
   },
   'GET /rankings/criteria': { '200': page('the ranking rules as a page') },
   'GET /events': { '200': text('text/event-stream', 'the push feed as Server-Sent Events: `retry:` once, then `id:`, `event:` and `data:` (one JSON record) per event, heartbeat comments (docs/events.md)') },
+  'GET /research/sweeps/{id}/events': {
+    '200': text('text/event-stream', 'a sweep as Server-Sent Events: `retry:` once, then `trial` (id: its number in the ledger), `progress` and `state` events, heartbeat comments; it ends once the sweep has stopped (docs/api-research.md)'),
+  },
+  'GET /research/walk-forward/{id}/events': {
+    '200': text('text/event-stream', 'a walk-forward run as Server-Sent Events: `retry:` once, then `trial` (each in-sample trial, id: its number in the ledger), `progress` and `state` events; it ends once the run has stopped (docs/api-research.md)'),
+  },
   'GET /og': { '200': { description: '1200×630 PNG card (304 with a matching If-None-Match)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } },
   'GET /share': {
     '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings'),
@@ -245,7 +251,8 @@ export function errorResponses(doc: unknown): unknown {
         responses['422'] = { description: 'a field breaks a rule: each entry names the field, the rule and the input', content: json(ref('ValidationError')) }
       if (NOT_FOUND[path] && !responses['404']) responses['404'] = { description: NOT_FOUND[path], content: json(ref('NotFound')) }
       const limit = limitClassOf(path.replace(/\{(\w+)\}/g, ':$1'))
-      if (limit)
+      // a route's own 429 (the sweeps' running limit beside the rate limit) is kept
+      if (limit && !responses['429'])
         responses['429'] = { description: 'over the rate limit of this kind of endpoint', headers: RETRY_AFTER, content: json(ref('RateLimited')) }
       if (limit === 'compute' || RUNS_ON_REQUEST.has(path))
         responses['503'] = { description: 'the service is overloaded (run queue full or event loop late)', headers: RETRY_AFTER, content: json(ref('Overloaded')) }

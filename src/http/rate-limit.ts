@@ -36,7 +36,7 @@ export interface RateLimits {
   maxClients: number
 }
 
-const COMPUTE = /^\/(backtest|simulate(\/.*)?|ohlcv\/.*|export\/csv|share(\/.*)?|og(\/.*)?|generate-bot)$/
+const COMPUTE = /^\/(backtest|simulate(\/.*)?|ohlcv\/.*|export\/csv|share(\/.*)?|og(\/.*)?|generate-bot|research\/(sweeps|walk-forward))$/
 const UNLIMITED = /^\/(health|metrics)$/
 
 /** The limit class of a route template, or null when the route is not limited. */

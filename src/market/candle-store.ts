@@ -5,6 +5,9 @@
  *   meta.json                      coin metadata + which sources wrote the store
  *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
  *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
+ *   premium_index/<SYMBOL>/<t0>.seg, open_interest/<SYMBOL>/<t0>.seg
+ *                                  columnar segments t,value (types.ts SampleSeries: t is
+ *                                  when the value is known)
  * Appends add a new immutable segment (atomic temp + rename); nothing already written
  * is rewritten. When a symbol gathers many segments they are merged into one new file
  * that replaces the first by rename; the loader drops rows at or before the last time
@@ -24,7 +27,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import type { Bars, CoinMeta, FormingOpen, FundingSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 import { upperBound } from '../sorted-search'
 import { SymbolDigests } from './symbol-digest'
@@ -41,6 +44,7 @@ interface MetaFile {
 
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
+const SAMPLE_COLS = 2
 /** merge a symbol's segments once it has more than this many */
 const COMPACT_AFTER = 48
 /** room for a month of hourly appends before a buffer is reallocated */
@@ -63,20 +67,20 @@ export class StoreError extends Error {}
 
 /**
  * One symbol's rows up to a time, as a queued task names what it reads (queue-wire.ts):
- * the last candle and funding times it reads (-1: none) and the digest of those rows.
+ * the last candle, funding and sample times it reads (-1: none; samples in SAMPLE_KINDS
+ * order) and the digest of those rows.
  */
 export interface SymbolRows {
   lastBarMs: number
   lastFundingMs: number
+  lastSampleMs: number[]
   digest: string
 }
 
-/** SymbolRows of a store that may hold more: its row counts up to those times, and in all. */
+/** SymbolRows of a store that may hold more: its row counts up to those times, and in all (candles, funding, then each kind of samples). */
 export interface SymbolRowsWithin extends SymbolRows {
-  candleRows: number
-  fundingRows: number
-  candleTotal: number
-  fundingTotal: number
+  rows: number[]
+  totals: number[]
 }
 
 export interface AppendOptions {
@@ -90,6 +94,7 @@ export class CandleStore {
   private readonly metaPath: string
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
+  private readonly sampleCols = new Map<SampleKind, Map<string, Columns>>(SAMPLE_KINDS.map(k => [k, new Map()]))
   private readonly barViews = new Map<string, Bars>()
   private readonly forming = new Map<string, FormingOpen>()
   private metaBySymbol = new Map<string, CoinMeta>()
@@ -111,6 +116,7 @@ export class CandleStore {
     const store = new CandleStore(join(dataDir, 'store'))
     ensureDir(store.candleDir)
     ensureDir(store.fundingDir)
+    for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
     return store
   }
@@ -125,6 +131,7 @@ export class CandleStore {
     for (const [dir, target, ncols] of [
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
+      ...SAMPLE_KINDS.map(k => [join(this.root, k), this.sampleCols.get(k)!, SAMPLE_COLS] as const),
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
         const cols = loadSymbol(join(dir, symbol), ncols)
@@ -182,6 +189,18 @@ export class CandleStore {
     return { t: c.cols[0].subarray(0, c.n), rate: c.cols[1].subarray(0, c.n), n: c.n }
   }
 
+  /** A coin's derivatives samples of one kind (premium index, open interest), when the store has them. */
+  samples(kind: SampleKind, symbol: string): SampleSeries | undefined {
+    const c = this.sampleCols.get(kind)!.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), value: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Symbols with samples of a kind, sorted. */
+  sampleSymbols(kind: SampleKind): string[] {
+    return [...this.sampleCols.get(kind)!.keys()].sort()
+  }
+
   lastCandleMs(symbol: string): number | null {
     const c = this.candles.get(symbol)
     return c && c.n > 0 ? c.cols[0][c.n - 1] : null
@@ -230,39 +249,39 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // derivatives samples enter the digest only where there are some, so a store without them keeps its version
+    for (const kind of SAMPLE_KINDS)
+      for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+        if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
   }
 
   /** The symbol's stored rows in all (null: no candles): what a task reading it carries (symbol-digest.ts). */
   symbolRows(symbol: string): SymbolRows | null {
-    const c = this.candles.get(symbol)
-    if (!c || c.n === 0) return null
-    const f = this.fundingCols.get(symbol)
-    const fn = f?.n ?? 0
-    return { lastBarMs: c.cols[0][c.n - 1], lastFundingMs: fn ? f!.cols[0][fn - 1] : -1, digest: this.digests.digest(symbol, c, c.n, f, fn) }
+    const within = this.symbolRowsWithin(symbol, Infinity, Infinity, SAMPLE_KINDS.map(() => Infinity))
+    return within && { lastBarMs: within.lastBarMs, lastFundingMs: within.lastFundingMs, lastSampleMs: within.lastSampleMs, digest: within.digest }
   }
 
   /**
-   * The symbol's rows up to `lastBarMs` and `lastFundingMs` (null: no candles): their
-   * digest, to compare with the one a task carries, and how many rows that is of how many,
-   * so a worker whose store reaches further shows the task only those.
+   * The symbol's rows up to `lastBarMs`, `lastFundingMs` and each kind's `lastSampleMs`
+   * (null: no candles): their digest, to compare with the one a task carries, and how many
+   * rows that is of how many, so a worker whose store reaches further shows the task only those.
    */
-  symbolRowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number): SymbolRowsWithin | null {
+  symbolRowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number, lastSampleMs: readonly number[]): SymbolRowsWithin | null {
     const c = this.candles.get(symbol)
     if (!c || c.n === 0) return null
-    const f = this.fundingCols.get(symbol)
-    const candleRows = upperBound(c.cols[0], lastBarMs, c.n)
-    const fundingTotal = f?.n ?? 0
-    const fundingRows = f ? upperBound(f.cols[0], lastFundingMs, f.n) : 0
+    const series = [c, this.fundingCols.get(symbol), ...SAMPLE_KINDS.map(k => this.sampleCols.get(k)!.get(symbol))]
+    const upTo = [lastBarMs, lastFundingMs, ...SAMPLE_KINDS.map((_, i) => lastSampleMs[i] ?? -1)]
+    const rows = series.map((s, i) => (s ? upperBound(s.cols[0], upTo[i], s.n) : 0))
+    const lastOf = (i: number) => (rows[i] ? series[i]!.cols[0][rows[i] - 1] : -1)
     return {
-      lastBarMs: candleRows ? c.cols[0][candleRows - 1] : -1,
-      lastFundingMs: fundingRows ? f!.cols[0][fundingRows - 1] : -1,
-      digest: this.digests.digest(symbol, c, candleRows, f, fundingRows),
-      candleRows,
-      fundingRows,
-      candleTotal: c.n,
-      fundingTotal,
+      lastBarMs: lastOf(0),
+      lastFundingMs: lastOf(1),
+      lastSampleMs: SAMPLE_KINDS.map((_, k) => lastOf(2 + k)),
+      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const)),
+      rows,
+      totals: series.map(s => s?.n ?? 0),
     }
   }
 
@@ -287,6 +306,13 @@ export class CandleStore {
   appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
     return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n, opts)
+  }
+
+  /** Append derivatives samples of one kind (columns t = when known, value); the same rules as candles. */
+  appendSamples(kind: SampleKind, symbol: string, t: ArrayLike<number>, value: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    for (let i = 0; i < n; i++) if (!Number.isFinite(value[i])) throw new StoreError(`${symbol} ${kind}: row ${i} has no valid value`)
+    return this.append(join(this.root, kind), this.sampleCols.get(kind)!, symbol, [t, value], n, opts)
   }
 
   /** Insert or update coin metadata (merged by symbol) and record the sources written. */

@@ -10,7 +10,7 @@
  * never fill once the bad file is fixed.
  */
 import type { CandleStore } from './candle-store'
-import { detectLayout, kindOf, parseFunding, parseKlines, RowError, toMs, type ImportKind, type LayoutGuess } from './import-csv'
+import { detectLayout, kindOf, parseFunding, parseKlines, parseOpenInterest, parsePremiumIndex, RowError, toMs, type ImportKind, type LayoutGuess } from './import-csv'
 import { FileError, intervalFromFileName, listImportFiles, readCsvSources, symbolFromFileName, type CsvSource } from './import-files'
 import { CsvLines } from './import-lines'
 import { metaForCandles, metaFromUniverseRow, parseUniverse, type UniverseRow } from './import-universe'
@@ -42,6 +42,8 @@ export interface ImportReport {
   files: ImportFileResult[]
   candlesAppended: number
   fundingAppended: number
+  /** premium-index and open-interest samples appended */
+  samplesAppended: number
   /** coins whose metadata was written */
   coinsUpdated: number
   /** files with an error */
@@ -65,7 +67,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     warnings.push('the store holds synthetic data: imported candles at or before its last candle of a symbol are skipped')
   const { results, parsed } = readAll(paths, log)
 
-  let candlesAppended = 0, fundingAppended = 0
+  let candlesAppended = 0, fundingAppended = 0, samplesAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
   for (const group of groupBySymbol(parsed)) {
     // errors are reported once, in the summary (formatImportReport), not also as they happen
@@ -75,11 +77,12 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
       candlesAppended += appended
       const bars = store.bars(group.symbol)
       if (bars?.n) pendingMeta.set(group.symbol, metaForCandles(group.symbol, store.meta(group.symbol), bars.t[0]))
-    } else fundingAppended += appended
+    } else if (group.kind === 'funding') fundingAppended += appended
+    else samplesAppended += appended
   }
   applyUniverse(store, parsed, pendingMeta, log)
   // the source is recorded only with real rows, so names alone never un-synthetic a store
-  const wroteRows = candlesAppended + fundingAppended > 0
+  const wroteRows = candlesAppended + fundingAppended + samplesAppended > 0
   if (pendingMeta.size > 0) store.upsertMeta([...pendingMeta.values()], wroteRows ? 'binance-csv' : undefined)
   else if (wroteRows) store.addSource('binance-csv')
 
@@ -87,6 +90,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     files: results,
     candlesAppended,
     fundingAppended,
+    samplesAppended,
     coinsUpdated: pendingMeta.size,
     failed: results.filter(r => r.error).length,
     warnings,
@@ -142,7 +146,7 @@ function parseSource(src: CsvSource): ParsedFile {
   try {
     if (!reader.next()) throw new RowError(null, 'the file is empty')
     guess = detectLayout(reader.line(), src.name)
-    result.kind = kindOf(guess.layout)
+    result.kind = kindOf(guess.layout, src.label)
     if (!guess.hasHeader) reader.reset()
     if (result.kind === 'universe') {
       const universe = parseUniverse(reader, guess)
@@ -156,6 +160,12 @@ function parseSource(src: CsvSource): ParsedFile {
       const interval = intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName)
       const k = parseKlines(reader, guess, interval)
       cols = k.cols
+    } else if (result.kind === 'premium_index') {
+      const p = parsePremiumIndex(reader, guess, intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName))
+      cols = [p.t, p.value]
+    } else if (result.kind === 'open_interest') {
+      const p = parseOpenInterest(reader, guess)
+      cols = [p.t, p.value]
     } else {
       const f = parseFunding(reader, guess)
       cols = [f.t, f.rate]
@@ -182,8 +192,10 @@ function firstDataTimeMs(bytes: Uint8Array, guess: LayoutGuess): number | null {
   return Number.isFinite(t) ? t : null
 }
 
+type SeriesKind = 'klines' | 'funding' | 'premium_index' | 'open_interest'
+
 interface Group {
-  kind: 'klines' | 'funding'
+  kind: SeriesKind
   symbol: string
   files: ParsedFile[]
 }
@@ -192,7 +204,7 @@ function groupBySymbol(parsed: ParsedFile[]): Group[] {
   const groups = new Map<string, Group>()
   for (const p of parsed) {
     const { kind, symbol } = p.result
-    if ((kind !== 'klines' && kind !== 'funding') || !symbol) continue
+    if (kind === null || kind === 'universe' || !symbol) continue
     const key = `${kind}:${symbol}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = { kind, symbol, files: [] }))
@@ -236,7 +248,8 @@ function appendGroup(store: CandleStore, group: Group): number {
   const n = cols[0].length
   try {
     if (kind === 'klines') store.appendCandles(symbol, cols, n)
-    else store.appendFunding(symbol, cols[0], cols[1], n)
+    else if (kind === 'funding') store.appendFunding(symbol, cols[0], cols[1], n)
+    else store.appendSamples(kind, symbol, cols[0], cols[1], n)
   } catch (e) {
     for (const r of writing) {
       r.error = { line: null, reason: `not stored: ${(e as Error).message}` }
@@ -247,8 +260,12 @@ function appendGroup(store: CandleStore, group: Group): number {
   return n
 }
 
-function storedLastMs(store: CandleStore, kind: 'klines' | 'funding', symbol: string): number {
+function storedLastMs(store: CandleStore, kind: SeriesKind, symbol: string): number {
   if (kind === 'klines') return store.lastCandleMs(symbol) ?? -Infinity
+  if (kind === 'premium_index' || kind === 'open_interest') {
+    const x = store.samples(kind, symbol)
+    return x && x.n > 0 ? x.t[x.n - 1] : -Infinity
+  }
   const f = store.funding(symbol)
   return f && f.n > 0 ? f.t[f.n - 1] : -Infinity
 }
@@ -295,6 +312,7 @@ export function formatImportReport(report: ImportReport): string {
   lines.push(
     '',
     `${report.files.length} files: ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+      (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples appended, ` : '') +
       `metadata of ${report.coinsUpdated} coins written, ${report.failed} failed (${(report.elapsedMs / 1000).toFixed(2)} s)`,
   )
   return lines.join('\n')

@@ -8,14 +8,20 @@
  *   funding2  funding_time_ms,funding_rate
  *   funding3  Binance public data fundingRate: calc_time,funding_interval_hours,last_funding_rate
  *   universe  symbol,name,market_cap_rank,… (header required; see import-universe.ts)
+ *   metrics   Binance public data metrics (open interest): create_time,symbol,
+ *             sum_open_interest,sum_open_interest_value,… (header required; create_time
+ *             "YYYY-MM-DD HH:MM:SS" UTC or a timestamp)
+ *   premium index klines: the kline12 / kline6 layouts of a file whose path names
+ *             premiumIndex (Binance's folder premiumIndexKlines, or a name such as
+ *             BTCUSDT-premiumIndex-1h-2024-01.csv): its close is the premium index
  * Times may be seconds, milliseconds or microseconds (Binance moved spot files to µs in
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
 import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
 
-export type ImportKind = 'klines' | 'funding' | 'universe'
-export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe'
+export type ImportKind = 'klines' | 'funding' | 'universe' | 'premium_index' | 'open_interest'
+export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe' | 'metrics'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */
 export class RowError extends Error {
@@ -51,6 +57,7 @@ export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
   if (!numeric) {
     const names = cells.map(c => c.toLowerCase().replace(/^"|"$/g, ''))
     const has = (re: RegExp) => names.some(n => re.test(n))
+    if (has(/^sum_open_interest$/) && has(/^create_time$/)) return { layout: 'metrics', hasHeader: true, columns: cells.length, header: names }
     if (has(/^symbol$/) && has(/market_cap_rank|rank/)) return { layout: 'universe', hasHeader: true, columns: cells.length, header: names }
     if (has(/funding_rate|fundingrate/)) {
       const layout = names.length === 3 ? 'funding3' : 'funding2'
@@ -74,8 +81,94 @@ export function detectLayout(firstLine: string, fileName: string): LayoutGuess {
   throw new RowError(1, `unrecognised layout: ${cells.length} columns without a header`)
 }
 
-export function kindOf(layout: Layout): ImportKind {
-  return layout === 'universe' ? 'universe' : layout.startsWith('kline') ? 'klines' : 'funding'
+/** What a file holds: by its layout, and for klines by its path (premium-index klines look like candles). */
+export function kindOf(layout: Layout, path = ''): ImportKind {
+  if (layout === 'universe') return 'universe'
+  if (layout === 'metrics') return 'open_interest'
+  if (layout.startsWith('kline')) return /premiumindex/i.test(path) ? 'premium_index' : 'klines'
+  return 'funding'
+}
+
+/** Derivatives samples of one file: when each value is known (ms) and the value. */
+export interface ParsedSamples {
+  t: Float64Array
+  value: Float64Array
+  n: number
+}
+
+/**
+ * Binance's 1h premium-index klines: each close is the premium index of that hour, known
+ * at its close, so it is kept at open + 1h (types.ts SampleSeries). Premiums are fractions
+ * and may be negative; a value of 1 or more is not a premium.
+ */
+export function parsePremiumIndex(lines: CsvLines, guess: LayoutGuess, fileInterval: string | null): ParsedSamples {
+  if (fileInterval !== null && fileInterval !== '1h')
+    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h premium-index klines are imported`)
+  const cap = lines.remainingLines()
+  const T = new Float64Array(cap), V = new Float64Array(cap)
+  const ncols = guess.columns
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    const open = toMs(lines.number(0))
+    if (!Number.isFinite(open)) throw new RowError(lineNo, `open time ${lines.cell(0)} is not a timestamp in s, ms or µs`)
+    if (open % HOUR_MS !== 0) throw new RowError(lineNo, `open time ${isoOf(open)} is not on a whole hour; only 1h premium-index klines are imported`)
+    if (open > Date.now()) throw new RowError(lineNo, `open time ${isoOf(open)} is in the future`)
+    if (ncols === 12 && n === 0) checkCloseTime(lineNo, open, lines.cell(6))
+    const close = lines.number(4)
+    if (!Number.isFinite(close) || Math.abs(close) >= 1) throw new RowError(lineNo, `premium index "${lines.cell(4)}" is not a fraction (|x| < 1)`)
+    const t = open + HOUR_MS
+    if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(open)} is not after the previous row's ${isoOf(T[n - 1] - HOUR_MS)}`)
+    T[n] = t
+    V[n] = close
+    n++
+  }
+  return { t: T.subarray(0, n), value: V.subarray(0, n), n }
+}
+
+/** A cell's time: a timestamp in s, ms or µs, or "YYYY-MM-DD HH:MM:SS" (UTC, as Binance's metrics write it). */
+function timeCell(cell: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z?$/.exec(cell.trim().replace(/^"|"$/g, ''))
+  if (!m) return toMs(num(cell))
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number)
+  const t = Date.UTC(y, mo - 1, d, h, mi, se)
+  const back = new Date(t)
+  // a date that does not exist (2024-02-30) would roll over: refused
+  return back.getUTCDate() === d && back.getUTCMonth() === mo - 1 && h < 24 && mi < 60 && se < 60 ? t : NaN
+}
+
+/**
+ * Binance's metrics files: open interest (sum_open_interest, in contracts = base coin) at
+ * each create_time. A row repeating the previous time with the same value is dropped (the
+ * files hold such repeats); a repeat with another value is an error.
+ */
+export function parseOpenInterest(lines: CsvLines, guess: LayoutGuess): ParsedSamples {
+  const header = guess.header!
+  const tCol = header.indexOf('create_time')
+  const vCol = header.indexOf('sum_open_interest')
+  const cap = lines.remainingLines()
+  const T = new Float64Array(cap), V = new Float64Array(cap)
+  const ncols = guess.columns
+  let n = 0
+  while (lines.next()) {
+    const lineNo = lines.lineNo
+    if (lines.cells !== ncols) throw new RowError(lineNo, `${lines.cells} columns, expected ${ncols}`)
+    const t = timeCell(lines.cell(tCol))
+    if (!Number.isFinite(t)) throw new RowError(lineNo, `create_time "${lines.cell(tCol)}" is neither "YYYY-MM-DD HH:MM:SS" nor a timestamp`)
+    if (t > Date.now() + HOUR_MS) throw new RowError(lineNo, `create_time ${isoOf(t)} is in the future`)
+    const v = lines.number(vCol)
+    if (!Number.isFinite(v) || v < 0) throw new RowError(lineNo, `sum_open_interest "${lines.cell(vCol)}" is not a number ≥ 0`)
+    if (n > 0 && t === T[n - 1]) {
+      if (v === V[n - 1]) continue
+      throw new RowError(lineNo, `create_time ${isoOf(t)} repeats the previous row with another open interest (${V[n - 1]} then ${v})`)
+    }
+    if (n > 0 && t < T[n - 1]) throw new RowError(lineNo, `create_time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
+    T[n] = t
+    V[n] = v
+    n++
+  }
+  return { t: T.subarray(0, n), value: V.subarray(0, n), n }
 }
 
 /** Why a candle is impossible, or null when it is fine. Shared with the exchange sync. */

@@ -47,30 +47,34 @@ class BlockDigests {
 
 /** The per-symbol digests of one store (dropped with the store: a re-read store starts afresh). */
 export class SymbolDigests {
-  private readonly candles = new Map<string, BlockDigests>()
-  private readonly funding = new Map<string, BlockDigests>()
+  /** kept blocks by series (candles, funding, each kind of samples) and symbol */
+  private readonly series = new Map<string, BlockDigests>()
   /** digests already asked, by symbol and row counts (a worker asks for its whole rows and for each task's) */
   private readonly asked = new Map<string, string>()
 
   /**
-   * The digest (16 hex) of `symbol`'s first `candleRows` candles and first `fundingRows`
-   * funding events. Callers count the rows up to a time (CandleStore.symbolDigest).
+   * The digest (16 hex) of `symbol`'s series, each up to its row count: `parts[0]` the
+   * candles, then funding and the derivatives samples (a series absent or at 0 rows adds
+   * nothing). Callers count the rows up to a time (CandleStore.symbolRowsWithin).
    */
-  digest(symbol: string, candles: RowColumns, candleRows: number, funding: RowColumns | undefined, fundingRows: number): string {
-    const key = `${symbol}:${candleRows}:${fundingRows}`
+  digest(symbol: string, parts: readonly (readonly [RowColumns | undefined, number])[]): string {
+    const key = `${symbol}:${parts.map(p => p[1]).join(':')}`
     const hit = this.asked.get(key)
     if (hit) return hit
-    const h = createHash('sha256').update(`${symbol}|`).update(this.series(this.candles, symbol).upTo(candles, candleRows))
-    if (funding && fundingRows > 0) h.update(this.series(this.funding, symbol).upTo(funding, fundingRows))
+    const h = createHash('sha256').update(`${symbol}|`)
+    parts.forEach(([columns, rows], i) => {
+      if (!columns || rows <= 0) return
+      h.update(`${i}:`).update(this.blocks(`${i}|${symbol}`).upTo(columns, rows))
+    })
     const digest = h.digest('hex').slice(0, 16)
     if (this.asked.size > 16_384) this.asked.clear()
     this.asked.set(key, digest)
     return digest
   }
 
-  private series(map: Map<string, BlockDigests>, symbol: string): BlockDigests {
-    let d = map.get(symbol)
-    if (!d) map.set(symbol, (d = new BlockDigests()))
+  private blocks(key: string): BlockDigests {
+    let d = this.series.get(key)
+    if (!d) this.series.set(key, (d = new BlockDigests()))
     return d
   }
 }

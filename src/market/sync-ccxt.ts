@@ -9,6 +9,10 @@
  * through ccxt's rate limiter; 429/418 and network failures are retried after
  * Retry-After or a doubling back-off, and a failure that outlives its retries stops the
  * sync (the exchange is unreachable or banning us: hammering it would make that worse).
+ * With `derivatives`, each symbol's 1h premium-index klines (kept at their close as the
+ * premium index, like `data import`'s) and its hourly open interest follow the same way;
+ * Binance serves open-interest history for the last 30 days only, so older hours stay
+ * empty unless the metrics files are imported (docs/data.md).
  */
 import type { CandleStore } from './candle-store'
 import { baseOf, classifySymbol } from './import-classify'
@@ -41,8 +45,10 @@ export interface SyncOptions {
    * service does, so a signal of the hour that just closed has its entry price at once.
    */
   forming?: boolean
-  /** one half of the sync: candles alone, or funding alone (default both, symbol by symbol) */
-  only?: 'candles' | 'funding'
+  /** one part of the sync: candles alone, funding alone or derivatives alone (default candles and funding, symbol by symbol) */
+  only?: 'candles' | 'funding' | 'derivatives'
+  /** also the premium index and open interest (the fields basis and open_interest of conditions) */
+  derivatives?: boolean
   /** false: keep the markets a reused `exchange` loaded before (default: load them afresh) */
   reloadMarkets?: boolean
 }
@@ -51,6 +57,9 @@ export interface SyncSymbolResult {
   symbol: string
   candlesAppended: number
   fundingAppended: number
+  /** premium-index and open-interest samples appended (derivatives) */
+  premiumAppended: number
+  openInterestAppended: number
   /** newest stored candle after the sync (open time, ms) */
   lastCandleMs: number | null
   requests: number
@@ -62,6 +71,8 @@ export interface SyncReport {
   symbols: SyncSymbolResult[]
   candlesAppended: number
   fundingAppended: number
+  /** premium-index plus open-interest samples appended */
+  samplesAppended: number
   requests: number
   /** requests repeated after a rate-limit or network failure */
   retries: number
@@ -100,7 +111,8 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   const symbols = opts.symbols?.length ? [...new Set(opts.symbols.map(normaliseSymbol))] : store.symbols().length ? store.symbols() : listedPerpetuals(exchange)
   log(`syncing ${symbols.length} symbols from ${exchange.id}`)
 
-  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only }
+  const derivatives = opts.only === 'derivatives' || (opts.derivatives === true && opts.only === undefined)
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, derivatives }
   const results: SyncSymbolResult[] = []
   let stopped = false
   for (const symbol of symbols) {
@@ -121,6 +133,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
     symbols: results,
     candlesAppended: results.reduce((s, r) => s + r.candlesAppended, 0),
     fundingAppended: results.reduce((s, r) => s + r.fundingAppended, 0),
+    samplesAppended: results.reduce((s, r) => s + r.premiumAppended + r.openInterestAppended, 0),
     requests,
     retries,
     failed: results.filter(r => r.error).length,
@@ -130,7 +143,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
 }
 
 function emptyResult(store: CandleStore, symbol: string): SyncSymbolResult {
-  return { symbol, candlesAppended: 0, fundingAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
+  return { symbol, candlesAppended: 0, fundingAppended: 0, premiumAppended: 0, openInterestAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
 }
 
 /** Candles then funding of one symbol; `fatal` when the failure means the exchange is out of reach. */
@@ -140,8 +153,12 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
   if (!market) return { result: { ...result, error: `not a USDT perpetual on ${ctx.exchange.id}` }, fatal: false }
   let fatal = false
   try {
-    if (ctx.only !== 'funding') await syncCandles(store, market, symbol, result, ctx)
-    if (ctx.only !== 'candles') await syncFunding(store, market, symbol, result, ctx)
+    if (ctx.only === undefined || ctx.only === 'candles') await syncCandles(store, market, symbol, result, ctx)
+    if (ctx.only === undefined || ctx.only === 'funding') await syncFunding(store, market, symbol, result, ctx)
+    if (ctx.derivatives) {
+      await syncPremiumIndex(store, market, symbol, result, ctx)
+      await syncOpenInterest(store, market, symbol, result, ctx)
+    }
   } catch (e) {
     result.error = (e as Error).message
     fatal = e instanceof SyncError || (await isTransient(e))
@@ -160,6 +177,7 @@ interface PageContext {
   sinceMs: number | null
   forming: boolean
   only: SyncOptions['only']
+  derivatives: boolean
 }
 
 async function syncCandles(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
@@ -227,6 +245,79 @@ async function syncFunding(store: CandleStore, market: MarketLike, symbol: strin
   }
 }
 
+/** The premium index's 1h klines from the last stored one on: each close kept at open + 1h (when it is known). */
+async function syncPremiumIndex(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const fetch = ctx.exchange.fetchPremiumIndexOHLCV?.bind(ctx.exchange)
+  if (!fetch) throw new SyncError(`${ctx.exchange.id} offers no premium-index klines`)
+  const stored = store.samples('premium_index', symbol)
+  const firstCandle = store.bars(symbol)?.t[0]
+  // stored times are closes: the next kline opens at the last close
+  let since = stored && stored.n > 0 ? stored.t[stored.n - 1] : ceilHour(ctx.sinceMs ?? firstCandle ?? market.created ?? BINANCE_USDM_START_MS)
+  for (;;) {
+    if (since + HOUR_MS > ctx.now()) return
+    const from = since
+    const limit = Math.min(ctx.pageLimit, Math.floor((ctx.now() - from) / HOUR_MS) + 1)
+    const rows = await ctx.call(`${symbol} premium index from ${isoOf(from)}`, () => fetch(market.symbol, '1h', from, limit))
+    const nowMs = ctx.now()
+    const t = new Float64Array(rows.length), value = new Float64Array(rows.length)
+    let n = 0
+    let sawOpen = false
+    for (const row of rows) {
+      const [open, , , , close] = row as number[]
+      if (!(open >= since)) continue
+      if (open + HOUR_MS > nowMs) {
+        sawOpen = true // the kline still open: its close is not known yet
+        break
+      }
+      if (open % HOUR_MS !== 0 || (n > 0 && open + HOUR_MS <= t[n - 1])) throw new Error(`${symbol}: the exchange sent a premium-index kline at ${isoOf(open)} out of order`)
+      if (typeof close !== 'number' || !(Math.abs(close) < 1)) throw new Error(`${symbol}: the exchange sent a premium index ${close} at ${isoOf(open)}, not a fraction`)
+      t[n] = open + HOUR_MS
+      value[n] = close
+      n++
+    }
+    if (n > 0) result.premiumAppended += store.appendSamples('premium_index', symbol, t.subarray(0, n), value.subarray(0, n), n).appended
+    if (sawOpen || rows.length < limit || n === 0) return
+    since = t[n - 1]
+  }
+}
+
+/** Binance keeps open-interest history this long; older hours are not asked for */
+const OPEN_INTEREST_HISTORY_MS = 29 * 24 * HOUR_MS
+/** Binance's page of open-interest history */
+const OPEN_INTEREST_PAGE = 500
+
+/** Hourly open interest from the last stored sample on (within the 30 days Binance keeps). */
+async function syncOpenInterest(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const fetch = ctx.exchange.fetchOpenInterestHistory?.bind(ctx.exchange)
+  if (!fetch) throw new SyncError(`${ctx.exchange.id} offers no open-interest history`)
+  const stored = store.samples('open_interest', symbol)
+  const oldest = ceilHour(ctx.now() - OPEN_INTEREST_HISTORY_MS)
+  let since = Math.max(stored && stored.n > 0 ? stored.t[stored.n - 1] + 1 : ceilHour(ctx.sinceMs ?? BINANCE_USDM_START_MS), oldest)
+  const limit = Math.min(ctx.pageLimit, OPEN_INTEREST_PAGE)
+  for (;;) {
+    if (since > ctx.now()) return
+    const from = since
+    const until = Math.min(from + limit * HOUR_MS - 1, ctx.now())
+    const rows = await ctx.call(`${symbol} open interest from ${isoOf(from)}`, () => fetch(market.symbol, '1h', from, limit, { until }))
+    const nowMs = ctx.now()
+    const t = new Float64Array(rows.length), value = new Float64Array(rows.length)
+    let n = 0
+    for (const r of rows) {
+      const tMs = r.timestamp, x = r.openInterestAmount
+      if (tMs === undefined || !(tMs >= since) || tMs > nowMs) continue
+      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw new Error(`${symbol}: the exchange sent open interest ${x} at ${isoOf(tMs)}`)
+      if (n > 0 && tMs <= t[n - 1]) continue
+      t[n] = tMs
+      value[n] = x
+      n++
+    }
+    if (n > 0) result.openInterestAppended += store.appendSamples('open_interest', symbol, t.subarray(0, n), value.subarray(0, n), n).appended
+    // the page is a window of time: an empty or short one is not the end while the window lies before now
+    if (until >= ctx.now()) return
+    since = until + 1
+  }
+}
+
 function parseSince(since: string | undefined): number | null {
   if (since === undefined) return null
   const tMs = parseDay(since)
@@ -268,7 +359,7 @@ function assetClassFromMarket(m: MarketLike): AssetClass | null {
 }
 
 function recordMeta(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult): void {
-  if (result.candlesAppended === 0 && result.fundingAppended === 0) return
+  if (result.candlesAppended === 0 && result.fundingAppended === 0 && result.premiumAppended === 0 && result.openInterestAppended === 0) return
   const bars = store.bars(symbol)
   if (!bars || bars.n === 0) {
     store.addSource('ccxt')
@@ -292,6 +383,7 @@ export function formatSyncReport(report: SyncReport): string {
   lines.push(
     '',
     `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+      (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples, ` : '') +
       `${report.requests} requests (${report.retries} retried), ${report.failed} failed${report.stopped ? ', stopped early' : ''} (${(report.elapsedMs / 1000).toFixed(1)} s)`,
   )
   return lines.join('\n')

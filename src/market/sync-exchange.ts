@@ -14,6 +14,10 @@ export interface ExchangeLike {
   loadMarkets(reload?: boolean): Promise<Record<string, MarketLike>>
   fetchOHLCV(symbol: string, timeframe: string, since?: number, limit?: number): Promise<(number | undefined)[][]>
   fetchFundingRateHistory(symbol: string, since?: number, limit?: number): Promise<{ timestamp?: number; fundingRate?: number }[]>
+  /** Binance's premium-index klines (GET /fapi/v1/premiumIndexKlines), rows as fetchOHLCV's */
+  fetchPremiumIndexOHLCV?(symbol: string, timeframe: string, since?: number, limit?: number): Promise<(number | undefined)[][]>
+  /** Binance's open-interest history (GET /futures/data/openInterestHist: the last 30 days only) */
+  fetchOpenInterestHistory?(symbol: string, timeframe: string, since?: number, limit?: number, params?: Record<string, unknown>): Promise<{ timestamp?: number; openInterestAmount?: number }[]>
 }
 
 export interface MarketLike {

@@ -27,6 +27,22 @@ export interface FundingSeries {
   readonly n: number
 }
 
+/**
+ * Derivatives data beside the candles (docs/data.md "Open interest and premium index"):
+ * `premium_index` is Binance's premium index (perpetual over index price, a fraction) at
+ * the close of each 1H premium-index kline; `open_interest` the open interest in contracts
+ * (base coin) of each sample. `t` is the instant the value is known: a kline's close time,
+ * a sample's time. Ascending.
+ */
+export const SAMPLE_KINDS = ['premium_index', 'open_interest'] as const
+export type SampleKind = (typeof SAMPLE_KINDS)[number]
+
+export interface SampleSeries {
+  readonly t: Float64Array
+  readonly value: Float64Array
+  readonly n: number
+}
+
 export type AssetClass = 'crypto' | 'stock' | 'commodity' | 'forex' | 'index' | 'pre-ipo'
 
 export interface CoinMeta {

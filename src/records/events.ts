@@ -17,7 +17,7 @@ import { events } from '../../db/schema'
 import type { Db } from '../db'
 import { canonicalJson } from '../engine/canonical-json'
 
-/** The kinds of event, in the words of docs/events.md (the sweep kind waits for its issue). */
+/** The kinds of event, in the words of docs/events.md (a sweep's progress has a stream of its own: GET /research/sweeps/{id}/events). */
 export const EVENT_KINDS = ['signal', 'scored', 'day_root', 'ranking', 'paper'] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 

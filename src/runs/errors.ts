@@ -105,3 +105,13 @@ export class TooManyStreams extends Error {
     )
   }
 }
+
+/**
+ * No further research run (a sweep or a walk-forward run) can start: the client has `limit`
+ * queued or running (`scope` 'client', a 429), or the service has (`scope` 'service', a 503).
+ */
+export class TooManyResearchRuns extends Error {
+  constructor(readonly scope: 'client' | 'service', readonly limit: number, readonly retryAfterSec: number) {
+    super(scope === 'client' ? `at most ${limit} sweeps or walk-forward runs queued or running per client` : `the service runs at most ${limit} sweeps or walk-forward runs at once`)
+  }
+}

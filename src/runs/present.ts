@@ -117,13 +117,30 @@ function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | 
 }
 
 /** The run's warnings, then the response's own: ruin, a shortened trade list, a capped profit factor, stand-in funding. */
-function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
+/** Bars (and coins) where a condition's data was absent inside the run's window: docs/conditions.md. */
+export function absentBarsOf(coins: readonly CoinOutcome[]): { bars: number; coins: number } {
+  let bars = 0
+  let n = 0
+  for (const c of coins)
+    if (c.absentBars) {
+      bars += c.absentBars
+      n++
+    }
+  return { bars, coins: n }
+}
+
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
   const warnings = [...run.warnings]
   const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
   if (ruin) warnings.push(ruin)
   if (taken > MAX_TRADES_IN_RESPONSE)
     warnings.push(`trades lists the ${MAX_TRADES_IN_RESPONSE} most recent of ${taken} trades; GET /export/csv?hash=<result_hash> has all of them`)
   if (metrics.profit_factor_capped) warnings.push('profit_factor is capped: no losing trade to divide by')
+  const absent = absentBarsOf(run.coins)
+  if (absent.bars > 0)
+    warnings.push(
+      `conditions: data a leaf reads (another coin, a higher timeframe, funding, basis or open interest) was absent on ${absent.bars} bars of ${absent.coins} coin${absent.coins === 1 ? '' : 's'}; those leaves were false there (condition_data_absent_bars)`,
+    )
   if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
     warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
   return warnings
@@ -193,6 +210,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     stop_at_ruin: stopAtRuinOf(spec),
     ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
+    condition_data_absent_bars: absentBarsOf(run.coins).bars,
     coins_used: run.symbols.length,
     data_range: dataRange(span),
     ...run.accounting,

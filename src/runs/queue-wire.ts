@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import { deserialize, serialize } from 'node:v8'
 import type { SymbolRows, SymbolRowsWithin } from '../market/candle-store'
+import { SAMPLE_KINDS } from '../market/types'
 import { VERSION } from '../version'
 import type { ViewBounds } from './compute/store-view'
 import type { Priority } from './compute/task-queue'
@@ -24,12 +25,17 @@ export const PRIORITY_OF: Record<Priority, number> = { interactive: 1, backgroun
 
 /**
  * One coin a task reads, as the API's store held it when the task was cut: its last candle
- * and funding times (-1: none) and the digest of its rows up to them (market/symbol-digest.ts).
+ * and funding times, each kind of derivatives samples' last time (SAMPLE_KINDS order; -1:
+ * none) and the digest of its rows up to them (market/symbol-digest.ts).
  */
-export type SymbolRead = [symbol: string, lastBarMs: number, lastFundingMs: number, digest: string]
+export type SymbolRead = [symbol: string, lastBarMs: number, lastFundingMs: number, digest: string, lastSampleMs: number[]]
 
 /** A coin as a task reads it; a coin the API's store lacks reads as none (-1, -1, ''). */
-export const symbolRead = (symbol: string, rows: SymbolRows | null): SymbolRead => (rows ? [symbol, rows.lastBarMs, rows.lastFundingMs, rows.digest] : [symbol, -1, -1, ''])
+export const symbolRead = (symbol: string, rows: SymbolRows | null): SymbolRead =>
+  rows ? [symbol, rows.lastBarMs, rows.lastFundingMs, rows.digest, rows.lastSampleMs] : [symbol, -1, -1, '', SAMPLE_KINDS.map(() => -1)]
+
+/** a read's sample times (a read without them, of an older release, reads none) */
+const samplesOf = (read: SymbolRead): number[] => read[4] ?? SAMPLE_KINDS.map(() => -1)
 
 /** A task as a job: its payload's bytes and the versions it was cut for. */
 export interface TaskJobData {
@@ -76,6 +82,9 @@ function coinDiffers(read: SymbolRead, rows: SymbolRowsWithin | null): string | 
   if (!rows) return `its store has no ${symbol}`
   if (rows.lastBarMs !== bar) return `its store has ${symbol} up to ${hourOf(rows.lastBarMs)}, the task reads it up to ${hourOf(bar)}`
   if (rows.lastFundingMs !== funding) return `its store has ${symbol}'s funding up to ${hourOf(rows.lastFundingMs)}, the task reads it up to ${hourOf(funding)}`
+  const samples = samplesOf(read)
+  for (const [k, kind] of SAMPLE_KINDS.entries())
+    if (rows.lastSampleMs[k] !== samples[k]) return `its store has ${symbol}'s ${kind} up to ${hourOf(rows.lastSampleMs[k])}, the task reads it up to ${hourOf(samples[k])}`
   if (rows.digest !== digest) return `its ${symbol} rows up to ${hourOf(bar)} differ (digest ${rows.digest}, the task reads ${digest})`
   return null
 }
@@ -89,7 +98,7 @@ function coinDiffers(read: SymbolRead, rows: SymbolRowsWithin | null): string | 
  */
 export function acceptance(
   task: Pick<TaskJobData, 'reads' | 'engineVersion'>,
-  mine: { name: string; engineVersion: string; rowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number): SymbolRowsWithin | null },
+  mine: { name: string; engineVersion: string; rowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number, lastSampleMs: readonly number[]): SymbolRowsWithin | null },
 ): { refusal: string } | { rows: ViewBounds } {
   if (task.engineVersion !== mine.engineVersion)
     return { refusal: `${REFUSED} ${mine.name}: engine ${mine.engineVersion}, the task was cut for ${task.engineVersion} (run the same perpsim release on every host)` }
@@ -97,15 +106,15 @@ export function acceptance(
   const differs: string[] = []
   const rows: ViewBounds = {}
   for (const read of task.reads) {
-    const held = mine.rowsWithin(read[0], read[1], read[2])
+    const held = mine.rowsWithin(read[0], read[1], read[2], samplesOf(read))
     if (read[1] < 0) {
       // the API's store had no candles of it: the task must find none here either
-      rows[read[0]] = [0, 0]
+      rows[read[0]] = [0, 0, ...SAMPLE_KINDS.map(() => 0)]
       continue
     }
     const why = coinDiffers(read, held)
     if (why) differs.push(why)
-    else if (held) rows[read[0]] = [held.candleRows, held.fundingRows]
+    else if (held) rows[read[0]] = held.rows
   }
   if (differs.length) return { refusal: `${REFUSED} ${mine.name}: ${listed(differs)} (keep the same store on every host: data sync, then restart the worker)` }
   return { rows }
@@ -118,18 +127,20 @@ export function acceptance(
 export function fleetMismatch(entry: FleetEntry, task: Pick<TaskJobData, 'reads' | 'engineVersion'>): string | null {
   if (entry.engineVersion !== task.engineVersion) return `engine ${entry.engineVersion}`
   const differs: string[] = []
-  for (const [symbol, bar, funding, digest] of task.reads) {
+  for (const read of task.reads) {
+    const [symbol, bar, funding, digest] = read
     if (bar < 0) continue
     const held = entry.coins?.[symbol]
     if (!held) {
       differs.push(`no ${symbol}`)
       continue
     }
-    const [wBar, wFunding, wDigest] = held.split(':')
-    const [b, f] = [Number(wBar), Number(wFunding)]
-    if (b === bar && f === funding) {
+    const [wBar, wFunding, wDigest, wSamples = ''] = held.split(':')
+    const mine = [Number(wBar), Number(wFunding), ...SAMPLE_KINDS.map((_, k) => Number(wSamples.split(',')[k] ?? -1))]
+    const theirs = [bar, funding, ...samplesOf(read)]
+    if (mine.every((t, i) => t === theirs[i])) {
       if (wDigest !== digest) differs.push(`other ${symbol} rows up to ${hourOf(bar)}`)
-    } else if (b < bar || f < funding) differs.push(`${symbol} only up to ${hourOf(Math.min(b, bar))}`)
+    } else if (mine.some((t, i) => t < theirs[i])) differs.push(`${symbol} only up to ${hourOf(Math.min(mine[0], bar))}`)
   }
   return differs.length ? listed(differs) : null
 }
@@ -142,7 +153,7 @@ export interface FleetEntry {
   /** its whole store's data version (CandleStore.dataVersion) */
   dataVersion: string
   engineVersion: string
-  /** each coin of its store: `lastBarMs:lastFundingMs:digest` of all its rows (fleetCoins) */
+  /** each coin of its store: `lastBarMs:lastFundingMs:digest:lastSampleMs,…` of all its rows (fleetCoins) */
   coins: Record<string, string>
   /** its last heartbeat, ms since the epoch on its clock */
   seenMs: number
@@ -159,7 +170,7 @@ export function fleetCoins(store: { symbols(): string[]; symbolRows(symbol: stri
   const out: Record<string, string> = {}
   for (const s of store.symbols()) {
     const rows = store.symbolRows(s)
-    if (rows) out[s] = `${rows.lastBarMs}:${rows.lastFundingMs}:${rows.digest}`
+    if (rows) out[s] = `${rows.lastBarMs}:${rows.lastFundingMs}:${rows.digest}:${rows.lastSampleMs.join(',')}`
   }
   return out
 }

@@ -68,7 +68,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<Runnin
   let store = CandleStore.open(opts.dataDir)
   const executor = new PoolExecutor(store, opts.threads, Number.MAX_SAFE_INTEGER)
   const name = `${hostname()}:${process.pid}`
-  const mine = () => ({ name, engineVersion: QUEUE_ENGINE_VERSION, rowsWithin: (s: string, bar: number, funding: number) => store.symbolRowsWithin(s, bar, funding) })
+  const mine = () => ({ name, engineVersion: QUEUE_ENGINE_VERSION, rowsWithin: (s: string, bar: number, funding: number, samples: readonly number[]) => store.symbolRowsWithin(s, bar, funding, samples) })
   let rereadAtMs = 0
 
   const connection = redisClient(opts.url, opts.log)

@@ -186,6 +186,13 @@ export const resultFields = {
   eligible_universe: NullableInteger,
   universe_capped: Type.Union([Type.Boolean(), Type.Null()]),
   coins_missing_data: NullableInteger,
+  condition_data_absent_bars: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'bars of the run (summed over its coins, inside the date window) where data a condition reads was absent (another coin, a higher timeframe, funding, basis, open interest), so those leaves were false there (docs/conditions.md); 0 when none',
+    }),
+  ),
   coin_results: Type.Array(CoinResult),
   trades: Type.Array(TradeItem),
   btc_hold_curve: Type.Array(EquityPoint),

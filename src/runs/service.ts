@@ -5,8 +5,9 @@
  * spec (cached by result hash, identical runs in flight shared), `batch` several small runs
  * over the same coins (compare, the hot strategies), `nestedRuns` (the rankings' nested
  * coin groups), `signalScan` (the live scan's masks), `gridSearch` (optimize's SL/TP
- * grid), `validation` (a run with its trade bootstrap and random-entry null), and the bots'
- * `dcaBot`, `gridBot` and `botZip`. Each is cut into tasks here and answers a typed result.
+ * grid), `validation` (a run with its trade bootstrap and random-entry null), the bots'
+ * `dcaBot`, `gridBot` and `botZip`, and the research sweeps' `sweepTrials`, `overfitting`
+ * and `stitchedRun` (walk-forward). Each is cut into tasks here and answers a typed result.
  *
  * Each counts as one run against QUEUE_MAX: one more is shed with Overloaded (503).
  * Scheduled jobs pass `background: true`: their tasks wait behind every request's on the
@@ -32,6 +33,9 @@ import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult } 
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
+import { runCscv, runSweepTrials, type SweepTrialOutcome } from './compute/sweep-tasks'
+import { cscvPossible, cscvSplits, pboOf, type BlockStats, type PboResult } from '../engine/statistics-pbo'
+import { concatFoldTables, foldsHash } from './stitch'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
@@ -42,6 +46,9 @@ import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } fro
 import { seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
+
+/** trial × split evaluations per CSCV task (about 100 ms): 12,870 splits of 1,000 trials make ~13 tasks */
+const CSCV_TASK_WORK = 1_000_000
 
 export interface RunOptions {
   /** compute again even when the result is cached or in flight */
@@ -98,6 +105,11 @@ export class RunService {
   /** Why runs cannot reach a worker now (the queue's Redis is silent, no worker is connected), or null (GET /health). */
   trouble(): string | null {
     return this.deps.transport.trouble?.() ?? null
+  }
+
+  /** Tasks the workers run at once (how many of a sweep's tasks to keep in flight). */
+  get parallelism(): number {
+    return Math.max(1, this.deps.transport.parallelism)
   }
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
@@ -197,7 +209,7 @@ export class RunService {
   }
 
   /** Compute a result's statistics once (with the jobs its run started early, if any). */
-  private addStatistics(r: RunResult, lane: Lane, jobs?: TradeStatisticsJobs): Promise<void> {
+  private addStatistics(r: RunResult, lane: Lane, jobs?: TradeStatisticsJobs, nTrials?: number): Promise<void> {
     let p = this.statsInFlight.get(r)
     if (!p) {
       p = yieldToLoop()
@@ -211,6 +223,7 @@ export class RunService {
             bars: s => this.deps.store.bars(s),
             lane,
             jobs,
+            nTrials,
           }),
         )
         .then(stats => {
@@ -224,9 +237,29 @@ export class RunService {
 
   private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
     const started = performance.now()
-    const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting } = this.resolveUniverse(spec)
     const { coins, trades } = await this.coinOutcomes(spec, symbols, lane)
+    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades }, statistics, lane, started)
+    this.results.remember(result, this.deps.store.dataVersion())
+    return result
+  }
+
+  /**
+   * A run's booking from its coins' trades: the portfolio's choice, the statistics started
+   * on the workers, the booking, the body. `nTrials`: the trials behind the run, for its
+   * deflated Sharpe (default nTrialsOf(spec)).
+   */
+  private async bookOutcome(
+    spec: RunSpec,
+    hash: string,
+    o: { symbols: string[]; accounting: UniverseAccounting; coins: CoinOutcome[]; trades: TradeTable },
+    statistics: boolean,
+    lane: Lane,
+    started: number,
+    nTrials?: number,
+  ): Promise<RunResult> {
+    const compiled = prepareStrategy(spec.strategy)
+    const { symbols, accounting, coins, trades } = o
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
@@ -264,13 +297,12 @@ export class RunService {
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, lane, jobs)
+      await this.addStatistics(result, lane, jobs, nTrials)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
     }
     result.computeMs = Math.round(performance.now() - started)
-    this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
 
@@ -401,6 +433,76 @@ export class RunService {
   /** A generated bot's zip (bot-generator/pack.ts): its files and self-test candles. */
   botZip(payload: TaskPayload<'packBot'>, opts: AdmitOptions = {}): Promise<TaskResult<'packBot'>> {
     return this.admitted(lane => lane.run(runPackBot, payload), opts)
+  }
+
+  /**
+   * Trials of a research sweep (or of a walk-forward fold's search), each run whole on a
+   * worker and booked as a portfolio of its own (compute/sweep-tasks.ts): one short task,
+   * in the background lane, so a request's tasks go first. A sweep keeps several in flight
+   * and checks between them whether it was cancelled. `affinity`: a hint to keep trials
+   * that share an entry rule where its signal masks are cached.
+   */
+  sweepTrials(specs: RunSpec[], symbols: string[], opts: { affinity?: number } = {}): Promise<SweepTrialOutcome[]> {
+    return this.admitted(lane => lane.run(runSweepTrials, { specs, symbols }, opts.affinity), { background: true })
+  }
+
+  /**
+   * The probability of backtest overfitting of a sweep's trials (CSCV over their blocks of
+   * days, engine/statistics-pbo.ts) on the workers, its splits cut into tasks of about
+   * CSCV_TASK_WORK trial-splits each; null when the blocks cannot be split.
+   */
+  overfitting(stats: BlockStats): Promise<PboResult | null> {
+    if (!cscvPossible(stats)) return Promise.resolve(null)
+    return this.admitted(
+      async lane => {
+        const n = cscvSplits(stats.blocks).length
+        const per = Math.max(1, Math.floor(CSCV_TASK_WORK / stats.trials))
+        const parts: Promise<Float64Array>[] = []
+        for (let from = 0, k = 0; from < n; from += per, k++) parts.push(lane.run(runCscv, { stats, from, to: Math.min(n, from + per) }, k))
+        const logits = await Promise.all(parts)
+        const all = new Float64Array(n)
+        let at = 0
+        for (const l of logits) {
+          all.set(l, at)
+          at += l.length
+        }
+        return pboOf(stats, all)
+      },
+      { background: true },
+    )
+  }
+
+  /**
+   * A walk-forward run's out-of-sample parts stitched into one run: each fold's spec (its
+   * chosen parameters over its out-of-sample days) computed on the workers, their trades
+   * joined coin by coin and booked as one portfolio over `spec`'s window, with every
+   * statistic of /backtest (its deflated Sharpe over `nTrials`). Not cached: the result
+   * is no single request's, so `hash` is the folds' own and not stored for /export/csv.
+   */
+  stitchedRun(spec: RunSpec, folds: RunSpec[], opts: { nTrials: number }): Promise<RunResult> {
+    return this.admitted(
+      async lane => {
+        const started = performance.now()
+        const { symbols, accounting } = this.resolveUniverse(spec)
+        const parts: { coins: CoinOutcome[]; trades: TradeTable }[] = []
+        for (const f of folds) parts.push(await this.coinOutcomes(f, symbols, lane))
+        const coins = symbols.map((symbol, i) => {
+          const inWindow = parts.filter(p => p.coins[i].inWindow)
+          return {
+            symbol,
+            inWindow: inWindow.length > 0,
+            fromMs: inWindow.length ? Math.min(...inWindow.map(p => p.coins[i].fromMs!)) : null,
+            toMs: inWindow.length ? Math.max(...inWindow.map(p => p.coins[i].toMs!)) : null,
+          }
+        })
+        const trades = concatFoldTables(symbols, spec.direction, parts.map(p => p.trades))
+        if (accounting.top_n_requested !== null)
+          accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
+        const hash = foldsHash(folds, this.deps.store.dataVersion())
+        return this.bookOutcome(spec, hash, { symbols, accounting, coins, trades }, true, lane, started, opts.nTrials)
+      },
+      { background: true },
+    )
   }
 
   /** The result behind a hash: from memory, or recomputed from the stored request (null: never stored). */

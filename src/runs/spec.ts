@@ -16,6 +16,7 @@ import type { Bars } from '../market/types'
 import type { Universe } from '../market/universe'
 import type { StrategySpec } from '../strategies/conditions'
 import { getStrategy, listStrategies, type StrategyDef } from '../strategies/registry'
+import { crossDataProblems } from '../strategies/validate'
 import { InvalidRequest, UnknownStrategy, UnknownSymbols, type Problem } from './errors'
 import { parseDay } from '../time'
 
@@ -126,6 +127,7 @@ export interface UniverseAccounting {
  * in the store, else UnknownSymbols), or the top N of the eligible universe.
  */
 export function resolveUniverse(spec: RunSpec, store: CandleStore, universe: Universe): { symbols: string[]; accounting: UniverseAccounting } {
+  checkCrossData(spec, store)
   if (spec.symbols) {
     const unknown = spec.symbols.filter(s => !store.bars(s))
     if (unknown.length) throw new UnknownSymbols(unknown)
@@ -143,6 +145,19 @@ export function resolveUniverse(spec: RunSpec, store: CandleStore, universe: Uni
       coins_missing_data: null, // filled once the window is known per coin
     },
   }
+}
+
+/**
+ * A tree's leaves may read other coins and higher timeframes (docs/conditions.md): a
+ * timeframe below the run's, or a coin the store does not hold, is a 422 naming the place.
+ */
+export function checkCrossData(spec: RunSpec, store: CandleStore): void {
+  const has = (s: string) => store.bars(s) !== undefined
+  const problems = [
+    ...crossDataProblems(spec.strategy.entry, ['body', 'entry'], spec.timeframe, has),
+    ...crossDataProblems(spec.strategy.exit_conditions, ['body', 'exit_conditions'], spec.timeframe, has),
+  ]
+  if (problems.length) throw new InvalidRequest(problems)
 }
 
 /** The registry strategy `id` (UnknownStrategy when there is none). */

@@ -32,6 +32,24 @@ export function isBaseField(name: string): name is BaseField {
   return Object.hasOwn(BASE_FIELDS, name)
 }
 
+export type MarketField = 'funding_rate' | 'funding_rate_mean' | 'basis' | 'open_interest'
+
+/**
+ * Derivatives data of the coin at the bar's close, from the store beside its candles
+ * (docs/conditions.md "Funding, basis and open interest"): always available to a tree, NaN
+ * (so the leaf is false, and the run counts the bar) where the store has no such data.
+ */
+export const MARKET_FIELDS: Readonly<Record<MarketField, { type: FieldType; description: string }>> = {
+  funding_rate: { type: 'number', description: "the last settled funding rate known at the bar's close, a fraction per settlement (0.0001 = 0.01 %)" },
+  funding_rate_mean: { type: 'number', description: 'the mean of the last `events` settled funding rates (default 3) known at the bar\'s close' },
+  basis: { type: 'number', description: "Binance's premium index (perpetual over index price − 1, a fraction) of the last 1H premium-index kline closed at the bar's close" },
+  open_interest: { type: 'number', description: "open interest in contracts (base coin) of the last sample at or before the bar's close" },
+}
+
+export function isMarketField(name: string): name is MarketField {
+  return Object.hasOwn(MARKET_FIELDS, name)
+}
+
 export interface IndicatorField {
   indicatorId: string
   type: FieldType

@@ -13,7 +13,8 @@ import type { IndicatorDef } from '../indicators/types'
 import { sma } from '../indicators/ma'
 import { rollingMax, rollingMin } from '../indicators/rolling-extremes'
 import { firstValid } from '../indicators/util'
-import type { Bars } from '../market/types'
+import { TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from '../market/timeframe'
+import type { Bars, FundingSeries, SampleKind, SampleSeries } from '../market/types'
 import { DAY_MS, HOUR_MS } from '../time'
 import type { IndicatorCatalog } from './catalog'
 import {
@@ -23,6 +24,7 @@ import {
   type Series,
   type Stat,
   type StrategySpec,
+  type Term,
   TREE_LIMITS,
   comparandOf,
   isLeaf,
@@ -36,6 +38,12 @@ export interface SignalMasks {
   entry: Uint8Array
   /** 1 where the exit condition holds; null when the strategy has no exit tree */
   exit: Uint8Array | null
+  /**
+   * 1 where data a leaf reads (another coin's or timeframe's bar, funding, premium index,
+   * open interest) was absent at that bar, so such leaves were false there; null when the
+   * trees read no such data
+   */
+  absent: Uint8Array | null
 }
 
 const enum OpCode {
@@ -62,15 +70,20 @@ const OP_CODES: Record<Exclude<Op, 'in' | 'not_in'>, OpCode> = {
 
 /**
  * A column the tree reads: a candle field, a derived time field, an indicator field, a
- * window statistic of another column, or `mult × column + offset` of shifted columns.
- * Derived sources name earlier sources by index, so computing them in order works.
+ * market-data field (funding, premium index, open interest at the bar's close), a window
+ * statistic of another column, `mult × column + offset` of shifted columns, or a column of
+ * another frame (another coin, a higher timeframe) aligned to the run's bars. Derived
+ * sources name earlier sources by index, so computing them in order works.
  */
 type Source =
   | { kind: 'bars'; col: 'c' | 'o' | 'h' | 'l' | 'v' }
   | { kind: 'time'; of: 'hour' | 'weekday' | 'next_hour'; slot: number }
   | { kind: 'indicator'; indicatorId: string; field: string }
+  | { kind: 'funding'; events: number; slot: number }
+  | { kind: 'samples'; of: SampleKind; slot: number }
   | { kind: 'stat'; base: number; stat: Stat; bars: number; slot: number }
   | { kind: 'affine'; a: number; shiftA: number; multA: number; b: number; shiftB: number; multB: number; constant: number; slot: number }
+  | { kind: 'align'; frame: number; src: number; shift: number; slot: number }
 
 type Plan =
   | { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number }
@@ -80,6 +93,26 @@ type Plan =
   | { kind: 'any_prior'; bars: number; child: Plan }
 
 const BAR_COLUMNS = { close: 'c', open: 'o', high: 'h', low: 'l', volume: 'v' } as const
+
+/**
+ * What a tree reading other coins, higher timeframes or derivatives data needs besides the
+ * run's bars: the task context of a worker gives it (runs/compute/context.ts).
+ */
+export interface MarketData {
+  /** the coin whose bars are being evaluated */
+  readonly symbol: string
+  /** a coin's candles on a timeframe (resampled from 1H), undefined when the store has none */
+  bars(symbol: string, tf: Timeframe): Bars | undefined
+  funding(symbol: string): FundingSeries | undefined
+  samples(kind: SampleKind, symbol: string): SampleSeries | undefined
+}
+
+/**
+ * A value of derivatives data older than this at a bar's close is absent, not current: the
+ * store's series has a hole there or ends before the bar (Binance settles funding every 8
+ * hours at the longest; premium index and open interest come hourly or finer).
+ */
+export const MARKET_DATA_STALE_MS = DAY_MS
 
 /** Reusable buffers: one pool per thread, grown to the longest coin seen. */
 class Scratch {
@@ -113,32 +146,69 @@ interface IndicatorJob {
   used: Set<string>
 }
 
+/**
+ * The bars a group of sources is computed on: frame 0 is the run's coin on the run's
+ * timeframe; another frame names a coin (null: the run's) and a timeframe (null: the
+ * run's), and its columns reach the run's bars through `align` sources of frame 0.
+ */
+interface Frame {
+  symbol: string | null
+  timeframe: Timeframe | null
+  sources: Source[]
+  sourceIndex: Map<string, number>
+  jobs: Map<string, IndicatorJob>
+}
+
+/** A frame's columns over its bars, and where its market data was absent (null: it reads none). */
+interface FrameColumns {
+  bars: Bars
+  cols: Float64Array[]
+  absent: Uint8Array | null
+}
+
+/** frames of a fixed other coin kept between calls (the same BTCUSDT columns for every coin of a run) */
+const FOREIGN_CACHE_ENTRIES = 8
+
 /** A validated strategy, resolved once, ready to produce masks for any number of coins. */
 export class CompiledStrategy {
   /** ids of the indicators the trees read, in order of first use */
   readonly indicatorsUsed: string[]
-  private readonly sources: Source[] = []
-  private readonly sourceIndex = new Map<string, number>()
-  private readonly jobs = new Map<string, IndicatorJob>()
+  /** the tree reads another coin, another timeframe or derivatives data: signals need MarketData */
+  readonly readsMarketData: boolean
+  private readonly frames: Frame[] = [newFrame(null, null)]
   private readonly entryPlan: Plan
   private readonly exitPlan: Plan | null
+  private readonly foreignCache = new Map<string, FrameColumns>()
   private nextSlot = 0
 
   constructor(spec: StrategySpec, private readonly catalog: IndicatorCatalog) {
     const listed = new Set(Object.keys(spec.indicators ?? {}))
     this.entryPlan = this.plan(spec.entry, listed, spec)
     this.exitPlan = spec.exit_conditions ? this.plan(spec.exit_conditions, listed, spec) : null
-    this.indicatorsUsed = [...this.jobs.keys()]
+    const used = new Set<string>()
+    for (const f of this.frames) for (const id of f.jobs.keys()) used.add(id)
+    this.indicatorsUsed = [...used]
+    this.readsMarketData = this.frames.length > 1 || this.frames[0].sources.some(s => s.kind === 'funding' || s.kind === 'samples')
   }
 
   /** Params each used indicator runs with (defaults, overridden by the request). */
   paramsOf(indicatorId: string): Readonly<Record<string, number>> | undefined {
-    return this.jobs.get(indicatorId)?.params
+    for (const f of this.frames) {
+      const job = f.jobs.get(indicatorId)
+      if (job) return job.params
+    }
+    return undefined
   }
 
-  signals(bars: Bars): SignalMasks {
+  /**
+   * Entry and exit masks over `bars`. A tree that reads other coins, other timeframes or
+   * derivatives data needs `data` (the coin's symbol and the store); `absent` then marks
+   * the bars where some of that data was missing (those leaves were false there).
+   */
+  signals(bars: Bars, data?: MarketData): SignalMasks {
+    if (this.readsMarketData && !data) throw new Error('this strategy reads other coins, timeframes or market data: signals(bars, data) needs the market data')
     const n = bars.n
-    const columns = this.columns(bars)
+    const { cols: columns, absent } = this.columns(bars, data)
     const entry = new Uint8Array(n)
     evaluate(this.entryPlan, entry, columns, n, 0)
     let exit: Uint8Array | null = null
@@ -146,50 +216,53 @@ export class CompiledStrategy {
       exit = new Uint8Array(n)
       evaluate(this.exitPlan, exit, columns, n, 0)
     }
-    return { entry, exit }
+    return { entry, exit, absent: absent ? absent.slice() : null }
   }
 
-  /** Every column the plans read, indicators computed once each, derived columns in order. */
-  private columns(bars: Bars): Float64Array[] {
-    const n = bars.n
-    const computed = new Map<string, Record<string, Float64Array>>()
-    for (const [id, job] of this.jobs) {
-      const out: Record<string, Float64Array> = {}
-      job.def.fields.forEach((f, k) => {
-        // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
-        if (job.used.has(f.name)) out[f.name] = scratch.column(job.slots[k], n)
-      })
-      job.def.compute(bars, job.params, out)
-      computed.set(id, out)
+  /** Every column the plans read: the other frames first, then the run's frame in order. */
+  private columns(bars: Bars, data: MarketData | undefined): FrameColumns {
+    const runTf = timeframeOf(bars)
+    const others: (FrameColumns | null)[] = this.frames.map((f, k) => (k === 0 ? null : this.foreignColumns(f, runTf, data!)))
+    const main = this.frames[0]
+    const reads = this.readsMarketData
+    return computeFrame(main, bars, data?.symbol ?? '', data, (slot, n) => scratch.column(slot, n), reads ? scratch.mask(2 * ANY_PRIOR_MASKS + 1, bars.n) : null, (s, out, absent) => {
+      const fc = others[s.frame]!
+      alignColumn(bars, fc, fc.cols[s.src], s.shift, out, absent)
+    })
+  }
+
+  /** The columns of another frame over its own bars (a fixed other coin's are cached). */
+  private foreignColumns(frame: Frame, runTf: Timeframe, data: MarketData): FrameColumns {
+    const tf = frame.timeframe ?? runTf
+    if (TIMEFRAME_MS[tf] < TIMEFRAME_MS[runTf]) throw new StrategyValidationError([`timeframe ${tf} is lower than the run's ${runTf}`])
+    const symbol = frame.symbol ?? data.symbol
+    const fbars = data.bars(symbol, tf) ?? emptyBars(TIMEFRAME_MS[tf])
+    // what the frame's columns depend on: its bars, and the funding and samples it reads (appended apart from the candles)
+    const key =
+      frame.symbol === null
+        ? null
+        : `${this.frames.indexOf(frame)}|${symbol}|${tf}|${fbars.n}|${fbars.n ? fbars.t[fbars.n - 1] : 0}|${fbars.n ? fbars.c[fbars.n - 1] : 0}|${frame.sources
+            .map(s => (s.kind === 'funding' ? `f${seriesEnd(data.funding(symbol))}` : s.kind === 'samples' ? `${s.of}${seriesEnd(data.samples(s.of, symbol))}` : ''))
+            .join('')}`
+    if (key !== null) {
+      const hit = this.foreignCache.get(key)
+      if (hit) return hit
     }
-    const cols: Float64Array[] = []
-    for (const s of this.sources) {
-      switch (s.kind) {
-        case 'bars':
-          cols.push(bars[s.col].subarray(0, n))
-          break
-        case 'time':
-          cols.push(timeColumn(bars, scratch.column(s.slot, n), s.of))
-          break
-        case 'indicator':
-          cols.push(computed.get(s.indicatorId)![s.field])
-          break
-        case 'stat':
-          cols.push(windowStat(cols[s.base], s.stat, s.bars, scratch.column(s.slot, n), n))
-          break
-        case 'affine':
-          cols.push(affine(cols[s.a], s.shiftA, s.multA, s.b < 0 ? null : cols[s.b], s.shiftB, s.multB, s.constant, scratch.column(s.slot, n), n))
-          break
-      }
+    const reads = frame.sources.some(s => s.kind === 'funding' || s.kind === 'samples')
+    const fc = computeFrame(frame, fbars, symbol, data, (_slot, n) => new Float64Array(n), reads ? new Uint8Array(fbars.n) : null, () => {
+      throw new Error('an align source outside the run frame')
+    })
+    if (key !== null) {
+      if (this.foreignCache.size >= FOREIGN_CACHE_ENTRIES) this.foreignCache.delete(this.foreignCache.keys().next().value!)
+      this.foreignCache.set(key, fc)
     }
-    return cols
+    return fc
   }
 
   private plan(node: ConditionNode, listed: ReadonlySet<string>, spec: StrategySpec): Plan {
     if (isLeaf(node)) {
       const right = comparandOf(node)
-      const a = this.series(node, listed, spec)
-      const shiftA = node.shift ?? 0
+      const { col: a, shift: shiftA } = this.seriesRef(node, listed, spec)
       if (node.op === 'in' || node.op === 'not_in') {
         if (right.kind !== 'list') throw new StrategyValidationError([`${node.op} needs a list of numbers`])
         return { kind: 'list', a, shiftA, values: right.values, negate: node.op === 'not_in' }
@@ -212,42 +285,59 @@ export class CompiledStrategy {
 
   /** The right side of a comparison with a field: a plain (shifted) series, or an affine column. */
   private rightSide(ref: FieldRef, listed: ReadonlySet<string>, spec: StrategySpec): { b: number; shiftB: number } {
-    const b = this.series(ref, listed, spec)
-    const shiftB = ref.shift ?? 0
+    const { col: b, shift: shiftB } = this.seriesRef(ref, listed, spec)
     if (ref.mult === undefined && ref.offset === undefined) return { b, shiftB }
     const multA = ref.mult ?? 1
     const off = ref.offset ?? 0
+    const main = this.frames[0]
+    const offRef = typeof off === 'number' ? null : this.seriesRef(off, listed, spec)
     const key =
-      typeof off === 'number'
+      offRef === null
         ? `affine:${b}@${shiftB}*${multA}+${off}`
-        : `affine:${b}@${shiftB}*${multA}+${this.series(off, listed, spec)}@${off.shift ?? 0}*${off.mult ?? 1}`
-    const known = this.sourceIndex.get(key)
+        : `affine:${b}@${shiftB}*${multA}+${offRef.col}@${offRef.shift}*${(off as Term).mult ?? 1}`
+    const known = main.sourceIndex.get(key)
     if (known !== undefined) return { b: known, shiftB: 0 }
     const src: Source =
-      typeof off === 'number'
-        ? { kind: 'affine', a: b, shiftA: shiftB, multA, b: -1, shiftB: 0, multB: 0, constant: off, slot: this.nextSlot++ }
-        : { kind: 'affine', a: b, shiftA: shiftB, multA, b: this.series(off, listed, spec), shiftB: off.shift ?? 0, multB: off.mult ?? 1, constant: 0, slot: this.nextSlot++ }
-    return { b: this.register(key, src), shiftB: 0 }
+      offRef === null
+        ? { kind: 'affine', a: b, shiftA: shiftB, multA, b: -1, shiftB: 0, multB: 0, constant: off as number, slot: this.nextSlot++ }
+        : { kind: 'affine', a: b, shiftA: shiftB, multA, b: offRef.col, shiftB: offRef.shift, multB: (off as Term).mult ?? 1, constant: 0, slot: this.nextSlot++ }
+    return { b: register(main, key, src), shiftB: 0 }
   }
 
-  /** Index of the column of a series: the field's own, or its window statistic. */
-  private series(s: Series, listed: ReadonlySet<string>, spec: StrategySpec): number {
-    const base = this.source(s.field, listed, spec)
+  /**
+   * The run-frame column of a series and the shift to read it with. A series of another
+   * coin or timeframe is computed on that frame's bars (its shift and window counting its
+   * bars) and aligned to the run's bars, so it is read unshifted.
+   */
+  private seriesRef(s: Series, listed: ReadonlySet<string>, spec: StrategySpec): { col: number; shift: number } {
+    const symbol = s.symbol ?? null
+    const timeframe = s.timeframe ?? null
+    if (symbol === null && timeframe === null) return { col: this.series(this.frames[0], s, listed, spec), shift: s.shift ?? 0 }
+    let f = this.frames.findIndex(x => x.symbol === symbol && x.timeframe === timeframe)
+    if (f < 0) {
+      this.frames.push(newFrame(symbol, timeframe))
+      f = this.frames.length - 1
+    }
+    const src = this.series(this.frames[f], s, listed, spec)
+    const shift = s.shift ?? 0
+    const main = this.frames[0]
+    const key = `align:${f}:${src}:${shift}`
+    return { col: main.sourceIndex.get(key) ?? register(main, key, { kind: 'align', frame: f, src, shift, slot: this.nextSlot++ }), shift: 0 }
+  }
+
+  /** Index of the column of a series in its frame: the field's own, or its window statistic. */
+  private series(frame: Frame, s: Series, listed: ReadonlySet<string>, spec: StrategySpec): number {
+    const base = this.source(frame, s.field, s.events, listed, spec)
     if (s.stat === undefined) return base
     const bars = s.bars ?? 1
     const key = `stat:${base}:${s.stat}:${bars}`
-    return this.sourceIndex.get(key) ?? this.register(key, { kind: 'stat', base, stat: s.stat, bars, slot: this.nextSlot++ })
+    return frame.sourceIndex.get(key) ?? register(frame, key, { kind: 'stat', base, stat: s.stat, bars, slot: this.nextSlot++ })
   }
 
-  private register(key: string, src: Source): number {
-    this.sources.push(src)
-    this.sourceIndex.set(key, this.sources.length - 1)
-    return this.sources.length - 1
-  }
-
-  /** Index of the column for a field, registering it (and its indicator) on first use. */
-  private source(field: string, listed: ReadonlySet<string>, spec: StrategySpec): number {
-    const known = this.sourceIndex.get(field)
+  /** Index of the column for a field in a frame, registering it (and its indicator) on first use. */
+  private source(frame: Frame, field: string, events: number | undefined, listed: ReadonlySet<string>, spec: StrategySpec): number {
+    const key = field === 'funding_rate_mean' ? `${field}:${events ?? TREE_LIMITS.defaultFundingEvents}` : field
+    const known = frame.sourceIndex.get(key)
     if (known !== undefined) return known
     const r = resolveField(field, listed, this.catalog)
     if ('error' in r) throw new StrategyValidationError([r.error])
@@ -256,25 +346,188 @@ export class CompiledStrategy {
       src = field === 'hour' || field === 'weekday' || field === 'next_hour'
         ? { kind: 'time', of: field, slot: this.nextSlot++ }
         : { kind: 'bars', col: BAR_COLUMNS[field as keyof typeof BAR_COLUMNS] }
+    } else if (r.source === 'market') {
+      src =
+        r.name === 'funding_rate' || r.name === 'funding_rate_mean'
+          ? { kind: 'funding', events: r.name === 'funding_rate' ? 0 : (events ?? TREE_LIMITS.defaultFundingEvents), slot: this.nextSlot++ }
+          : { kind: 'samples', of: r.name === 'basis' ? 'premium_index' : 'open_interest', slot: this.nextSlot++ }
     } else {
       src = { kind: 'indicator', indicatorId: r.indicatorId, field }
-      this.addJob(r.indicatorId, spec)
-      this.jobs.get(r.indicatorId)!.used.add(field)
+      this.addJob(frame, r.indicatorId, spec)
+      frame.jobs.get(r.indicatorId)!.used.add(field)
     }
-    return this.register(field, src)
+    return register(frame, key, src)
   }
 
-  private addJob(id: string, spec: StrategySpec): void {
-    if (this.jobs.has(id)) return
+  private addJob(frame: Frame, id: string, spec: StrategySpec): void {
+    if (frame.jobs.has(id)) return
     const def = this.catalog.defs[id]
     const params: Record<string, number> = {}
     for (const [k, p] of Object.entries(def.params)) params[k] = p.default
     Object.assign(params, spec.indicators[id] ?? {})
     const slots = def.fields.map(() => this.nextSlot++)
-    this.jobs.set(id, { def, params, slots, used: new Set() })
+    frame.jobs.set(id, { def, params, slots, used: new Set() })
   }
 }
 
+/** how far a funding or samples series reaches: its length and last time */
+const seriesEnd = (x: { t: Float64Array; n: number } | undefined): string => (x ? `${x.n}@${x.n ? x.t[x.n - 1] : 0}` : '-')
+
+function newFrame(symbol: string | null, timeframe: Timeframe | null): Frame {
+  return { symbol, timeframe, sources: [], sourceIndex: new Map(), jobs: new Map() }
+}
+
+function register(frame: Frame, key: string, src: Source): number {
+  frame.sources.push(src)
+  frame.sourceIndex.set(key, frame.sources.length - 1)
+  return frame.sources.length - 1
+}
+
+function emptyBars(stepMs: number): Bars {
+  const z = new Float64Array(0)
+  return { t: z, o: z, h: z, l: z, c: z, v: z, n: 0, stepMs }
+}
+
+/** The timeframe of a series by its bar length (the run's bars are the store's 1H or a resample). */
+function timeframeOf(bars: Bars): Timeframe {
+  for (const tf of TIMEFRAMES) if (TIMEFRAME_MS[tf] === bars.stepMs) return tf
+  throw new Error(`bars of ${bars.stepMs} ms are not of a known timeframe`)
+}
+
+/**
+ * A frame's columns over `bars`: indicators computed once each, then every source in order.
+ * `absent` (when the frame reads market data) gets 1 where such data was missing.
+ */
+function computeFrame(
+  frame: Frame,
+  bars: Bars,
+  symbol: string,
+  data: MarketData | undefined,
+  alloc: (slot: number, n: number) => Float64Array,
+  absent: Uint8Array | null,
+  align: (s: Extract<Source, { kind: 'align' }>, out: Float64Array, absent: Uint8Array | null) => void,
+): FrameColumns {
+  const n = bars.n
+  if (absent) absent.fill(0)
+  const computed = new Map<string, Record<string, Float64Array>>()
+  for (const [id, job] of frame.jobs) {
+    const out: Record<string, Float64Array> = {}
+    job.def.fields.forEach((f, k) => {
+      // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
+      if (job.used.has(f.name)) out[f.name] = alloc(job.slots[k], n)
+    })
+    job.def.compute(bars, job.params, out)
+    computed.set(id, out)
+  }
+  const cols: Float64Array[] = []
+  for (const s of frame.sources) {
+    switch (s.kind) {
+      case 'bars':
+        cols.push(bars[s.col].subarray(0, n))
+        break
+      case 'time':
+        cols.push(timeColumn(bars, alloc(s.slot, n), s.of))
+        break
+      case 'indicator':
+        cols.push(computed.get(s.indicatorId)![s.field])
+        break
+      case 'funding': {
+        const f = data!.funding(symbol)
+        cols.push(settledColumn(bars, f ? f.t : null, f ? f.rate : null, f ? f.n : 0, s.events, alloc(s.slot, n), absent!))
+        break
+      }
+      case 'samples': {
+        const f = data!.samples(s.of, symbol)
+        cols.push(settledColumn(bars, f ? f.t : null, f ? f.value : null, f ? f.n : 0, 0, alloc(s.slot, n), absent!))
+        break
+      }
+      case 'stat':
+        cols.push(windowStat(cols[s.base], s.stat, s.bars, alloc(s.slot, n), n))
+        break
+      case 'affine':
+        cols.push(affine(cols[s.a], s.shiftA, s.multA, s.b < 0 ? null : cols[s.b], s.shiftB, s.multB, s.constant, alloc(s.slot, n), n))
+        break
+      case 'align': {
+        const out = alloc(s.slot, n)
+        align(s, out, absent)
+        cols.push(out)
+        break
+      }
+    }
+  }
+  return { bars, cols, absent }
+}
+
+/**
+ * out[i] = the value of the last event known at the close of bar i (time ≤ open + one bar),
+ * or with `events` > 0 the mean of the last `events` of them, summed oldest first. NaN
+ * where there is none yet or fewer than `events` (a warm-up), and NaN with absent[i] = 1
+ * where the series has no event within MARKET_DATA_STALE_MS of the close (no data there).
+ */
+function settledColumn(
+  bars: Bars,
+  t: Float64Array | null,
+  value: Float64Array | null,
+  m: number,
+  events: number,
+  out: Float64Array,
+  absent: Uint8Array,
+): Float64Array {
+  const n = bars.n
+  const step = bars.stepMs
+  let j = 0
+  let last = -1
+  let cur = NaN
+  for (let i = 0; i < n; i++) {
+    const close = bars.t[i] + step
+    while (j < m && t![j] <= close) j++
+    if (j === 0 || close - t![j - 1] > MARKET_DATA_STALE_MS) {
+      out[i] = NaN
+      absent[i] = 1
+      continue
+    }
+    if (j !== last) {
+      last = j
+      if (events === 0) cur = value![j - 1]
+      else if (j < events) cur = NaN
+      else {
+        let sum = 0
+        for (let k = j - events; k < j; k++) sum += value![k]
+        cur = sum / events
+      }
+    }
+    out[i] = cur
+  }
+  return out
+}
+
+/**
+ * out[i] = the other frame's column at its last bar completed by the close of run bar i,
+ * `shift` of its bars back: the bar k with close (open + its length) ≤ the run bar's close,
+ * the latest such. When that bar closed a whole bar of its own or more before (a hole in
+ * that coin's data, a coin not yet listed) the value is absent: NaN, and absent[i] = 1; so
+ * is a bar where the frame's own market data was absent.
+ */
+function alignColumn(bars: Bars, fc: FrameColumns, col: Float64Array, shift: number, out: Float64Array, absent: Uint8Array | null): void {
+  const n = bars.n
+  const step = bars.stepMs
+  const fb = fc.bars
+  const m = fb.n
+  const size = fb.stepMs
+  const fa = fc.absent
+  let j = 0
+  for (let i = 0; i < n; i++) {
+    const close = bars.t[i] + step
+    while (j < m && fb.t[j] + size <= close) j++
+    const k = j - 1
+    if (k < 0 || fb.t[k] + size <= close - size || (fa !== null && fa[k] === 1)) {
+      out[i] = NaN
+      if (absent) absent[i] = 1
+      continue
+    }
+    out[i] = k >= shift ? col[k - shift] : NaN
+  }
+}
 /** Validates and resolves a strategy once; throws StrategyValidationError when invalid. */
 export function prepareStrategy(spec: StrategySpec, catalog: IndicatorCatalog = DEFAULT_CATALOG): CompiledStrategy {
   const errors = validateStrategy(spec, catalog)

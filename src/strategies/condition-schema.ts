@@ -4,7 +4,8 @@
  * `ConditionNode` component. Type-only importers (the engine, the generated bot) do not load it.
  */
 import { type Static, type TLiteral, Type } from '@sinclair/typebox'
-import { OPS, STATS, TREE_LIMITS } from './condition-terms'
+import { TIMEFRAMES } from '../market/timeframe'
+import { OPS, STATS, SYMBOL_PATTERN, TREE_LIMITS } from './condition-terms'
 
 const opt = Type.Optional
 const literals = <T extends readonly string[]>(values: T) => values.map(v => Type.Literal(v)) as unknown as { -readonly [K in keyof T]: TLiteral<T[K]> }
@@ -19,6 +20,15 @@ const seriesFields = {
   shift: opt(Type.Integer({ minimum: 0, maximum: TREE_LIMITS.maxShift, description: 'read this many bars back (default 0)' })),
   stat: opt(Type.Union(literals(STATS), { description: 'the mean / lowest / highest of the field over `bars` bars' })),
   bars: opt(Type.Integer({ minimum: 1, maximum: TREE_LIMITS.maxBars, description: 'bars of the `stat` window' })),
+  timeframe: opt(
+    Type.Union(literals(TIMEFRAMES), {
+      description: "read the field on this timeframe (the run's or a higher one): the value of its last completed bar at the run's bar; shift and bars then count bars of this timeframe",
+    }),
+  ),
+  symbol: opt(Type.String({ pattern: SYMBOL_PATTERN, description: "read the field of this coin (e.g. BTCUSDT) at the run's bar instead of the run's coin" })),
+  events: opt(
+    Type.Integer({ minimum: 1, maximum: TREE_LIMITS.maxEvents, description: `funding_rate_mean only: the settlements averaged (default ${TREE_LIMITS.defaultFundingEvents})` }),
+  ),
 }
 export const SeriesSchema = Type.Object(seriesFields)
 export type Series = Static<typeof SeriesSchema>

@@ -22,4 +22,11 @@ export const TREE_LIMITS = {
   maxBars: 500,
   /** values in the list of `in` / `not_in` */
   maxListValues: 64,
+  /** funding settlements a funding_rate_mean may average */
+  maxEvents: 500,
+  /** funding_rate_mean's settlements when `events` is not given (a day of 8-hour settlements) */
+  defaultFundingEvents: 3,
 } as const
+
+/** A coin a series may name with `symbol` (the store's symbols: `<BASE>USDT`). */
+export const SYMBOL_PATTERN = '^[A-Z0-9]{1,24}USDT$'

@@ -9,14 +9,19 @@
  * refused earlier and harder: lookAheadProblems lists it for the controllers' 422.
  * The rules are written down in docs/conditions.md.
  */
+import { TIMEFRAME_MS, TIMEFRAMES, type Timeframe } from '../market/timeframe'
 import {
   BASE_FIELDS,
   type FieldType,
   type IndicatorCatalog,
+  MARKET_FIELDS,
+  type MarketField,
   fieldIndex,
   isBaseField,
+  isMarketField,
   suggest,
 } from './catalog'
+import { SYMBOL_PATTERN } from './condition-terms'
 import { OPS, STATS, type StrategySpecInput, TREE_LIMITS, conditionsCount, isObject } from './conditions'
 import { DEFAULT_CATALOG } from './default-catalog'
 
@@ -30,6 +35,7 @@ export class StrategyValidationError extends Error {
 export type ResolvedField =
   | { source: 'base'; name: string; type: FieldType }
   | { source: 'indicator'; indicatorId: string; name: string; type: FieldType }
+  | { source: 'market'; name: MarketField; type: FieldType }
 
 const show = (x: unknown): string => (x === undefined ? 'nothing' : JSON.stringify(x) ?? String(x))
 
@@ -43,6 +49,7 @@ export function resolveField(
   catalog: IndicatorCatalog,
 ): ResolvedField | { error: string } {
   if (isBaseField(name)) return { source: 'base', name, type: BASE_FIELDS[name].type }
+  if (isMarketField(name)) return { source: 'market', name, type: MARKET_FIELDS[name].type }
   const producers = fieldIndex(catalog).get(name)
   if (!producers) {
     const def = Object.hasOwn(catalog.defs, name) ? catalog.defs[name] : undefined
@@ -65,7 +72,7 @@ export function resolveField(
 }
 
 function allFieldNames(catalog: IndicatorCatalog): string[] {
-  return [...Object.keys(BASE_FIELDS), ...fieldIndex(catalog).keys()]
+  return [...Object.keys(BASE_FIELDS), ...Object.keys(MARKET_FIELDS), ...fieldIndex(catalog).keys()]
 }
 
 /** One look-ahead problem: where (path parts under the request body), why, and the input. */
@@ -107,6 +114,69 @@ export function lookAheadProblems(tree: unknown, root: (string | number)[]): Loo
     }
   }
   return out
+}
+
+/** Every series object of a tree (a leaf, its value, the value's offset) with its path under `root`. */
+function seriesObjects(tree: unknown, root: (string | number)[]): { obj: Record<string, unknown>; loc: (string | number)[] }[] {
+  const out: { obj: Record<string, unknown>; loc: (string | number)[] }[] = []
+  const stack: { node: unknown; loc: (string | number)[]; depth: number }[] = [{ node: tree, loc: root, depth: 0 }]
+  while (stack.length > 0) {
+    const { node, loc, depth } = stack.pop()!
+    if (!isObject(node) || depth > 64) continue
+    if ('field' in node) out.push({ obj: node, loc })
+    if (Array.isArray(node.conditions)) node.conditions.forEach((c, i) => stack.push({ node: c, loc: [...loc, 'conditions', i], depth: depth + 1 }))
+    if (node.condition !== undefined) stack.push({ node: node.condition, loc: [...loc, 'condition'], depth: depth + 1 })
+    if (isObject(node.value)) {
+      out.push({ obj: node.value, loc: [...loc, 'value'] })
+      if (isObject(node.value.offset)) out.push({ obj: node.value.offset, loc: [...loc, 'value', 'offset'] })
+    }
+  }
+  return out.sort((a, b) => compareLoc(a.loc, b.loc))
+}
+
+/** Document order of two paths: part by part, indices as numbers, a parent before its children. */
+function compareLoc(a: (string | number)[], b: (string | number)[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i], y = b[i]
+    if (x === y) continue
+    if (typeof x === 'number' && typeof y === 'number') return x - y
+    return String(x) < String(y) ? -1 : 1
+  }
+  return a.length - b.length
+}
+
+/**
+ * What a tree reads that the run cannot give it: a `timeframe` below the run's (its bars
+ * would end inside the run's bar) or a `symbol` the store does not hold. Each one is a
+ * 422 naming the place (docs/conditions.md "Other timeframes and other coins"); the shapes
+ * themselves are validateStrategy's.
+ */
+export function crossDataProblems(
+  tree: unknown,
+  root: (string | number)[],
+  runTimeframe: Timeframe,
+  hasSymbol: (symbol: string) => boolean,
+): LookAheadProblem[] {
+  const out: LookAheadProblem[] = []
+  for (const { obj, loc } of seriesObjects(tree, root)) {
+    const { timeframe, symbol } = obj
+    if (typeof timeframe === 'string' && Object.hasOwn(TIMEFRAME_MS, timeframe) && TIMEFRAME_MS[timeframe as Timeframe] < TIMEFRAME_MS[runTimeframe])
+      out.push({
+        loc: [...loc, 'timeframe'],
+        msg: `timeframe ${timeframe} is lower than the run's ${runTimeframe}; a field may be read on the run's timeframe or a higher one (its last completed bar)`,
+        input: timeframe,
+      })
+    if (typeof symbol === 'string' && !hasSymbol(symbol))
+      out.push({ loc: [...loc, 'symbol'], msg: `unknown symbol '${symbol}': the store has no candles for it`, input: symbol })
+  }
+  return out
+}
+
+/** The coins a tree reads besides the run's own (its series' `symbol`s), sorted. */
+export function symbolsRead(tree: unknown): string[] {
+  const out = new Set<string>()
+  for (const { obj } of seriesObjects(tree, [])) if (typeof obj.symbol === 'string') out.add(obj.symbol)
+  return [...out].sort()
 }
 
 interface WalkContext {
@@ -245,6 +315,25 @@ function checkBars(raw: unknown, path: string, errors: string[], required: boole
     errors.push(`${path}: bars must be an integer from 1 to ${TREE_LIMITS.maxBars} (bars in the window, ending at the bar read), got ${show(raw)}`)
 }
 
+const SYMBOL_RE = new RegExp(SYMBOL_PATTERN)
+
+/**
+ * `timeframe`, `symbol` and `events` of a series: their shapes only. Whether the timeframe
+ * is the run's or a higher one, and whether the store holds the coin, depend on the run
+ * and are checked where it is resolved (crossDataProblems, HTTP 422).
+ */
+function checkFrame(obj: Record<string, unknown>, path: string, field: ResolvedField | null, errors: string[]): void {
+  const { timeframe, symbol, events } = obj
+  if (timeframe !== undefined && (typeof timeframe !== 'string' || !(TIMEFRAMES as readonly string[]).includes(timeframe)))
+    errors.push(`${path}.timeframe: unknown timeframe ${show(timeframe)}; expected one of ${TIMEFRAMES.join(', ')}`)
+  if (symbol !== undefined && (typeof symbol !== 'string' || !SYMBOL_RE.test(symbol)))
+    errors.push(`${path}.symbol: expected a coin's symbol such as BTCUSDT (upper case, ending in USDT), got ${show(symbol)}`)
+  if (events === undefined) return
+  if (field && field.name !== 'funding_rate_mean') errors.push(`${path}.events: events applies to funding_rate_mean only, not '${field.name}'`)
+  else if (typeof events !== 'number' || !Number.isInteger(events) || events < 1 || events > TREE_LIMITS.maxEvents)
+    errors.push(`${path}.events: events must be an integer from 1 to ${TREE_LIMITS.maxEvents} (funding settlements averaged), got ${show(events)}`)
+}
+
 function checkMult(raw: unknown, path: string, errors: string[]): void {
   if (raw !== undefined && (typeof raw !== 'number' || !Number.isFinite(raw))) errors.push(`${path}: expected a finite number, got ${show(raw)}`)
 }
@@ -273,6 +362,7 @@ function fieldOf(raw: unknown, path: string, ctx: WalkContext): ResolvedField | 
 function seriesType(obj: Record<string, unknown>, path: string, ctx: WalkContext): { name: string; type: FieldType; derived: boolean } | null {
   const r = fieldOf(obj.field, `${path}.field`, ctx)
   checkShift(obj.shift, `${path}.shift`, ctx.errors)
+  checkFrame(obj, path, r, ctx.errors)
   const { stat, bars } = obj
   if (stat === undefined) {
     if (bars !== undefined) ctx.errors.push(`${path}.bars: bars needs a stat (one of ${STATS.join(', ')})`)

@@ -183,4 +183,28 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
+  test('a row reads its field on a higher timeframe and of another coin, and offers the derivatives fields', async () => {
+    const { page, errors } = await open('/?mode=builder')
+    await page.waitForSelector('#c0-timeframe')
+    const fields = await page.evaluate<string[]>(`[...document.querySelectorAll('#c0-field option')].map(o => o.value)`)
+    expect(fields).toEqual(expect.arrayContaining(['funding_rate', 'funding_rate_mean', 'basis', 'open_interest']))
+    await page.selectOption('#c0-timeframe', '4H')
+    await page.fill('#c0-symbol', 'btcusdt')
+    await page.press('#c0-symbol', 'Tab')
+    expect(await page.inputValue('#c0-symbol')).toBe('BTCUSDT')
+    await page.click('#run')
+    await page.waitForURL(/b=/)
+    const entry = (JSON.parse(new URL(page.url()).searchParams.get('b')!) as PresetDetail).entry as { conditions: Record<string, unknown>[] }
+    expect(entry.conditions[0]).toMatchObject({ field: 'rsi', timeframe: '4H', symbol: 'BTCUSDT' })
+    // back to the run's timeframe and this coin: the keys go
+    await page.selectOption('#c0-timeframe', '')
+    await page.fill('#c0-symbol', '')
+    await page.press('#c0-symbol', 'Tab')
+    await page.click('#run')
+    await page.waitForURL(u => !new URL(u).searchParams.get('b')!.includes('timeframe'))
+    const plain = (JSON.parse(new URL(page.url()).searchParams.get('b')!) as PresetDetail).entry as { conditions: Record<string, unknown>[] }
+    expect(plain.conditions[0]).toEqual({ field: 'rsi', op: '<', value: 30 })
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
 })

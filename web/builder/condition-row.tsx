@@ -4,7 +4,7 @@ import { ConditionValue } from './condition-value'
 import { FieldOptions } from './field-options'
 import { NumberText } from './number-text'
 import { fieldType, kindOf, type Kind, type Leaf, type LeafPatch } from './tree'
-import { BASE_FIELDS, isListOp, OP_KEYS, OPS, STAT_KEYS, type Op, type Stat } from './vocabulary'
+import { BASE_FIELDS, FIELD_TIMEFRAMES, isListOp, MARKET_FIELDS, OP_KEYS, OPS, STAT_KEYS, type Op, type Stat } from './vocabulary'
 
 /**
  * One condition as a row: field, read as the value or a statistic over n bars, operator,
@@ -51,9 +51,46 @@ export function ConditionRow(props: {
             upd(cur => (fieldType(f, catalog) === 'boolean' ? { field: f, op: '==', value: true } : { field: f, value: kindOf(cur) === 'bool' ? 0 : cur.value }))
           }}
         >
-          {!Object.hasOwn(BASE_FIELDS, row.field) && !catalog.some(c => c.fields.includes(row.field)) && <option value={row.field}>{row.field}</option>}
+          {!Object.hasOwn(BASE_FIELDS, row.field) && !Object.hasOwn(MARKET_FIELDS, row.field) && !catalog.some(c => c.fields.includes(row.field)) && <option value={row.field}>{row.field}</option>}
           <FieldOptions catalog={catalog} />
         </select>
+      </div>
+      <div class="field">
+        <label for={`${id}-timeframe`}>{t('builder.timeframe')}</label>
+        <select
+          id={`${id}-timeframe`}
+          value={row.timeframe ?? ''}
+          onChange={e => {
+            const tf = (e.target as HTMLSelectElement).value as NonNullable<Leaf['timeframe']> | ''
+            editRow(cur => {
+              const next = { ...cur }
+              if (tf === '') delete next.timeframe
+              else next.timeframe = tf
+              return next
+            })
+          }}
+        >
+          <option value="">{t('builder.runTimeframe')}</option>
+          {FIELD_TIMEFRAMES.map(x => (
+            <option value={x}>{x}</option>
+          ))}
+        </select>
+        <label for={`${id}-symbol`}>{t('builder.symbol')}</label>
+        <input
+          id={`${id}-symbol`}
+          type="text"
+          placeholder={t('builder.thisCoin')}
+          value={row.symbol ?? ''}
+          onChange={e => {
+            const sym = (e.target as HTMLInputElement).value.trim().toUpperCase()
+            editRow(cur => {
+              const next = { ...cur }
+              if (sym === '') delete next.symbol
+              else next.symbol = sym
+              return next
+            })
+          }}
+        />
       </div>
       <div class="field">
         <label for={`${id}-stat`}>{t('builder.stat')}</label>

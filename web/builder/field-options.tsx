@@ -1,5 +1,5 @@
 import type { BuilderIndicator } from '../api'
-import { BASE_FIELDS } from './vocabulary'
+import { BASE_FIELDS, MARKET_FIELDS } from './vocabulary'
 
 /** The fields a condition can read, as a select's options: the candle's own, then each indicator's (GET /builder/indicators). */
 export function FieldOptions(props: { catalog: readonly BuilderIndicator[] }) {
@@ -7,6 +7,11 @@ export function FieldOptions(props: { catalog: readonly BuilderIndicator[] }) {
     <>
       <optgroup label="candle">
         {Object.keys(BASE_FIELDS).map(f => (
+          <option value={f}>{f}</option>
+        ))}
+      </optgroup>
+      <optgroup label="funding · basis · open interest">
+        {Object.keys(MARKET_FIELDS).map(f => (
           <option value={f}>{f}</option>
         ))}
       </optgroup>

@@ -10,7 +10,7 @@ export type Leaf = Extract<ConditionNode, { field: string }>
 type Group = Extract<ConditionNode, { type: 'AND' | 'OR' }>
 
 /** what a row shows: a leaf of these keys, compared with a number, a boolean, a list or a plain field (anything richer is edited as JSON) */
-const ROW_KEYS = new Set(['field', 'op', 'value', 'value_bool', 'shift', 'stat', 'bars'])
+const ROW_KEYS = new Set(['field', 'op', 'value', 'value_bool', 'shift', 'stat', 'bars', 'timeframe', 'symbol'])
 function rowCanShow(n: ConditionNode): n is Leaf {
   if (!('field' in n) || !Object.keys(n).every(k => ROW_KEYS.has(k))) return false
   const v = (n as Leaf).value

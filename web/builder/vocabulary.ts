@@ -3,7 +3,8 @@
  * page's type check until the page offers it: the operators, the window statistics and
  * the candle's own fields.
  */
-import type { BaseField } from '../../src/strategies/catalog'
+import type { BaseField, MarketField } from '../../src/strategies/catalog'
+import type { Timeframe } from '../../src/market/timeframe'
 import type { Key } from '../i18n'
 import type { Leaf } from './tree'
 
@@ -31,3 +32,10 @@ export const OPS = Object.keys(OP_KEYS) as Op[]
 
 /** the candle's own fields, usable without any indicator */
 export const BASE_FIELDS: Record<BaseField, 'number'> = { close: 'number', open: 'number', high: 'number', low: 'number', volume: 'number', hour: 'number', weekday: 'number', next_hour: 'number' }
+
+/** the coin's derivatives data at the bar's close (docs/conditions.md), usable without any indicator */
+export const MARKET_FIELDS: Record<MarketField, 'number'> = { funding_rate: 'number', funding_rate_mean: 'number', basis: 'number', open_interest: 'number' }
+
+/** the timeframes a field may be read on (the run's or a higher one: the server refuses a lower one); a new one fails the type check here */
+const TIMEFRAME_SET: Record<Timeframe, true> = { '1H': true, '2H': true, '4H': true, '6H': true, '12H': true, '1D': true, '1W': true }
+export const FIELD_TIMEFRAMES = Object.keys(TIMEFRAME_SET) as Timeframe[]

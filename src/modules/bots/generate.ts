@@ -15,6 +15,7 @@ import type { RunService } from '../../runs/service'
 import { backtestSpec, type BacktestFields } from '../../runs/backtest-spec'
 import type { ConditionNode, StrategySpec } from '../../strategies/conditions'
 import { lookAheadProblems, validateStrategy } from '../../strategies/validate'
+import { prepareStrategy } from '../../strategies/compile'
 import { getStrategy } from '../../strategies/registry'
 import { VERSION } from '../../version'
 import type { GenerateBotRequest } from './model'
@@ -57,6 +58,15 @@ function resolveStrategy(req: GenerateBotRequest): Pick<BotConfig, 'name' | 'str
   const strategy: StrategySpec = { indicators: req.indicators ?? {}, entry: req.entry as unknown as ConditionNode, exit_conditions: (req.exit_conditions ?? null) as ConditionNode | null }
   const errors = validateStrategy(strategy)
   if (errors.length) throw new InvalidRequest(errors.map(msg => ({ loc: ['body', 'entry'], msg, input: null })))
+  // a generated bot reads its own coin's candles only (docs/bots.md): no other coin, timeframe or derivatives data
+  if (prepareStrategy(strategy).readsMarketData)
+    throw new InvalidRequest([
+      {
+        loc: ['body', 'entry'],
+        msg: 'a generated bot reads only its own coin\'s candles: leaves with timeframe or symbol, and the fields funding_rate, funding_rate_mean, basis and open_interest, cannot run in it',
+        input: null,
+      },
+    ])
   return {
     name: req.name ?? 'Custom strategy bot',
     description: null,

@@ -28,7 +28,7 @@ import type { Logger } from '../../log'
 import { DAY_MS } from '../../time'
 import { eventsAfter, eventWakeups, latestEventId, matchesFilter, oldestKeptId, type EventFilter, type EventRow } from '../../records/events'
 import { TooManyStreams } from '../../runs/errors'
-import { sseComment, sseMessage, sseRetry } from './framing'
+import { sseComment, sseMessage, sseRetry } from '../../sse-framing'
 
 /** how long a stream may stay silent before a heartbeat comment */
 export const HEARTBEAT_MS = 15_000

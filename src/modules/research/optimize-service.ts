@@ -5,7 +5,7 @@
  * the grid's size (Bailey & López de Prado 2014): docs/statistics.md, "SL/TP optimisation".
  */
 import type { BacktestMetrics } from '../../engine/metrics'
-import { deflatedSharpe, dsrHaircutPct, DAYS_PER_YEAR, type DeflatedSharpeInfo } from '../../engine/statistics'
+import { deflatedSharpe, dsrHaircutPct, trialSharpeVariance as sharpeVarianceAcross, type DeflatedSharpeInfo } from '../../engine/statistics'
 import { effectiveLeverage } from '../../engine/types'
 import type { GridCell } from '../../runs/compute/research-tasks'
 import { InvalidRequest } from '../../runs/errors'
@@ -49,13 +49,6 @@ export function gridOf(slValues: number[], tpValues: number[]): { sl: number[]; 
       },
     ])
   return { sl, tp, cells: sl.flatMap(slPct => tp.map(tpPct => ({ slPct, tpPct }))) }
-}
-
-/** Sample variance; undefined with fewer than 2 values. */
-function variance(xs: number[]): number | undefined {
-  if (xs.length < 2) return undefined
-  const m = xs.reduce((s, x) => s + x, 0) / xs.length
-  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)
 }
 
 /** The grid search as one admitted run (RunService.gridSearch): a burst of optimize requests sheds with 503 like any run. */
@@ -139,7 +132,7 @@ function bestCell(results: CellResult[]): CellResult | null {
 /** The best cell's Sharpe ratio deflated for the grid's trials, with V[SR] across the cells that traded. */
 function deflationOf(results: CellResult[], best: CellResult | null) {
   // V[SR] across the trials: the per-day Sharpe ratios of the cells that traded
-  const trialSharpeVariance = variance(results.filter(r => r.item.total_trades > 0).map(r => r.item.sharpe_ratio / Math.sqrt(DAYS_PER_YEAR)))
+  const trialSharpeVariance = sharpeVarianceAcross(results.filter(r => r.item.total_trades > 0).map(r => r.item.sharpe_ratio))
   const opts = trialSharpeVariance === undefined ? {} : { trialSharpeVariance }
   const deflated: DeflatedSharpeInfo | null = best !== null && best.daily.length >= 2 ? deflatedSharpe(best.daily, results.length, opts) : null
   return {

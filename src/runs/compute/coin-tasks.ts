@@ -25,6 +25,8 @@ export interface CoinOutcome {
   /** first and last bar open time inside the window */
   fromMs: number | null
   toMs: number | null
+  /** bars inside the window where data a leaf reads was absent (0 when the trees read none) */
+  absentBars?: number
 }
 
 export interface CoinTradesResult {
@@ -52,9 +54,17 @@ export interface RunMetricsResult {
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null } {
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit }
+  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit, absent: masks.absent }
+}
+
+/** Bars fromIdx … toIdx marked in `absent`. */
+function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number): number {
+  if (!absent) return 0
+  let k = 0
+  for (let i = fromIdx; i <= toIdx; i++) k += absent[i]
+  return k
 }
 
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
@@ -71,7 +81,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
       return
     }
-    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const { entry, exit, absent } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const trades = simulateCoin(
       { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
       params,
@@ -81,7 +91,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
     }
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] })
+    const absentBars = countAbsent(absent, win.fromIdx, win.toIdx)
+    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) })
   })
   return { coins, trades: table.finish() }
 }

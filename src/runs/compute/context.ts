@@ -8,7 +8,7 @@ import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
-import { prepareStrategy, type CompiledStrategy } from '../../strategies/compile'
+import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
 import type { StoreView } from './store-view'
@@ -25,6 +25,8 @@ export const strategyKeyOf = (strategy: StrategySpec): string => canonicalJsonLi
 export interface CachedSignals {
   entry: Uint8Array
   exit: Uint8Array | null
+  /** bars where data a leaf reads was absent (SignalMasks.absent) */
+  absent: Uint8Array | null
 }
 
 export class TaskContext {
@@ -68,18 +70,28 @@ export class TaskContext {
       this.signalCache.set(key, hit)
       return hit
     }
-    const masks = this.strategy(spec).signals(bars)
-    const bytes = masks.entry.length + (masks.exit?.length ?? 0)
+    const masks = this.strategy(spec).signals(bars, this.marketData(symbol))
+    const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       this.signalCache.set(key, masks)
       this.signalBytes += bytes
       for (const [k, v] of this.signalCache) {
         if (this.signalBytes <= SIGNAL_CACHE_BYTES) break
         this.signalCache.delete(k)
-        this.signalBytes -= v.entry.length + (v.exit?.length ?? 0)
+        this.signalBytes -= sizeOf(v)
       }
     }
     return masks
+  }
+
+  /** What a tree reading other coins, timeframes or derivatives data sees while evaluated on `symbol`. */
+  marketData(symbol: string): MarketData {
+    return {
+      symbol,
+      bars: (s, tf) => this.bars(s, tf),
+      funding: s => this.view.funding(s),
+      samples: (kind, s) => this.view.samples?.(kind, s),
+    }
   }
 
   strategy(spec: RunSpec): CompiledStrategy {
@@ -93,6 +105,8 @@ export class TaskContext {
     return c
   }
 }
+
+const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0)
 
 /** A task: a plain function of the thread's context and a payload (both sides of a worker run it alike). */
 export type Task<P, R> = (ctx: TaskContext, payload: P) => R

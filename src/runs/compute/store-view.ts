@@ -2,11 +2,13 @@
  * What a simulation task reads: candles and funding by symbol. The main thread passes
  * the store itself; a worker gets the same SharedArrayBuffer-backed views by message.
  */
-import type { Bars, FundingSeries } from '../../market/types'
+import { SAMPLE_KINDS, type Bars, type FundingSeries, type SampleKind, type SampleSeries } from '../../market/types'
 
 export interface StoreView {
   bars(symbol: string): Bars | undefined
   funding(symbol: string): FundingSeries | undefined
+  /** derivatives samples (premium index, open interest); a view without them has none */
+  samples?(kind: SampleKind, symbol: string): SampleSeries | undefined
   /** digest of the data, part of every cache key */
   dataVersion(): string
 }
@@ -15,13 +17,15 @@ export interface StoreSnapshot {
   version: string
   bars: Record<string, Bars>
   funding: Record<string, FundingSeries>
+  samples?: Partial<Record<SampleKind, Record<string, SampleSeries>>>
 }
 
 /**
- * Per coin, the rows a task may see (candles, funding): a worker whose store reaches
+ * Per coin, the rows a task may see: candles, funding, then each kind of derivatives
+ * samples (SAMPLE_KINDS order): a worker whose store reaches
  * further than the API's did shows a queued task only the rows it was cut for.
  */
-export type ViewBounds = Record<string, [candleRows: number, fundingRows: number]>
+export type ViewBounds = Record<string, number[]>
 
 /**
  * A task's own cut of the store: how many rows of each coin it may see (ViewBounds), and the
@@ -35,8 +39,9 @@ export interface TaskView {
 /** Whether `view` holds more rows of some coin than `bounds` lets a task see (then the task needs boundedView). */
 export function reachesFurther(view: StoreView, bounds: ViewBounds): boolean {
   for (const s in bounds) {
-    const [candles, funding] = bounds[s]
+    const [candles, funding, ...samples] = bounds[s]
     if ((view.bars(s)?.n ?? 0) > candles || (view.funding(s)?.n ?? 0) > funding) return true
+    for (const [k, kind] of SAMPLE_KINDS.entries()) if ((view.samples?.(kind, s)?.n ?? 0) > (samples[k] ?? 0)) return true
   }
   return false
 }
@@ -45,6 +50,7 @@ export function reachesFurther(view: StoreView, bounds: ViewBounds): boolean {
 export function boundedView(view: StoreView, bounds: ViewBounds, version: string): StoreView {
   const bars = new Map<string, Bars | undefined>()
   const funding = new Map<string, FundingSeries | undefined>()
+  const sampled = new Map<string, SampleSeries>()
   return {
     bars(s) {
       const b = view.bars(s)
@@ -67,16 +73,32 @@ export function boundedView(view: StoreView, bounds: ViewBounds, version: string
       if (!funding.has(s)) funding.set(s, { t: f.t.subarray(0, cut[1]), rate: f.rate.subarray(0, cut[1]), n: cut[1] })
       return funding.get(s)
     },
+    samples(kind, s) {
+      const x = view.samples?.(kind, s)
+      const n = bounds[s]?.[2 + SAMPLE_KINDS.indexOf(kind)]
+      if (!x || n === undefined || n >= x.n) return x
+      if (n === 0) return undefined
+      const key = `${kind}|${s}`
+      if (!sampled.has(key)) sampled.set(key, { t: x.t.subarray(0, n), value: x.value.subarray(0, n), n })
+      return sampled.get(key)
+    },
     dataVersion: () => version,
   }
 }
 
-export function snapshotOf(view: StoreView & { symbols(): string[] }): StoreSnapshot {
+export function snapshotOf(view: StoreView & { symbols(): string[]; sampleSymbols?(kind: SampleKind): string[] }): StoreSnapshot {
   const snap: StoreSnapshot = { version: view.dataVersion(), bars: {}, funding: {} }
   for (const s of view.symbols()) {
     snap.bars[s] = view.bars(s)!
     const f = view.funding(s)
     if (f) snap.funding[s] = f
+  }
+  for (const kind of SAMPLE_KINDS) {
+    const symbols = view.sampleSymbols?.(kind) ?? []
+    if (symbols.length === 0) continue
+    const byKind: Record<string, SampleSeries> = {}
+    for (const s of symbols) byKind[s] = view.samples!(kind, s)!
+    ;(snap.samples ??= {})[kind] = byKind
   }
   return snap
 }
@@ -85,6 +107,7 @@ export function viewOf(snap: StoreSnapshot): StoreView {
   return {
     bars: s => snap.bars[s],
     funding: s => snap.funding[s],
+    samples: (kind, s) => snap.samples?.[kind]?.[s],
     dataVersion: () => snap.version,
   }
 }

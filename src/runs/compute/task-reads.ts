@@ -25,6 +25,9 @@ const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } =
   dcaBot: p => [p.symbol],
   gridBot: p => [p.symbol],
   packBot: p => p.cfg.coins,
+  sweepTrials: p => p.symbols,
+  // the overfitting test's splits of figures the payload carries
+  cscv: () => [],
 }
 
 /** The symbols task `name` reads with `payload`, each once, sorted. */

@@ -10,6 +10,7 @@ import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 import { runScanSignals } from './signal-tasks'
+import { runCscv, runSweepTrials } from './sweep-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
@@ -24,6 +25,8 @@ export const TASKS = {
   dcaBot: runDcaBot,
   gridBot: runGridBot,
   packBot: runPackBot,
+  sweepTrials: runSweepTrials,
+  cscv: runCscv,
 } as const
 
 export type TaskName = keyof typeof TASKS
