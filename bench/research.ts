@@ -18,6 +18,8 @@ import { Universe } from '../src/market/universe'
 import { runOptimize } from '../src/modules/research/optimize-service'
 import { runValidate } from '../src/modules/research/validate-service'
 import { simulateSpec } from '../src/runs/simulate-spec'
+import { executionBodyOf } from '../src/runs/execution-spec'
+import { registrySpec, registryStrategy } from '../src/runs/spec'
 import { workerPoolTransport } from '../src/runs/transport'
 import { RunService } from '../src/runs/service'
 import { BUN, pct, ROOT } from './_server'
@@ -51,11 +53,13 @@ const p50 = (xs: number[]) => pct(xs, 50)
 const fmt = (x: number) => x.toFixed(0)
 
 const simulateBody = (topN: number) => ({
+  ...executionBodyOf(registrySpec(registryStrategy(STRATEGY), {})),
   strategy: STRATEGY,
   market_type: 'futures' as const,
   top_n: topN,
   timeframe: '1H' as const,
   start_date: null,
+  intrabar: 'detail' as const,
   end_date: null,
   leverage: 1,
   fee_pct: null,

@@ -11,6 +11,7 @@
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
  *   realtrack import <csv>
  *   mail weekly [--dry-run]
+ *   db migrate [--database URL] | db copy [--from sqlite:PATH] [--to postgres://…] [--allow-non-empty]
  * Every command reads its settings from the environment (see README) and writes the
  * store under DATA_DIR.
  */
@@ -23,11 +24,12 @@ import { createLogger } from './log'
 import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
-import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
-import { isoDay, parseCompactDay, parseDay } from './time'
+import { generateStore, storeDerivedDetail, SYNTHETIC_DEFAULTS } from './market/generate-store'
+import { isoDay, MINUTE_MS, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
 import { candleFeedFor } from './jobs/candles'
+import { dbCommand } from './cli-db'
 import { join } from 'node:path'
 import { openDb } from './db'
 import { importNavFile, readLeafFile, verifyLeaf } from './cli-trust'
@@ -39,11 +41,13 @@ const USAGE = `usage: perpsim <command>
   serve                                       start the HTTP service
   worker                                      run the queue's simulation tasks (REDIS_URL) on this host's
                                               WORKERS threads, reading the store under DATA_DIR
-  data generate [--coins N] [--days D] [--seed S] [--force]
-                                              write the synthetic universe (--force replaces a non-empty store)
+  data generate [--coins N] [--days D] [--seed S] [--force] [--detail-stored N]
+                                              write the synthetic universe (--force replaces a non-empty store;
+                                              --detail-stored N also writes the first N coins' minutes as stored 1m detail)
   data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
-  data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives]
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives]
                                               sync 1H candles and funding from Binance USDT-M (ccxt);
+                                              --detail 1m also the 1m candles (minute detail);
                                               --derivatives: also premium index and open interest
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
@@ -51,7 +55,13 @@ const USAGE = `usage: perpsim <command>
   trust verify <leaf.json> --date YYYYMMDD [--url URL]
                                               check a leaf against its day root (local database, or a server)
   realtrack import <csv>                      import the real-money NAV track (columns t|time|date, nav)
-  mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)`
+  mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)
+  db migrate [--database sqlite:PATH|postgres://…]
+                                              apply the migrations of the records' database (default: DATABASE_URL,
+                                              else DATA_DIR/perpsim.sqlite)
+  db copy [--from sqlite:PATH] [--to postgres://…] [--allow-non-empty]
+                                              move the records from the SQLite file to Postgres (default --to:
+                                              DATABASE_URL) in one transaction, verified (row counts, day files' sha256)`
 
 class UsageError extends Error {}
 /** a failure that is not the caller's wording: one line, exit 1 */
@@ -101,10 +111,11 @@ function positiveInt(name: string, raw: string | undefined, def: number, max: nu
 }
 
 async function dataGenerate(config: Config, args: string[]): Promise<void> {
-  const { values } = parseFlags({ args, options: { coins: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, force: { type: 'boolean' } } })
+  const { values } = parseFlags({ args, options: { coins: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, force: { type: 'boolean' }, 'detail-stored': { type: 'string' } } })
   const coins = positiveInt('coins', values.coins, SYNTHETIC_DEFAULTS.coins, 2000)
   const days = positiveInt('days', values.days, SYNTHETIC_DEFAULTS.days, 3650)
   const seed = positiveInt('seed', values.seed, SYNTHETIC_DEFAULTS.seed, 2 ** 31 - 1)
+  const detailCoins = values['detail-stored'] === undefined ? null : positiveInt('detail-stored', values['detail-stored'], coins, coins)
   const existing = CandleStore.open(config.dataDir)
   if (existing.coinCount > 0 && !values.force)
     throw new UsageError(`the store at ${existing.root} already holds ${existing.coinCount} coins; add --force to replace it`)
@@ -119,6 +130,15 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
     },
   }, true)
   console.log(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s into ${res.store.root}`)
+  if (detailCoins !== null) {
+    // the derived minutes written to disk as stored 1m detail (the stored-detail benchmark's store)
+    const n = detailCoins
+    const t0 = performance.now()
+    const minutes = storeDerivedDetail(res.store, seed, n, (done, total) => {
+      if (done === total || done % 10 === 0) process.stderr.write(`stored the minutes of ${done}/${total} coins\n`)
+    })
+    console.log(`stored ${minutes} minutes of 1m detail for ${n} coins in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
 }
 
 async function dataImport(config: Config, args: string[]): Promise<number> {
@@ -141,7 +161,8 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, derivatives: { type: 'boolean' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' }, derivatives: { type: 'boolean' } } })
+  if (values.detail !== undefined && values.detail !== '1m') throw new UsageError(`--detail ${values.detail}: the only detail timeframe is 1m`)
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
@@ -151,6 +172,7 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
   const report = await syncFromExchange(store, {
     symbols,
     since: values.since,
+    detail: values.detail === '1m' ? '1m' : undefined,
     derivatives: values.derivatives === true,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
@@ -193,14 +215,29 @@ function dataInfo(config: Config): void {
   const store = CandleStore.open(config.dataDir)
   console.log(`store: ${store.root}`)
   console.log(`sources: ${store.sources().join(', ') || 'none'}; coins: ${store.coinCount}`)
-  console.log('symbol            rows  from        to          funding  first funding  last funding')
+  const derived = store.isSynthetic()
+  console.log(`1m detail: ${store.storedDetailSymbols().size} coins stored${derived ? '; every other coin derived from its synthetic hours (nothing on disk)' : ''}`)
+  const withBrackets = store.bracketSymbols().filter(s => store.bars(s))
+  const asOf = [...new Set(withBrackets.map(s => { const b = store.brackets(s)!; return `${b.source} ${isoDay(b.asOfMs)}` }))]
+  console.log(`margin brackets: ${withBrackets.length} of ${store.symbols().length} coins${asOf.length ? ` (${asOf.join('; ')})` : ''}; the others use the flat 0.5 % rate`)
+  console.log('symbol            rows  from        to          funding  first funding  last funding  1m detail')
   for (const s of store.symbols()) {
     const b = store.bars(s)!
     const f = store.funding(s)
     console.log(
-      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${f?.n ? isoDay(f.t[f.n - 1]) : '-'}`,
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(10)}    ${detailCoverage(store, s)}`,
     )
   }
+}
+
+/** a symbol's 1m detail for `data info`: stored minutes and their span (with the share of the hours' span they cover), derived, or none */
+function detailCoverage(store: CandleStore, symbol: string): string {
+  const source = store.detailSource(symbol)
+  if (source === 'derived') return 'derived'
+  if (source === null) return '-'
+  const c = store.detailCoverage(symbol)!
+  const span = (c.lastMs - c.firstMs) / MINUTE_MS + 1
+  return `${c.minutes} min ${isoDay(c.firstMs)} to ${isoDay(c.lastMs)} (${((100 * c.minutes) / span).toFixed(1)} % of the minutes in that span)`
 }
 
 async function trustVerify(config: Config, args: string[]): Promise<number> {
@@ -289,6 +326,7 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)
   if (cmd === 'realtrack' && sub === 'import') return realtrackImport(config, rest)
   if (cmd === 'mail' && sub === 'weekly') return mailWeekly(config, rest)
+  if (cmd === 'db') return dbCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === undefined || cmd === 'help' || cmd === '--help') {
     console.log(USAGE)
     return cmd === undefined ? 2 : 0

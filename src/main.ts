@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './log'
 import { REFRESH_TICK_MS } from './market-context/service'
 import { CandleStore } from './market/candle-store'
 import { generateStore, SYNTHETIC_DEFAULTS } from './market/generate-store'
+import { addSyntheticBrackets } from './market/synthetic'
 import { coinStrategyFigures } from './modules/simulate/service'
 import { workerPoolTransport, type Transport } from './runs/transport'
 import { DEFAULT_STATS_STRATEGY } from './market-context/coin-stats'
@@ -55,6 +56,10 @@ export function ensureStore(config: Config, clock: Clock, log: Logger): CandleSt
     }, true)
     store = res.store
     log.info(`generated ${res.coins} coins, ${res.rows} candles in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  } else if (store.isSynthetic() && store.bracketSymbols().length === 0) {
+    // a synthetic store generated before margin brackets existed (issue 25): its coins get theirs, once
+    const n = addSyntheticBrackets(store, store.symbols(), clock.now())
+    log.info(`synthetic store without margin brackets: brackets of ${n} coins added (shaped like Binance's by liquidity)`)
   }
   return store
 }

@@ -3,6 +3,7 @@
  * instants"). Pure and import-free: it sits below the engine, so every layer may use it.
  */
 
+export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 

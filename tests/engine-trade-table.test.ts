@@ -24,6 +24,12 @@ function trade(symbol: string, entryH: number, pnlPct: number, over: Partial<Tra
     slTpSameBar: entryH % 2 === 0,
     fundingEvents: 1,
     fundingEventsReal: entryH % 2,
+    // the size-dependent cost columns (issue 25) travel with the row like the others
+    slippagePct: 0.001 * entryH,
+    slipSpread: 0.0001 * entryH,
+    slipImpact: 1e-6 * entryH,
+    maeFrac: 0.002 * entryH,
+    fillsUnestimated: entryH % 3,
     ...over,
   }
 }

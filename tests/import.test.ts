@@ -293,7 +293,7 @@ describe('bad files stop with file, line and reason, and leave nothing behind', 
     expect(only(report, 'BTCUSDT-x.csv').error!.reason).toMatch(/unrecognised layout: 4 columns/)
     expect(only(report, 'nowhere.csv').error!.reason).toMatch(/no such file/)
     expect(only(report, 'EMPTYUSDT.zip').error!.reason).toMatch(/holds no .csv/)
-    expect(only(report, 'notes.txt').error!.reason).toMatch(/not a .csv, .csv.gz or .zip/)
+    expect(only(report, 'notes.txt').error!.reason).toMatch(/not a .csv, .csv.gz, .zip or .json/)
     expect(report.failed).toBe(5)
     expect(diskState()).toEqual({})
   })

@@ -147,7 +147,43 @@ describe('a simulated week, with a restart in the middle', () => {
     for (const s of live) expect(s.publishedAtMs - s.signalTimeMs).toBe(10_000)
   })
 
-  test('closed results checked by hand from the candles (fixed levels, stand-in funding)', () => {
+/**
+ * The slippage of one market fill of a reference-engine-v3 score, written out here apart from
+ * the engine (docs/metrics.md §1 "Execution"): half the Abdi–Ranaldo spread (floored at the
+ * smallest price step) plus σ_daily · sqrt(notional / ADV), from the 30 whole days before the
+ * fill's day; null with fewer than 5 days of candles.
+ */
+function slippageByHand(k: number, fillMs: number, notional: number): number | null {
+  const [t, , h, l, c, v] = candles[k]!
+  const day = Math.floor(fillMs / DAY_MS)
+  const inWindow = (ms: number) => Math.floor(ms / DAY_MS) >= day - 30 && Math.floor(ms / DAY_MS) < day
+  const quote = new Map<number, number>()
+  const close = new Map<number, number>()
+  let ar = 0, arN = 0, tick = Infinity
+  for (let i = 0; i < t!.length; i++) {
+    const d = Math.floor(t![i]! / DAY_MS)
+    if (inWindow(t![i]!)) {
+      quote.set(d, (quote.get(d) ?? 0) + v![i]! * c![i]!)
+      const steps = [h![i]! - l![i]!, i > 0 ? Math.abs(c![i]! - c![i - 1]!) : 0].filter(x => x > c![i]! * 1e-9)
+      for (const x of steps) tick = Math.min(tick, x / c![i]!)
+      if (i > 0) {
+        const eta0 = (Math.log(h![i - 1]!) + Math.log(l![i - 1]!)) / 2, eta1 = (Math.log(h![i]!) + Math.log(l![i]!)) / 2, lc = Math.log(c![i - 1]!)
+        ar += 4 * (lc - eta0) * (lc - eta1)
+        arN++
+      }
+    }
+    close.set(d, c![i]!)
+  }
+  if (quote.size < 5) return null
+  const adv = [...quote.values()].reduce((a, b) => a + b, 0) / quote.size
+  const rets = [...quote.keys()].filter(d => close.has(d - 1)).map(d => Math.log(close.get(d)! / close.get(d - 1)!))
+  const m = rets.reduce((a, b) => a + b, 0) / rets.length
+  const sigma = Math.sqrt(rets.reduce((a, b) => a + (b - m) ** 2, 0) / (rets.length - 1))
+  const spread = Math.max(ar > 0 ? Math.sqrt(ar / arN) : 0, tick)
+  return spread / 2 + sigma * Math.sqrt(notional / adv)
+}
+
+  test('closed results checked by hand from the candles (fixed levels, stand-in funding, slippage of the v3 engine)', () => {
     const joined = b.db.$client
       .query(`SELECT s.*, r.status AS rstatus, r.exit_price, r.exit_time_ms, r.bars_held, r.pnl_pct, r.fee_pct, r.funding_pct FROM scored_signals r JOIN signals s ON s.id = r.signal_id WHERE r.status IN ('tp','sl','timeout') AND s.timeframe = '1H'`)
       .all() as any[]
@@ -187,7 +223,12 @@ describe('a simulated week, with a restart in the middle', () => {
       const gross = dir * (exit / entry - 1) * 100
       expect(r.fee_pct).toBeCloseTo(fees, 9)
       expect(r.funding_pct).toBeCloseTo(funding, 9)
-      expect(r.pnl_pct).toBeCloseTo(gross - fees - funding, 9)
+      // reference-engine-v3: the entry and a market exit pay slippage at 60 USD (leverage 1; docs/signals.md)
+      const fEntry = slippageByHand(k, r.signal_time_ms, 60) ?? 0
+      const fExit = slippageByHand(k, exitMs, 60 * (exit / entry)) ?? 0
+      const slippage = 100 * (fEntry + fExit * (exit / entry))
+      expect(slippage).toBeGreaterThan(0)
+      expect(r.pnl_pct).toBeCloseTo(gross - fees - funding - slippage, 9)
     }
   })
 })

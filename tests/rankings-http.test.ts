@@ -85,7 +85,7 @@ describe('rankings: job and endpoints', () => {
     for (const row of [...b.top3, ...b.worst3])
       for (const k of ['rank', 'name_en', 'name_ko', 'strategy', 'direction', 'win_rate', 'profit_factor', 'total_return', 'total_trades', 'sharpe', 'max_drawdown', 'rank_change', 'streak', 'configuration_id', 'timeframe', 'sl_pct', 'tp_pct', 'max_bars', 'status', 'pf_capped'])
         expect(row).toHaveProperty(k)
-    expect(b.top3.every((x: any) => x.total_trades >= 10 && x.configuration_id.startsWith('v2:'))).toBe(true)
+    expect(b.top3.every((x: any) => x.total_trades >= 10 && x.configuration_id.startsWith('v3:'))).toBe(true)
     // ranks among the eligible rows: 1, 2, 3 for the top, the last ones for worst3; the overall rank beside each
     expect(b.top3.map((x: any) => x.rank)).toEqual([1, 2, 3])
     expect(b.worst3.map((x: any) => x.rank)).toEqual([b.ranked_count, b.ranked_count - 1, b.ranked_count - 2])

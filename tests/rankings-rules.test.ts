@@ -19,16 +19,16 @@ describe('configurations', () => {
   test('every registry strategy × the presets of docs/rankings.md, ids with the versioned prefix', () => {
     const all = configurations()
     const strategies = listStrategies()
-    expect(RULES_VERSION).toBe('v2')
+    expect(RULES_VERSION).toBe('v3')
     for (const s of strategies) {
       const mine = all.filter(c => c.strategy === s.id)
       const expected = new Set([
         configurationId(s.id, '1H', { sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars }),
-        `v2:${s.id}:1H:5-10-48`,
-        `v2:${s.id}:1H:8-15-72`,
-        `v2:${s.id}:4H:10-10-12`,
-        `v2:${s.id}:4H:6-12-18`,
-        `v2:${s.id}:1D:15-15-10`,
+        `v3:${s.id}:1H:5-10-48`,
+        `v3:${s.id}:1H:8-15-72`,
+        `v3:${s.id}:4H:10-10-12`,
+        `v3:${s.id}:4H:6-12-18`,
+        `v3:${s.id}:1D:15-15-10`,
       ])
       expect(new Set(mine.map(c => c.id))).toEqual(expected)
       expect(mine.every(c => c.direction === s.direction && c.status === s.status)).toBe(true)
@@ -39,7 +39,7 @@ describe('configurations', () => {
 
   test('a default equal to a preset is one configuration, not two', () => {
     const s = { ...listStrategies()[0], sl_pct: 5, tp_pct: 10, max_bars: 48 }
-    expect(configurations([s]).filter(c => c.timeframe === '1H').map(c => c.id)).toEqual([`v2:${s.id}:1H:5-10-48`, `v2:${s.id}:1H:8-15-72`])
+    expect(configurations([s]).filter(c => c.timeframe === '1H').map(c => c.id)).toEqual([`v3:${s.id}:1H:5-10-48`, `v3:${s.id}:1H:8-15-72`])
   })
 
   test('every registry strategy has a hand-written Korean name', () => {

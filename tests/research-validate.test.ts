@@ -12,7 +12,8 @@ const bars = drift(100 * 24, 100, i => (i < RISE_DAYS * 24 ? 1.001 : 0.999))
 const h = makeHarness({ fill: store => addCoins(store, [{ symbol: 'BTCUSDT', bars }]) })
 afterAll(() => h.cleanup())
 
-const BODY = { entry: ALWAYS, indicators: {}, direction: 'long', sl_pct: 50, tp_pct: 100, max_bars: 24, oos_pct: 30, n_simulations: 200 }
+// the hand-computed trades below are the model without slippage and brackets (issue 25): its settings are given explicitly
+const BODY = { entry: ALWAYS, indicators: {}, direction: 'long', sl_pct: 50, tp_pct: 100, max_bars: 24, oos_pct: 30, n_simulations: 200, slippage: 'none', margin: 'flat' }
 
 /**
  * Net % of a long held over `bars` bars of constant factor f, by hand: the price move, the

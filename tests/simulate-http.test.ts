@@ -154,7 +154,7 @@ describe('GET /export/csv', () => {
     expect(csv.status).toBe(200)
     expect(csv.headers.get('content-type')).toContain('text/csv')
     const lines = String(csv.body).trim().split('\n')
-    expect(lines[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar')
+    expect(lines[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar,slippage_pct')
     expect(lines.length - 1).toBe(r.body.total_trades)
     // a new service over the same DB (a restart) recomputes from the stored request
     const { RunService } = await import('../src/runs/service')

@@ -29,6 +29,13 @@ export const FIELD_OF: Record<string, keyof Settings> = {
   n_simulations: 'sims',
   sl_values: 'slGrid',
   tp_values: 'tpGrid',
+  slippage: 'slip',
+  impact_k: 'impactK',
+  tp_order: 'tpOrder',
+  maker_fee_pct: 'makerFee',
+  liquidation_fee_pct: 'liqFee',
+  margin: 'margin',
+  intrabar: 'intrabar',
 }
 export const SHOWN_FIELDS = Object.keys(FIELD_OF)
 

@@ -1,7 +1,7 @@
 /** Settings → API request bodies: which route a run takes and what it sends. */
 import type { BacktestBody, CoinSimBody, CompareBody, OptimizeBody, SearchFields, SimulateBody, Strategy, SweepBody, SweepObjective, ValidateBody, WalkForwardBody } from './api'
 import type { Meta } from './meta'
-import { num, numberList, spaceRows, symbolList, type Settings, type SpaceRow } from './settings'
+import { DEFAULTS, num, numberList, spaceRows, symbolList, type Settings, type SpaceRow } from './settings'
 
 const feeFraction = (fee: string): number | null | undefined => {
   const v = num(fee)
@@ -28,6 +28,20 @@ function commonRun(s: Settings) {
     end_date: day(s.to),
     timeframe: s.tf as SimulateBody['timeframe'],
     compounding: s.comp,
+    ...executionBody(s),
+  }
+}
+
+/** the execution settings as the API takes them (sent as typed: the server's 422 names a bad one) */
+export function executionBody(s: Settings): Pick<SimulateBody, 'slippage' | 'impact_k' | 'tp_order' | 'maker_fee_pct' | 'liquidation_fee_pct' | 'margin' | 'intrabar'> {
+  return {
+    slippage: s.slip as SimulateBody['slippage'],
+    impact_k: num(s.impactK),
+    tp_order: s.tpOrder as SimulateBody['tp_order'],
+    maker_fee_pct: num(s.makerFee),
+    liquidation_fee_pct: num(s.liqFee),
+    margin: s.margin as SimulateBody['margin'],
+    intrabar: s.intrabar as SimulateBody['intrabar'],
   }
 }
 
@@ -73,7 +87,7 @@ export function optimizeBody(s: Settings): OptimizeBody {
 }
 
 export function compareBody(s: Settings): CompareBody {
-  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)) }
+  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)), intrabar: s.intrabar as CompareBody['intrabar'] }
 }
 
 export function coinBody(s: Settings, meta: Meta): CoinSimBody {
@@ -90,6 +104,7 @@ export function coinBody(s: Settings, meta: Meta): CoinSimBody {
     start_date: day(s.from),
     end_date: day(s.to),
     timeframe: s.tf as CoinSimBody['timeframe'],
+    ...executionBody(s),
   }
 }
 
@@ -109,7 +124,9 @@ export function rowErrors(errors: readonly string[]): { rows: Map<number, string
 /** The /share link of a registry run over the top N (its query names are the contract's); null when /share cannot carry the run. */
 export function shareLink(s: Settings, r: { sl_pct: number; tp_pct: number; top_n_requested: number | null; leverage: number; direction: string }, origin: string): string | null {
   // /share carries no max bars, timeframe or compounding: such a run is shared by the page's own address
-  if (s.mode !== 'registry' || s.universe === 'symbols' || r.top_n_requested === null || s.bars.trim() !== '' || s.tf !== '1H' || s.comp) return null
+  // nor the execution group's settings other than their defaults
+  const execution = (['slip', 'impactK', 'tpOrder', 'makerFee', 'liqFee', 'margin', 'intrabar'] as const).some(k => s[k] !== DEFAULTS[k])
+  if (s.mode !== 'registry' || s.universe === 'symbols' || r.top_n_requested === null || s.bars.trim() !== '' || s.tf !== '1H' || s.comp || execution) return null
   const q = new URLSearchParams({ preset: s.strategy, dir: r.direction, sl: String(r.sl_pct), tp: String(r.tp_pct), topN: String(r.top_n_requested), lev: String(r.leverage), fee: s.fee.trim() || '0.05' })
   if (s.from) q.set('from', s.from)
   if (s.to) q.set('to', s.to)

@@ -2,7 +2,9 @@
 import { useMemo, useState } from 'preact/hooks'
 import type { RunResult, Trade } from './api'
 import { BarList, COLORS, LineChart, type LineSpec } from './charts'
+import { CostsAndCapacity } from './execution'
 import type { Key } from './i18n'
+import { IntrabarPanel } from './intrabar-results'
 import { DataTable, Metric, Pct, useI18n, Verdict, type Column } from './ui'
 
 type Period = RunResult['yearly_stats'][number]
@@ -270,6 +272,8 @@ export function Results(props: { r: RunResult; shareUrl: string | null; coinLink
         <p class="warn">⚠ {w}</p>
       ))}
       <Headline r={r} />
+      <IntrabarPanel r={r} />
+      <CostsAndCapacity r={r} />
       {r.total_trades === 0 ? (
         <p class="empty" id="zero-trades">
           {t('res.zero')}

@@ -87,6 +87,15 @@ export interface Settings {
   cycle: string
   /** trust view: the Merkle day, YYYY-MM-DD ('' = yesterday, UTC) */
   tday: string
+  /** execution (issue 25): slippage model, impact k, take-profit order, maker and liquidation fees in percent, margin model */
+  slip: string
+  impactK: string
+  tpOrder: string
+  makerFee: string
+  liqFee: string
+  margin: string
+  /** execution group: how exits inside a bar are found (the API's `intrabar`) */
+  intrabar: string
 }
 
 /** a change of settings: a patch, or a function of the latest settings (for edits that build on the last one) */
@@ -138,6 +147,13 @@ export const DEFAULTS: Settings = {
   sigDays: '14',
   cycle: '',
   tday: '',
+  slip: 'impact',
+  impactK: '1',
+  tpOrder: 'market',
+  makerFee: '0.02',
+  liqFee: '1.25',
+  margin: 'brackets',
+  intrabar: 'detail',
 }
 
 /** query name of each plain string setting */
@@ -177,6 +193,13 @@ const NAMES: ReadonlyArray<[keyof Settings & string, string]> = [
   ['sigDays', 'days'],
   ['cycle', 'cycle'],
   ['tday', 'day'],
+  ['slip', 'slippage'],
+  ['impactK', 'impactK'],
+  ['tpOrder', 'tpOrder'],
+  ['makerFee', 'makerFee'],
+  ['liqFee', 'liqFee'],
+  ['margin', 'margin'],
+  ['intrabar', 'intrabar'],
 ]
 
 /** `bb-squeeze` + `short` or `bb-squeeze-long` + `short` → `bb-squeeze-short` (when that id exists) */

@@ -25,7 +25,7 @@ if (process.platform === 'linux') {
   }
 }
 
-const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {} }))
+const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {}, detail: { syntheticSeed: null, storedDir: '', stored: [] } }))
 /** the whole snapshot's view; a task with a view of its own (TaskView) runs on a cut of it */
 let whole: StoreView = ctx.view
 

@@ -35,7 +35,11 @@
  */
 import type { Bars, FundingSeries } from '../market/types'
 import { CoinFunding } from './funding'
+import { IntrabarReplay, REPLAY_EXIT, type IntrabarCounts, type IntrabarDetail } from './intrabar'
 import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
+import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
+import type { MarginBracket } from './margin-brackets'
+import type { CoinCostSeries } from './slippage'
 import { EXIT_REASONS, type Trade, type TradeParams } from './types'
 
 // exit reason codes: indices into EXIT_REASONS (types.ts)
@@ -51,6 +55,8 @@ const R_END = 6
 const FILL_OPEN = 0
 const FILL_INTRABAR = 1
 const FILL_CLOSE = 2
+/** inside the bar at a minute resolved by the minute detail (intrabar.ts): the instant is the replay's */
+const FILL_MINUTE = 3
 
 /** Where one trade ended. */
 interface ExitScratch {
@@ -64,8 +70,10 @@ interface ExitScratch {
 interface Levels {
   entry: number
   stop: number
-  /** Infinity / −Infinity when there is no take profit (trailing) */
+  /** the take profit's test level: Infinity / −Infinity when there is none (trailing); one step beyond the level for a limit order, which fills only when the price trades through */
   tp: number
+  /** the take profit's fill price */
+  tpFill: number
   /** −Infinity / Infinity on spot */
   liq: number
   /** trail distance as a fraction; 0 = not trailing */
@@ -83,8 +91,8 @@ interface Levels {
 // trade's last bar, or with quiet blocks the nearer end of the current block, so that
 // stepping over blocks costs the bar loop no test of its own.
 
-function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
-  const { o, h, l, c } = bars
+function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+  const { o, h, l, c, t } = bars
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -110,11 +118,23 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
       const ok = o[k]
       if (ok <= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok <= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      // minute detail: the bars whose outcome depends on the path inside them (intrabar.ts)
+      if (rp !== null && lk <= nearest && (hk >= tp || (lk <= stop && lk <= liq) || (trailFrac > 0 && hk > best && hk - hk * trailFrac > stop))) {
+        const n = rp.now
+        n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+        if (rp.replay(1, t[k], n, true, liq >= stop ? liq : stop, liq >= stop ? R_LIQUIDATION : stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+      }
       if (lk <= nearest) {
         if (liq >= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, hk >= tp)
       }
-      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+      return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
+    }
+    // a trailing stop that moves inside the bar and is touched there: the bar rule sees no exit
+    if (rp !== null && trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac) {
+      const n = rp.now
+      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      if (rp.replay(1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
       if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
@@ -139,8 +159,8 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
   }
 }
 
-function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null): void {
-  const { o, h, l, c } = bars
+function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels, out: ExitScratch, qb: QuietBlocks | null, rp: IntrabarReplay | null): void {
+  const { o, h, l, c, t } = bars
   const tp = lv.tp
   const liq = lv.liq
   const trailFrac = lv.trailFrac
@@ -166,11 +186,21 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
       const ok = o[k]
       if (ok >= liq) return set(out, k, ok, R_LIQUIDATION, FILL_OPEN, false)
       if (ok >= stop) return set(out, k, ok, stopReason, FILL_OPEN, false)
+      if (rp !== null && hk >= nearest && (lk <= tp || (hk >= stop && hk >= liq) || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop))) {
+        const n = rp.now
+        n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+        if (rp.replay(-1, t[k], n, true, liq <= stop ? liq : stop, liq <= stop ? R_LIQUIDATION : stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
+      }
       if (hk >= nearest) {
         if (liq <= stop) return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
         return set(out, k, stop, stopReason, FILL_INTRABAR, lk <= tp)
       }
-      return set(out, k, tp, R_TP, FILL_INTRABAR, false)
+      return set(out, k, lv.tpFill, R_TP, FILL_INTRABAR, false)
+    }
+    if (rp !== null && trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac) {
+      const n = rp.now
+      n.stop = stop; n.stopReason = stopReason; n.liq = liq; n.tp = tp; n.best = best; n.trailFrac = trailFrac
+      if (rp.replay(-1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
       if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
@@ -212,6 +242,15 @@ export interface TradeModelInput {
   /** last bar of the window: an open trade closes at its close (`end_of_data`) */
   toIdx: number
   funding: FundingSeries | null
+  /** the coin's daily cost sums (slippage.ts); null: no slippage estimate */
+  costs?: CoinCostSeries | null
+  /** the coin's margin brackets; null/absent: the flat maintenance rate */
+  brackets?: readonly MarginBracket[] | null
+  /**
+   * The coin's minute candles: with them the bars whose outcome depends on the path
+   * inside them are replayed minute by minute (intrabar.ts); absent or null: the bar rule.
+   */
+  detail?: IntrabarDetail | null
 }
 
 /**
@@ -239,6 +278,14 @@ export class TradeModel implements ExitScratch {
   fundingEventsReal = 0
   /** net P&L, % of margin */
   pnlPct = 0
+  /** size-dependent costs (execution.ts SizeCosts); 0 without an Execution */
+  slippagePct = 0
+  slipSpread = 0
+  slipImpact = 0
+  maeFrac = 0
+  fillsUnestimated = 0
+  /** the minute replays of this coin (null without detail): counts, and the last trade's resolution */
+  readonly replay: IntrabarReplay | null
 
   /** the window's last bar */
   readonly lastIdx: number
@@ -254,6 +301,9 @@ export class TradeModel implements ExitScratch {
   private readonly liqMove: number
   private readonly funding: CoinFunding | null
   private readonly blocks: QuietBlocks | null
+  /** fees beyond the taker fee, slippage, liquidation fee (issue 25); null: the model before it */
+  private readonly exec: ExecutionCosts | null
+  private readonly limitTp: boolean
 
   /**
    * `overlapping`: many trades of the coin will be priced, overlapping in time (the
@@ -273,10 +323,14 @@ export class TradeModel implements ExitScratch {
     this.dirSign = this.long ? 1 : -1
     this.trailing = p.tpSource === 'trailing'
     const trailPct = this.trailing ? (p.trailingPct ?? p.tpPct) : 0
-    this.liqMove = futures ? 1 / this.lev - p.mmrFrac : 0
+    const ex = p.execution
+    this.liqMove = futures ? coinLiquidationMove(this.long, this.lev, p.mmrFrac, ex, input.brackets) : 0
+    this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
+    this.limitTp = ex?.tpOrder === 'limit'
     this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
     this.blocks = overlapping && !this.trailing ? quietBlocks(bars, input.exit) : null
-    this.lv = { entry: 0, stop: 0, tp: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+    this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+    this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
 
   /** The trade entering at bar e's open: e ≤ lastIdx and a positive open at e. */
@@ -288,23 +342,30 @@ export class TradeModel implements ExitScratch {
     lv.entry = entryPrice
     lv.timeoutIdx = e + p.maxBars - 1
     const futures = this.funding !== null
+    this.replay?.reset()
     if (this.long) {
       lv.stop = entryPrice - (entryPrice * p.slPct) / 100
-      lv.tp = this.trailing ? Infinity : entryPrice + (entryPrice * p.tpPct) / 100
+      lv.tpFill = entryPrice + (entryPrice * p.tpPct) / 100
+      lv.tp = this.trailing ? Infinity : this.limitTp ? nextUp(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
-      exitLong(bars, this.exitMask, e, lv, this, this.blocks)
+      exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
-      lv.tp = this.trailing ? -Infinity : entryPrice - (entryPrice * p.tpPct) / 100
+      lv.tpFill = entryPrice - (entryPrice * p.tpPct) / 100
+      lv.tp = this.trailing ? -Infinity : this.limitTp ? nextDown(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
-      exitShort(bars, this.exitMask, e, lv, this, this.blocks)
+      exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay)
     }
 
+    // a limit take profit is tested one step beyond its level (traded through) but fills at it, by the bar rule or the minutes
+    if (this.limitTp && this.reason === R_TP) this.exitPrice = lv.tpFill
     const k = this.exitIdx
     const t = bars.t
-    const exitTimeMs = this.fill === FILL_OPEN ? t[k] : this.fill === FILL_CLOSE ? t[k] + bars.stepMs : t[k] + bars.stepMs / 2
+    const fill = this.fill
+    const exitTimeMs = fill === FILL_OPEN ? t[k] : fill === FILL_CLOSE ? t[k] + bars.stepMs : fill === FILL_MINUTE ? this.replay!.timeMs : t[k] + bars.stepMs / 2
     this.exitTimeMs = exitTimeMs
-    this.barsHeld = this.fill === FILL_OPEN ? k - e : k - e + 1
+    // a fill at a bar's open (or a minute gap at it) holds the bars before it
+    this.barsHeld = exitTimeMs === t[k] ? k - e : k - e + 1
     const lev = this.lev
     const dirSign = this.dirSign
     if (this.funding !== null) {
@@ -320,6 +381,7 @@ export class TradeModel implements ExitScratch {
     this.grossPct = grossPct
     this.feePct = feePct
     this.pnlPct = this.reason === R_LIQUIDATION ? -100 : grossPct - feePct - this.fundingPct
+    if (this.exec !== null) this.exec.apply(this, bars, e, entryPrice, lev, this.long)
   }
 }
 
@@ -355,8 +417,11 @@ function wordView(mask: Uint8Array): Uint32Array | null {
   return mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >>> 2) : null
 }
 
-/** Simulate every trade of one coin; trades come out in time order. */
-export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
+/**
+ * Simulate every trade of one coin; trades come out in time order. With `input.detail`,
+ * the coin's replay counts are added to `counts`.
+ */
+export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts): Trade[] {
   const { bars, entry, symbol } = input
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
@@ -394,8 +459,19 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams): Trade[] {
       slTpSameBar: model.sameBar,
       fundingEvents: model.fundingEvents,
       fundingEventsReal: model.fundingEventsReal,
+      slippagePct: model.slippagePct,
+      slipSpread: model.slipSpread,
+      slipImpact: model.slipImpact,
+      maeFrac: model.maeFrac,
+      fillsUnestimated: model.fillsUnestimated,
+      // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
+      ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
     })
     i = k > i + 1 ? k : i + 1
+  }
+  if (counts && model.replay) {
+    counts.replayed += model.replay.replayed
+    counts.leftToRule += model.replay.leftToRule
   }
   return trades
 }

@@ -29,6 +29,14 @@ export interface TradeTable {
   slTpSameBar: Uint8Array
   fundingEvents: Int32Array
   fundingEventsReal: Int32Array
+  /** slippage, % of margin, and its size-dependent parts (execution.ts SizeCosts; 0 without them) */
+  slippagePct: Float64Array
+  slipSpread: Float64Array
+  slipImpact: Float64Array
+  maeFrac: Float64Array
+  fillsUnestimated: Uint8Array
+  /** how the exit was found: 0 the bar rule, 1 minute detail (the exit unchanged), 3 minute detail that changed it (types.ts exitResolution) */
+  resolution: Uint8Array
   /** the open positions' marks at the UTC midnights they span (dayMarksOf); absent until computed */
   marks?: DayMarks
 }
@@ -70,6 +78,12 @@ export function allocTradeTable(n: number, direction: Direction, symbols: readon
     slTpSameBar: new Uint8Array(n),
     fundingEvents: new Int32Array(n),
     fundingEventsReal: new Int32Array(n),
+    slippagePct: new Float64Array(n),
+    slipSpread: new Float64Array(n),
+    slipImpact: new Float64Array(n),
+    maeFrac: new Float64Array(n),
+    fillsUnestimated: new Uint8Array(n),
+    resolution: new Uint8Array(n),
   }
 }
 
@@ -112,6 +126,12 @@ function writeTrade(t: TradeTable, i: number, tr: Trade, coin: number): void {
   t.slTpSameBar[i] = tr.slTpSameBar ? 1 : 0
   t.fundingEvents[i] = tr.fundingEvents
   t.fundingEventsReal[i] = tr.fundingEventsReal
+  t.slippagePct[i] = tr.slippagePct ?? 0
+  t.slipSpread[i] = tr.slipSpread ?? 0
+  t.slipImpact[i] = tr.slipImpact ?? 0
+  t.maeFrac[i] = tr.maeFrac ?? 0
+  t.fillsUnestimated[i] = tr.fillsUnestimated ?? 0
+  t.resolution[i] = tr.exitResolution === 'detail' ? (tr.exitChanged ? 3 : 1) : 0
 }
 
 /** Row i as a trade object. */
@@ -134,6 +154,12 @@ export function tradeAt(t: TradeTable, i: number): Trade {
     slTpSameBar: t.slTpSameBar[i] === 1,
     fundingEvents: t.fundingEvents[i],
     fundingEventsReal: t.fundingEventsReal[i],
+    slippagePct: t.slippagePct[i],
+    slipSpread: t.slipSpread[i],
+    slipImpact: t.slipImpact[i],
+    maeFrac: t.maeFrac[i],
+    fillsUnestimated: t.fillsUnestimated[i],
+    ...(t.resolution[i] !== 0 ? { exitResolution: 'detail' as const, exitChanged: t.resolution[i] === 3 } : {}),
   }
 }
 
@@ -154,6 +180,12 @@ const TRADE_COLUMNS = [
   'slTpSameBar',
   'fundingEvents',
   'fundingEventsReal',
+  'slippagePct',
+  'slipSpread',
+  'slipImpact',
+  'maeFrac',
+  'fillsUnestimated',
+  'resolution',
 ] as const satisfies readonly (keyof TradeTable)[]
 
 // one gather per element type: a single generic one is megamorphic and several times slower
@@ -204,6 +236,12 @@ export function selectRows<T extends TradeTable>(t: T, rows: Int32Array): T {
     slTpSameBar: gatherU8(t.slTpSameBar, rows),
     fundingEvents: gatherI32(t.fundingEvents, rows),
     fundingEventsReal: gatherI32(t.fundingEventsReal, rows),
+    slippagePct: gatherF64(t.slippagePct, rows),
+    slipSpread: gatherF64(t.slipSpread, rows),
+    slipImpact: gatherF64(t.slipImpact, rows),
+    maeFrac: gatherF64(t.maeFrac, rows),
+    fillsUnestimated: gatherU8(t.fillsUnestimated, rows),
+    resolution: gatherU8(t.resolution, rows),
   }
   if (t.marks) out.marks = gatherMarks(t.marks, rows)
   const sized = t as unknown as Partial<SizedTradeTable>
@@ -270,6 +308,12 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
     scatterU8(p.slTpSameBar, d, t.slTpSameBar)
     scatterI32(p.fundingEvents, d, t.fundingEvents)
     scatterI32(p.fundingEventsReal, d, t.fundingEventsReal)
+    scatterF64(p.slippagePct, d, t.slippagePct)
+    scatterF64(p.slipSpread, d, t.slipSpread)
+    scatterF64(p.slipImpact, d, t.slipImpact)
+    scatterF64(p.maeFrac, d, t.maeFrac)
+    scatterU8(p.fillsUnestimated, d, t.fillsUnestimated)
+    scatterU8(p.resolution, d, t.resolution)
   })
   if (parts.length > 0 && parts.every(p => p.marks)) {
     const start = new Int32Array(n + 1)

@@ -4,6 +4,7 @@
  * are fractions (0.0005 = 0.05 %); every P&L and cost of a trade is in % of its margin.
  */
 import { HOUR_MS } from '../time'
+import type { Execution } from './execution'
 
 export type Direction = 'long' | 'short'
 
@@ -23,6 +24,15 @@ export type MarketType = 'futures' | 'spot'
 
 export type TpSource = 'custom_pct' | 'trailing'
 
+/**
+ * How a run resolves the path inside a bar (docs/metrics.md §1, "Minute detail"):
+ * `detail` replays the bars that need it minute by minute where the coin has minutes (the
+ * bar rule elsewhere, counted and warned of); `bar` is the bar rule everywhere; and
+ * `detail_required` is `detail` refusing coins without minutes.
+ */
+export const INTRABAR_MODES = ['detail', 'bar', 'detail_required'] as const
+export type IntrabarMode = (typeof INTRABAR_MODES)[number]
+
 export interface TradeParams {
   direction: Direction
   /** hard stop distance from the entry price, percent */
@@ -41,6 +51,8 @@ export interface TradeParams {
   /** maintenance-margin rate for the liquidation price, fraction (DEFAULT_MMR_FRAC) */
   mmrFrac: number
   marketType: MarketType
+  /** fees, slippage, margin brackets of issue 25 (execution.ts); absent: the model before it (taker fee both sides, no slippage, flat rate) */
+  execution?: Execution
 }
 
 /** The leverage trades carry: spot has none, whatever the request says. */
@@ -91,4 +103,20 @@ export interface Trade {
   fundingEvents: number
   /** of those, events that came from the store's real series */
   fundingEventsReal: number
+  /** slippage, % of margin (execution.ts; 0 or absent without it) */
+  slippagePct?: number
+  /** the size-dependent parts of the costs (execution.ts SizeCosts), for the capacity curve */
+  slipSpread?: number
+  slipImpact?: number
+  maeFrac?: number
+  fillsUnestimated?: number
+  /**
+   * `detail` when the exit bar was replayed minute by minute (intrabar.ts); absent when
+   * the bar rule gave the exit (the response's `exit_resolution` "bar")
+   */
+  exitResolution?: ExitResolution
+  /** with `detail`: the minutes changed the exit (reason, price or time) from the bar rule's */
+  exitChanged?: boolean
 }
+
+export type ExitResolution = 'detail' | 'bar'

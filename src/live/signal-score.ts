@@ -19,7 +19,9 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { resultBucket } from '../engine/metrics-breakdown'
+import { coinCostSeries, type CoinCostSeries } from '../engine/slippage'
 import { TradeModel } from '../engine/trade-model'
+import { scoringExecution } from '../records/scoring-execution'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
@@ -112,6 +114,14 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
   // one trade model per frozen parameter set (rows written at different times may differ),
   // its funding window from the group's first entry (a trade is charged only after its entry)
   const models = new Map<string, TradeModel>()
+  let costs: CoinCostSeries | null | undefined
+  const costsOf = () => {
+    if (costs === undefined) {
+      const base = deps.store.bars(first.coin)
+      costs = base ? coinCostSeries(base) : null
+    }
+    return costs
+  }
   const fromIdx = Math.max(0, firstBarAtOrAfter(bars, Math.min(...group.map(p => p.signal.signalTimeMs))))
   const rows: ScoredRow[] = []
   for (const p of group) {
@@ -138,10 +148,15 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
       if (!p.scored) rows.push({ ...frozen, status: 'open', pnlPct: 0, markedThroughMs: s.signalTimeMs, updatedAtMs: nowMs })
       continue
     }
-    const params = tradeParams(s.direction as Direction, frozen)
-    const key = `${frozen.slPct}|${frozen.tpPct}|${frozen.maxBars}|${frozen.feeFrac}|${frozen.leverage}|${frozen.mmrFrac}`
+    const execution = scoringExecution(frozen.engine, frozen.leverage)
+    const params = { ...tradeParams(s.direction as Direction, frozen), ...(execution ? { execution } : {}) }
+    const key = `${frozen.slPct}|${frozen.tpPct}|${frozen.maxBars}|${frozen.feeFrac}|${frozen.leverage}|${frozen.mmrFrac}|${frozen.engine}`
     let model = models.get(key)
-    if (!model) models.set(key, (model = new TradeModel({ bars, exit, fromIdx, toIdx: last, funding }, params, group.length > 8)))
+    if (!model) {
+      // the execution costs read the coin's 1H candles (slippage) and its brackets, for rows of the engine that pays them
+      const exec = execution ? { costs: costsOf(), brackets: deps.store.marginBrackets(first.coin) ?? null } : {}
+      models.set(key, (model = new TradeModel({ bars, exit, fromIdx, toIdx: last, funding, ...exec }, params, group.length > 8)))
+    }
     model.tradeFrom(e)
     const reason = EXIT_REASONS[model.reason]!
     const markedThroughMs = bars.t[last] + bars.stepMs

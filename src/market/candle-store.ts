@@ -26,13 +26,28 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { DetailStore, type DetailCoverage } from './detail-store'
+import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type SampleKind, type SampleSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
 import { upperBound } from '../sorted-search'
 import { SymbolDigests } from './symbol-digest'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
+
+/** the seed demo mode assumes for a synthetic store that did not record one (generate-store.ts SYNTHETIC_DEFAULTS) */
+const DEFAULT_SYNTHETIC_SEED = 7
+
+/** Where a thread finds minute detail (compute/intrabar-detail.ts). */
+export interface DetailInfo {
+  /** a synthetic store: minutes derived from its hours with this seed; null otherwise */
+  syntheticSeed: number | null
+  /** the folder of the stored 1m segments */
+  storedDir: string
+  /** the symbols with stored minutes */
+  stored: string[]
+}
 
 interface MetaFile {
   version: 1
@@ -104,8 +119,14 @@ export class CandleStore {
   private versionCounter = 0
   private versionHash: string | null = null
   private readonly digests = new SymbolDigests()
+  /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
+  readonly detail: DetailStore
+  private detailSymbols: Set<string> | null = null
+  /** margin brackets by symbol (issue 25 §3), beside the candles under brackets/ */
+  private bracketBook!: BracketBook
 
   private constructor(readonly root: string) {
+    this.detail = new DetailStore(root)
     this.candleDir = join(root, 'candles')
     this.fundingDir = join(root, 'funding')
     this.metaPath = join(root, 'meta.json')
@@ -118,6 +139,7 @@ export class CandleStore {
     ensureDir(store.fundingDir)
     for (const kind of SAMPLE_KINDS) ensureDir(join(store.root, kind))
     store.load()
+    store.bracketBook = BracketBook.open(join(store.root, 'brackets'))
     return store
   }
 
@@ -235,6 +257,40 @@ export class CandleStore {
     this.forming.set(symbol, { t: tMs, o: open })
   }
 
+  /** The symbols with stored 1m detail. */
+  storedDetailSymbols(): Set<string> {
+    return (this.detailSymbols ??= new Set(this.detail.symbols()))
+  }
+
+  /**
+   * Where a symbol's minutes come from: `stored` 1m candles, `derived` from the synthetic
+   * market's hours (a synthetic store: docs/data.md "Minutes inside a synthetic hour"), or
+   * none.
+   */
+  detailSource(symbol: string): 'stored' | 'derived' | null {
+    if (this.storedDetailSymbols().has(symbol)) return 'stored'
+    return this.isSynthetic() && this.candles.has(symbol) ? 'derived' : null
+  }
+
+  /** What a task needs to open any coin's minutes on its own thread. */
+  detailInfo(): DetailInfo {
+    return { syntheticSeed: this.isSynthetic() ? (this.seed ?? DEFAULT_SYNTHETIC_SEED) : null, storedDir: this.detail.dir, stored: [...this.storedDetailSymbols()].sort() }
+  }
+
+  detailCoverage(symbol: string): DetailCoverage | null {
+    return this.detail.coverage(symbol)
+  }
+
+  /** Append 1m detail (columns t,o,h,l,c,v): detail-store.ts; rows at or before the last stored minute are skipped. */
+  appendDetail(symbol: string, cols: ArrayLike<number>[], n: number, opts: AppendOptions = {}): AppendResult {
+    const res = this.detail.append(symbol, cols, n, opts.durable ?? true)
+    if (res.appended > 0) {
+      this.detailSymbols = null
+      this.changed()
+    }
+    return res
+  }
+
   /** Increases on every change; cheap to compare. */
   get version(): number {
     return this.versionCounter
@@ -249,12 +305,29 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // stored minutes change results: a store without them keeps the digest it always had
+    for (const s of [...this.storedDetailSymbols()].sort()) h.update(`detail:${s}:${this.detail.lastMinuteMs(s)};`)
+    // a store without brackets keeps the digest it had before they existed
+    const bv = this.bracketBook?.version()
+    if (bv) h.update(`brackets:${bv}`)
     // derivatives samples enter the digest only where there are some, so a store without them keeps its version
     for (const kind of SAMPLE_KINDS)
       for (const [s, c] of [...this.sampleCols.get(kind)!].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
         if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /**
+   * What else a task reads of a coin beside its rows, as text: its stored minute detail's
+   * last minute (none: derived from the candles, with the synthetic seed), and its margin
+   * brackets. A store whose detail reaches further is taken as another store (conservative:
+   * the API and the workers sync their detail alike).
+   */
+  private coinExtras(symbol: string): string {
+    const source = this.detailSource(symbol)
+    const detail = source === 'stored' ? `stored:${this.detail.lastMinuteMs(symbol)}` : source === 'derived' ? `derived:${this.seed ?? DEFAULT_SYNTHETIC_SEED}` : 'none'
+    return `${detail}|${JSON.stringify(this.marginBrackets(symbol) ?? null)}`
   }
 
   /** The symbol's stored rows in all (null: no candles): what a task reading it carries (symbol-digest.ts). */
@@ -279,10 +352,32 @@ export class CandleStore {
       lastBarMs: lastOf(0),
       lastFundingMs: lastOf(1),
       lastSampleMs: SAMPLE_KINDS.map((_, k) => lastOf(2 + k)),
-      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const)),
+      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const), this.coinExtras(symbol)),
       rows,
       totals: series.map(s => s?.n ?? 0),
     }
+  }
+
+  /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
+  brackets(symbol: string): BracketInfo | undefined {
+    return this.bracketBook?.get(symbol)
+  }
+
+  /** A symbol's bracket list (the StoreView the trade tasks read). */
+  marginBrackets(symbol: string): readonly MarginBracket[] | undefined {
+    return this.bracketBook?.get(symbol)?.brackets
+  }
+
+  /** Symbols with brackets. */
+  bracketSymbols(): string[] {
+    return this.bracketBook?.symbols() ?? []
+  }
+
+  /** Record a snapshot of brackets (a new file; nothing earlier is rewritten). */
+  addBrackets(snapshot: Omit<BracketSnapshot, 'version'>): string {
+    const name = this.bracketBook.add(snapshot)
+    this.changed()
+    return name
   }
 
   onChange(listener: () => void): void {

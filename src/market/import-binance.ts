@@ -13,9 +13,11 @@ import type { CandleStore } from './candle-store'
 import { detectLayout, kindOf, parseFunding, parseKlines, parseOpenInterest, parsePremiumIndex, RowError, toMs, type ImportKind, type LayoutGuess } from './import-csv'
 import { FileError, intervalFromFileName, listImportFiles, readCsvSources, symbolFromFileName, type CsvSource } from './import-files'
 import { CsvLines } from './import-lines'
+import { importTiersFile } from './import-tiers'
 import { metaForCandles, metaFromUniverseRow, parseUniverse, type UniverseRow } from './import-universe'
 import type { CoinMeta } from './types'
 import { upperBound } from '../sorted-search'
+import { HOUR_MS } from '../time'
 
 export interface ImportFileError {
   /** 1-based line in the file (header included), null when the problem is the whole file */
@@ -42,6 +44,8 @@ export interface ImportReport {
   files: ImportFileResult[]
   candlesAppended: number
   fundingAppended: number
+  /** 1m candles appended as minute detail */
+  detailAppended: number
   /** premium-index and open-interest samples appended */
   samplesAppended: number
   /** coins whose metadata was written */
@@ -65,15 +69,16 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   const warnings: string[] = []
   if (store.isSynthetic())
     warnings.push('the store holds synthetic data: imported candles at or before its last candle of a symbol are skipped')
-  const { results, parsed } = readAll(paths, log)
+  const { results, parsed } = readAll(paths, log, store)
 
-  let candlesAppended = 0, fundingAppended = 0, samplesAppended = 0
+  let candlesAppended = 0, fundingAppended = 0, detailAppended = 0, samplesAppended = 0
   const pendingMeta = new Map<string, CoinMeta>()
   for (const group of groupBySymbol(parsed)) {
     // errors are reported once, in the summary (formatImportReport), not also as they happen
     const appended = appendGroup(store, group)
     log(`${group.symbol} ${group.kind}: ${appended} rows appended from ${group.files.length} file(s)`)
-    if (group.kind === 'klines') {
+    if (group.kind === 'detail') detailAppended += appended
+    else if (group.kind === 'klines') {
       candlesAppended += appended
       const bars = store.bars(group.symbol)
       if (bars?.n) pendingMeta.set(group.symbol, metaForCandles(group.symbol, store.meta(group.symbol), bars.t[0]))
@@ -82,6 +87,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
   }
   applyUniverse(store, parsed, pendingMeta, log)
   // the source is recorded only with real rows, so names alone never un-synthetic a store
+  // minute detail alone does not change the store's source: a synthetic store keeps deriving the coins' minutes it has not stored
   const wroteRows = candlesAppended + fundingAppended + samplesAppended > 0
   if (pendingMeta.size > 0) store.upsertMeta([...pendingMeta.values()], wroteRows ? 'binance-csv' : undefined)
   else if (wroteRows) store.addSource('binance-csv')
@@ -90,6 +96,7 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
     files: results,
     candlesAppended,
     fundingAppended,
+    detailAppended,
     samplesAppended,
     coinsUpdated: pendingMeta.size,
     failed: results.filter(r => r.error).length,
@@ -99,11 +106,27 @@ export async function importPaths(store: CandleStore, paths: string[], log: (lin
 }
 
 /** Read and parse every CSV under `paths`; failures are results with an error. */
-function readAll(paths: string[], log: (line: string) => void): { results: ImportFileResult[]; parsed: ParsedFile[] } {
+function readAll(paths: string[], log: (line: string) => void, store: CandleStore): { results: ImportFileResult[]; parsed: ParsedFile[] } {
   const { files, missing } = listImportFiles(paths)
   const results: ImportFileResult[] = missing.map(m => emptyResult(m.path, { line: null, reason: m.reason }))
   const parsed: ParsedFile[] = []
   for (let i = 0; i < files.length; i++) {
+    if (/\.json$/i.test(files[i])) {
+      // leverage tiers: stored as a snapshot of their own (import-tiers.ts), nothing to parse as CSV
+      const result: ImportFileResult = { ...emptyResult(files[i]), kind: 'brackets' }
+      try {
+        const r = importTiersFile(store, files[i])
+        result.rows = r.symbols + r.skipped + r.errors.length
+        result.appended = r.symbols
+        result.skipped = r.skipped
+        if (r.errors.length) result.error = { line: null, reason: `tiers refused for ${r.errors.length} symbol(s): ${r.errors.slice(0, 3).map(e => `${e.key} (${e.reason})`).join('; ')}` }
+        log(`${files[i]}: brackets of ${r.symbols} USDT perpetuals stored${r.snapshot ? ` (brackets/${r.snapshot})` : ''}, ${r.skipped} other contracts skipped`)
+      } catch (e) {
+        result.error = { line: null, reason: (e as Error).message }
+      }
+      results.push(result)
+      continue
+    }
     let sources: CsvSource[]
     try {
       sources = readCsvSources(files[i])
@@ -160,6 +183,8 @@ function parseSource(src: CsvSource): ParsedFile {
       const interval = intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName)
       const k = parseKlines(reader, guess, interval)
       cols = k.cols
+      // 1m klines are the symbol's minute detail (detail-store.ts), not its candles
+      if (k.stepMs !== HOUR_MS) result.kind = 'detail'
     } else if (result.kind === 'premium_index') {
       const p = parsePremiumIndex(reader, guess, intervalFromFileName(src.name) ?? intervalFromFileName(src.outerName))
       cols = [p.t, p.value]
@@ -192,7 +217,7 @@ function firstDataTimeMs(bytes: Uint8Array, guess: LayoutGuess): number | null {
   return Number.isFinite(t) ? t : null
 }
 
-type SeriesKind = 'klines' | 'funding' | 'premium_index' | 'open_interest'
+type SeriesKind = 'klines' | 'detail' | 'funding' | 'premium_index' | 'open_interest'
 
 interface Group {
   kind: SeriesKind
@@ -204,7 +229,8 @@ function groupBySymbol(parsed: ParsedFile[]): Group[] {
   const groups = new Map<string, Group>()
   for (const p of parsed) {
     const { kind, symbol } = p.result
-    if (kind === null || kind === 'universe' || !symbol) continue
+    // brackets are stored as they are read (import-tiers.ts); the universe is applied apart
+    if (kind === null || kind === 'universe' || kind === 'brackets' || !symbol) continue
     const key = `${kind}:${symbol}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = { kind, symbol, files: [] }))
@@ -248,6 +274,7 @@ function appendGroup(store: CandleStore, group: Group): number {
   const n = cols[0].length
   try {
     if (kind === 'klines') store.appendCandles(symbol, cols, n)
+    else if (kind === 'detail') store.appendDetail(symbol, cols, n)
     else if (kind === 'funding') store.appendFunding(symbol, cols[0], cols[1], n)
     else store.appendSamples(kind, symbol, cols[0], cols[1], n)
   } catch (e) {
@@ -262,6 +289,7 @@ function appendGroup(store: CandleStore, group: Group): number {
 
 function storedLastMs(store: CandleStore, kind: SeriesKind, symbol: string): number {
   if (kind === 'klines') return store.lastCandleMs(symbol) ?? -Infinity
+  if (kind === 'detail') return store.detail.lastMinuteMs(symbol) ?? -Infinity
   if (kind === 'premium_index' || kind === 'open_interest') {
     const x = store.samples(kind, symbol)
     return x && x.n > 0 ? x.t[x.n - 1] : -Infinity
@@ -311,7 +339,7 @@ export function formatImportReport(report: ImportReport): string {
   for (const w of report.warnings) lines.push(`warning: ${w}`)
   lines.push(
     '',
-    `${report.files.length} files: ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+    `${report.files.length} files: ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples appended, ` : '') +
       `metadata of ${report.coinsUpdated} coins written, ${report.failed} failed (${(report.elapsedMs / 1000).toFixed(2)} s)`,
   )

@@ -18,9 +18,10 @@
  * 2025); each value is brought to ms by its magnitude.
  */
 import { CsvLines, num } from './import-lines'
-import { DAY_MS, HOUR_MS, isoRecordInstant } from '../time'
+import { DAY_MS, HOUR_MS, MINUTE_MS, isoRecordInstant } from '../time'
 
-export type ImportKind = 'klines' | 'funding' | 'universe' | 'premium_index' | 'open_interest'
+/** `detail`: 1m klines, stored as a symbol's minute detail (detail-store.ts); `brackets`: a leverage-tiers JSON (import-tiers.ts) */
+export type ImportKind = 'klines' | 'detail' | 'funding' | 'universe' | 'brackets' | 'premium_index' | 'open_interest'
 export type Layout = 'kline12' | 'kline6' | 'funding2' | 'funding3' | 'universe' | 'metrics'
 
 /** a row that stops the file's import; `line` is 1-based, counting the header */
@@ -115,7 +116,7 @@ export function parsePremiumIndex(lines: CsvLines, guess: LayoutGuess, fileInter
     if (!Number.isFinite(open)) throw new RowError(lineNo, `open time ${lines.cell(0)} is not a timestamp in s, ms or µs`)
     if (open % HOUR_MS !== 0) throw new RowError(lineNo, `open time ${isoOf(open)} is not on a whole hour; only 1h premium-index klines are imported`)
     if (open > Date.now()) throw new RowError(lineNo, `open time ${isoOf(open)} is in the future`)
-    if (ncols === 12 && n === 0) checkCloseTime(lineNo, open, lines.cell(6))
+    if (ncols === 12 && n === 0 && checkCloseTime(lineNo, open, lines.cell(6), HOUR_MS) !== HOUR_MS) throw new RowError(lineNo, 'only 1h premium-index klines are imported')
     const close = lines.number(4)
     if (!Number.isFinite(close) || Math.abs(close) >= 1) throw new RowError(lineNo, `premium index "${lines.cell(4)}" is not a fraction (|x| < 1)`)
     const t = open + HOUR_MS
@@ -193,12 +194,16 @@ export interface ParsedKlines {
   /** t (open, ms), o, h, l, c, v */
   cols: Float64Array[]
   n: number
+  /** the candles' interval: HOUR_MS (the store's candles) or 60 000 (minute detail) */
+  stepMs: number
 }
 
 /** Every row of a kline CSV, validated; throws RowError at the first bad row. */
 export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: string | null): ParsedKlines {
-  if (fileInterval !== null && fileInterval !== '1h')
-    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h candles are imported`)
+  if (fileInterval !== null && fileInterval !== '1h' && fileInterval !== '1m')
+    throw new RowError(null, `interval ${fileInterval} in the file name; only 1h candles and 1m detail are imported`)
+  // the interval: the file name's, else the first row's close − open time (12 columns), else the rows' spacing
+  let step: number | null = fileInterval === '1m' ? MINUTE_MS : fileInterval === '1h' ? HOUR_MS : null
   const cap = lines.remainingLines()
   const cols = Array.from({ length: 6 }, () => new Float64Array(cap))
   const [T, O, H, L, C, V] = cols
@@ -219,30 +224,40 @@ export function parseKlines(lines: CsvLines, guess: LayoutGuess, fileInterval: s
     const problem = candleProblem(vals[1], vals[2], vals[3], vals[4], vals[5])
     if (problem) throw new RowError(lineNo, problem)
     if (n > 0 && t <= T[n - 1]) throw new RowError(lineNo, `open time ${isoOf(t)} is not after the previous row's ${isoOf(T[n - 1])}`)
-    if (ncols === 12 && n === 0) checkCloseTime(lineNo, t, lines.cell(6))
+    if (ncols === 12 && n === 0) step = checkCloseTime(lineNo, t, lines.cell(6), step)
     T[n] = t; O[n] = vals[1]; H[n] = vals[2]; L[n] = vals[3]; C[n] = vals[4]; V[n] = vals[5]
     n++
   }
-  checkSpacing(T, n)
-  return { cols: cols.map(c => c.subarray(0, n)), n }
+  step ??= n >= 3 && minGapOf(T, n) === MINUTE_MS ? MINUTE_MS : HOUR_MS
+  checkSpacing(T, n, step)
+  return { cols: cols.map(c => c.subarray(0, n)), n, stepMs: step }
 }
 
-/** close_time − open_time tells the interval of a 12-column file from its first row */
-function checkCloseTime(lineNo: number, openMs: number, closeCell: string): void {
+function minGapOf(T: Float64Array, n: number): number {
+  let minGap = Infinity
+  for (let i = 1; i < n; i++) minGap = Math.min(minGap, T[i] - T[i - 1])
+  return minGap
+}
+
+/** close_time − open_time tells the interval of a 12-column file from its first row (1h or 1m; the file name's when it gave one) */
+function checkCloseTime(lineNo: number, openMs: number, closeCell: string, named: number | null): number {
   const closeMs = toMs(num(closeCell))
   if (!Number.isFinite(closeMs)) throw new RowError(lineNo, `close time "${closeCell}" is not a timestamp`)
   const spanMs = closeMs - openMs + 1
-  if (Math.abs(spanMs - HOUR_MS) > 1) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time); only 1h candles are imported`)
+  const step = Math.abs(spanMs - HOUR_MS) <= 1 ? HOUR_MS : Math.abs(spanMs - MINUTE_MS) <= 1 ? MINUTE_MS : null
+  if (step === null) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time); only 1h candles and 1m detail are imported`)
+  if (named !== null && step !== named) throw new RowError(lineNo, `candles span ${describeMs(spanMs)} (close − open time) but the file name says ${describeMs(named)}`)
+  return step
 }
 
-/** 1h candles open on whole hours, one hour (or whole hours, across gaps) apart */
-function checkSpacing(T: Float64Array, n: number): void {
-  let minGap = Infinity
-  for (let i = 1; i < n; i++) minGap = Math.min(minGap, T[i] - T[i - 1])
-  if (n >= 3 && minGap !== HOUR_MS)
-    throw new RowError(null, `rows are at least ${describeMs(minGap)} apart; only 1h candles are imported`)
+/** 1h candles open on whole hours, one hour (or whole hours, across gaps) apart; 1m candles the same in minutes */
+function checkSpacing(T: Float64Array, n: number, step: number): void {
+  const what = step === HOUR_MS ? '1h candles' : '1m candles'
+  const minGap = minGapOf(T, n)
+  if (n >= 3 && minGap !== step)
+    throw new RowError(null, `rows are at least ${describeMs(minGap)} apart; ${what} are one ${step === HOUR_MS ? 'hour' : 'minute'} apart (only 1h candles and 1m detail are imported)`)
   for (let i = 0; i < n; i++)
-    if (T[i] % HOUR_MS !== 0) throw new RowError(null, `open time ${isoOf(T[i])} (data row ${i + 1}) is not on a whole hour; only 1h candles are imported`)
+    if (T[i] % step !== 0) throw new RowError(null, `open time ${isoOf(T[i])} (data row ${i + 1}) is not on a whole ${step === HOUR_MS ? 'hour' : 'minute'}; ${what} open on one`)
 }
 
 export interface ParsedFunding {

@@ -22,7 +22,7 @@ export interface CsvSource {
 
 export class FileError extends Error {}
 
-const IMPORTABLE = /\.(csv|csv\.gz|gz|zip)$/i
+const IMPORTABLE = /\.(csv|csv\.gz|gz|zip|json)$/i
 
 /** Expand `paths` into files: folders recursively (importable names only), in name order. */
 export function listImportFiles(paths: string[]): { files: string[]; missing: { path: string; reason: string }[] } {
@@ -46,7 +46,7 @@ export function listImportFiles(paths: string[]): { files: string[]; missing: { 
     }
     if (isDir) walk(p)
     else if (IMPORTABLE.test(p)) files.push(p)
-    else missing.push({ path: p, reason: 'not a .csv, .csv.gz or .zip file' })
+    else missing.push({ path: p, reason: 'not a .csv, .csv.gz, .zip or .json file' })
   }
   return { files: [...new Set(files)], missing }
 }

@@ -55,10 +55,11 @@ export class SymbolDigests {
   /**
    * The digest (16 hex) of `symbol`'s series, each up to its row count: `parts[0]` the
    * candles, then funding and the derivatives samples (a series absent or at 0 rows adds
-   * nothing). Callers count the rows up to a time (CandleStore.symbolRowsWithin).
+   * nothing), and `extras`, what the coin has beside rows, as text. Callers count the rows
+   * up to a time (CandleStore.symbolRowsWithin).
    */
-  digest(symbol: string, parts: readonly (readonly [RowColumns | undefined, number])[]): string {
-    const key = `${symbol}:${parts.map(p => p[1]).join(':')}`
+  digest(symbol: string, parts: readonly (readonly [RowColumns | undefined, number])[], extras = ''): string {
+    const key = `${symbol}:${parts.map(p => p[1]).join(':')}:${extras}`
     const hit = this.asked.get(key)
     if (hit) return hit
     const h = createHash('sha256').update(`${symbol}|`)
@@ -66,6 +67,8 @@ export class SymbolDigests {
       if (!columns || rows <= 0) return
       h.update(`${i}:`).update(this.blocks(`${i}|${symbol}`).upTo(columns, rows))
     })
+    // what the coin has beside rows (its minute detail's coverage, its margin brackets)
+    if (extras) h.update(`x:${extras}`)
     const digest = h.digest('hex').slice(0, 16)
     if (this.asked.size > 16_384) this.asked.clear()
     this.asked.set(key, digest)

@@ -20,7 +20,7 @@ import { candleProblem, isoOf } from './import-csv'
 import { metaForCandles } from './import-universe'
 import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
 import type { AssetClass, CoinMeta } from './types'
-import { HOUR_MS, parseDay } from '../time'
+import { HOUR_MS, MINUTE_MS, parseDay } from '../time'
 
 export { SyncError } from './sync-exchange'
 
@@ -51,12 +51,19 @@ export interface SyncOptions {
   derivatives?: boolean
   /** false: keep the markets a reused `exchange` loaded before (default: load them afresh) */
   reloadMarkets?: boolean
+  /**
+   * '1m': also bring the symbols' minute detail (detail-store.ts), after their candles and
+   * funding: from the last stored minute, else `since`, else the symbol's first stored candle
+   */
+  detail?: '1m'
 }
 
 export interface SyncSymbolResult {
   symbol: string
   candlesAppended: number
   fundingAppended: number
+  /** minutes of detail appended (with `detail`) */
+  detailAppended: number
   /** premium-index and open-interest samples appended (derivatives) */
   premiumAppended: number
   openInterestAppended: number
@@ -71,6 +78,7 @@ export interface SyncReport {
   symbols: SyncSymbolResult[]
   candlesAppended: number
   fundingAppended: number
+  detailAppended: number
   /** premium-index plus open-interest samples appended */
   samplesAppended: number
   requests: number
@@ -112,7 +120,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   log(`syncing ${symbols.length} symbols from ${exchange.id}`)
 
   const derivatives = opts.only === 'derivatives' || (opts.derivatives === true && opts.only === undefined)
-  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, derivatives }
+  const ctx: PageContext = { exchange, call, now, pageLimit, sinceMs, forming: opts.forming ?? false, only: opts.only, detail: opts.detail, derivatives }
   const results: SyncSymbolResult[] = []
   let stopped = false
   for (const symbol of symbols) {
@@ -133,6 +141,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
     symbols: results,
     candlesAppended: results.reduce((s, r) => s + r.candlesAppended, 0),
     fundingAppended: results.reduce((s, r) => s + r.fundingAppended, 0),
+    detailAppended: results.reduce((s, r) => s + r.detailAppended, 0),
     samplesAppended: results.reduce((s, r) => s + r.premiumAppended + r.openInterestAppended, 0),
     requests,
     retries,
@@ -143,7 +152,7 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
 }
 
 function emptyResult(store: CandleStore, symbol: string): SyncSymbolResult {
-  return { symbol, candlesAppended: 0, fundingAppended: 0, premiumAppended: 0, openInterestAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
+  return { symbol, candlesAppended: 0, fundingAppended: 0, detailAppended: 0, premiumAppended: 0, openInterestAppended: 0, lastCandleMs: store.lastCandleMs(symbol), requests: 0, error: null }
 }
 
 /** Candles then funding of one symbol; `fatal` when the failure means the exchange is out of reach. */
@@ -159,6 +168,7 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
       await syncPremiumIndex(store, market, symbol, result, ctx)
       await syncOpenInterest(store, market, symbol, result, ctx)
     }
+    if (ctx.detail === '1m') await syncDetail(store, market, symbol, result, ctx)
   } catch (e) {
     result.error = (e as Error).message
     fatal = e instanceof SyncError || (await isTransient(e))
@@ -177,6 +187,7 @@ interface PageContext {
   sinceMs: number | null
   forming: boolean
   only: SyncOptions['only']
+  detail?: '1m'
   derivatives: boolean
 }
 
@@ -216,6 +227,42 @@ async function syncCandles(store: CandleStore, market: MarketLike, symbol: strin
     if (forming && ctx.forming && store.lastCandleMs(symbol) === forming.t - HOUR_MS) store.setFormingOpen(symbol, forming.t, forming.o)
     if (sawOpen || rows.length < limit || n === 0) return
     since = cols[0][n - 1] + HOUR_MS
+  }
+}
+
+/**
+ * A symbol's 1m candles as its minute detail, paged forward like the candles: only
+ * closed minutes, each checked like a candle, appended page by page (resumable).
+ */
+async function syncDetail(store: CandleStore, market: MarketLike, symbol: string, result: SyncSymbolResult, ctx: PageContext): Promise<void> {
+  const last = store.detail.lastMinuteMs(symbol)
+  const firstCandle = store.bars(symbol)?.t[0]
+  let since = last !== null ? last + MINUTE_MS : Math.ceil((ctx.sinceMs ?? firstCandle ?? market.created ?? BINANCE_USDM_START_MS) / MINUTE_MS) * MINUTE_MS
+  for (;;) {
+    if (since + MINUTE_MS > ctx.now()) return
+    const from = since
+    const limit = Math.min(ctx.pageLimit, Math.floor((ctx.now() - from) / MINUTE_MS) + 1)
+    const rows = await ctx.call(`${symbol} 1m detail from ${isoOf(from)}`, () => ctx.exchange.fetchOHLCV(market.symbol, '1m', from, limit))
+    const nowMs = ctx.now()
+    const cols = Array.from({ length: 6 }, () => new Float64Array(rows.length))
+    let n = 0
+    let sawOpen = false
+    for (const row of rows) {
+      const [t, o, h, l, c, v] = row as number[]
+      if (!(t >= since)) continue
+      if (t + MINUTE_MS > nowMs) {
+        sawOpen = true // the minute still open: never stored
+        break
+      }
+      if (t % MINUTE_MS !== 0 || (n > 0 && t <= cols[0][n - 1])) throw new Error(`${symbol}: the exchange sent a 1m candle at ${isoOf(t)} out of order`)
+      const problem = candleProblem(o, h, l, c, v)
+      if (problem) throw new Error(`${symbol}: the exchange sent an impossible 1m candle at ${isoOf(t)}: ${problem}`)
+      cols[0][n] = t; cols[1][n] = o; cols[2][n] = h; cols[3][n] = l; cols[4][n] = c; cols[5][n] = v
+      n++
+    }
+    if (n > 0) result.detailAppended += store.appendDetail(symbol, cols.map(col => col.subarray(0, n)), n).appended
+    if (sawOpen || rows.length < limit || n === 0) return
+    since = cols[0][n - 1] + MINUTE_MS
   }
 }
 
@@ -382,7 +429,7 @@ export function formatSyncReport(report: SyncReport): string {
   }
   lines.push(
     '',
-    `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles and ${report.fundingAppended} funding events appended, ` +
+    `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples, ` : '') +
       `${report.requests} requests (${report.retries} retried), ${report.failed} failed${report.stopped ? ', stopped early' : ''} (${(report.elapsedMs / 1000).toFixed(1)} s)`,
   )

@@ -44,7 +44,9 @@ import {
   volumeWeight,
 } from './synthetic-ticks'
 import { FUNDING_TREND_HOURS, fundingNoiser, fundingRate, isFundingTime } from './synthetic-funding'
-import type { CoinMeta } from './types'
+import { syntheticBrackets } from './synthetic-brackets'
+import type { CoinMeta, MarginBracket } from './types'
+import { medianDailyQuoteVolume } from './universe'
 import { DAY_MS, HOUR_MS } from '../time'
 
 export { appendDemoCandles } from './synthetic-demo'
@@ -326,6 +328,22 @@ export function synthesizeCoins(
 }
 
 /**
+ * Brackets by each coin's liquidity, as Binance shapes them (synthetic-brackets.ts), as a
+ * new snapshot of the store's brackets: at generation, and for a synthetic store generated
+ * before brackets existed (`serve` adds them once at start; nothing earlier is rewritten).
+ */
+export function addSyntheticBrackets(store: CandleStore, symbols: readonly string[], asOfMs: number): number {
+  const brackets: Record<string, MarginBracket[]> = {}
+  for (const s of symbols) {
+    const bars = store.bars(s)
+    if (bars && bars.n > 0) brackets[s] = syntheticBrackets(medianDailyQuoteVolume(bars))
+  }
+  const n = Object.keys(brackets).length
+  if (n > 0) store.addBrackets({ asOfMs, source: 'synthetic', brackets })
+  return n
+}
+
+/**
  * Generate the synthetic universe into `store`: candles (one appendCandles call per
  * coin), funding events, and metadata with source 'synthetic'. Expects an empty store.
  */
@@ -339,5 +357,6 @@ export function generateSyntheticUniverse(store: CandleStore, opts: GenerateOpti
     opts.onProgress?.(metas.length, opts.coins)
   })
   store.upsertMeta(metas, 'synthetic')
+  if (metas.length > 0) addSyntheticBrackets(store, metas.map(m => m.symbol), opts.endMs)
   return { coins: metas.length, rows }
 }

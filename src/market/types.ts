@@ -67,3 +67,20 @@ export interface FormingOpen {
   readonly t: number
   readonly o: number
 }
+
+/**
+ * One of Binance's maintenance-margin brackets of a contract (engine/margin-brackets.ts
+ * prices liquidations with them; docs/metrics.md §1).
+ */
+export interface MarginBracket {
+  /** Binance's bracket number (1 = the smallest notionals) */
+  bracket: number
+  /** notionals above this (USD) … */
+  floorUsd: number
+  /** … up to and including this */
+  capUsd: number
+  mmrFrac: number
+  /** maintenance amount (Binance's `cum`), USD */
+  cumUsd: number
+  maxLeverage: number
+}

@@ -5,7 +5,7 @@
  * (src/modules/sweeps/model.ts), so a setting added here reaches them too.
  */
 import { t } from 'elysia'
-import { DateOrNull, Timeframe } from './shared'
+import { DateOrNull, ExecutionRequestFields, Timeframe } from './shared'
 
 export const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
@@ -38,5 +38,6 @@ export const BacktestRequest = t.Object({
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened (ruined_at says when); false: trades go on as if fresh capital were added" }),
+  ...ExecutionRequestFields,
 })
 

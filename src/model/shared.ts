@@ -8,6 +8,7 @@
 import { type TLiteral, Type } from '@sinclair/typebox'
 import { t, type TSchema } from 'elysia'
 import { TIMEFRAMES } from '../market/timeframe'
+import { INTRABAR_MODES } from '../engine/types'
 import type { ConditionNode } from '../strategies/conditions'
 
 export const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()])
@@ -26,6 +27,13 @@ const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
 
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
 export const Timeframe = t.UnionEnum([...TIMEFRAMES], { default: '1H' })
+
+/** A run request's `intrabar` (docs/metrics.md §1, "Minute detail"; docs/api.md). */
+export const Intrabar = t.UnionEnum([...INTRABAR_MODES], {
+  default: 'detail',
+  description:
+    "how exits inside a bar are found: 'detail' replays the bars whose outcome depends on the path inside them minute by minute where the coin has 1m detail (the bar rule elsewhere, with a warning); 'bar' the bar rule everywhere (docs/metrics.md rules 1–7); 'detail_required' refuses (422) coins without detail",
+})
 
 // The body of a run (/backtest, /simulate and the research answers) is the run pipeline's own
 // schema (src/runs/result-model.ts), so present.ts builds it as that schema's static type;
@@ -110,3 +118,18 @@ export const Overloaded = t.Object({
   detail: t.String(),
   retry_after_seconds: Type.Integer({ minimum: 1, description: 'the same as the Retry-After header' }),
 })
+
+/**
+ * The execution settings of a run request (issue 25 §2–3; docs/metrics.md §1 "Execution",
+ * docs/api.md): on /backtest, /simulate, /simulate/coin, /simulate/compare and the
+ * research endpoints, each with its default.
+ */
+export const ExecutionRequestFields = {
+  slippage: t.UnionEnum(['impact', 'none'], { default: 'impact', description: "'impact': each market fill pays half the estimated spread plus k·σ·sqrt(notional/ADV); 'none': no slippage (the model before it)" }),
+  impact_k: t.Number({ minimum: 0, maximum: 5, default: 1, description: "the square-root law's prefactor k (docs/metrics.md §1)" }),
+  tp_order: t.UnionEnum(['market', 'limit'], { default: 'market', description: "'market': the take profit is a market order (taker fee, slippage); 'limit': a resting limit order (maker fee, no slippage) that fills only when the price trades through its level" }),
+  maker_fee_pct: t.Number({ minimum: 0, maximum: 1, default: 0.02, description: 'maker fee per side on notional, in percent (0.02 = 0.02 %); a limit take profit pays it' }),
+  liquidation_fee_pct: t.Number({ minimum: 0, maximum: 5, default: 1.25, description: "fee on a liquidated position's notional, in percent (margin 'brackets')" }),
+  intrabar: Intrabar,
+  margin: t.UnionEnum(['brackets', 'flat'], { default: 'brackets', description: "'brackets': Binance's maintenance-margin brackets where the store has them (the flat rate elsewhere, named in execution.coins_flat_margin); 'flat': 0.5 % for every coin and size, no liquidation fee (the model before it)" }),
+}

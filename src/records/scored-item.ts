@@ -5,6 +5,7 @@
 import type { Direction } from '../engine/types'
 import type { StrategyStatus } from '../strategies/status'
 import { isoNoZone, isoRecordInstant } from '../time'
+import { scoringExecutionItem } from './scoring-execution'
 import type { ScoredJoined } from './signals'
 import { roundTo } from '../round'
 
@@ -48,6 +49,7 @@ export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
       max_bars: r.maxBars,
       market_type: 'futures' as const,
       funding_source: r.fundingSource,
+      ...scoringExecutionItem(r.engine, r.leverage),
     },
     funding_coverage:
       closed && r.fundingEvents !== null

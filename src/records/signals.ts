@@ -13,7 +13,8 @@ export type SignalRow = typeof signals.$inferSelect
 export type ScoredRow = typeof scoredSignals.$inferSelect
 export type ScanRow = typeof signalScans.$inferSelect
 
-export const ENGINE_LABEL = 'reference-engine-v2'
+// v3: the execution costs of issue 25 (scoring-execution.ts); rows of v2 keep their model
+export const ENGINE_LABEL = 'reference-engine-v3'
 export const FINAL_STATUSES = ['tp', 'sl', 'timeout', 'liquidation', 'unscoreable'] as const
 export type ScoredStatus = (typeof FINAL_STATUSES)[number] | 'open'
 

@@ -10,10 +10,11 @@
 import { DEFAULT_FEE_FRAC } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import type { ConditionNode } from '../strategies/conditions'
+import { executionSpecOf, type ExecutionBodyFields } from './execution-spec'
 import type { RunSpec } from './spec'
 
 /** The fields of a /backtest body (its schema: `BacktestRequest` in src/modules/backtest/model.ts). */
-export interface BacktestFields {
+export interface BacktestFields extends ExecutionBodyFields {
   name: string
   direction?: 'short' | 'long'
   indicators: Record<string, Record<string, number>>
@@ -73,5 +74,6 @@ export function backtestSpec(body: BacktestFields): RunSpec {
     maxConcurrent: body.max_concurrent_positions,
     compounding: body.compounding,
     stopAtRuin: body.stop_at_ruin,
+    ...executionSpecOf(body),
   }
 }

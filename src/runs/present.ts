@@ -14,8 +14,9 @@ import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
+import { executionReport, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
-import type { RunResultBody } from './result-model'
+import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
 import { roundTo } from '../round'
@@ -33,6 +34,8 @@ export interface RunOutcome {
   indicatorsUsed: string[]
   conditionsCount: number
   warnings: string[]
+  /** how exits inside bars were found (absent: a run made before the setting, or a path that does not say) */
+  intrabar?: IntrabarBlock
 }
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
@@ -57,6 +60,8 @@ export function tradeItem(t: PortfolioTrade) {
     fee_pct: round(t.feePct),
     funding_pct: round(t.fundingPct),
     sl_tp_same_bar: t.slTpSameBar,
+    exit_resolution: t.exitResolution ?? 'bar',
+    slippage_pct: round(t.slippagePct ?? 0),
   }
 }
 
@@ -129,7 +134,7 @@ export function absentBarsOf(coins: readonly CoinOutcome[]): { bars: number; coi
   return { bars, coins: n }
 }
 
-function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number): string[] {
+function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfolio: PortfolioResult, metrics: BacktestMetrics, taken: number, report: ExecutionReport): string[] {
   const warnings = [...run.warnings]
   const ruin = ruinWarning(portfolio, stopAtRuinOf(run.spec))
   if (ruin) warnings.push(ruin)
@@ -143,6 +148,11 @@ function warningsOf(run: Pick<RunOutcome, 'warnings' | 'spec' | 'coins'>, portfo
     )
   if (metrics.funding_coverage_pct !== null && metrics.funding_coverage_pct < 100)
     warnings.push(`funding: ${round(metrics.funding_coverage_pct, 1)}% of the charged events are real settlements; the rest use the 0.01%-per-8h stand-in`)
+  const ex = report.execution
+  if (ex && ex.margin === 'brackets' && run.spec.marketType === 'futures' && ex.coins_flat_margin.length > 0)
+    warnings.push(`margin: ${ex.coins_flat_margin.length} coin(s) have no leverage brackets in the store and use the flat 0.5% maintenance rate: ${ex.coins_flat_margin.slice(0, 10).join(', ')}${ex.coins_flat_margin.length > 10 ? ', …' : ''} (execution.coins_flat_margin)`)
+  if (ex && ex.fills_without_estimate > 0)
+    warnings.push(`slippage: ${ex.fills_without_estimate} market fill(s) had fewer than 5 days of candles before them and were charged no slippage`)
   return warnings
 }
 
@@ -186,7 +196,8 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const warnings = warningsOf(run, portfolio, metrics, taken)
+  const report = executionReport(spec, run.symbols, portfolio, s => store.marginBrackets(s))
+  const warnings = warningsOf(run, portfolio, metrics, taken, report)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
@@ -210,6 +221,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     stop_at_ruin: stopAtRuinOf(spec),
     ruined_at: portfolio.ruinedAtMs === null ? null : isoInstant(portfolio.ruinedAtMs),
     positions_skipped: portfolio.positionsSkipped,
+    ...report,
     condition_data_absent_bars: absentBarsOf(run.coins).bars,
     coins_used: run.symbols.length,
     data_range: dataRange(span),
@@ -224,6 +236,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     reliability_warning: reliabilityWarning(checks),
     ruin_index: ruinIndex(portfolio),
     warnings,
+    ...(run.intrabar ? { intrabar: run.intrabar } : {}),
   }
 }
 

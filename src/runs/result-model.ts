@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { EXIT_REASONS } from '../engine/types'
+import { executionFields } from './execution-report'
 
 /** One of the given strings (a union of literals, typed as the union of the strings). */
 const OneOf = <const T extends readonly [string, ...string[]]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map(v => Type.Literal(v))))
@@ -33,7 +34,29 @@ export const TradeItem = Type.Object({
   fee_pct: Type.Number({ description: 'entry + exit fee, % of margin' }),
   funding_pct: Type.Number({ description: 'funding paid (+) or received (−), % of margin' }),
   sl_tp_same_bar: Type.Boolean(),
+  exit_resolution: Type.Unsafe<'detail' | 'bar'>(Type.Union([Type.Literal('detail'), Type.Literal('bar')], { description: "'detail': the exit was found by replaying its bar minute by minute; 'bar': by the bar rule" })),
+  slippage_pct: Type.Optional(Type.Number({ description: 'slippage of both fills, % of margin (docs/metrics.md §1)' })),
 })
+
+/** A run's total_return_pct, win_rate and profit_factor under one way of resolving bars. */
+export const RuleFigures = Type.Object({ total_return_pct: Type.Number(), win_rate: Type.Number(), profit_factor: Type.Number() })
+
+/** How the run resolved exits inside bars (docs/metrics.md §1 "Minute detail", docs/api.md). */
+export const IntrabarInfo = Type.Object(
+  {
+    mode: OneOf(['detail', 'bar', 'detail_required']),
+    detail_timeframe: Type.Union([Type.Literal('1m'), Type.Null()], { description: "the detail's timeframe; null with mode 'bar'" }),
+    bars_replayed: Type.Integer({ description: 'bars replayed minute by minute: the ones whose outcome depends on the path inside them' }),
+    bars_left_to_rule: Type.Integer({ description: 'bars that needed detail but had no minutes (the bar rule decided them)' }),
+    trades_changed: Type.Integer({ description: "trades of the run whose exit (reason, price or time) differs from the bar rule's" }),
+    coins_without_detail: Type.Integer({ description: 'coins of the run with no minute detail at all' }),
+    rule_bias: Type.Union(
+      [Type.Object({ bar: RuleFigures, detail: RuleFigures }), Type.Null()],
+      { description: "the same run under the bar rule beside the detail's figures: how much the usual guess flatters or hurts this strategy; null with mode 'bar'" },
+    ),
+  },
+  { description: 'how exits inside a bar were found' },
+)
 
 export const ReliabilityCheck = Type.Object({
   axis_id: Type.String(),
@@ -198,12 +221,14 @@ export const resultFields = {
   btc_hold_curve: Type.Array(EquityPoint),
   eth_hold_curve: Type.Array(EquityPoint),
   warnings: Type.Array(Type.String()),
+  intrabar: Type.Optional(IntrabarInfo),
   pnl_distribution: Type.Array(Type.Integer()),
   pnl_buckets: Type.Array(Type.String()),
   yearly_stats: Type.Array(PeriodStat),
   monthly_stats: Type.Array(PeriodStat),
   ...statisticsFieldsSchema,
   positions_skipped: Type.Integer(),
+  ...executionFields,
   compute_time_ms: Type.Integer(),
   result_hash: Type.Union([Type.String(), Type.Null()], { description: 'sha256 of the normalised request and the data version; GET /export/csv?hash=' }),
 }
@@ -212,3 +237,6 @@ export const RunResultBody = Type.Object(resultFields, { additionalProperties: t
 
 /** A run's result body as /backtest and /simulate answer it. */
 export type RunResultBody = Static<typeof RunResultBody>
+
+/** A run's `intrabar` block. */
+export type IntrabarBlock = Static<typeof IntrabarInfo>

@@ -39,8 +39,10 @@ import { concatFoldTables, foldsHash } from './stitch'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
+import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } from './intrabar-summary'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
+import { checkMargin } from './margin-check'
 import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
@@ -114,7 +116,9 @@ export class RunService {
 
   /** Coins of a run and the contract's universe accounting (UnknownSymbols for explicit symbols not in the store). */
   resolveUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting } {
-    return resolveUniverse(spec, this.deps.store, this.deps.universe)
+    const resolved = resolveUniverse(spec, this.deps.store, this.deps.universe)
+    checkMargin(spec, resolved.symbols, s => this.deps.store.marginBrackets(s))
+    return resolved
   }
 
   /** Shed a request that would start one run beyond QUEUE_MAX (throws Overloaded). */
@@ -238,8 +242,9 @@ export class RunService {
   private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
     const started = performance.now()
     const { symbols, accounting } = this.resolveUniverse(spec)
-    const { coins, trades } = await this.coinOutcomes(spec, symbols, lane)
-    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades }, statistics, lane, started)
+    checkDetailRequired(spec, symbols, this.deps.store)
+    const { coins, trades, intrabar } = await this.coinOutcomes(spec, symbols, lane)
+    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar }, statistics, lane, started)
     this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
@@ -252,7 +257,7 @@ export class RunService {
   private async bookOutcome(
     spec: RunSpec,
     hash: string,
-    o: { symbols: string[]; accounting: UniverseAccounting; coins: CoinOutcome[]; trades: TradeTable },
+    o: { symbols: string[]; accounting: UniverseAccounting; coins: CoinOutcome[]; trades: TradeTable; intrabar?: RunIntrabar | null },
     statistics: boolean,
     lane: Lane,
     started: number,
@@ -260,6 +265,7 @@ export class RunService {
   ): Promise<RunResult> {
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting, coins, trades } = o
+    const intrabar = o.intrabar ?? null
     if (accounting.top_n_requested !== null)
       accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
     const outcome: RunOutcome = {
@@ -294,6 +300,11 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    if (ib) {
+      outcome.intrabar = ib.block
+      if (ib.warning) outcome.warnings.push(ib.warning)
+    }
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
@@ -307,7 +318,7 @@ export class RunService {
   }
 
   /** Trades of every coin, computed in chunks spread over the workers: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable }> {
+  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null }> {
     const chunks = chunkCount(symbols.length, lane.parallelism)
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     // interleaved, so big and small coins spread evenly
@@ -319,6 +330,7 @@ export class RunService {
     return {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
+      intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
     }
   }
 
@@ -333,6 +345,7 @@ export class RunService {
     return this.admitted(
       async lane => {
         const { symbols, accounting } = this.resolveUniverse(specs[0])
+        for (const spec of specs) checkDetailRequired(spec, symbols, this.deps.store)
         return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true) }
       },
       { background: opts.background },

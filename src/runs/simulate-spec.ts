@@ -9,10 +9,11 @@
 import { DEFAULT_FEE_FRAC, type Direction, type MarketType } from '../engine/types'
 import type { Timeframe } from '../market/timeframe'
 import { InvalidRequest } from './errors'
+import { executionSpecOf, type ExecutionBodyFields } from './execution-spec'
 import { registrySpec, registryStrategy, type RunSpec } from './spec'
 
 /** Market, costs and window of a request: the same fields on /simulate and /simulate/coin. */
-export interface MarketFields {
+export interface MarketFields extends ExecutionBodyFields {
   market_type: MarketType
   leverage: number
   fee_pct: number | null
@@ -46,6 +47,7 @@ export function marketSpecOf(body: MarketFields): Partial<RunSpec> {
     timeframe: body.timeframe,
     startDate: body.start_date,
     endDate: body.end_date,
+    ...executionSpecOf(body),
   }
 }
 

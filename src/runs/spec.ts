@@ -9,7 +9,10 @@ import { createHash } from 'node:crypto'
 import { canonicalJsonLikeStringify } from '../engine/canonical-json'
 import { windowIndices, type BarWindow } from '../engine/date-window'
 import type { PortfolioOptions } from '../engine/portfolio'
-import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type MarketType, type TpSource, type TradeParams } from '../engine/types'
+import { DEFAULT_MAKER_FEE_FRAC, type Execution, type MarginModel, type SlippageModel, type TpOrder } from '../engine/execution'
+import { DEFAULT_LIQUIDATION_FEE_FRAC } from '../engine/margin-brackets'
+import { DEFAULT_IMPACT_K } from '../engine/slippage'
+import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, effectiveLeverage, type Direction, type IntrabarMode, type MarketType, type TpSource, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { Timeframe } from '../market/timeframe'
 import type { Bars } from '../market/types'
@@ -59,7 +62,63 @@ export interface RunSpec {
    * (made without the key) stay theirs.
    */
   stopAtRuin: boolean
+  /**
+   * how exits inside a bar are resolved (engine/types.ts IntrabarMode; issue 25 §1). Specs
+   * stored before it existed lack it and ran the bar rule: missing reads as 'bar', and
+   * their hashes stay theirs. New specs get DEFAULT_EXECUTION's 'detail'.
+   */
+  intrabar?: IntrabarMode
+  /**
+   * Execution (issue 25 §2–3; engine/execution.ts). Specs stored before it existed lack
+   * these keys and ran the model before it: a missing `slippage` reads as that model
+   * (no slippage, market take profit, flat margin), and their hashes stay theirs.
+   */
+  slippage?: SlippageModel
+  impactK?: number
+  tpOrder?: TpOrder
+  /** maker fee per side, fraction (a limit take profit) */
+  makerFeeFrac?: number
+  /** liquidation fee on notional, fraction (margin 'brackets') */
+  liquidationFeeFrac?: number
+  margin?: MarginModel
 }
+
+/** The execution settings every new run gets unless its request says otherwise. */
+export const DEFAULT_EXECUTION = {
+  slippage: 'impact',
+  impactK: DEFAULT_IMPACT_K,
+  tpOrder: 'market',
+  makerFeeFrac: DEFAULT_MAKER_FEE_FRAC,
+  liquidationFeeFrac: DEFAULT_LIQUIDATION_FEE_FRAC,
+  margin: 'brackets',
+  intrabar: 'detail',
+} as const satisfies Partial<RunSpec>
+
+/**
+ * The margin a run's costs are priced at, USD: per_coin_usd, or with compounding the
+ * first position's (initial capital / max_concurrent_positions). Slippage and the bracket
+ * are priced at this size × leverage for every trade (docs/metrics.md §1).
+ */
+export function nominalMarginUsd(spec: RunSpec): number {
+  return spec.compounding ? spec.perCoinUsd / spec.maxConcurrent : spec.perCoinUsd
+}
+
+/** The run's execution, or undefined for a spec stored before execution settings existed. */
+export function executionOf(spec: RunSpec): Execution | undefined {
+  if (spec.slippage === undefined) return undefined
+  return {
+    slippage: spec.slippage,
+    impactK: spec.impactK ?? DEFAULT_IMPACT_K,
+    tpOrder: spec.tpOrder ?? 'market',
+    makerFeeFrac: spec.makerFeeFrac ?? DEFAULT_MAKER_FEE_FRAC,
+    liquidationFeeFrac: spec.liquidationFeeFrac ?? DEFAULT_LIQUIDATION_FEE_FRAC,
+    margin: spec.margin ?? 'flat',
+    notionalUsd: nominalMarginUsd(spec) * effectiveLeverage(spec),
+  }
+}
+
+/** The intrabar mode of a run (missing: the bar rule, as before the setting existed). */
+export const intrabarOf = (spec: RunSpec): IntrabarMode => spec.intrabar ?? 'bar'
 
 /**
  * Equal specs give equal hashes whatever their key order. The JSON.stringify-like form
@@ -82,6 +141,7 @@ export function tradeParamsOf(spec: RunSpec): TradeParams {
     feeFrac: spec.feeFrac,
     mmrFrac: DEFAULT_MMR_FRAC,
     marketType: spec.marketType,
+    ...(spec.slippage !== undefined ? { execution: executionOf(spec) } : {}),
   }
 }
 
@@ -201,6 +261,7 @@ export function registrySpec(s: StrategyDef, over: Partial<RunSpec>): RunSpec {
     maxConcurrent: 100,
     compounding: false,
     stopAtRuin: true,
+    ...DEFAULT_EXECUTION,
     ...over,
   }
 }

@@ -66,7 +66,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     expect(csvHref).toMatch(/^\/export\/csv\?hash=[0-9a-f]{64}$/)
     const csv = await (await page.request.get(`${served.base}${csvHref}`)).text()
     const trades = Number((await page.textContent('#m-trades dd'))!.replace(/\D/g, ''))
-    expect(csv.split('\n')[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar')
+    expect(csv.split('\n')[0]).toBe('symbol,direction,entry_time,exit_time,entry_price,exit_price,bars_held,exit_reason,pnl_pct,pnl_usd,fee_pct,funding_pct,sl_tp_same_bar,slippage_pct')
     expect(csv.trim().split('\n').length).toBe(trades + 1)
     // share: the /share link with the contract's query names
     await page.click('#share')
@@ -212,6 +212,48 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.close()
   }, 60_000)
 
+  test('the Execution group sends its settings; the results show where the edge went and the capacity curve, in English and Korean', async () => {
+    const { page, errors } = await open('/')
+    await page.waitForSelector('#execution')
+    expect(await page.textContent('#execution legend')).toBe('Execution')
+    expect(await page.inputValue('#f-slip')).toBe('impact')
+    expect(await page.inputValue('#f-margin')).toBe('brackets')
+    await page.fill('#f-topN', '10')
+    const sent: unknown[] = []
+    page.on('request', r => {
+      if (r.url().endsWith('/simulate') && r.method() === 'POST') sent.push(r.postDataJSON())
+    })
+    await page.click('#run')
+    await page.waitForSelector('#costs-table tbody tr', { timeout: 30_000 })
+    expect(sent.at(-1)).toMatchObject({ slippage: 'impact', impact_k: 1, tp_order: 'market', maker_fee_pct: 0.02, liquidation_fee_pct: 1.25, margin: 'brackets' })
+    expect(await page.locator('#costs-table tbody tr').count()).toBe(3)
+    expect(await page.textContent('#costs-table tbody tr:nth-child(3) th')).toBe('Slippage')
+    // five points on the capacity chart, each labelled with its size
+    expect(await page.locator('#capacity-chart circle').count()).toBe(5)
+    expect(await page.getAttribute('#capacity-chart svg', 'aria-label')).toMatch(/^Capacity: total return at larger position sizes: 60 USD: /)
+    await screenshot(page, 'execution')
+    // the old model: no slippage, flat margin; the settings go into the address
+    await page.selectOption('#f-slip', 'none')
+    await page.selectOption('#f-margin', 'flat')
+    await page.click('#run')
+    await until(async () => (sent.at(-1) as { slippage?: string }).slippage === 'none')
+    await until(async () => (await page.textContent('#costs-table tbody tr:nth-child(3) td'))?.trim() === '0.00')
+    const url = new URL(page.url())
+    expect(url.searchParams.get('slippage')).toBe('none')
+    expect(url.searchParams.get('margin')).toBe('flat')
+    // a bad impact k is named next to its field
+    await page.fill('#f-impactK', '9')
+    await page.click('#run')
+    await page.waitForSelector('#f-impactK[aria-invalid="true"]', { timeout: 30_000 })
+    await page.fill('#f-impactK', '1')
+    await page.selectOption('#lang', 'ko')
+    await until(async () => (await page.getAttribute('html', 'lang')) === 'ko')
+    expect(await page.textContent('#execution legend')).toBe('체결')
+    expect(await page.textContent('label[for="f-slip"]')).toBe('슬리피지')
+    expect(errors.filter(e => !/422/.test(e))).toEqual([])
+    await page.close()
+  }, 90_000)
+
   test('switching the language to Korean relabels the page and keeps it in the address', async () => {
     const { page, errors } = await open('/')
     await page.waitForSelector('#f-strategy')
@@ -236,9 +278,11 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     await page.fill('#f-lev', '125')
     await page.fill('#f-sl', '50')
     await page.fill('#f-tp', '50')
+    // 125× is above the synthetic coins' brackets (a 422 naming them): the flat margin of the model before them allows it
+    await page.selectOption('#f-margin', 'flat')
     await page.click('#run')
     await page.waitForSelector('#m-mdd dd', { timeout: 30_000 })
-    const sim = await (await page.request.post(`${served.base}/simulate`, { data: { strategy: 'bb-squeeze-short', top_n: 5, leverage: 125, sl_pct: 50, tp_pct: 50 } })).json()
+    const sim = await (await page.request.post(`${served.base}/simulate`, { data: { strategy: 'bb-squeeze-short', top_n: 5, leverage: 125, sl_pct: 50, tp_pct: 50, margin: 'flat' } })).json()
     expect(sim.ruined_at).not.toBeNull()
     expect(await page.textContent('#m-mdd dd')).toContain(`ruined on ${sim.ruined_at.slice(0, 10)}`)
     const dsr = await page.locator('#statistics .stat').filter({ has: page.locator('dt', { hasText: /^Deflated Sharpe$/ }) }).locator('.stat-value').textContent()

@@ -4,7 +4,9 @@
  * closing count. REDIS_URL is taken out of the environment here and kept as
  * PERPSIM_TEST_REDIS_URL for the tests that use Redis (tests/helpers/redis.ts): a server a
  * test starts, or a config a test loads, from process.env must not turn into a queue node
- * without workers just because CI has a Redis.
+ * without workers just because CI has a Redis. DATABASE_URL likewise becomes
+ * PERPSIM_TEST_DATABASE_URL (tests/helpers/postgres.ts): each Postgres test makes a database
+ * of its own on that server, and no other test's app opens the shared one.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,4 +21,9 @@ if (!existsSync(join(REAL_DATA_DIR, 'binance-usdm-1h')))
 if (process.env.REDIS_URL) {
   process.env.PERPSIM_TEST_REDIS_URL ??= process.env.REDIS_URL
   delete process.env.REDIS_URL
+}
+
+if (process.env.DATABASE_URL) {
+  process.env.PERPSIM_TEST_DATABASE_URL ??= process.env.DATABASE_URL
+  delete process.env.DATABASE_URL
 }

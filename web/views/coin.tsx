@@ -1,5 +1,6 @@
 /** Coin: one coin's run (POST /simulate/coin) drawn on its candles (GET /ohlcv/{symbol}) with bands, EMAs and the trades as markers. */
 import { useMemo } from 'preact/hooks'
+import { ExecutionFields } from '../execution'
 import { api, type CoinSimResult, type Ohlcv } from '../api'
 import { CandleChart, COLORS, type Overlay, type TradeMark } from '../charts'
 import { CostFields, ExitFields, StrategyPicker, TIMEFRAME_HOURS, WindowFields, SHOWN_FIELDS, err } from '../form'
@@ -72,6 +73,7 @@ export function CoinView(p: ViewProps) {
         <StrategyPicker s={{ ...p.s, mode: 'registry' }} set={p.set} meta={p.meta} error={run.error} allowBuilder={false} onPreset={p.onPreset} rowErrors={new Map()} treeErrors={[]} />
         <ExitFields s={{ ...p.s, mode: 'registry' }} set={p.set} meta={p.meta} error={run.error} />
         <CostFields s={p.s} set={p.set} error={run.error} />
+        <ExecutionFields s={p.s} set={p.set} error={run.error} />
         <WindowFields s={p.s} set={p.set} error={run.error} comp={false} />
         <RunButton label={t('coin.run')} busy={run.busy} cancel={run.cancel} />
         <ErrorBox error={run.error} shownFields={SHOWN_FIELDS} />

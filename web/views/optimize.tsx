@@ -1,5 +1,6 @@
 /** Optimize: profit factor over an SL × TP grid (POST /simulate/optimize), with the best cell and its deflated Sharpe. */
 import { api, type OptimizeResult } from '../api'
+import { ExecutionFields } from '../execution'
 import { CostFields, StrategyPicker, TextField, UniverseFields, WindowFields, SHOWN_FIELDS } from '../form'
 import { optimizeBody } from '../requests'
 import { useRun } from '../run'
@@ -32,6 +33,7 @@ export function OptimizeView(p: ViewProps) {
           <TextField k="bars" label={t('bars')} s={p.s} set={p.set} error={run.error} inputMode="numeric" />
         </div>
         <CostFields s={p.s} set={p.set} error={run.error} />
+        <ExecutionFields s={p.s} set={p.set} error={run.error} />
         <UniverseFields s={p.s} set={p.set} error={run.error} allowSymbols={false} />
         <WindowFields s={p.s} set={p.set} error={run.error} />
         <RunButton label={t('opt.run')} busy={run.busy} cancel={run.cancel} />

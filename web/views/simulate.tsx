@@ -1,5 +1,6 @@
 /** Simulate: a registry strategy over the top N (POST /simulate), or a symbol list or a built strategy (POST /backtest). */
 import { api, type RunResult } from '../api'
+import { ExecutionFields } from '../execution'
 import { CostFields, ExitFields, StrategyPicker, UniverseFields, WindowFields, SHOWN_FIELDS, err } from '../form'
 import { rowErrors, shareLink, simulatePlan } from '../requests'
 import { Results } from '../results'
@@ -43,6 +44,7 @@ export function SimulateView(p: ViewProps) {
         {builderTreeError && p.s.mode === 'builder' && <p class="error-text">⚠ {builderTreeError.msg}</p>}
         <ExitFields s={p.s} set={p.set} meta={p.meta} error={run.error} />
         <CostFields s={p.s} set={p.set} error={run.error} feeFixed={symbolsRoute} />
+        <ExecutionFields s={p.s} set={p.set} error={run.error} />
         <UniverseFields s={p.s} set={p.set} error={run.error} allowSymbols />
         <WindowFields s={p.s} set={p.set} error={run.error} />
         <RunButton label={t('run')} busy={run.busy} cancel={run.cancel} />

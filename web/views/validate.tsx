@@ -1,5 +1,6 @@
 /** Validate: out-of-sample split, trade bootstrap, resampled paths and the random-entry null (POST /simulate/validate). */
 import { api, type ValidateResult } from '../api'
+import { ExecutionFields } from '../execution'
 import { CostFields, ExitFields, StrategyPicker, TextField, UniverseFields, WindowFields, SHOWN_FIELDS } from '../form'
 import { validateBody } from '../requests'
 import { useRun } from '../run'
@@ -30,6 +31,7 @@ export function ValidateView(p: ViewProps) {
         <StrategyPicker s={p.s} set={p.set} meta={p.meta} error={run.error} allowBuilder onPreset={p.onPreset} rowErrors={new Map()} treeErrors={[]} />
         <ExitFields s={p.s} set={p.set} meta={p.meta} error={run.error} />
         <CostFields s={p.s} set={p.set} error={run.error} />
+        <ExecutionFields s={p.s} set={p.set} error={run.error} />
         <UniverseFields s={p.s} set={p.set} error={run.error} allowSymbols={false} />
         <WindowFields s={p.s} set={p.set} error={run.error} />
         <div class="row-fields">

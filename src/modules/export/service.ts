@@ -4,7 +4,7 @@ import { UnknownResult } from '../../runs/errors'
 import { tradeItem } from '../../runs/present'
 import type { RunService } from '../../runs/service'
 
-const CSV_COLUMNS = ['symbol', 'direction', 'entry_time', 'exit_time', 'entry_price', 'exit_price', 'bars_held', 'exit_reason', 'pnl_pct', 'pnl_usd', 'fee_pct', 'funding_pct', 'sl_tp_same_bar'] as const
+const CSV_COLUMNS = ['symbol', 'direction', 'entry_time', 'exit_time', 'entry_price', 'exit_price', 'bars_held', 'exit_reason', 'pnl_pct', 'pnl_usd', 'fee_pct', 'funding_pct', 'sl_tp_same_bar', 'slippage_pct'] as const
 
 export async function exportCsv(runs: RunService, hash: string): Promise<string> {
   const r = await runs.byHash(hash)

@@ -6,7 +6,7 @@ import { ohlcvWindow } from './service'
 
 /** GET /ohlcv/:symbol: candles of one coin on a timeframe, newest last, with overlays. */
 export function ohlcvModule(deps: AppDeps) {
-  return new Elysia({ name: 'ohlcv' }).get('/ohlcv/:symbol', ({ params, query }) => ohlcvWindow(deps.series, params, query), {
+  return new Elysia({ name: 'ohlcv' }).get('/ohlcv/:symbol', ({ params, query }) => ohlcvWindow(deps, params, query), {
     params: OhlcvParams,
     query: OhlcvQuery,
     response: { 200: OhlcvResponse, 404: Detail },

@@ -1,7 +1,10 @@
 import { t } from 'elysia'
 import { TIMEFRAMES } from '../../market/timeframe'
 
-export const TimeframeSchema = t.UnionEnum([...TIMEFRAMES], { default: '1H', description: 'candle timeframe, resampled from 1H in UTC buckets' })
+export const TimeframeSchema = t.UnionEnum([...TIMEFRAMES, '1m'], {
+  default: '1H',
+  description: "candle timeframe, resampled from 1H in UTC buckets; '1m' serves the coin's minute detail (stored 1m candles, or a synthetic store's derived minutes: the ones the trade model replays), 404 where it has none",
+})
 
 export const OhlcvParams = t.Object({ symbol: t.String({ minLength: 1, maxLength: 30 }) })
 
@@ -31,6 +34,6 @@ export const OhlcvBar = t.Object({
 export const OhlcvResponse = t.Object({
   symbol: t.String(),
   timeframe: t.String(),
-  total_bars: t.Integer({ description: 'bars available on this timeframe' }),
+  total_bars: t.Integer({ description: 'bars available on this timeframe (1m: the minutes the coin has)' }),
   data: t.Array(OhlcvBar),
 })

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, DeflatedSharpeInfo, Timeframe } from '../../model/shared'
+import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, Timeframe } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
@@ -35,6 +35,7 @@ const researchFields = {
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
+  ...ExecutionRequestFields,
 }
 
 const universeFields = {

@@ -12,6 +12,7 @@ import { checkSpotSide } from '../../runs/simulate-spec'
 import type { StrategySpec } from '../../strategies/conditions'
 import { validateStrategy } from '../../strategies/validate'
 import { backtestSpec } from '../../runs/backtest-spec'
+import { pickExecution } from '../../runs/execution-spec'
 import { INDICATOR_CACHE_COINS } from '../../runs/limits'
 import { simulateSpec } from '../../runs/simulate-spec'
 import type { ValidateRequest } from './model'
@@ -61,6 +62,7 @@ function customSpec(body: ResearchBody): RunSpec {
     max_concurrent_positions: body.max_concurrent_positions,
     compounding: body.compounding,
     stop_at_ruin: body.stop_at_ruin,
+    ...pickExecution(body),
   })
   const spot = body.market_type === 'spot'
   checkSpotSide(body.market_type, spec.direction, {
@@ -103,6 +105,7 @@ export function researchRun(body: ResearchBody, universe: Universe): ResearchRun
       compounding: body.compounding,
       stop_at_ruin: body.stop_at_ruin,
       include_stablecoins: body.include_stablecoins,
+      ...pickExecution(body),
     })
   } else {
     spec = customSpec(body)

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, resultFields, Timeframe, TradeItem } from '../../model/shared'
+import { DateOrNull, ExecutionRequestFields, Intrabar, resultFields, Timeframe, TradeItem } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -26,6 +26,7 @@ export const SimulateRequest = t.Object({
   max_concurrent_positions: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   compounding: t.Boolean({ default: false }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the portfolio's equity has reached zero no trade is opened (ruined_at says when); false: trades go on as if fresh capital were added" }),
+  ...ExecutionRequestFields,
 })
 
 export const SimulateResponse = t.Object(
@@ -47,6 +48,7 @@ export const CoinSimRequest = t.Object({
   strategy: t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()], { default: null, description: 'registry id; null = bb-squeeze-<direction>' }),
   leverage: t.Number({ minimum: 1, maximum: 125, default: 1 }),
   stop_at_ruin: t.Boolean({ default: true, description: "true: once the position's equity has reached zero no trade is opened; false: trades go on as if fresh capital were added" }),
+  ...ExecutionRequestFields,
 })
 
 export const CoinSimResponse = t.Object(
@@ -84,6 +86,7 @@ export const CompareRequest = t.Object({
   tp_pct: t.Number({ minimum: 1, maximum: 50, default: 8 }),
   max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = 5; 6 to 535 answers 400 (use /simulate)' }),
+  intrabar: Intrabar,
 })
 
 export const CompareResponse = t.Object(

@@ -96,7 +96,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
       alternative: '/simulate',
     })
   const strategies = listStrategies()
-  const specs = strategies.map(s => registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN }))
+  const specs = strategies.map(s => registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, intrabar: body.intrabar }))
   // one request: its strategies run as one batch
   const { symbols, accounting, runs } = await runService.batch(specs, { noCache })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds

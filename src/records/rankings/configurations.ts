@@ -6,7 +6,9 @@
 import { DEFAULT_FEE_FRAC, type Direction } from '../../engine/types'
 import { PROFIT_FACTOR_CAP } from '../../engine/metrics-breakdown'
 import type { Timeframe } from '../../market/timeframe'
+import { executionBodyOf } from '../../runs/execution-spec'
 import type { SimulateFields } from '../../runs/simulate-spec'
+import { DEFAULT_EXECUTION } from '../../runs/spec'
 import { listStrategies, type StrategyDef } from '../../strategies/registry'
 import type { StrategyStatus } from '../../strategies/status'
 import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../../time'
@@ -15,7 +17,7 @@ import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../../time'
  * The ranking rules' version: the prefix of every configuration id. It changes when the
  * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
  */
-export const RULES_VERSION = 'v2'
+export const RULES_VERSION = 'v3'
 /** version of the day file's and the response's layout (its history: versions.ts) */
 export { SCHEMA_VERSION } from './versions'
 
@@ -68,10 +70,15 @@ export const STREAK_TOP = 10
 export const WEEKLY_MIN_DAYS = 5
 export const WEEKLY_DAYS = 7
 
-/** the costs and sizing of every ranked /simulate body: those of POST /simulate's defaults (stop_at_ruin included, rules v2) */
+/**
+ * the costs and sizing of every ranked /simulate body: those of POST /simulate's defaults
+ * (stop_at_ruin from rules v2; the execution settings of issue 25 from v3, written out so a
+ * published body reruns the same model whatever later defaults become)
+ */
 export const COST_FIELDS = {
   market_type: 'futures',
   fee_pct: DEFAULT_FEE_FRAC.futures,
+  ...executionBodyOf(DEFAULT_EXECUTION),
   leverage: 1,
   per_coin_usd: 60,
   max_concurrent_positions: 100,
@@ -157,6 +164,6 @@ export function rcScope(configCount: number, strategyCount: number): string {
     `${configCount} configurations: the ${strategyCount} registry strategies on 1H (their default, 5/10/48 and 8/15/72 SL%/TP%/max bars), ` +
     `4H (10/10/12 and 6/12/18) and 1D (15/15/10), each run like POST /simulate over the group's coins ` +
     `(top 30/50/100 of the eligible universe by market-cap rank, or BTCUSDT alone) and the period's UTC days before the ranking date, ` +
-    `futures, taker fee 0.05% per side, real funding, leverage 1, 60 USD per position, no compounding, at most 100 open positions, no trade once the equity has reached zero.`
+    `futures, taker fee 0.05% per side, market fills paying half the estimated spread plus square-root impact, Binance margin brackets, real funding, leverage 1, 60 USD per position, no compounding, at most 100 open positions, no trade once the equity has reached zero.`
   )
 }

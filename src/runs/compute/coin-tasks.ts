@@ -4,12 +4,14 @@
  * whole in one thread (wholeRuns, for compare).
  */
 import { markMovesOf } from '../../engine/equity-curve'
+import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin } from '../../engine/trade-model'
+import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
-import { portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
 import { strategyKeyOf, type TaskContext } from './context'
 
@@ -37,7 +39,25 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
+  /** the chunk's minute replays (absent with intrabar 'bar') */
+  intrabar?: ChunkIntrabar
 }
+
+/** What a chunk's coins did with minute detail. */
+export interface ChunkIntrabar extends IntrabarCounts {
+  /** coins of the chunk with no minute detail at all */
+  coinsWithout: string[]
+  /** coins of the chunk where a minute replay changed a trade */
+  changedCoins: string[]
+  /**
+   * those coins' trades under the bar rule (for `rule_bias`), each coin simulated again
+   * without detail; the other coins' bar-rule trades are their trades
+   */
+  barTrades: TradeTable
+}
+
+/** a coin without minutes: every bar that needed them is counted as left to the rule */
+const NO_MINUTES: IntrabarDetail = { minutes: () => null }
 
 export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
@@ -51,6 +71,14 @@ export interface RunMetricsResult {
   span: DaySpan | null
   /** when the portfolio's equity reached zero (PortfolioResult.ruinedAtMs) */
   ruinedAtMs: number | null
+}
+
+/** What a coin's trades need for the run's execution (engine/execution.ts): its cost series and brackets, when the run uses them. */
+export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: string): Pick<TradeModelInput, 'costs' | 'brackets'> {
+  return {
+    costs: params.execution?.slippage === 'impact' ? ctx.costs(symbol) : null,
+    brackets: params.execution?.margin === 'brackets' ? (ctx.view.marginBrackets(symbol) ?? null) : null,
+  }
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
@@ -74,6 +102,11 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
   const strategyKey = strategyKeyOf(spec.strategy)
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, payload.symbols)
+  const withDetail = intrabarOf(spec) !== 'bar'
+  const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+  const coinsWithout: string[] = []
+  const changedCoins: string[] = []
+  const barTable = withDetail ? new TradeTableBuilder(params.direction, payload.symbols) : null
   payload.symbols.forEach((symbol, coin) => {
     const bars = ctx.bars(symbol, spec.timeframe)
     const win = windowOf(spec, bars)
@@ -82,19 +115,41 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
       return
     }
     const { entry, exit, absent } = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    const trades = simulateCoin(
-      { symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null },
-      params,
-    )
+    let detail: IntrabarDetail | null = null
+    if (withDetail) {
+      detail = ctx.detail(symbol)
+      if (detail === null) {
+        coinsWithout.push(symbol)
+        detail = NO_MINUTES
+      }
+    }
+    const input = {
+      symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+      ...executionInputs(ctx, params, symbol),
+      detail,
+    }
+    const trades = simulateCoin(input, params, counts)
     const markBars = ctx.view.bars(symbol)
+    let changed = 0
     for (const tr of trades) {
       markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
+      if (tr.exitChanged) changed++
+    }
+    if (barTable && changed > 0) {
+      // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
+      // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+      changedCoins.push(symbol)
+      const first = trades.findIndex(tr => tr.exitChanged)
+      for (let k = 0; k < first; k++) barTable.push(trades[k], coin)
+      for (const tr of simulateCoin({ ...input, detail: null, fromIdx: trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
     }
     const absentBars = countAbsent(absent, win.fromIdx, win.toIdx)
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) })
   })
-  return { coins, trades: table.finish() }
+  const trades = table.finish()
+  if (!barTable) return { coins, trades }
+  return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
 }
 
 /**

@@ -5,12 +5,15 @@
  * every indicator.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
+import type { IntrabarDetail } from '../../engine/intrabar'
+import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
+import { openDetail } from './intrabar-detail'
 import type { StoreView } from './store-view'
 
 /** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
@@ -33,8 +36,11 @@ export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
+  private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private signalBytes = 0
   private version = ''
+  private readonly details = new Map<string, IntrabarDetail | null>()
+  private detailVersion = ''
 
   constructor(public view: StoreView) {}
 
@@ -42,7 +48,9 @@ export class TaskContext {
     this.view = view
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
+      this.details.clear()
       this.signalCache.clear()
+      this.costSeries.clear()
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -59,6 +67,37 @@ export class TaskContext {
       this.resampled.set(key, b)
     }
     return b
+  }
+
+  /**
+   * The coin's minute detail (stored or derived; null: none), opened once per thread and
+   * data version: only the minutes a replay asks for are ever read (intrabar-detail.ts).
+   */
+  detail(symbol: string): IntrabarDetail | null {
+    // readers and derivers hold the coin's series of one data version
+    const version = this.view.dataVersion()
+    if (version !== this.detailVersion) {
+      this.details.clear()
+      this.detailVersion = version
+    }
+    let d = this.details.get(symbol)
+    if (d === undefined) {
+      d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol))
+      if (this.details.size > 4096) this.details.clear()
+      this.details.set(symbol, d)
+    }
+    return d
+  }
+
+  /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */
+  costs(symbol: string): CoinCostSeries | null {
+    let s = this.costSeries.get(symbol)
+    if (s === undefined) {
+      const base = this.view.bars(symbol)
+      s = base ? coinCostSeries(base) : null
+      this.costSeries.set(symbol, s)
+    }
+    return s
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */

@@ -14,8 +14,8 @@ import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerform
 import { simulateCoin } from '../../engine/trade-model'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
 import type { Bars } from '../../market/types'
-import { tradeParamsOf, windowOf, type RunSpec } from '../spec'
-import { coinMasks } from './coin-tasks'
+import { intrabarOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { coinMasks, executionInputs } from './coin-tasks'
 import { strategyKeyOf, type TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
 
@@ -110,6 +110,7 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
       fromIdx: win.fromIdx,
       toIdx: win.toIdx,
       funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
+      ...executionInputs(ctx, params, symbol),
     }
     sums.push(randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)))
   }
@@ -148,10 +149,13 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     }
     const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
+    const exec = executionInputs(ctx, base, symbol)
+    // the cells resolve bars as the run would (minute detail where the coin has it)
+    const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
       const params = { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }
-      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding }, params))
+      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, ...exec, detail }, params))
     })
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], cells })
   }

@@ -5,7 +5,7 @@
  */
 import { EXIT_REASON_CODE, EXIT_REASONS, type Trade } from '../../engine/types'
 
-const FIELDS = 15
+const FIELDS = 21
 
 /** Every trade of one coin, in order; all trades of a coin share symbol and direction. */
 export interface PackedTrades {
@@ -34,6 +34,12 @@ export function packTrades(symbol: string, direction: Trade['direction'], trades
     data[o + 12] = t.slTpSameBar ? 1 : 0
     data[o + 13] = t.fundingEvents
     data[o + 14] = t.fundingEventsReal
+    data[o + 15] = t.exitResolution === 'detail' ? (t.exitChanged ? 3 : 1) : 0
+    data[o + 16] = t.slippagePct ?? 0
+    data[o + 17] = t.slipSpread ?? 0
+    data[o + 18] = t.slipImpact ?? 0
+    data[o + 19] = t.maeFrac ?? 0
+    data[o + 20] = t.fillsUnestimated ?? 0
     o += FIELDS
   }
   return { symbol, direction, n: trades.length, data }
@@ -61,6 +67,12 @@ export function unpackTrades(p: PackedTrades): Trade[] {
       slTpSameBar: d[o + 12] === 1,
       fundingEvents: d[o + 13],
       fundingEventsReal: d[o + 14],
+      slippagePct: d[o + 16],
+      slipSpread: d[o + 17],
+      slipImpact: d[o + 18],
+      maeFrac: d[o + 19],
+      fillsUnestimated: d[o + 20],
+      ...(d[o + 15] !== 0 ? { exitResolution: 'detail' as const, exitChanged: d[o + 15] === 3 } : {}),
     }
   return out
 }

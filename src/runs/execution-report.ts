@@ -1,0 +1,133 @@
+/**
+ * What a run's answer says about its execution (issue 25 §2–3; docs/api.md "Execution"):
+ * the settings it ran with and where the flat maintenance rate stood in for brackets
+ * (`execution`), where its edge went (`costs`: fees, funding and slippage in USD and in %
+ * of the notional traded), and how its result scales with size (`capacity`,
+ * engine/capacity.ts). Built with the response body from the trades the portfolio took.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { capacityCurve } from '../engine/capacity'
+import type { PortfolioResult } from '../engine/portfolio'
+import { DEFAULT_MMR_FRAC, effectiveLeverage } from '../engine/types'
+import type { MarginBracket } from '../market/types'
+import { roundTo } from '../round'
+import { executionOf, type RunSpec } from './spec'
+
+const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
+const NullableNumber = Type.Union([Type.Number(), Type.Null()])
+
+export const ExecutionInfo = Type.Object({
+  slippage: Type.Union([Type.Literal('impact'), Type.Literal('none')]),
+  impact_k: Type.Number(),
+  tp_order: Type.Union([Type.Literal('market'), Type.Literal('limit')]),
+  maker_fee_pct: Type.Number({ description: 'maker fee per side on notional, percent (a limit take profit)' }),
+  liquidation_fee_pct: Type.Number({ description: "fee on a liquidated position's notional, percent (margin 'brackets')" }),
+  margin: Type.Union([Type.Literal('brackets'), Type.Literal('flat')]),
+  position_notional_usd: Type.Number({ description: 'the notional every trade was priced at for slippage and its bracket: per_coin_usd (with compounding: initial capital / max_concurrent_positions) × leverage' }),
+  liquidation_price_source: Type.Union([Type.Literal('last'), Type.Literal('mark')], { description: 'the candles liquidation is tested on' }),
+  coins_with_brackets: Type.Integer(),
+  coins_flat_margin: Type.Array(Type.String(), { description: "coins priced at the flat 0.5 % maintenance rate: no brackets in the store (all coins when margin is 'flat' or on spot)" }),
+  fills_without_estimate: Type.Integer({ description: 'market fills with fewer than 5 days of candles before them: no slippage charged' }),
+})
+
+export const CostBreakdown = Type.Object({
+  traded_notional_usd: Type.Number({ description: 'Σ over the trades taken of entry notional + exit notional' }),
+  fees_usd: Type.Number(),
+  funding_usd: Type.Number({ description: 'positive = paid' }),
+  slippage_usd: Type.Number(),
+  fees_pct: Type.Number({ description: '% of traded_notional_usd' }),
+  funding_pct: Type.Number({ description: '% of traded_notional_usd' }),
+  slippage_pct: Type.Number({ description: '% of traded_notional_usd' }),
+})
+
+export const CapacityInfo = Type.Object({
+  curve: Type.Array(
+    Type.Object({
+      multiple: Type.Number(),
+      per_coin_usd: Type.Number(),
+      total_return_pct: Type.Number(),
+      profit_factor: Type.Number(),
+      liquidations: Type.Integer(),
+      leverage_allowed: Type.Boolean({ description: "false: at this size some coin's bracket does not allow the run's leverage (Binance would refuse the position)" }),
+    }),
+  ),
+  size_at_half_edge_usd: NullableNumber,
+})
+
+export const executionFields = {
+  execution: Type.Optional(Type.Union([ExecutionInfo, Type.Null()], { description: 'null for a run stored before execution settings existed' })),
+  costs: Type.Optional(CostBreakdown),
+  capacity: Type.Optional(Type.Union([CapacityInfo, Type.Null()])),
+}
+
+export interface ExecutionReport {
+  execution: Static<typeof ExecutionInfo> | null
+  costs: Static<typeof CostBreakdown>
+  capacity: Static<typeof CapacityInfo> | null
+}
+
+/** `brackets(symbol)`: the store's brackets of a coin, undefined where it has none. */
+export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, brackets: (symbol: string) => readonly MarginBracket[] | undefined): ExecutionReport {
+  const t = portfolio.trades
+  const lev = effectiveLeverage(spec)
+  let notional = 0, fees = 0, funding = 0, slip = 0, missing = 0
+  for (let i = 0; i < t.n; i++) {
+    const m = t.marginUsd[i]
+    notional += m * lev * (1 + t.exitPrice[i] / t.entryPrice[i])
+    fees += (m * t.feePct[i]) / 100
+    funding += (m * t.fundingPct[i]) / 100
+    slip += (m * t.slippagePct[i]) / 100
+    missing += t.fillsUnestimated[i]
+  }
+  const pct = (usd: number) => (notional > 0 ? round((usd / notional) * 100, 6) : 0)
+  const costs = {
+    traded_notional_usd: round(notional, 2),
+    fees_usd: round(fees, 4),
+    funding_usd: round(funding, 4),
+    slippage_usd: round(slip, 4),
+    fees_pct: pct(fees),
+    funding_pct: pct(funding),
+    slippage_pct: pct(slip),
+  }
+  const ex = executionOf(spec)
+  if (!ex) return { execution: null, costs, capacity: null }
+  const useBrackets = ex.margin === 'brackets' && spec.marketType === 'futures'
+  const coinBrackets = t.symbols.map(s => (useBrackets ? brackets(s) ?? null : null))
+  const flatCoins = symbols.filter(s => !useBrackets || !brackets(s)?.length)
+  const cap = capacityCurve({
+    trades: t,
+    perCoinUsd: spec.perCoinUsd,
+    notionalUsd: ex.notionalUsd,
+    leverage: lev,
+    long: spec.direction === 'long',
+    flatMmr: DEFAULT_MMR_FRAC,
+    brackets: coinBrackets,
+  })
+  return {
+    execution: {
+      slippage: ex.slippage,
+      impact_k: ex.impactK,
+      tp_order: ex.tpOrder,
+      maker_fee_pct: round(ex.makerFeeFrac * 100, 10),
+      liquidation_fee_pct: round(ex.liquidationFeeFrac * 100, 10),
+      margin: ex.margin,
+      position_notional_usd: round(ex.notionalUsd, 6),
+      liquidation_price_source: 'last',
+      coins_with_brackets: symbols.length - flatCoins.length,
+      coins_flat_margin: flatCoins,
+      fills_without_estimate: missing,
+    },
+    costs,
+    capacity: {
+      curve: cap.curve.map(p => ({
+        multiple: p.multiple,
+        per_coin_usd: round(p.perCoinUsd, 6),
+        total_return_pct: round(p.totalReturnPct, 6),
+        profit_factor: round(p.profitFactor, 6),
+        liquidations: p.liquidations,
+        leverage_allowed: p.leverageAllowed,
+      })),
+      size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
+    },
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * A run's `intrabar` answer (docs/api.md, docs/metrics.md §1 "Minute detail"): the check of
+ * `detail_required`, the chunks' replay counts merged, and the bar rule's figures of the
+ * same run beside the detail's (`rule_bias`).
+ */
+import { ruleFigures } from '../engine/intrabar'
+import type { BacktestMetrics } from '../engine/metrics'
+import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
+import { mergeCoinTables, selectRows, type TradeTable } from '../engine/trade-table'
+import type { CandleStore } from '../market/candle-store'
+import type { ChunkIntrabar } from './compute/coin-tasks'
+import { InvalidRequest } from './errors'
+import type { IntrabarBlock } from './result-model'
+import { intrabarOf, type RunSpec } from './spec'
+import { finish } from '../engine/steps'
+
+/** at most this many coins are named in a warning or a 422 */
+const NAMED = 20
+
+const named = (symbols: readonly string[]) => symbols.slice(0, NAMED).join(', ') + (symbols.length > NAMED ? ` and ${symbols.length - NAMED} more` : '')
+
+/** `intrabar: "detail_required"` on coins without minute detail: a 422 naming them. */
+export function checkDetailRequired(spec: RunSpec, symbols: readonly string[], store: CandleStore): void {
+  if (intrabarOf(spec) !== 'detail_required') return
+  const without = symbols.filter(s => store.detailSource(s) === null)
+  if (without.length === 0) return
+  throw new InvalidRequest([
+    {
+      loc: ['body', 'intrabar'],
+      msg: `intrabar 'detail_required': ${without.length} of the run's ${symbols.length} coins have no 1m detail (${named(without)}); import or sync it (data import, data sync --detail 1m), or use 'detail' to resolve their bars by the bar rule`,
+      input: 'detail_required',
+    },
+  ])
+}
+
+/** The chunks' replays as one: counts summed, coins without detail in universe order, the bar rule's trades merged. */
+export interface RunIntrabar {
+  replayed: number
+  leftToRule: number
+  coinsWithout: string[]
+  /** coins where a replay changed a trade, and the chunks' bar-rule trades of those coins */
+  changedCoins: Set<string>
+  barParts: TradeTable[]
+}
+
+export function mergeIntrabar(symbols: readonly string[], parts: readonly (ChunkIntrabar | undefined)[]): RunIntrabar | null {
+  if (parts.length === 0 || parts.some(p => p === undefined)) return null
+  const ps = parts as ChunkIntrabar[]
+  const without = new Set(ps.flatMap(p => p.coinsWithout))
+  return {
+    replayed: ps.reduce((a, p) => a + p.replayed, 0),
+    leftToRule: ps.reduce((a, p) => a + p.leftToRule, 0),
+    coinsWithout: symbols.filter(s => without.has(s)),
+    changedCoins: new Set(ps.flatMap(p => p.changedCoins)),
+    barParts: ps.map(p => p.barTrades),
+  }
+}
+
+
+/**
+ * The `intrabar` block of a run that asked for a mode (a spec without one, made before the
+ * setting or by a job that does not say, answers none), and its warning.
+ */
+export async function intrabarBlock(
+  spec: RunSpec,
+  symbols: readonly string[],
+  store: CandleStore,
+  run: RunIntrabar | null,
+  trades: TradeTable,
+  acceptance: Acceptance,
+  metrics: BacktestMetrics,
+  portfolio: PortfolioOptions,
+): Promise<{ block: IntrabarBlock; warning: string | null } | null> {
+  if (spec.intrabar === undefined) return null
+  const mode = intrabarOf(spec)
+  if (mode === 'bar' || run === null) {
+    const without = symbols.filter(s => store.detailSource(s) === null).length
+    return { block: { mode, detail_timeframe: null, bars_replayed: 0, bars_left_to_rule: 0, trades_changed: 0, coins_without_detail: without, rule_bias: null }, warning: null }
+  }
+  // the bar rule's run: its own portfolio choice over its own trades (the run's own where no replay changed one)
+  const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
+  let bar = detail
+  if (run.changedCoins.size > 0) {
+    const keep: number[] = []
+    for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
+    const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
+    // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
+    const barAcceptance = finish(acceptSteps(barTrades, portfolio))
+    bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+  }
+  let changed = 0
+  for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
+  const block: IntrabarBlock = {
+    mode,
+    detail_timeframe: '1m',
+    bars_replayed: run.replayed,
+    bars_left_to_rule: run.leftToRule,
+    trades_changed: changed,
+    coins_without_detail: run.coinsWithout.length,
+    rule_bias: {
+      bar,
+      detail,
+    },
+  }
+  const warning =
+    run.leftToRule > 0
+      ? `intrabar: ${run.leftToRule} bars whose exit depends on the path inside them were resolved by the bar rule (no 1m detail there)` +
+        (run.coinsWithout.length > 0 ? `; ${run.coinsWithout.length} coins have no detail at all (${named(run.coinsWithout)})` : '; their coins have detail for part of their history only')
+      : null
+  return { block, warning }
+}
