@@ -31,6 +31,7 @@ import { CoinGeckoClient } from './upstream/coingecko'
 import { isoDay, MINUTE_MS, parseCompactDay, parseDay } from './time'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
+import { candleFeedFor } from './jobs/candles'
 import { dbCommand } from './cli-db'
 import { join } from 'node:path'
 import { openDb } from './db'
@@ -320,6 +321,8 @@ async function queueWorker(config: Config): Promise<number> {
     lockMs: config.redis.lockMs,
     stalledMs: config.redis.stalledMs,
     log: message => log.warn(message),
+    // the same hourly candles as `serve` (SYNC, DEMO), so the worker's store keeps up with the API's
+    feed: s => candleFeedFor(config, s, systemClock, log),
   })
   log.info(`perpsim worker ${worker.name}: ${config.workers} threads on ${store.coinCount} coins (data version ${worker.dataVersion()}), queue prefix ${config.redis.prefix}`)
   let stopping = false

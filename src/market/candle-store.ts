@@ -32,6 +32,8 @@ import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-b
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
 import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type MarketCapSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
+import { upperBound } from '../sorted-search'
+import { SymbolDigests } from './symbol-digest'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
 
@@ -80,6 +82,24 @@ export interface AppendResult {
 
 export class StoreError extends Error {}
 
+/**
+ * One symbol's rows up to a time, as a queued task names what it reads (queue-wire.ts):
+ * the last candle, funding and sample times it reads (-1: none; samples in SAMPLE_KINDS
+ * order) and the digest of those rows.
+ */
+export interface SymbolRows {
+  lastBarMs: number
+  lastFundingMs: number
+  lastSampleMs: number[]
+  digest: string
+}
+
+/** SymbolRows of a store that may hold more: its row counts up to those times, and in all (candles, funding, then each kind of samples). */
+export interface SymbolRowsWithin extends SymbolRows {
+  rows: number[]
+  totals: number[]
+}
+
 export interface AppendOptions {
   /** false: skip the fsyncs (still atomic for a crashing process); for regenerable data */
   durable?: boolean
@@ -102,6 +122,7 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  private readonly digests = new SymbolDigests()
   /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
   readonly detail: DetailStore
   private detailSymbols: Set<string> | null = null
@@ -321,6 +342,46 @@ export class CandleStore {
         if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /**
+   * What else a task reads of a coin beside its rows, as text: its stored minute detail's
+   * last minute (none: derived from the candles, with the synthetic seed), and its margin
+   * brackets. A store whose detail reaches further is taken as another store (conservative:
+   * the API and the workers sync their detail alike).
+   */
+  private coinExtras(symbol: string): string {
+    const source = this.detailSource(symbol)
+    const detail = source === 'stored' ? `stored:${this.detail.lastMinuteMs(symbol)}` : source === 'derived' ? `derived:${this.seed ?? DEFAULT_SYNTHETIC_SEED}` : 'none'
+    return `${detail}|${JSON.stringify(this.marginBrackets(symbol) ?? null)}`
+  }
+
+  /** The symbol's stored rows in all (null: no candles): what a task reading it carries (symbol-digest.ts). */
+  symbolRows(symbol: string): SymbolRows | null {
+    const within = this.symbolRowsWithin(symbol, Infinity, Infinity, SAMPLE_KINDS.map(() => Infinity))
+    return within && { lastBarMs: within.lastBarMs, lastFundingMs: within.lastFundingMs, lastSampleMs: within.lastSampleMs, digest: within.digest }
+  }
+
+  /**
+   * The symbol's rows up to `lastBarMs`, `lastFundingMs` and each kind's `lastSampleMs`
+   * (null: no candles): their digest, to compare with the one a task carries, and how many
+   * rows that is of how many, so a worker whose store reaches further shows the task only those.
+   */
+  symbolRowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number, lastSampleMs: readonly number[]): SymbolRowsWithin | null {
+    const c = this.candles.get(symbol)
+    if (!c || c.n === 0) return null
+    const series = [c, this.fundingCols.get(symbol), ...SAMPLE_KINDS.map(k => this.sampleCols.get(k)!.get(symbol))]
+    const upTo = [lastBarMs, lastFundingMs, ...SAMPLE_KINDS.map((_, i) => lastSampleMs[i] ?? -1)]
+    const rows = series.map((s, i) => (s ? upperBound(s.cols[0], upTo[i], s.n) : 0))
+    const lastOf = (i: number) => (rows[i] ? series[i]!.cols[0][rows[i] - 1] : -1)
+    return {
+      lastBarMs: lastOf(0),
+      lastFundingMs: lastOf(1),
+      lastSampleMs: SAMPLE_KINDS.map((_, k) => lastOf(2 + k)),
+      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const), this.coinExtras(symbol)),
+      rows,
+      totals: series.map(s => s?.n ?? 0),
+    }
   }
 
   /** A symbol's margin brackets, when the store has them (bracket-book.ts). */

@@ -154,6 +154,11 @@ export class RunService {
     return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.transport.stats() }
   }
 
+  /** Why runs cannot reach a worker now (the queue's Redis is silent, no worker is connected), or null (GET /health). */
+  trouble(): string | null {
+    return this.deps.transport.trouble?.() ?? null
+  }
+
   /** Tasks the workers run at once (how many of a sweep's tasks to keep in flight). */
   get parallelism(): number {
     return Math.max(1, this.deps.transport.parallelism)
