@@ -73,6 +73,7 @@ describe('a planted regime change', async () => {
   test('answers 202 with the id; done with every fold', () => {
     expect(r.status).toBe(202)
     expect(r.body.id).toMatch(/^wf-/)
+    expect(r.body.links).toEqual({ self: `/research/walk-forward/${r.body.id}`, events: `/research/walk-forward/${r.body.id}/events` })
     expect([done.body.state, done.body.reason]).toEqual(['done', null])
     expect(folds.length).toBe(10)
     expect(done.body.n_trials).toBe(20)
@@ -105,6 +106,22 @@ describe('a planted regime change', async () => {
     expect(oos.result_hash).toBeNull()
     const summed = folds.reduce((s, f) => s + (f.out_of_sample.metrics?.total_return_pct ?? 0), 0)
     expect(oos.total_return_pct).toBeCloseTo(summed, 9)
+  })
+
+  test('each fold carries its chosen trial’s in-sample curve, day by day over the in-sample part, ending at its total return', () => {
+    for (const f of folds) {
+      expect(f.in_sample.equity_curve.length).toBe(20)
+      expect(f.in_sample.equity_curve[0].t).toBe(f.in_sample.start_date)
+      expect(f.in_sample.equity_curve.at(-1).t).toBe(f.in_sample.end_date)
+      expect(f.in_sample.equity_curve.at(-1).return_pct).toBeCloseTo(f.in_sample.metrics.total_return_pct_portfolio, 4)
+    }
+  })
+
+  test('its event stream replays the ledger’s in-sample trials and ends with the state', async () => {
+    const text = await (await h.app.handle(new Request(`http://localhost/research/walk-forward/${r.body.id}/events`))).text()
+    expect([...text.matchAll(/id: (\d+)\nevent: trial/g)].length).toBe(20)
+    expect(text.trim().endsWith('event: state\ndata: {"state":"done","reason":null}')).toBe(true)
+    expect((await h.req(`/research/walk-forward/${r.body.id}/events`.replace('wf-', 'sw-'))).status).toBe(404)
   })
 
   test('walk_forward_efficiency: mean out-of-sample objective per day over mean in-sample objective per day', () => {

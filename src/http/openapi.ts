@@ -215,6 +215,9 @@ const MEDIA_ANSWERS: Record<string, Record<string, Json>> = {
   'GET /research/sweeps/{id}/events': {
     '200': text('text/event-stream', 'a sweep as Server-Sent Events: `retry:` once, then `trial` (id: its number in the ledger), `progress` and `state` events, heartbeat comments; it ends once the sweep has stopped (docs/api-research.md)'),
   },
+  'GET /research/walk-forward/{id}/events': {
+    '200': text('text/event-stream', 'a walk-forward run as Server-Sent Events: `retry:` once, then `trial` (each in-sample trial, id: its number in the ledger), `progress` and `state` events; it ends once the run has stopped (docs/api-research.md)'),
+  },
   'GET /og': { '200': { description: '1200×630 PNG card (304 with a matching If-None-Match)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } },
   'GET /share': {
     '200': page('the share page: social-preview tags, noindex, and a redirect to the simulator with the settings'),

@@ -14,7 +14,7 @@ const Refused = t.Object({ detail: t.String(), limit: t.Integer({ description: '
 const Refused429 = t.Union([RateLimited, Refused])
 const EventsHeaders = t.Object({ 'last-event-id': t.Optional(t.String({ description: 'the last trial number received: the stream resumes after it' })) })
 
-/** POST/GET/DELETE /research/sweeps, GET /research/sweeps/{id}/events, POST/GET/DELETE /research/walk-forward (docs/api-research.md). */
+/** POST/GET/DELETE /research/sweeps and /research/walk-forward, and their GET …/{id}/events (docs/api-research.md). */
 export function sweepsModule(deps: AppDeps) {
   const runner = new ResearchRunner({ db: deps.db, clock: deps.clock, shutdown: deps.shutdown })
   const services: SweepDeps = { runs: deps.runs, db: deps.db, clock: deps.clock, store: deps.store, runner }
@@ -59,6 +59,12 @@ export function sweepsModule(deps: AppDeps) {
       params: SweepId,
       response: { 200: WalkForwardResponse, 404: Detail },
       detail: { tags: ['research'], summary: 'A walk-forward run: state, progress, its folds (chosen parameters, in- and out-of-sample metrics), the stitched out-of-sample run, efficiency and parameter stability' },
+    })
+    .get('/research/walk-forward/:id/events', ({ params, headers }) => sweepEvents({ db: deps.db, runner, shutdown: deps.shutdown }, params.id, headers['last-event-id'], 'walk_forward'), {
+      params: SweepId,
+      headers: EventsHeaders,
+      response: { 404: Detail },
+      detail: { tags: ['research'], summary: 'A walk-forward run as Server-Sent Events: each finished in-sample trial (id = its number), progress, and its state until it stops' },
     })
     .delete('/research/walk-forward/:id', ({ params }) => cancelWalkForward(services, params.id), {
       params: SweepId,

@@ -90,7 +90,7 @@ export const ResearchAccepted = t.Object({
   id: t.String(),
   state: SweepState,
   n_planned: t.Integer({ description: 'trials to run (a walk-forward: folds × trials, and each fold’s out-of-sample run)' }),
-  links: t.Object({ self: t.String(), events: t.Union([t.String(), t.Null()]) }),
+  links: t.Object({ self: t.String(), events: t.String({ description: 'its Server-Sent Events stream' }) }),
 })
 
 export const SweepId = t.Object({ id: t.String({ pattern: '^[a-z0-9-]{1,64}$' }) })
@@ -200,7 +200,16 @@ const FoldMetrics = t.Union([TrialMetrics, t.Null()])
 
 export const WalkForwardFold = t.Object({
   fold: t.Integer({ description: 'from 1' }),
-  in_sample: t.Object({ start_date: t.String(), end_date: t.String(), objective_value: t.Union([t.Number(), t.Null()]), metrics: FoldMetrics, trials: t.Integer() }),
+  in_sample: t.Object({
+    start_date: t.String(),
+    end_date: t.String(),
+    objective_value: t.Union([t.Number(), t.Null()]),
+    metrics: FoldMetrics,
+    trials: t.Integer(),
+    equity_curve: t.Array(t.Object({ t: t.String({ format: 'date' }), return_pct: t.Number() }), {
+      description: 'the chosen trial’s in-sample portfolio, day by day: return % since the part’s start (empty without a choice)',
+    }),
+  }),
   out_of_sample: t.Object({ start_date: t.String(), end_date: t.String(), objective_value: t.Union([t.Number(), t.Null()]), metrics: FoldMetrics }),
   params: t.Union([Params, t.Null()], { description: 'the in-sample best; null when no trial reached min_trades (the fold then trades nothing out of sample)' }),
 })

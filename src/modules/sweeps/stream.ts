@@ -1,6 +1,6 @@
 /**
- * GET /research/sweeps/{id}/events: a sweep followed as Server-Sent Events (docs/api-research.md,
- * "Events"): the finished trials (`trial`, id = the trial's number in the ledger, so a client
+ * GET /research/sweeps/{id}/events (and /research/walk-forward/{id}/events): a run followed as
+ * Server-Sent Events (docs/api-research.md): the finished trials (`trial`, id = the trial's number in the ledger, so a client
  * resumes with Last-Event-ID), the progress (`progress`) and the state (`state`; the stream
  * ends once the sweep has stopped). A stream opened late replays the ledger first.
  */

@@ -13,6 +13,7 @@ import type { SweepTrialOutcome } from '../../runs/compute/sweep-tasks'
 import { InvalidRequest, NotFound } from '../../runs/errors'
 import { responseBody } from '../../runs/present'
 import type { RunSpec } from '../../runs/spec'
+import { roundTo } from '../../round'
 import { DAY_MS, isoDay, parseDay } from '../../time'
 import type { ResearchAccepted, WalkForwardFold, WalkForwardRequest, WalkForwardResponse } from './model'
 import { baseFieldsOf, baseSpec, checkTrialStrategies, expandSpace, paramsOf, requestHashOf, SWEEP_LIMITS, trialPoints, trialSpec, type Dimension, type ParamValue, type Point } from './plan'
@@ -102,7 +103,7 @@ export async function startWalkForward(deps: SweepDeps, body: WalkForwardBody, c
   }
   const planned = body.folds * points.length + body.folds + 1
   const id = await deps.runner.start('walk_forward', client, request, planned, ctx => walkForwardWork(deps, ctx, { base, dims, points, symbols, windows, request }))
-  return { id, state: 'queued', n_planned: planned, links: { self: `/research/walk-forward/${id}`, events: null } }
+  return { id, state: 'queued', n_planned: planned, links: { self: `/research/walk-forward/${id}`, events: `/research/walk-forward/${id}/events` } }
 }
 
 const dated = (spec: RunSpec, fromMs: number, toMs: number): RunSpec => ({ ...spec, startDate: isoDay(fromMs), endDate: isoDay(toMs) })
@@ -176,7 +177,14 @@ async function walkForwardWork(
     const oosValue = oosMetrics && oosTrades > 0 && typeof oosMetrics[request.objective] === 'number' ? (oosMetrics[request.objective] as number) : null
     folds.push({
       fold: k + 1,
-      in_sample: { start_date: isoDay(w.inSampleFromMs), end_date: isoDay(w.inSampleToMs), objective_value: best >= 0 ? values[best] : null, metrics: best >= 0 ? outcomes[best]!.metrics : null, trials: points.length },
+      in_sample: {
+        start_date: isoDay(w.inSampleFromMs),
+        end_date: isoDay(w.inSampleToMs),
+        objective_value: best >= 0 ? values[best] : null,
+        metrics: best >= 0 ? outcomes[best]!.metrics : null,
+        trials: points.length,
+        equity_curve: best >= 0 ? curveOf(outcomes[best]!) : [],
+      },
       out_of_sample: { start_date: isoDay(w.outOfSampleFromMs), end_date: isoDay(w.outOfSampleToMs), objective_value: oosValue, metrics: oosMetrics },
       params: best >= 0 ? paramsOf(dims, points[best]) : null,
     })
@@ -198,6 +206,16 @@ async function walkForwardWork(
     walk_forward_efficiency: efficiency(folds, request.objective),
     parameter_stability: parameterStability(dims, chosenPoints),
   }
+}
+
+/** A trial's portfolio day by day from its daily returns: return % since its first day (Π(1 + r) − 1; r is day-over-day equity). */
+export function curveOf(o: SweepTrialOutcome): { t: string; return_pct: number }[] {
+  if (o.fromDayMs === null) return []
+  let growth = 1
+  return Array.from(o.daily, (r, d) => {
+    growth *= 1 + r
+    return { t: isoDay(o.fromDayMs! + d * DAY_MS), return_pct: roundTo(100 * (growth - 1), 6) }
+  })
 }
 
 /** Mean out-of-sample objective over mean in-sample objective of the folds with both (per day for summed objectives); null when undefined. */
