@@ -48,7 +48,7 @@ try {
       const t0 = performance.now()
       const res = runCoinTrades(ctx, { spec, symbols })
       const booked = await stepped(bookSteps(res.trades, portfolioOptionsOf(spec, symbols.length), markOver(daySpan(res.coins), s => store.bars(s))))
-      const a = assembledOf({ spec, symbols, coins: res.coins, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 1, warnings: [] }, booked, store)
+      const a = assembledOf({ spec, symbols, coins: res.coins, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 1, warnings: [], universe: null }, booked, store)
       void a.body
       whole.push(performance.now() - t0)
       trades = a.portfolio.trades.n

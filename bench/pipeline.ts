@@ -64,7 +64,7 @@ try {
       const t0 = performance.now()
       // the run service's booking step (src/runs/service.ts): the portfolio books the trades, then the result is assembled
       const booked = await stepped(bookSteps(res.trades, portfolioOptionsOf(spec, symbols.length), markOver(daySpan(coins), s => store.bars(s))))
-      const a = assembledOf({ spec, symbols, coins, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 3, warnings: [] }, booked, store)
+      const a = assembledOf({ spec, symbols, coins, accounting: { top_n_requested: 535, eligible_universe: symbols.length, universe_capped: false, coins_missing_data: 0 }, indicatorsUsed: [], conditionsCount: 3, warnings: [], universe: null }, booked, store)
       assembleMs = Math.min(assembleMs, performance.now() - t0)
       trades = a.portfolio.trades.n
     }

@@ -5,7 +5,11 @@
  *   queue to one worker process vs on the calling thread; p50 and p99 of the round trip;
  * - /simulate top 535 (bb-squeeze-short, 535-coin × 2-year synthetic store): p50 of single
  *   runs and throughput of 4 runs at once, with 1 and 2 worker processes (1 thread each),
- *   and the in-process pool with 2 threads for comparison.
+ *   and the in-process pool with 2 threads for comparison;
+ * - the per-coin data versions a task carries (market/symbol-digest.ts): every coin's digest
+ *   the first time (the whole store hashed once), again (kept), and after one hour appended;
+ * - one ranking day (computeDayFile, the rankings job's step) through the pool and on the
+ *   fleet of 2 worker processes.
  *   REDIS_URL=redis://127.0.0.1:6379 bun bench/queue.ts   (BENCH_DATA_DIR=<dir> reuses a store)
  * Without REDIS_URL it says so and measures nothing.
  */
@@ -19,7 +23,11 @@ import { systemClock } from '../src/clock'
 import { composeDeps } from '../src/compose'
 import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
+import { ManualClock } from '../src/clock'
+import { computeDayFile } from '../src/live/ranking-day'
 import { CandleStore } from '../src/market/candle-store'
+import { BLOCK_ROWS } from '../src/market/symbol-digest'
+import { HOUR_MS } from '../src/time'
 import { generateStore } from '../src/market/generate-store'
 import { QueueTransport } from '../src/runs/queue-transport'
 import { fleetKey } from '../src/runs/queue-wire'
@@ -47,8 +55,8 @@ async function fleetSize(n: number): Promise<void> {
   client.disconnect()
 }
 
-function startWorker(): Subprocess {
-  const w = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn' }, stdout: 'ignore', stderr: 'inherit' })
+function startWorker(threads = 1): Subprocess {
+  const w = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, REDIS_URL: url, REDIS_PREFIX: prefix, DATA_DIR: dir, WORKERS: String(threads), LOG_LEVEL: 'warn', DEMO: '0' }, stdout: 'ignore', stderr: 'inherit' })
   workers.push(w)
   return w
 }
@@ -110,6 +118,60 @@ try {
   rows.push(['queue, 2 worker processes (1 thread each)', await simulate(queue(), 2)])
   console.log('\n| /simulate top 535, bb-squeeze-short | p50 ms (one run) | runs/min (4 at once) |\n|---|---:|---:|')
   for (const [label, r] of rows) console.log(`| ${label} | ${r.p50.toFixed(0)} | ${r.perMin.toFixed(1)} |`)
+
+  // one ranking day, the rankings job's step, through the pool and on the fleet (2 worker processes)
+  const rankingDay = async (transport: Transport) => {
+    const config = loadConfig({ OFFLINE: '1', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', SHED_LAG_MS: '0', WORKERS: '2' })
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 0, 30))
+    const db = openDb(':memory:')
+    const { runs } = composeDeps({ config, clock, store, db, transport })
+    const t0 = performance.now()
+    const file = await computeDayFile({ clock, db, store, runs }, '2026-11-21', { progress() {}, yield: async () => {}, trigger: 'manual' })
+    const s = (performance.now() - t0) / 1000
+    await transport.close()
+    if ('incomplete' in file) throw new Error(file.incomplete)
+    return s
+  }
+  const poolDay = await rankingDay(workerPoolTransport(store, 2, 1 << 20))
+  const fleetDay = await rankingDay(new QueueTransport(store, { url, prefix, parallelism: 2, queueMax: 1 << 20, deadlineMs: 600_000 }))
+  // one worker process of 2 threads: the affinity hint keeps each strategy on one of its threads
+  for (const w of workers.splice(0)) {
+    w.kill('SIGTERM')
+    await w.exited
+  }
+  const client = new Redis(url)
+  await client.del(fleetKey(prefix))
+  client.disconnect()
+  startWorker(2)
+  await fleetSize(1)
+  const oneHostDay = await rankingDay(new QueueTransport(store, { url, prefix, parallelism: 2, queueMax: 1 << 20, deadlineMs: 600_000 }))
+  console.log('\n| one ranking day (2026-11-21, every configuration × period × group) | s |\n|---|---:|')
+  console.log(`| in-process pool, 2 threads | ${poolDay.toFixed(1)} |`)
+  console.log(`| queue, 2 worker processes (1 thread each) | ${fleetDay.toFixed(1)} |`)
+  console.log(`| queue, 1 worker process (2 threads) | ${oneHostDay.toFixed(1)} |`)
+  // the per-coin data versions: what the API hashes before its first task, and after
+  {
+    const fresh = CandleStore.open(dir)
+    const digests = () => {
+      const t0 = performance.now()
+      for (const s of fresh.symbols()) fresh.symbolRows(s)
+      return performance.now() - t0
+    }
+    const cold = digests()
+    const warm = digests()
+    // (appended to the bench's own temporary store only, after every other measurement)
+    for (const s of own ? fresh.symbols() : []) {
+      const b = fresh.bars(s)!
+      const t = b.t[b.n - 1] + HOUR_MS
+      fresh.appendCandles(s, [[t], [b.c[b.n - 1]], [b.c[b.n - 1]], [b.c[b.n - 1]], [b.c[b.n - 1]], [1]], 1, { durable: false })
+    }
+    const hour = digests()
+    console.log('\n| per-coin data versions of 535 coins (2 years of 1H rows each) | ms |\n|---|---:|')
+    console.log(`| first time: every row hashed once (${BLOCK_ROWS}-row blocks kept) | ${cold.toFixed(0)} |`)
+    console.log(`| again, the store unchanged (every later run) | ${warm.toFixed(2)} |`)
+    if (own) console.log(`| after one hour appended to every coin (last blocks only) | ${hour.toFixed(1)} |`)
+  }
+
   console.log(`\nload average at the end: ${loadavg().map(x => x.toFixed(2)).join(' ')}`)
 } finally {
   for (const w of workers) {

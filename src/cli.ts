@@ -25,10 +25,14 @@ import { CandleStore } from './market/candle-store'
 import { escapeControl, formatImportReport, importPaths } from './market/import-binance'
 import { formatSyncReport, syncFromExchange } from './market/sync-ccxt'
 import { generateStore, storeDerivedDetail, SYNTHETIC_DEFAULTS } from './market/generate-store'
+import { importMarketCapFile, MarketCapImportError } from './market/import-market-caps'
+import { fetchCoinGeckoMarketCaps } from './market/coingecko-market-caps'
+import { CoinGeckoClient } from './upstream/coingecko'
 import { isoDay, MINUTE_MS, parseCompactDay, parseDay } from './time'
 import { lowerBound } from './sorted-search'
 import { startServer } from './main'
 import { jobsCommand } from './jobs/cli'
+import { candleFeedFor } from './jobs/candles'
 import { dbCommand } from './cli-db'
 import { join } from 'node:path'
 import { openConfiguredDb } from './db'
@@ -44,7 +48,11 @@ const USAGE = `usage: perpsim <command>
   data generate [--coins N] [--days D] [--seed S] [--force] [--detail-stored N]
                                               write the synthetic universe (--force replaces a non-empty store;
                                               --detail-stored N also writes the first N coins' minutes as stored 1m detail)
-  data import [--replace-synthetic] <path...> import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders)
+  data import [--replace-synthetic] [--delisted A,B] <path...>
+                                              import Binance kline / funding / universe CSV (.csv, .csv.gz, .zip, folders);
+                                              --delisted: these perps' markets closed (their candles end)
+  data market-caps <file.csv> | --coingecko [--days N]
+                                              daily market caps for the rank history (CSV: date,symbol,market_cap)
   data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives] [--mark]
                                               sync 1H candles and funding from Binance USDT-M (ccxt);
                                               --detail 1m also the 1m candles (minute detail);
@@ -125,6 +133,7 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
     coins,
     days,
     seed,
+    delistings: SYNTHETIC_DEFAULTS.delistings,
     endMs: systemClock.now(),
     onProgress: (done, total) => {
       if (done === total || done % 50 === 0) process.stderr.write(`generated ${done}/${total} coins\n`)
@@ -143,8 +152,9 @@ async function dataGenerate(config: Config, args: string[]): Promise<void> {
 }
 
 async function dataImport(config: Config, args: string[]): Promise<number> {
-  const { values, positionals: paths } = parseFlags({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' } } })
+  const { values, positionals: paths } = parseFlags({ args, allowPositionals: true, options: { 'replace-synthetic': { type: 'boolean' }, delisted: { type: 'string' } } })
   if (paths.length === 0) throw new UsageError('data import needs at least one file or folder')
+  const delisted = values.delisted?.split(',').map(s => s.trim().toUpperCase()).filter(Boolean) ?? []
   let store = CandleStore.open(config.dataDir)
   if (store.isSynthetic()) {
     // real candles never continue generated ones: the synthetic store is set aside first
@@ -157,7 +167,36 @@ async function dataImport(config: Config, args: string[]): Promise<number> {
   }
   const report = await importPaths(store, paths, line => process.stderr.write(escapeControl(line) + '\n'))
   console.log(formatImportReport(report))
+  // Binance's archive of a delisted perp is like any other: the caller names the closed markets
+  for (const symbol of delisted) {
+    if (store.lastCandleMs(symbol) === null) throw new RuntimeError(`--delisted ${symbol}: the store has no candles of it`)
+    store.markDelisted(symbol)
+    console.log(`${symbol}: delisted, last candle ${isoDay(store.lastCandleMs(symbol)!)}`)
+  }
   return report.files.some(f => f.error) ? 1 : 0
+}
+
+async function dataMarketCaps(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseFlags({ args, allowPositionals: true, options: { coingecko: { type: 'boolean' }, days: { type: 'string' } } })
+  const store = CandleStore.open(config.dataDir)
+  if (values.coingecko) {
+    if (positionals.length) throw new UsageError('data market-caps: give a CSV file or --coingecko, not both')
+    if (config.offline) throw new UsageError('data market-caps --coingecko needs the network, and OFFLINE=1 forbids outbound calls')
+    const days = positiveInt('days', values.days, 1095, 3650)
+    const client = new CoinGeckoClient({ baseUrl: config.upstream.coingeckoUrl, timeoutMs: Math.max(config.upstream.timeoutMs, 10_000) })
+    const r = await fetchCoinGeckoMarketCaps(client, store, { days, pauseMs: 2500, log: line => process.stderr.write(line + '\n') })
+    console.log(`market caps from CoinGecko: ${r.matched} coins matched, ${r.appended} days stored; not listed there (ranked by volume): ${r.unmatched.length}; failed: ${r.failed.length}`)
+    return r.failed.length ? 1 : 0
+  }
+  if (positionals.length !== 1) throw new UsageError('data market-caps needs one CSV file (date,symbol,market_cap) or --coingecko')
+  try {
+    const r = importMarketCapFile(store, positionals[0])
+    console.log(`market caps: ${r.rows} rows of ${r.symbols} coins (${r.firstDay} to ${r.lastDay}); ${r.appended} stored, ${r.skipped} already held`)
+    return 0
+  } catch (e) {
+    if (e instanceof MarketCapImportError) throw new RuntimeError(`${positionals[0]}: ${e.message}; nothing was stored`)
+    throw e
+  }
 }
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
@@ -224,12 +263,15 @@ function dataInfo(config: Config): void {
   console.log(`margin brackets: ${withBrackets.length} of ${store.symbols().length} coins${asOf.length ? ` (${asOf.join('; ')})` : ''}; the others use the flat 0.5 % rate`)
   const withMark = store.markSymbols().filter(s => store.bars(s)).length
   console.log(`mark price: ${withMark} of ${store.symbols().length} coins have 1h mark-price candles (liquidation tests them); the others are tested on the last price`)
-  console.log('symbol            rows  from        to          funding  first funding  last funding  mark price | 1m detail')
+  console.log('symbol            rows  from        to          funding  first funding  last funding  mark price | 1m detail  status')
+  const caps = store.marketCapSymbols().length
+  console.log(`rank history: ${caps ? `market caps of ${caps} coins, the others` : 'every coin'} ranked by trailing 30-day quote volume`)
   for (const s of store.symbols()) {
     const b = store.bars(s)!
     const f = store.funding(s)
+    const status = store.meta(s)?.status === 'delisted' ? 'delisted' : 'trading'
     console.log(
-      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(10)}    ${markCoverage(store, s)} | ${detailCoverage(store, s)}`,
+      `${s.padEnd(14)} ${String(b.n).padStart(7)}  ${isoDay(b.t[0])}  ${isoDay(b.t[b.n - 1])}  ${String(f?.n ?? 0).padStart(7)}  ${f?.n ? isoDay(f.t[0]) : '-'.padEnd(10)}     ${(f?.n ? isoDay(f.t[f.n - 1]) : '-').padEnd(10)}    ${markCoverage(store, s)} | ${detailCoverage(store, s).padEnd(9)}  ${status}`,
     )
   }
 }
@@ -298,6 +340,8 @@ async function queueWorker(config: Config): Promise<number> {
     lockMs: config.redis.lockMs,
     stalledMs: config.redis.stalledMs,
     log: message => log.warn(message),
+    // the same hourly candles as `serve` (SYNC, DEMO), so the worker's store keeps up with the API's
+    feed: s => candleFeedFor(config, s, systemClock, log),
   })
   log.info(`perpsim worker ${worker.name}: ${config.workers} threads on ${store.coinCount} coins (data version ${worker.dataVersion()}), queue prefix ${config.redis.prefix}`)
   let stopping = false
@@ -337,6 +381,7 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'import') return dataImport(config, rest)
     if (sub === 'sync') return dataSync(config, rest)
     if (sub === 'info') return (dataInfo(config), 0)
+    if (sub === 'market-caps') return dataMarketCaps(config, rest)
   }
   if (cmd === 'jobs') return jobsCommand(config, [sub, ...rest].filter(x => x !== undefined), msg => new UsageError(msg))
   if (cmd === 'trust' && sub === 'verify') return trustVerify(config, rest)

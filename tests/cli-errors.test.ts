@@ -37,6 +37,17 @@ describe('one line and a non-zero exit', () => {
     expectOneLine(cli(['trust', 'verify', leaf, '--date', '20260230']), /^--date 20260230: expected a UTC calendar day as YYYYMMDD\b/)
     expectOneLine(cli(['trust', 'verify', leaf, '--date', '2026-02-03']), /^--date 2026-02-03: expected a UTC calendar day as YYYYMMDD\b/)
   })
+  test('data market-caps: a gap names its line, nothing is stored; --coingecko with a file is refused; OFFLINE forbids --coingecko', () => {
+    const csv = join(dir, 'caps.csv')
+    writeFileSync(csv, 'date,symbol,market_cap\n2025-01-01,BTC,100\n2025-01-03,BTC,102\n')
+    expectOneLine(cli(['data', 'market-caps', csv]), /caps\.csv: line 3: BTCUSDT has a gap: no row for 2025-01-02 .*; nothing was stored$/)
+    expectOneLine(cli(['data', 'market-caps', csv, '--coingecko']), /give a CSV file or --coingecko, not both/)
+    expectOneLine(cli(['data', 'market-caps', '--coingecko']), /OFFLINE=1 forbids outbound calls/)
+    writeFileSync(csv, 'date,symbol,market_cap\n2025-01-01,BTC,100\n2025-01-02,BTC,102\n')
+    const ok = cli(['data', 'market-caps', csv])
+    expect(ok.code).toBe(0)
+    expect(ok.out).toContain('market caps: 2 rows of 1 coins (2025-01-01 to 2025-01-02); 2 stored, 0 already held')
+  }, 30_000) // four processes
   test('a bad HOST', () => expectOneLine(cli(['serve'], { HOST: 'not a host!' }), /HOST="not a host!"/))
   test('a DATA_DIR that is a file', () => {
     const file = join(dir, 'a-file')

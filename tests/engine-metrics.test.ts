@@ -158,6 +158,7 @@ describe('trade metrics of a hand-computed case', () => {
       signal_count: 0,
       liquidation_count: 1,
       end_of_data_count: 0,
+      delisted_count: 0,
     })
     expect([eth.trades, eth.wins, eth.profit_factor, eth.total_return_pct]).toEqual([4, 1, 3 / 8, -5])
     expect([eth.tp_count, eth.sl_count, eth.timeout_count, eth.trailing_count, eth.signal_count, eth.liquidation_count, eth.end_of_data_count]).toEqual([0, 1, 1, 0, 1, 0, 1])

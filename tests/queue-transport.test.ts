@@ -16,7 +16,8 @@ import { Redis } from 'ioredis'
 import { computeDayFile } from '../src/live/ranking-day'
 import { simulateSpec } from '../src/runs/simulate-spec'
 import { QueueTransport } from '../src/runs/queue-transport'
-import { encode, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, REFUSED, type FleetEntry, type TaskJobData } from '../src/runs/queue-wire'
+import { encode, fleetCoins, fleetKey, QUEUE_ENGINE_VERSION, QUEUE_NAME, readsVersion, REFUSED, symbolRead, type FleetEntry, type TaskJobData } from '../src/runs/queue-wire'
+import type { CandleStore } from '../src/market/candle-store'
 import { fillWalkUniverse, makeHarness, type Harness } from './helpers/harness'
 import { privateRedis, testRedis, type TestRedis } from './helpers/redis'
 import { BUN, ROOT } from './helpers/serve'
@@ -116,18 +117,21 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     expect(timeless(dayB)).toEqual(timeless(dayA))
   }, 120_000)
 
-  test('a worker refuses a task cut from another store or engine, naming both versions (the task fails once every attempt was refused)', async () => {
+  test('a worker refuses a task whose coin it holds other rows of, or cut for another engine, naming why (the task fails once every live worker refused it)', async () => {
     const connection = new Redis(r.url, { maxRetriesPerRequest: null })
     const queue = new Queue(QUEUE_NAME, { connection, prefix: r.prefix })
     const events = new QueueEvents(QUEUE_NAME, { connection: new Redis(r.url, { maxRetriesPerRequest: null }), prefix: r.prefix })
     try {
       await events.waitUntilReady()
       const payload = encode({ spec: null, symbols: [] })
-      const stale = await queue.add('coinTrades', { payload, dataVersion: 'ffffffffffffffff', engineVersion: QUEUE_ENGINE_VERSION, priority: 'interactive' } satisfies TaskJobData, { attempts: 2, backoff: { type: 'fixed', delay: 50 } })
+      const eth = remote.deps.store.symbolRows('ETHUSDT')!
+      const reads = [symbolRead('ETHUSDT', { ...eth, digest: 'ffffffffffffffff' })]
+      const stale = await queue.add('coinTrades', { payload, reads, dataVersion: readsVersion(reads), engineVersion: QUEUE_ENGINE_VERSION, priority: 'interactive' } satisfies TaskJobData)
       const err = await stale.waitUntilFinished(events, 20_000).then(() => null, (e: Error) => e.message)
       expect(err).toStartWith(REFUSED)
-      expect(err).toContain(`its store has data version ${remote.deps.store.dataVersion()}, the task reads ffffffffffffffff`)
-      const release = await queue.add('coinTrades', { payload, dataVersion: remote.deps.store.dataVersion(), engineVersion: 'perpsim-engine-0.0.1', priority: 'interactive' } satisfies TaskJobData, { attempts: 1 })
+      expect(err).toContain(`its ETHUSDT rows up to ${new Date(eth.lastBarMs).toISOString().slice(0, 16)}Z differ (digest ${eth.digest}, the task reads ffffffffffffffff)`)
+      const good = [symbolRead('ETHUSDT', eth)]
+      const release = await queue.add('coinTrades', { payload, reads: good, dataVersion: readsVersion(good), engineVersion: 'perpsim-engine-0.0.1', priority: 'interactive' } satisfies TaskJobData)
       expect(await release.waitUntilFinished(events, 20_000).then(() => null, (e: Error) => e.message)).toContain(`engine ${QUEUE_ENGINE_VERSION}, the task was cut for perpsim-engine-0.0.1`)
     } finally {
       await events.close()
@@ -186,7 +190,7 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
     }
   }, 120_000)
 
-  test('only workers on another store in the fleet: the API sends nothing and answers 503 naming the versions', async () => {
+  test('only workers on another store in the fleet: the API sends nothing and answers 503 naming the coins that differ', async () => {
     for (const w of workers) w.kill('SIGKILL')
     await Promise.all(workers.map(w => w.exited))
     const client = new Redis(r.url)
@@ -199,8 +203,9 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
       await fleetOf(r, 1)
       const res = await post(remote, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
       expect(res.status).toBe(503)
-      expect(String(res.body)).toContain(`no worker holds the store this run reads (data version ${remote.deps.store.dataVersion()}`)
-      expect(String(res.body)).toContain(`data ${other.deps.store.dataVersion()}`)
+      expect(String(res.body)).toContain('no worker holds the data this run reads (data version ')
+      // the other store lacks ETHUSDT, and its other coins are other walks (their seeds moved up by one)
+      expect(String(res.body)).toMatch(/connected: \S+ has (no ETHUSDT|other [A-Z]+USDT rows up to 2026-11-18T23:00Z)/)
     } finally {
       other.cleanup()
     }
@@ -208,9 +213,9 @@ describe.skipIf(!redis)('the queue transport (BullMQ on Redis)', () => {
 })
 
 /** A worker announced in the fleet that takes nothing (its tasks wait in the queue). */
-async function idleWorker(r: TestRedis, prefix: string, dataVersion: string): Promise<void> {
+async function idleWorker(r: TestRedis, prefix: string, store: CandleStore): Promise<void> {
   const client = new Redis(r.url)
-  const entry: FleetEntry = { name: 'idle:1', slots: 1, dataVersion, engineVersion: QUEUE_ENGINE_VERSION, seenMs: Date.now() }
+  const entry: FleetEntry = { name: 'idle:1', slots: 1, dataVersion: store.dataVersion(), engineVersion: QUEUE_ENGINE_VERSION, coins: fleetCoins(store), seenMs: Date.now() }
   await client.hset(fleetKey(prefix), entry.name, JSON.stringify(entry))
   client.disconnect()
 }
@@ -219,7 +224,7 @@ describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
   test('admission counts the tasks waiting in the whole queue, from every API process: beyond the bound of its lane a run is shed with 503 and Retry-After', async () => {
     const r = { ...redis!, prefix: `${redis!.prefix}a` }
     const [first, second] = [queueHarness(r, {}, 3_000, 1), queueHarness(r, {}, 3_000, 1)]
-    await idleWorker(r, r.prefix, first.deps.store.dataVersion())
+    await idleWorker(r, r.prefix, first.deps.store)
     try {
       // one API process's run leaves a task waiting (no worker takes it) ...
       const waiting = post(first, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })
@@ -239,7 +244,7 @@ describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
   test('priorities: a request\'s tasks are taken before every job task already waiting', async () => {
     const r = { ...redis!, prefix: `${redis!.prefix}p` }
     const h = queueHarness(r)
-    await idleWorker(r, r.prefix, h.deps.store.dataVersion())
+    await idleWorker(r, r.prefix, h.deps.store)
     const connection = new Redis(r.url, { maxRetriesPerRequest: null })
     const events = new QueueEvents(QUEUE_NAME, { connection, prefix: r.prefix })
     // the transport numbers its jobs in submit order (`<run>-<n>`): the first four are the job
@@ -272,7 +277,7 @@ describe.skipIf(!redis)('the queue when its workers do not keep up', () => {
   test('a task past its deadline fails its run with 503 naming the deadline instead of hanging', async () => {
     const r = redis!
     const h = queueHarness(r, {}, 1500)
-    await idleWorker(r, r.prefix, h.deps.store.dataVersion())
+    await idleWorker(r, r.prefix, h.deps.store)
     try {
       const started = Date.now()
       const res = await post(h, '/simulate', { strategy: 'bb-squeeze-short', top_n: 7 })

@@ -150,7 +150,11 @@ async function reverifyShown(on: Harness, date: string, period: string, group: s
   for (const c of d.how_to_reverify.rows) {
     expect(c.request.body).toMatchObject({ start_date: d.start_date, end_date: d.end_date })
     expect([c.configuration_id, figures(await simulate(c.request.body, on))]).toEqual([c.configuration_id, c.expected])
-    expect([c.configuration_id, figures(await simulate(c.request_with_symbols.body, on))]).toEqual([c.configuration_id, c.expected])
+    // a point-in-time group (rules v3) has no symbols form: its coins change over the period
+    if (group === 'btc') expect(c.request_with_symbols).not.toBeNull()
+    else expect(c.request_with_symbols).toBeNull()
+    if (c.request_with_symbols) expect([c.configuration_id, figures(await simulate(c.request_with_symbols.body, on))]).toEqual([c.configuration_id, c.expected])
+    else expect(c.request.body.universe).toBe('point_in_time')
   }
   return d.how_to_reverify.rows.length
 }
@@ -218,11 +222,25 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
     expect(unranked.sort()).toEqual(['EOSUSDT', 'MATICUSDT', 'MKRUSDT'])
     expect(unranked.every(s => volume(s) >= 100_000)).toBe(true) // alive: they stay eligible
     const order = [...coins.filter(s => rank.has(s)).sort((a, b) => rank.get(a)! - rank.get(b)!), ...unranked.sort((a, b) => volume(b) - volume(a))]
-    const file = (await files.get(DATE))
+    // today's universe: the snapshot's ranks, then the unranked coins by volume
+    expect(h.deps.universe.eligible().map(c => c.meta.symbol)).toEqual(order)
+    // rules v3: the groups are point-in-time, every coin in every set (28 ≤ 30), in the order
+    // of the period's first day: the 30 days of quote volume before it (docs/data.md "Rank history")
+    const volumeOrder = (startDate: string) => {
+      const day = Date.parse(`${startDate}T00:00:00Z`)
+      const q = (s: string) => {
+        const b = loadRealBars(s)
+        let sum = 0
+        for (let i = 0; i < b.n; i++) if (b.t[i] >= day - 30 * DAY_MS && b.t[i] < day) sum += b.v[i] * b.c[i]
+        return sum
+      }
+      return [...coins].sort((a, b) => q(b) - q(a) || a.localeCompare(b))
+    }
+    const file = (await files.get(DATE))!
     for (const period of PERIODS) {
       const g = file.periods[period].groups
       for (const [group, n] of [['top30', 30], ['top50', 50], ['top100', 100]] as const) {
-        expect(g[group]).toMatchObject({ symbols: order, top_n_requested: n, eligible_universe: 28 })
+        expect(g[group]).toMatchObject({ symbols: volumeOrder(WINDOW[period][0]), top_n_requested: n, eligible_universe: 28 })
         // the same coins: the same runs, so the same rows
         expect(g[group].rows).toEqual(g.top100.rows)
       }
@@ -240,7 +258,8 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
         for (const c of configs) {
           // "its strategy, sl_pct, tp_pct, max_bars, timeframe, the period's start_date/end_date,
           // and top_n or symbols of the group"; the costs are /simulate's defaults
-          const body = { strategy: c.strategy, sl_pct: c.sl_pct, tp_pct: c.tp_pct, max_bars: c.max_bars, timeframe: c.timeframe, start_date: WINDOW[period][0], end_date: WINDOW[period][1], ...(group === 'btc' ? { symbols: ['BTCUSDT'] } : { top_n: 100 }) }
+          // (from rules v3 on, the top-N groups with universe "point_in_time")
+          const body = { strategy: c.strategy, sl_pct: c.sl_pct, tp_pct: c.tp_pct, max_bars: c.max_bars, timeframe: c.timeframe, start_date: WINDOW[period][0], end_date: WINDOW[period][1], ...(group === 'btc' ? { symbols: ['BTCUSDT'] } : { top_n: 100, universe: 'point_in_time' }) }
           const sim = await simulate(body)
           const row = published.get(c.id)
           if (!row) {
@@ -352,18 +371,30 @@ describe.skipIf(recentMissing)('rankings on the recent 100-coin Binance set', ()
   }, 60_000)
   afterAll(() => r?.cleanup())
 
-  test('the groups nest in universe order: PAXG left out, coins listed mid-period kept, BTC first', async () => {
+  test('the groups nest: PAXG left out, coins listed mid-period kept, in the order of the first ranked day', async () => {
     const g = file.periods['365d'].groups
     const top100 = g.top100.symbols
     expect(r.deps.store.symbols().length).toBe(100)
     expect(r.deps.store.meta('PAXGUSDT')!.assetClass).toBe('commodity')
     expect(top100).not.toContain('PAXGUSDT')
-    expect(g.top100).toMatchObject({ top_n_requested: 100, eligible_universe: 99 })
+    // the 365d period starts before the store's candles: its sets start on the first ranked day,
+    // whose eligible coins are those that traded the day before (docs/data.md "Rank history")
+    const firstRanked = r.deps.runs.rankHistory.firstRankedDayMs()!
+    expect(g.top100).toMatchObject({ top_n_requested: 100, eligible_universe: r.deps.runs.rankHistory.rankedOn(firstRanked).length })
+    expect(g.top100.eligible_universe).toBeLessThan(99)
     expect(top100.length).toBe(99)
-    expect(top100[0]).toBe('BTCUSDT')
-    expect(g.top30.symbols).toEqual(top100.slice(0, 30))
-    expect(g.top50.symbols).toEqual(top100.slice(0, 50))
-    for (const p of PERIODS) for (const grp of GROUPS) expect(file.periods[p].groups[grp].symbols).toEqual(g[grp].symbols)
+    // rules v3: point-in-time groups, each the coins of its sets over the period (the first
+    // set by volume, then the coins that entered later); the smaller groups' coins are the larger's.
+    // On the first ranked day (2025-09-14, one day of candles before it) ETH traded the most.
+    const firstSet = r.deps.runs.rankHistory.rankedOn(firstRanked).map(c => c.symbol)
+    expect(firstSet[0]).toBe('ETHUSDT')
+    expect(firstSet).toContain('BTCUSDT')
+    expect(top100.slice(0, firstSet.length)).toEqual(firstSet)
+    expect(g.top30.symbols.slice(0, 30)).toEqual(firstSet.slice(0, 30))
+    for (const s of g.top30.symbols) expect(g.top50.symbols).toContain(s)
+    for (const s of g.top50.symbols) expect(top100).toContain(s)
+    expect(g.top30.symbols.length).toBeGreaterThan(30) // coins came and went over the months
+    expect(g.top30.symbols.length).toBeLessThan(99)
     // listed after the 365d period began (2025-03-19), and ranked with their candles since
     for (const s of ['0GUSDT', 'ASTERUSDT']) expect(r.deps.store.bars(s)!.t[0]).toBeGreaterThan(Date.parse('2025-09-14T00:00:00Z'))
     expect(g.top30.symbols).toContain('ASTERUSDT')
@@ -399,7 +430,7 @@ describe.skipIf(recentMissing)('rankings on the recent 100-coin Binance set', ()
         const rows = groups[group].rows
         for (let k = 0; k < rows.length; k += 20) {
           const c = configs.get(rows[k].configuration_id)!
-          const body = { strategy: c.strategy, sl_pct: c.sl_pct, tp_pct: c.tp_pct, max_bars: c.max_bars, timeframe: c.timeframe, start_date, end_date, ...(group === 'btc' ? { symbols: ['BTCUSDT'] } : { top_n: Number(group.slice(3)) }) }
+          const body = { strategy: c.strategy, sl_pct: c.sl_pct, tp_pct: c.tp_pct, max_bars: c.max_bars, timeframe: c.timeframe, start_date, end_date, ...(group === 'btc' ? { symbols: ['BTCUSDT'] } : { top_n: Number(group.slice(3)), universe: 'point_in_time' }) }
           const sim = await simulate(body, r)
           expect([c.id, figures(sim)]).toEqual([c.id, figures(rows[k])])
           // the 365d period begins half a year before the store's first candle: every coin has

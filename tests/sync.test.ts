@@ -220,6 +220,22 @@ describe('data sync against a loopback Binance USDⓈ-M', () => {
     expect(store.bars('SOLUSDT')!.t[0]).toBe(Date.parse(`${sinceDay}T00:00:00Z`))
   })
 
+  test('a market the exchange lists as closed (SETTLING) keeps its candles and is marked delisted at its last one', async () => {
+    const [, btc] = markets()
+    const ended = btc.candles!.slice(0, 200) // its candles stop 200 hours after the first
+    serve([{ symbol: 'OLDUSDT', status: 'SETTLING', candles: ended, funding: [] }, btc])
+    const store = CandleStore.open(dataDir)
+    const report = await sync(store, { symbols: ['OLDUSDT', 'BTCUSDT'] })
+    expect(report.failed).toBe(0)
+    expect(store.bars('OLDUSDT')!.n).toBe(200)
+    expect(store.meta('OLDUSDT')).toMatchObject({ status: 'delisted', delistedMs: ended[199][0] })
+    expect(store.meta('BTCUSDT')!.status).toBeUndefined()
+    // today's universe leaves it out; the next sync changes nothing
+    const again = await sync(store, { symbols: ['OLDUSDT'] })
+    expect(again.candlesAppended).toBe(0)
+    expect(store.meta('OLDUSDT')!.delistedMs).toBe(ended[199][0])
+  })
+
   test('a symbol the exchange does not list is reported and the others still sync', async () => {
     serve()
     const store = CandleStore.open(dataDir)

@@ -122,5 +122,6 @@ describe('the transport', () => {
     expect(wfB).toEqual(wfA)
     // every registered task made the round trip (the routes and jobs above, the research runs here)
     expect([...wire.sent].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
+    // every route, a whole ranking day (its point-in-time groups) and a scan, twice
   }, 120_000)
 })

@@ -176,7 +176,20 @@ export function UniverseFields(props: { s: Settings; set: (p: Partial<Settings>)
       {s.universe === 'symbols' && props.allowSymbols ? (
         <TextField k="symbols" label={t('symbols')} {...props} inputMode="text" />
       ) : (
-        <TextField k="topN" label={t('topN')} {...props} inputMode="numeric" />
+        <>
+          <TextField k="topN" label={t('topN')} {...props} inputMode="numeric" />
+          <div class="field">
+            <label for="f-asof">{t('asOf')}</label>
+            <select id="f-asof" value={s.asOf} onChange={e => {
+              const v = (e.target as HTMLSelectElement).value
+              set({ asOf: v === 'point_in_time' || v === 'current' ? v : '' })
+            }}>
+              <option value="">{t('asOf.auto')}</option>
+              <option value="point_in_time">{t('asOf.then')}</option>
+              <option value="current">{t('asOf.today')}</option>
+            </select>
+          </div>
+        </>
       )}
     </div>
   )

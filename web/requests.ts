@@ -10,6 +10,8 @@ const feeFraction = (fee: string): number | null | undefined => {
 }
 const day = (v: string) => (v.trim() === '' ? null : v.trim())
 const orNull = (v: number | undefined) => (v === undefined ? null : v)
+/** the universe field of a top-N run: sent only when the page chose one (else the server's default rule) */
+const asOfField = (s: Settings): { universe?: 'point_in_time' | 'current' } => (s.asOf ? { universe: s.asOf } : {})
 
 export type SimulatePlan = { route: 'simulate'; body: SimulateBody } | { route: 'backtest'; body: BacktestBody }
 
@@ -50,15 +52,15 @@ export function simulatePlan(s: Settings, meta: Meta): SimulatePlan {
   const common = commonRun(s)
   const symbols = s.universe === 'symbols' ? symbolList(s.symbols) : null
   if (s.mode === 'registry' && !symbols) {
-    return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) } }
+    return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) } }
   }
-  const universe = symbols ? { symbols: symbols.length ? symbols : null, top_n: null } : { top_n: orNull(num(s.topN)) }
+  const universe = symbols ? { symbols: symbols.length ? symbols : null, top_n: null } : { top_n: orNull(num(s.topN)), ...asOfField(s) }
   if (s.mode === 'builder' && s.builder) {
     const b = s.builder
     return { route: 'backtest', body: { name: b.name, direction: b.dir, indicators: b.indicators, entry: b.entry, ...common, ...universe } }
   }
   const st = meta.strategies.find(x => x.id === s.strategy)
-  if (!st) return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) } }
+  if (!st) return { route: 'simulate', body: { strategy: s.strategy, ...common, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) } }
   const d = st.default_params
   return {
     route: 'backtest',
@@ -74,7 +76,7 @@ function researchStrategy(s: Settings): Partial<ValidateBody> {
 
 function researchRun(s: Settings) {
   const c = commonRun(s)
-  return { ...c, top_n: orNull(num(s.topN)), fee_pct: feeFraction(s.fee) }
+  return { ...c, top_n: orNull(num(s.topN)), ...asOfField(s), fee_pct: feeFraction(s.fee) }
 }
 
 export function validateBody(s: Settings): ValidateBody {
@@ -203,7 +205,10 @@ export function foldBacktestBody(s: Settings, meta: Meta, space: readonly { name
   } else body = { ...base }
   body = structuredClone(body)
   for (const dim of space) if (Object.hasOwn(params, dim.name)) setPath(body, dim.path, params[dim.name])
-  return { ...(body as BacktestBody), start_date: start, end_date: end }
+  // the walk-forward ran on today's universe: the fold's /backtest says so (its own default
+  // would be the point-in-time universe for dates over 30 days back)
+  const universe = body.symbols ? {} : { universe: 'current' as const }
+  return { ...(body as BacktestBody), start_date: start, end_date: end, ...universe }
 }
 
 /** obj at `a.b[1].c` = value (the sweep's path syntax); missing objects on the way are made */

@@ -64,6 +64,74 @@ function Headline(props: { r: RunResult }) {
   )
 }
 
+/** Which coins the run traded (as known then, or today's), and what today's coins would have made of the same run. */
+function Survivorship(props: { r: RunResult }) {
+  const { t, n } = useI18n()
+  const r = props.r
+  if (r.universe_mode === null || r.universe_mode === undefined) return null
+  const sv = r.survivorship
+  const list = (xs: string[]) => (xs.length ? xs.map(x => x.replace(/USDT$/, '')).join(', ') : '—')
+  return (
+    <section aria-labelledby="surv-h" id="survivorship" data-mode={r.universe_mode}>
+      <h3 id="surv-h">{t('surv.title')}</h3>
+      <p id="universe-mode">
+        <strong>{r.universe_mode === 'point_in_time' ? t('asOf.then') : t('asOf.today')}</strong>
+        {r.universe_mode === 'point_in_time' && r.rebalance && <span class="hint"> · {t('surv.rebalance', { r: t(`surv.rebalance.${r.rebalance}` as Key) })}</span>}
+        {r.universe_mode === 'current' && <span class="hint"> · {t('surv.currentNote')}</span>}
+      </p>
+      {sv && (
+        <>
+          <table class="compare" id="surv-compare">
+            <thead>
+              <tr>
+                <th />
+                <th>{t('asOf.then')}</th>
+                <th>{t('asOf.today')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <th>{t('tbl.return')}</th>
+                <td><Pct v={r.total_return_pct} /></td>
+                <td id="surv-today-return"><Pct v={sv.current_universe_result.total_return_pct} /></td>
+              </tr>
+              <tr>
+                <th>{t('res.winRate')}</th>
+                <td>{n(r.win_rate, 1)} %</td>
+                <td>{n(sv.current_universe_result.win_rate, 1)} %</td>
+              </tr>
+              <tr>
+                <th>{t('res.pf')}</th>
+                <td>{n(r.profit_factor)}</td>
+                <td>{n(sv.current_universe_result.profit_factor)}</td>
+              </tr>
+              <tr>
+                <th>{t('res.trades')}</th>
+                <td>{r.total_trades.toLocaleString()}</td>
+                <td>{sv.current_universe_result.total_trades.toLocaleString()}</td>
+              </tr>
+            </tbody>
+          </table>
+          <dl class="stats" id="surv-coins">
+            <div class="stat">
+              <dt>{t('surv.todayNotThen', { n: sv.coins_today_not_then.length })}</dt>
+              <dd><small>{list(sv.coins_today_not_then)}</small></dd>
+            </div>
+            <div class="stat">
+              <dt>{t('surv.thenNotToday', { n: sv.coins_then_not_today.length })}</dt>
+              <dd><small>{list(sv.coins_then_not_today)}</small></dd>
+            </div>
+            <div class="stat" id="surv-delisted">
+              <dt>{t('surv.delisted', { n: sv.delisted_in_window.length })}</dt>
+              <dd><small>{list(sv.delisted_in_window)}</small></dd>
+            </div>
+          </dl>
+        </>
+      )}
+    </section>
+  )
+}
+
 const AXES: Record<string, Key> = { trades: 'rel.trades', ruin: 'rel.ruin', sample: 'rel.sample', leverage: 'rel.leverage', diversification: 'rel.diversification' }
 
 function Reliability(props: { r: RunResult }) {
@@ -177,8 +245,8 @@ function CoinTable(props: { rows: CoinRow[]; coinLink: ((symbol: string) => stri
     {
       key: 'exits',
       label: t('tbl.otherExits'),
-      value: r => r.trailing_count + r.signal_count + r.liquidation_count + r.end_of_data_count,
-      render: r => `${r.trailing_count} / ${r.signal_count} / ${r.liquidation_count} / ${r.end_of_data_count}`,
+      value: r => r.trailing_count + r.signal_count + r.liquidation_count + r.end_of_data_count + r.delisted_count,
+      render: r => `${r.trailing_count} / ${r.signal_count} / ${r.liquidation_count} / ${r.end_of_data_count} / ${r.delisted_count}`,
       numeric: true,
     },
   ]
@@ -284,6 +352,7 @@ export function Results(props: { r: RunResult; shareUrl: string | null; coinLink
           <LineChart id="drawdown-chart" title={t('chart.drawdown')} lines={ddLines} area height={160} />
         </>
       )}
+      <Survivorship r={r} />
       <Reliability r={r} />
       {r.total_trades > 0 && (
         <>

@@ -22,6 +22,8 @@ export interface SpaceRow {
 export type Lang = 'en' | 'ko'
 export type Mode = 'registry' | 'builder'
 export type Universe = 'top' | 'symbols'
+/** the universe field of a top-N request ('' = leave it to the server's default rule) */
+export type AsOf = '' | 'point_in_time' | 'current'
 
 /** the builder's strategy: indicators with their params and an entry tree */
 export interface BuilderSpec {
@@ -47,6 +49,8 @@ export interface Settings {
   lev: string
   fee: string
   universe: Universe
+  /** top-N runs: the coins as known then (point_in_time), today's coins (current), or the server's default ('') */
+  asOf: AsOf
   topN: string
   symbols: string
   from: string
@@ -114,6 +118,7 @@ export const DEFAULTS: Settings = {
   lev: '1',
   fee: '0.05',
   universe: 'top',
+  asOf: '',
   topN: '50',
   symbols: '',
   from: '',
@@ -247,6 +252,8 @@ export function fromQuery(search: string, known: readonly string[] = [], presetI
   if (lang === 'ko' || lang === 'en') s.lang = lang
   s.comp = q.get('comp') === '1' || q.get('comp') === 'true'
   if (q.get('universe') === 'symbols' || (q.get('symbols') && q.get('universe') !== 'top')) s.universe = 'symbols'
+  const asOf = q.get('asof')
+  if (asOf === 'point_in_time' || asOf === 'current') s.asOf = asOf
   const dir = q.get('dir')
   const preset = q.get('preset')
   s.builder = readBuilder(q.get('b'))
@@ -282,6 +289,7 @@ export function toQuery(s: Settings, opts: { run?: boolean } = {}): string {
     if (v !== (DEFAULTS as unknown as Record<string, string>)[key]) q.set(name, v)
   }
   if (s.universe === 'symbols') q.set('universe', 'symbols')
+  if (s.asOf) q.set('asof', s.asOf)
   if (s.comp) q.set('comp', '1')
   return q.toString()
 }

@@ -4,7 +4,7 @@
  */
 import { setPriority } from 'node:os'
 import { TaskContext } from '../src/runs/compute/context'
-import { viewOf, type StoreSnapshot } from '../src/runs/compute/store-view'
+import { boundedView, reachesFurther, viewOf, type StoreSnapshot, type StoreView, type TaskView } from '../src/runs/compute/store-view'
 import { taskNamed } from '../src/runs/compute/tasks'
 
 declare const self: Worker
@@ -26,16 +26,23 @@ if (process.platform === 'linux') {
 }
 
 const ctx = new TaskContext(viewOf({ version: '', bars: {}, funding: {}, detail: { syntheticSeed: null, storedDir: '', stored: [] } }))
+/** the whole snapshot's view; a task with a view of its own (TaskView) runs on a cut of it */
+let whole: StoreView = ctx.view
 
 self.onmessage = (ev: MessageEvent) => {
-  const msg = ev.data as { type: 'store'; snapshot: StoreSnapshot } | { type: 'task'; id: number; task: string; payload: unknown }
+  const msg = ev.data as { type: 'store'; snapshot: StoreSnapshot } | { type: 'task'; id: number; task: string; payload: unknown; view?: TaskView }
   if (msg.type === 'store') {
-    ctx.setView(viewOf(msg.snapshot))
+    whole = viewOf(msg.snapshot)
+    ctx.setView(whole)
     return
   }
   try {
     const task = taskNamed(msg.task)
     if (!task) throw new Error(`unknown task '${msg.task}'`)
+    // a queued task sees only the rows it was cut for: the whole view when this host's store
+    // holds no more (its caches kept), else a cut one under its own data version, so the
+    // caches built on it are not mixed with the whole view's
+    ctx.setView(msg.view && reachesFurther(whole, msg.view.bounds) ? boundedView(whole, msg.view.bounds, msg.view.version) : whole)
     const result = task(ctx, msg.payload)
     self.postMessage({ type: 'result', id: msg.id, ok: true, result })
   } catch (e) {

@@ -12,7 +12,7 @@ export const PROFIT_FACTOR_CAP = 999
 
 /**
  * The contract's three buckets: `tp` and `sl` as named, `liquidation` counts as `sl`,
- * `timeout` and `end_of_data` as `timeout`; `trailing` and `signal` exits (the
+ * `timeout`, `end_of_data` and `delisted` as `timeout`; `trailing` and `signal` exits (the
  * strategy's own way of taking profit or cutting a loss) count as `tp` when the trade's
  * net P&L is positive and as `sl` otherwise.
  */
@@ -25,6 +25,7 @@ export function resultBucket(exitReason: ExitReason, pnlPct: number): ResultBuck
       return 'sl'
     case 'timeout':
     case 'end_of_data':
+    case 'delisted':
       return 'timeout'
     case 'trailing':
     case 'signal':

@@ -21,7 +21,8 @@
  *   4. the favourable extreme touches the take profit: exit at the TP level, also when
  *      the bar opened beyond it (a conservative fill; docs/metrics.md §1);
  *   5. k is the maxBars-th bar held: timeout at its close;
- *   6. k is the window's last bar: end_of_data at its close;
+ *   6. k is the window's last bar: end_of_data at its close (`delisted` when that bar
+ *      is a delisted coin's last candle: the market closed under the position);
  *   7. the exit signal is true at k's close: exit at k+1's open.
  *   "Touches" includes equality (low ≤ stop, high ≥ take profit).
  * - Trailing (tpSource `trailing`): no take profit; the stop of bar k is the best price
@@ -51,6 +52,7 @@ const R_SIGNAL = 3
 const R_TIMEOUT = 4
 const R_LIQUIDATION = 5
 const R_END = 6
+const R_DELISTED = 7
 
 /** where in its bar the exit filled */
 const FILL_OPEN = 0
@@ -83,6 +85,8 @@ interface Levels {
   timeoutIdx: number
   /** the window's last bar */
   lastIdx: number
+  /** the reason of an exit at lastIdx's close: R_END, or R_DELISTED when lastIdx is a delisted coin's last candle */
+  endReason: number
 }
 
 // The common bar touches nothing: one test against the nearest adverse level (the stop
@@ -143,7 +147,7 @@ function exitLong(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Levels
       if (rp.replay(1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
-      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
+      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : lv.endReason, FILL_CLOSE, false)
       // k ends an 8-bar block (stepping over quiet blocks, so no trailing): step from k + 1
       if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
       const next = stepQuiet(qb!, k + 1, end, nearest, tp)
@@ -212,7 +216,7 @@ function exitShort(bars: Bars, exitMask: Uint8Array | null, e: number, lv: Level
       if (rp.replay(-1, t[k], n, false, 0, 0) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
     }
     if (k === checkAt) {
-      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : R_END, FILL_CLOSE, false)
+      if (k === end) return set(out, k, c[k], k === lv.timeoutIdx ? R_TIMEOUT : lv.endReason, FILL_CLOSE, false)
       // k ends an 8-bar block (stepping over quiet blocks, so no trailing): step from k + 1
       if (exitMask !== null && exitMask[k] !== 0) return set(out, k + 1, o[k + 1], R_SIGNAL, FILL_OPEN, false)
       const next = stepQuiet(qb!, k + 1, end, tp, nearest)
@@ -314,6 +318,11 @@ export interface TradeModelInput {
    * liquidation price is tested on the mark (futures only); absent or null: on the last price.
    */
   mark?: MarkBars | null
+  /**
+   * the coin was delisted and toIdx is its last candle: a trade still open there exits as
+   * `delisted` (at that candle's close, the last price) instead of `end_of_data`
+   */
+  delisted?: boolean
 }
 
 /**
@@ -395,7 +404,8 @@ export class TradeModel implements ExitScratch {
     this.mark = futures ? (input.mark ?? null) : null
     // the quiet blocks are built on the last price's extremes: a mark low below them would be stepped over
     this.blocks = overlapping && !this.trailing && this.mark === null ? quietBlocks(bars, input.exit) : null
-    this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx }
+    const delistedEnd = input.delisted === true && this.lastIdx === bars.n - 1
+    this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx, endReason: delistedEnd ? R_DELISTED : R_END }
     this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
 

@@ -8,8 +8,13 @@ import type { Execution } from './execution'
 
 export type Direction = 'long' | 'short'
 
-/** The precise reasons a trade closes; a reason's code (trade table, trade model, trade codec) is its index here. */
-export const EXIT_REASONS = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data'] as const
+/**
+ * The precise reasons a trade closes; a reason's code (trade table, trade model, trade codec) is its index here.
+ * New reasons go at the end, so the codes of the others never change. `delisted`: the coin's
+ * market closed while the trade was open; it exits at the close of the coin's last candle
+ * (docs/metrics.md §1, docs/data.md "Delisted coins").
+ */
+export const EXIT_REASONS = ['tp', 'sl', 'trailing', 'signal', 'timeout', 'liquidation', 'end_of_data', 'delisted'] as const
 
 /** The precise reason a trade closed. */
 export type ExitReason = (typeof EXIT_REASONS)[number]

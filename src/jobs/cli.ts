@@ -1,6 +1,7 @@
 /**
  * `perpsim jobs list` and `perpsim jobs run <name> [--date YYYY-MM-DD]`: the server's jobs
- * on a scheduler of this process (no timers), over the same store and database. A manual
+ * on a scheduler of this process (no timers), over the same store and database, and on the
+ * same road to the workers (the pool, or with REDIS_URL the fleet's queue). A manual
  * run claims the slot's next attempt in job_runs, so it shows in `jobs list` like any run.
  */
 import { join } from 'node:path'
@@ -13,7 +14,7 @@ import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
 import { DAY_MS, isoRecordInstant, parseDay } from '../time'
 import { Universe } from '../market/universe'
-import { workerPoolTransport } from '../runs/transport'
+import { transportFor } from '../main'
 import { RunService } from '../runs/service'
 import { candleFeedFor } from './candles'
 import { registerJobs } from './registry'
@@ -39,7 +40,8 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   const store = CandleStore.open(config.dataDir)
   const db = await openConfiguredDb(config)
   const universe = new Universe(store)
-  const transport = workerPoolTransport(store, config.workers, config.queueMax * 256)
+  // with REDIS_URL a manual run goes to the fleet's workers, as the server's scheduled runs do
+  const transport = await transportFor(config, store, log)
   const runs = new RunService({ store, universe, transport, db, clock, cacheSize: config.resultCacheSize, maxRuns: Infinity })
   const scheduler = new Scheduler({ clock, db, log, timers: false })
   const feed = candleFeedFor(config, store, clock, log) ?? undefined

@@ -14,6 +14,8 @@ import type { CandleStore } from '../market/candle-store'
 import { simulateSpec } from '../runs/simulate-spec'
 import { Overloaded } from '../runs/errors'
 import type { RunService } from '../runs/service'
+import type { RunMetricsResult } from '../runs/compute/coin-tasks'
+import type { NestedRunsPayload } from '../runs/compute/nested-runs'
 import {
   configurations,
   COSTS,
@@ -88,34 +90,50 @@ interface GroupFigures {
  * strategies' signal masks between presets, periods and days.
  */
 async function periodFigures(deps: RankingDeps, configs: readonly Configuration[], dateMs: number, period: Period, yieldStep: () => Promise<void>): Promise<Record<Group, GroupFigures>> {
-  const specsOf = (group: Group) => configs.map(c => simulateSpec(simulateBodyOf(c, dateMs, period, group)))
+  // each body as /simulate runs it: its universe decided by the run pipeline (v3: point-in-time top N)
+  const specsOf = (group: Group) =>
+    configs.map(c => {
+      const body = simulateBodyOf(c, dateMs, period, group)
+      return deps.runs.withUniverse(simulateSpec(body), body)
+    })
   const resolved = GROUPS.map(group => {
     const specs = specsOf(group)
-    if (GROUP_TOP_N[group] === null && !specs[0].symbols!.every(s => deps.store.bars(s))) return { group, symbols: [] as string[], accounting: { top_n_requested: null, eligible_universe: null }, specs }
-    const { symbols, accounting } = deps.runs.resolveUniverse(specs[0])
-    return { group, symbols, accounting: { top_n_requested: accounting.top_n_requested, eligible_universe: accounting.eligible_universe }, specs }
+    if (GROUP_TOP_N[group] === null && !specs[0].symbols!.every(s => deps.store.bars(s))) return { group, symbols: [] as string[], accounting: { top_n_requested: null, eligible_universe: null }, specs, universe: null }
+    const { symbols, accounting, plan, delisted } = deps.runs.runUniverse(specs[0])
+    const universe = plan ? { tradable: plan.tradable, coinCount: plan.largestSet, ...(delisted.length ? { delisted } : {}) } : delisted.length ? { delisted } : null
+    return { group, symbols, accounting: { top_n_requested: accounting.top_n_requested, eligible_universe: accounting.eligible_universe }, specs, universe }
   })
-  // the union of the groups' coins in universe order (the widest group's first)
-  const union: string[] = []
-  const at = new Map<string, number>()
-  for (const r of [...resolved].sort((a, b) => b.symbols.length - a.symbols.length))
-    for (const s of r.symbols) if (!at.has(s)) at.set(s, union.push(s) - 1)
-  const groups = resolved.map(r => r.symbols.map(s => at.get(s)!))
-  // each group's coins must keep their own run's order inside the union (ascending indices)
-  for (const g of groups) for (let k = 1; k < g.length; k++) if (g[k] < g[k - 1]) throw new Error('ranking groups do not nest in universe order')
-  const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
-  const results = await whenAdmitted(
-    () =>
-      // one task per configuration, a strategy's on one worker (its signal masks stay cached
-      // there for the other presets, periods and days); scheduled work: behind every request
-      // on the workers, and never counted against QUEUE_MAX
-      deps.runs.nestedRuns({ specs: unionSpecs, symbols: union, groups, sameWorker: configs.map(c => c.strategy) }, { background: true }),
-    yieldStep,
-  )
+  const sameWorker = configs.map(c => c.strategy)
+  // one task per configuration, a strategy's on one worker (its signal masks stay cached
+  // there for the other presets, periods and days); scheduled work: behind every request
+  // on the workers, and never counted against QUEUE_MAX
+  const nested = (payload: NestedRunsPayload) => whenAdmitted(() => deps.runs.nestedRuns({ ...payload, sameWorker }, { background: true }), yieldStep)
+  let results: (RunMetricsResult | null)[][]
+  if (resolved.some(r => r.universe)) {
+    // point-in-time groups (rules v3) do not nest in one order over the period: each group
+    // booked over its own coins and membership, a coin with the same membership in several
+    // groups simulated once (nested-runs.ts ownGroups)
+    const live = resolved.filter(r => r.symbols.length > 0)
+    const specs = live.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
+    const ownGroups = live.map(r => ({ symbols: r.symbols, coinCount: r.symbols.length, ...(r.universe ?? {}) }))
+    const answers = await nested({ specs, symbols: [], groups: [], ownGroups })
+    results = configs.map((_, i) => resolved.map(r => (r.symbols.length === 0 ? null : answers[i][live.indexOf(r)])))
+  } else {
+    // the union of the groups' coins in universe order (the widest group's first)
+    const union: string[] = []
+    const at = new Map<string, number>()
+    for (const r of [...resolved].sort((a, b) => b.symbols.length - a.symbols.length))
+      for (const s of r.symbols) if (!at.has(s)) at.set(s, union.push(s) - 1)
+    const groups = resolved.map(r => r.symbols.map(s => at.get(s)!))
+    // each group's coins must keep their own run's order inside the union (ascending indices)
+    for (const g of groups) for (let k = 1; k < g.length; k++) if (g[k] < g[k - 1]) throw new Error('ranking groups do not nest in universe order')
+    const unionSpecs = resolved.reduce((a, b) => (b.symbols.length > a.symbols.length ? b : a)).specs
+    results = await nested({ specs: unionSpecs, symbols: union, groups })
+  }
   const out = {} as Record<Group, GroupFigures>
   resolved.forEach((r, gi) => {
     const rows = r.symbols.length === 0 ? [] : configs.map((c, i): RowFigures => {
-      const { metrics: m, ruinedAtMs } = results[i][gi]
+      const { metrics: m, ruinedAtMs } = results[i][gi]!
       return {
         configuration_id: c.id,
         strategy: c.strategy,

@@ -5,6 +5,7 @@
  *   meta.json                      coin metadata + which sources wrote the store
  *   candles/<SYMBOL>/<t0>.seg      columnar segments t,o,h,l,c,v (Float64)
  *   funding/<SYMBOL>/<t0>.seg      columnar segments t,rate
+ *   market-caps/<SYMBOL>/<t0>.seg  columnar segments day,market cap (rank history; optional)
  *   premium_index/<SYMBOL>/<t0>.seg, open_interest/<SYMBOL>/<t0>.seg
  *                                  columnar segments t,value (types.ts SampleSeries: t is
  *                                  when the value is known)
@@ -30,8 +31,10 @@ import { join } from 'node:path'
 import { DetailStore, type DetailCoverage } from './detail-store'
 import { BracketBook, type BracketInfo, type BracketSnapshot } from './bracket-book'
 import { ensureDir, listSegments, readSegment, segmentName, writeFileAtomic, writeSegment } from './segment-file'
-import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type MarkSeries, type SampleKind, type SampleSeries } from './types'
+import { SAMPLE_KINDS, type Bars, type CoinMeta, type FormingOpen, type FundingSeries, type MarginBracket, type MarketCapSeries, type MarkSeries, type SampleKind, type SampleSeries } from './types'
 import { HOUR_MS } from '../time'
+import { upperBound } from '../sorted-search'
+import { SymbolDigests } from './symbol-digest'
 
 export type StoreSource = 'synthetic' | 'binance-csv' | 'ccxt'
 
@@ -58,6 +61,7 @@ interface MetaFile {
 
 const CANDLE_COLS = 6
 const FUNDING_COLS = 2
+const CAP_COLS = 2
 const SAMPLE_COLS = 2
 const MARK_COLS = 5
 /** merge a symbol's segments once it has more than this many */
@@ -80,6 +84,24 @@ export interface AppendResult {
 
 export class StoreError extends Error {}
 
+/**
+ * One symbol's rows up to a time, as a queued task names what it reads (queue-wire.ts):
+ * the last candle, funding and sample times it reads (-1: none; samples in SAMPLE_KINDS
+ * order) and the digest of those rows.
+ */
+export interface SymbolRows {
+  lastBarMs: number
+  lastFundingMs: number
+  lastSampleMs: number[]
+  digest: string
+}
+
+/** SymbolRows of a store that may hold more: its row counts up to those times, and in all (candles, funding, then each kind of samples). */
+export interface SymbolRowsWithin extends SymbolRows {
+  rows: number[]
+  totals: number[]
+}
+
 export interface AppendOptions {
   /** false: skip the fsyncs (still atomic for a crashing process); for regenerable data */
   durable?: boolean
@@ -88,9 +110,11 @@ export interface AppendOptions {
 export class CandleStore {
   private readonly candleDir: string
   private readonly fundingDir: string
+  private readonly capsDir: string
   private readonly metaPath: string
   private readonly candles = new Map<string, Columns>()
   private readonly fundingCols = new Map<string, Columns>()
+  private readonly capCols = new Map<string, Columns>()
   private readonly sampleCols = new Map<SampleKind, Map<string, Columns>>(SAMPLE_KINDS.map(k => [k, new Map()]))
   private readonly markCols = new Map<string, Columns>()
   private readonly barViews = new Map<string, Bars>()
@@ -101,6 +125,7 @@ export class CandleStore {
   private changeListeners: (() => void)[] = []
   private versionCounter = 0
   private versionHash: string | null = null
+  private readonly digests = new SymbolDigests()
   /** the optional 1m detail (detail-store.ts): read lazily, never loaded whole */
   readonly detail: DetailStore
   private detailSymbols: Set<string> | null = null
@@ -111,6 +136,7 @@ export class CandleStore {
     this.detail = new DetailStore(root)
     this.candleDir = join(root, 'candles')
     this.fundingDir = join(root, 'funding')
+    this.capsDir = join(root, 'market-caps')
     this.metaPath = join(root, 'meta.json')
   }
 
@@ -137,6 +163,7 @@ export class CandleStore {
       [this.candleDir, this.candles, CANDLE_COLS],
       [this.fundingDir, this.fundingCols, FUNDING_COLS],
       [join(this.root, 'mark'), this.markCols, MARK_COLS],
+      [this.capsDir, this.capCols, CAP_COLS],
       ...SAMPLE_KINDS.map(k => [join(this.root, k), this.sampleCols.get(k)!, SAMPLE_COLS] as const),
     ] as const) {
       for (const symbol of safeReaddir(dir)) {
@@ -193,6 +220,18 @@ export class CandleStore {
     const c = this.fundingCols.get(symbol)
     if (!c) return undefined
     return { t: c.cols[0].subarray(0, c.n), rate: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Daily market caps of a symbol (rank history), if any were imported. */
+  marketCaps(symbol: string): MarketCapSeries | undefined {
+    const c = this.capCols.get(symbol)
+    if (!c) return undefined
+    return { t: c.cols[0].subarray(0, c.n), cap: c.cols[1].subarray(0, c.n), n: c.n }
+  }
+
+  /** Symbols with market-cap history, sorted. */
+  marketCapSymbols(): string[] {
+    return [...this.capCols.keys()].sort()
   }
 
   /** A coin's derivatives samples of one kind (premium index, open interest), when the store has them. */
@@ -302,6 +341,14 @@ export class CandleStore {
       const f = this.fundingCols.get(s)
       h.update(`${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[4][c.n - 1] : 0}:${f?.n ?? 0};`)
     }
+    // the rank history and the delistings decide point-in-time universes; a store without
+    // them keeps the digest it had before they existed
+    for (const s of this.marketCapSymbols()) {
+      const c = this.capCols.get(s)!
+      h.update(`caps:${s}:${c.n}:${c.n ? c.cols[0][c.n - 1] : 0}:${c.n ? c.cols[1][c.n - 1] : 0};`)
+    }
+    for (const m of [...this.metaBySymbol.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)))
+      if (m.status === 'delisted') h.update(`delisted:${m.symbol}:${m.delistedMs ?? ''};`)
     // stored minutes change results: a store without them keeps the digest it always had
     for (const s of [...this.storedDetailSymbols()].sort()) h.update(`detail:${s}:${this.detail.lastMinuteMs(s)};`)
     // a store without brackets keeps the digest it had before they existed
@@ -318,6 +365,49 @@ export class CandleStore {
         if (c.n > 0) h.update(`${kind}:${s}:${c.n}:${c.cols[0][c.n - 1]}:${c.cols[1][c.n - 1]};`)
     this.versionHash = h.digest('hex').slice(0, 16)
     return this.versionHash
+  }
+
+  /**
+   * What else a task reads of a coin beside its rows, as text: its stored minute detail's
+   * last minute (none: derived from the candles, with the synthetic seed), its margin
+   * brackets, and its mark-price candles' count and last row. A store whose detail reaches further is taken as another store (conservative:
+   * the API and the workers sync their detail alike).
+   */
+  private coinExtras(symbol: string): string {
+    const source = this.detailSource(symbol)
+    const detail = source === 'stored' ? `stored:${this.detail.lastMinuteMs(symbol)}` : source === 'derived' ? `derived:${this.seed ?? DEFAULT_SYNTHETIC_SEED}` : 'none'
+    // mark-price candles (liquidation reads them) only where there are some: a coin without them keeps its digest
+    const m = this.markCols.get(symbol)
+    const mark = m && m.n > 0 ? `|mark:${m.n}:${m.cols[0][m.n - 1]}:${m.cols[3][m.n - 1]}` : ''
+    return `${detail}|${JSON.stringify(this.marginBrackets(symbol) ?? null)}${mark}`
+  }
+
+  /** The symbol's stored rows in all (null: no candles): what a task reading it carries (symbol-digest.ts). */
+  symbolRows(symbol: string): SymbolRows | null {
+    const within = this.symbolRowsWithin(symbol, Infinity, Infinity, SAMPLE_KINDS.map(() => Infinity))
+    return within && { lastBarMs: within.lastBarMs, lastFundingMs: within.lastFundingMs, lastSampleMs: within.lastSampleMs, digest: within.digest }
+  }
+
+  /**
+   * The symbol's rows up to `lastBarMs`, `lastFundingMs` and each kind's `lastSampleMs`
+   * (null: no candles): their digest, to compare with the one a task carries, and how many
+   * rows that is of how many, so a worker whose store reaches further shows the task only those.
+   */
+  symbolRowsWithin(symbol: string, lastBarMs: number, lastFundingMs: number, lastSampleMs: readonly number[]): SymbolRowsWithin | null {
+    const c = this.candles.get(symbol)
+    if (!c || c.n === 0) return null
+    const series = [c, this.fundingCols.get(symbol), ...SAMPLE_KINDS.map(k => this.sampleCols.get(k)!.get(symbol))]
+    const upTo = [lastBarMs, lastFundingMs, ...SAMPLE_KINDS.map((_, i) => lastSampleMs[i] ?? -1)]
+    const rows = series.map((s, i) => (s ? upperBound(s.cols[0], upTo[i], s.n) : 0))
+    const lastOf = (i: number) => (rows[i] ? series[i]!.cols[0][rows[i] - 1] : -1)
+    return {
+      lastBarMs: lastOf(0),
+      lastFundingMs: lastOf(1),
+      lastSampleMs: SAMPLE_KINDS.map((_, k) => lastOf(2 + k)),
+      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const), this.coinExtras(symbol)),
+      rows,
+      totals: series.map(s => s?.n ?? 0),
+    }
   }
 
   /** A symbol's margin brackets, when the store has them (bracket-book.ts). */
@@ -363,6 +453,23 @@ export class CandleStore {
   appendFunding(symbol: string, t: ArrayLike<number>, rate: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
     checkSymbol(symbol)
     return this.append(this.fundingDir, this.fundingCols, symbol, [t, rate], n, opts)
+  }
+
+  /** Append daily market caps (columns day ms, USD); rows at or before the stored last day are skipped. */
+  appendMarketCaps(symbol: string, t: ArrayLike<number>, cap: ArrayLike<number>, n: number, opts: AppendOptions = {}): AppendResult {
+    checkSymbol(symbol)
+    return this.append(this.capsDir, this.capCols, symbol, [t, cap], n, opts)
+  }
+
+  /**
+   * Mark a symbol delisted: its market closed, its candles end at the stored last one,
+   * which becomes its `date_to`. Refused for a symbol without candles.
+   */
+  markDelisted(symbol: string): void {
+    const last = this.lastCandleMs(symbol)
+    if (last === null) throw new StoreError(`${symbol}: no candles to end`)
+    const meta = this.metaBySymbol.get(symbol) ?? defaultMeta(symbol, this.candles.get(symbol)!)
+    this.upsertMeta([{ ...meta, status: 'delisted', delistedMs: last }])
   }
 
   /** Append derivatives samples of one kind (columns t = when known, value); the same rules as candles. */

@@ -10,13 +10,15 @@ import { generateSyntheticUniverse } from './synthetic'
 import { MINUTES_PER_HOUR, minuteLabel, syntheticMinutes } from './synthetic-minutes'
 
 /** what `serve` generates into an empty store, and `data generate`'s defaults */
-export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7 }
+export const SYNTHETIC_DEFAULTS = { coins: 200, days: 730, seed: 7, delistings: 6 }
 
 export interface GenerateStoreOptions {
   coins: number
   days: number
   seed: number
   endMs: number
+  /** coins delisted inside the window, beside the list (synthetic.ts DELISTINGS) */
+  delistings?: number
   onProgress?: (done: number, total: number) => void
 }
 

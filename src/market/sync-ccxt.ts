@@ -187,6 +187,9 @@ async function syncSymbol(store: CandleStore, symbol: string, ctx: PageContext):
   } finally {
     result.lastCandleMs = store.lastCandleMs(symbol)
     recordMeta(store, market, symbol, result)
+    // the exchange lists the market as closed (Binance: status SETTLING or CLOSE): its
+    // candles end here; the coin stays, delisted (docs/data.md, "Delisted coins")
+    if (market.active === false && result.lastCandleMs !== null && store.meta(symbol)?.status !== 'delisted') store.markDelisted(symbol)
   }
   return { result, fatal }
 }

@@ -355,6 +355,7 @@ export function appendDemoCandles(store: CandleStore, nowMs: number, seed: numbe
   for (const symbol of store.symbols()) {
     const last = store.lastCandleMs(symbol)
     if (last === null || last > targetOpenMs) continue
+    if (store.meta(symbol)?.status === 'delisted') continue // its market closed: no more candles
     const coin = loadCoin(store, symbol, seed)
     if (!coin) continue
     if (symbol === 'BTCUSDT') btc = coin

@@ -152,6 +152,56 @@ export interface CoinParams {
   endPrice: number
   fundingEveryH: 4 | 8
   seasonality: Seasonality
+  /** a delisting coin (DELISTINGS): the bar index of its last candle; null for every listed coin */
+  delistIdx: number | null
+  /** bars of the collapse before the delisting, and its total log-price drop (negative) */
+  collapseBars: number
+  collapseLogDrop: number
+}
+
+/**
+ * Coins that collapse and are delisted inside the window, as LUNA, FTT and SRM were:
+ * generated beside the shipped list (GenerateOptions.delistings), never part of today's
+ * universe. `price_usd` is the last price, after the collapse; `collapse` its depth.
+ */
+export interface DelistingEntry extends CoinListEntry {
+  /** log-price drop of the collapse (−7 ≈ −99.9 %) */
+  collapse: number
+}
+
+export const DELISTINGS: readonly DelistingEntry[] = [
+  { symbol: 'LUNAUSDT', name: 'Terra', rank: 8, stablecoin: false, asset_class: 'crypto', tier: 'large', kind: null, price_usd: 0.0002, collapse: -9 },
+  { symbol: 'FTTUSDT', name: 'FTX Token', rank: 25, stablecoin: false, asset_class: 'crypto', tier: 'mid', kind: null, price_usd: 1.2, collapse: -2.8 },
+  { symbol: 'SRMUSDT', name: 'Serum', rank: 60, stablecoin: false, asset_class: 'crypto', tier: 'mid', kind: null, price_usd: 0.08, collapse: -2.5 },
+  { symbol: 'TOMOUSDT', name: 'TomoChain', rank: 120, stablecoin: false, asset_class: 'crypto', tier: 'small', kind: null, price_usd: 0.6, collapse: -1.6 },
+  { symbol: 'ANCUSDT', name: 'Anchor Protocol', rank: 180, stablecoin: false, asset_class: 'crypto', tier: 'small', kind: null, price_usd: 0.02, collapse: -3.5 },
+  { symbol: 'BTSUSDT', name: 'BitShares', rank: 300, stablecoin: false, asset_class: 'crypto', tier: 'micro', kind: null, price_usd: 0.004, collapse: -2 },
+]
+
+/**
+ * A delisting coin's parameters: its coin parameters (coinParams, own stream), listed
+ * from the window's start (the first two) or within its first fifth, delisted between
+ * 35 % and 80 % of the window after a collapse of 5 to 20 days. Its volumes are scaled to
+ * its rank's level over its last 30 days (the collapse), so it traded several times that
+ * before, as a top coin does.
+ */
+export function delistingParams(entry: DelistingEntry, index: number, seed: number, nBars: number): CoinParams {
+  const base = coinParams(entry, seed, nBars, false)
+  const rng = new Rng(seed, `delisting:${entry.symbol}`)
+  const listingIdx = index < 2 ? 0 : Math.floor(nBars * 0.2 * rng.uniform())
+  const lo = Math.max(listingIdx + 60 * 24, Math.floor(nBars * 0.35))
+  const hi = Math.max(lo + 1, Math.floor(nBars * 0.8))
+  const delistIdx = Math.min(nBars - 1, lo + rng.int(hi - lo))
+  const collapseBars = Math.min(delistIdx - listingIdx, 24 * (5 + rng.int(16)))
+  return {
+    ...base,
+    listingIdx,
+    listedInside: listingIdx > 0,
+    listingFrenzy: listingIdx > 0,
+    delistIdx,
+    collapseBars,
+    collapseLogDrop: entry.collapse,
+  }
 }
 
 /**
@@ -255,6 +305,9 @@ export function coinParams(
     endPrice: behaviour === 'stable' ? 1 : endPrice,
     fundingEveryH,
     seasonality,
+    delistIdx: null,
+    collapseBars: 0,
+    collapseLogDrop: 0,
   }
 }
 
@@ -263,13 +316,15 @@ export const BTC_HOURLY_VOL = BTC_VOL
 /** which intraday and weekly pattern a coin's volatility follows */
 export type Seasonality = 'crypto' | 'stock' | 'commodity'
 
-export function metaOf(entry: CoinListEntry, listingMs: number): CoinMeta {
+export function metaOf(entry: CoinListEntry, listingMs: number, delistedMs: number | null = null): CoinMeta {
   return {
     symbol: entry.symbol,
     name: entry.name,
-    rank: entry.rank,
+    // a delisted coin has no market cap today: it ranks only in the rank history of the days it traded
+    rank: delistedMs === null ? entry.rank : null,
     stablecoin: entry.stablecoin,
     assetClass: entry.asset_class as AssetClass,
     listingMs,
+    ...(delistedMs === null ? {} : { status: 'delisted' as const, delistedMs }),
   }
 }

@@ -21,6 +21,8 @@ import {
   STABLE_PHI,
   behaviourOf,
   coinParams,
+  DELISTINGS,
+  delistingParams,
   metaOf,
   type CoinListEntry,
   type CoinParams,
@@ -61,6 +63,11 @@ export interface GenerateOptions {
   seed: number
   /** the clock's now: the newest candle closes at or before it */
   endMs: number
+  /**
+   * how many coins that collapse and are delisted inside the window to generate beside the
+   * list (0 to DELISTINGS.length; default 0). They never touch the listed coins' series.
+   */
+  delistings?: number
   onProgress?: (done: number, total: number) => void
 }
 
@@ -143,7 +150,11 @@ interface LogPath {
 }
 
 function coinLogPath(p: CoinParams, m: MarketPath, nBars: number, seed: number): LogPath {
-  const n = nBars - p.listingIdx
+  const lastIdx = p.delistIdx ?? nBars - 1
+  const n = lastIdx + 1 - p.listingIdx
+  // a delisting coin's collapse: an extra drift over its last collapseBars bars
+  const collapseFrom = p.delistIdx === null ? Infinity : lastIdx + 1 - p.collapseBars
+  const collapseStep = p.collapseBars > 0 ? p.collapseLogDrop / p.collapseBars : 0
   const path: LogPath = {
     o: new Float64Array(n),
     h: new Float64Array(n),
@@ -178,6 +189,7 @@ function coinLogPath(p: CoinParams, m: MarketPath, nBars: number, seed: number):
       const z = innovation(rng, p.nu)
       const jump = rng.uniform() < p.jumpProb ? jumpSize(rng, p.volHourly) : 0
       r = p.driftHourly + p.beta * m.f[k] + sIdio * z + jump + (p.crashAmp - 1) * p.beta * mj
+      if (k >= collapseFrom) r += collapseStep
       hVar = 1 - GARCH_ALPHA - GARCH_BETA + GARCH_ALPHA * Math.min(GARCH_SHOCK_CAP, z * z) * hVar + GARCH_BETA * hVar
       const sMkt = p.beta * m.sigma[k]
       barVar = sMkt * sMkt + sIdio * sIdio
@@ -310,6 +322,9 @@ export function synthesizeCoins(
   visit: (meta: CoinMeta, series: CoinSeries, params: CoinParams) => void,
 ): void {
   const { coins, days, seed, endMs } = opts
+  const delistings = opts.delistings ?? 0
+  if (!Number.isInteger(delistings) || delistings < 0 || delistings > DELISTINGS.length)
+    throw new RangeError(`delistings must be an integer from 0 to ${DELISTINGS.length}`)
   if (!Number.isInteger(coins) || coins < 1 || coins > COIN_LIST.length)
     throw new RangeError(`coins must be an integer from 1 to ${COIN_LIST.length}`)
   if (!Number.isInteger(days) || days < 1) throw new RangeError('days must be a positive integer')
@@ -324,6 +339,11 @@ export function synthesizeCoins(
     const p = coinParams(selection[i], seed, nBars, dead.has(i))
     const series = generateCoinSeries(p, market, firstOpenMs, nBars, seed)
     visit(metaOf(p.entry, series.cols[0][0]), series, p)
+  }
+  for (let i = 0; i < delistings; i++) {
+    const p = delistingParams(DELISTINGS[i], i, seed, nBars)
+    const series = generateCoinSeries(p, market, firstOpenMs, nBars, seed)
+    visit(metaOf(p.entry, series.cols[0][0], series.cols[0][series.n - 1]), series, p)
   }
 }
 
@@ -354,7 +374,7 @@ export function generateSyntheticUniverse(store: CandleStore, opts: GenerateOpti
     rows += store.appendCandles(meta.symbol, series.cols, series.n).appended
     if (series.fundingN > 0) store.appendFunding(meta.symbol, series.fundingT, series.fundingRate, series.fundingN)
     metas.push(meta)
-    opts.onProgress?.(metas.length, opts.coins)
+    opts.onProgress?.(metas.length, opts.coins + (opts.delistings ?? 0))
   })
   store.upsertMeta(metas, 'synthetic')
   if (metas.length > 0) addSyntheticBrackets(store, metas.map(m => m.symbol), opts.endMs)

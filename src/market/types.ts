@@ -68,6 +68,28 @@ export interface CoinMeta {
   assetClass: AssetClass
   /** listing time (first candle open) in ms, null when unknown */
   listingMs: number | null
+  /**
+   * 'delisted': the market closed and its candles end; the coin stays in the store (and in
+   * point-in-time universes of the days it traded). Missing (stores written before it
+   * existed) reads as 'trading'. docs/data.md, "Delisted coins".
+   */
+  status?: CoinStatus
+  /** a delisted coin's last candle open time (ms): its `date_to` */
+  delistedMs?: number | null
+}
+
+export type CoinStatus = 'trading' | 'delisted'
+
+/** A coin's status: stores written before the field existed hold trading coins only. */
+export function statusOf(meta: CoinMeta): CoinStatus {
+  return meta.status ?? 'trading'
+}
+
+/** Daily market caps of one symbol: day (UTC midnight, ms) and market cap (USD). */
+export interface MarketCapSeries {
+  readonly t: Float64Array
+  readonly cap: Float64Array
+  readonly n: number
 }
 
 /**

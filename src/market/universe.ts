@@ -4,8 +4,10 @@
  * Order: coins with a market-cap rank by rank; coins without one after them, by median
  * daily quote volume (largest first), then by symbol.
  * Eligible for a top-N run (one function, used by every simulator): not a stablecoin
- * (unless includeStablecoins), asset class `crypto`, and not liquidity-dead, i.e. a
- * median daily quote volume over the coin's last 30 days of at least LIQUIDITY_DEAD_USD.
+ * (unless includeStablecoins), asset class `crypto`, not delisted (today's universe holds
+ * the markets that still trade; point-in-time universes are rank-history.ts), and not
+ * liquidity-dead, i.e. a median daily quote volume over the coin's last 30 days of at
+ * least LIQUIDITY_DEAD_USD.
  */
 import type { CandleStore } from './candle-store'
 import type { Bars, CoinMeta } from './types'
@@ -26,6 +28,7 @@ export interface EligibilityOptions {
   includeStablecoins?: boolean
   includeNonCrypto?: boolean
   includeDead?: boolean
+  includeDelisted?: boolean
 }
 
 /** Median over the last `days` UTC days with data of each day's sum of volume × close. */
@@ -52,6 +55,7 @@ export function isEligible(coin: UniverseCoin, opts: EligibilityOptions = {}): b
   if (coin.meta.stablecoin && !opts.includeStablecoins) return false
   if (coin.meta.assetClass !== 'crypto' && !opts.includeNonCrypto) return false
   if (coin.liquidityDead && !opts.includeDead) return false
+  if (coin.meta.status === 'delisted' && !opts.includeDelisted) return false
   return true
 }
 

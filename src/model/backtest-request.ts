@@ -5,7 +5,7 @@
  * (src/modules/sweeps/model.ts), so a setting added here reaches them too.
  */
 import { t } from 'elysia'
-import { DateOrNull, ExecutionRequestFields, Timeframe } from './shared'
+import { DateOrNull, ExecutionRequestFields, Timeframe, universeRequestFields } from './shared'
 
 export const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 
@@ -29,6 +29,7 @@ export const BacktestRequest = t.Object({
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50' }),
   symbols: t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: 1000 }), t.Null()], { default: null }),
   include_stablecoins: t.Boolean({ default: false }),
+  ...universeRequestFields,
   symbol: t.Union([t.String({ minLength: 1, maxLength: 30 }), t.Null()], { default: null }),
   start_date: DateOrNull,
   end_date: DateOrNull,

@@ -28,6 +28,24 @@ const DatePattern = '^\\d{4}-\\d{2}-\\d{2}$'
 export const DateOrNull = t.Union([t.String({ pattern: DatePattern, description: 'YYYY-MM-DD (UTC day, inclusive)' }), t.Null()], { default: null })
 export const Timeframe = t.UnionEnum([...TIMEFRAMES], { default: '1H' })
 
+/**
+ * The universe fields of every request that takes top_n (docs/api.md "Universe"; decided
+ * by src/runs/universe-plan.ts withUniverse). Optional and without a default, so a body
+ * sent or published without them reads as before.
+ */
+export const universeRequestFields = {
+  universe: t.Optional(
+    t.Union([t.Literal('point_in_time'), t.Literal('current'), t.Null()], {
+      description:
+        "'point_in_time': the top N as it was known at the window's start and at each rebalance, delisted coins included; 'current': today's top N. null or absent: point_in_time when start_date lies more than 30 days before the store's last candle, else current",
+    }),
+  ),
+  rebalance: t.Optional(
+    t.Union([t.Literal('monthly'), t.Literal('weekly'), t.Literal('none'), t.Null()], {
+      description: "when a point_in_time set is re-formed: the first day of each month (default), each Monday, or never after the window's start; only with point_in_time",
+    }),
+  ),
+}
 /** A run request's `intrabar` (docs/metrics.md §1, "Minute detail"; docs/api.md). */
 export const Intrabar = t.UnionEnum([...INTRABAR_MODES], {
   default: 'detail',

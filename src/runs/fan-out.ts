@@ -4,7 +4,7 @@
  * depend on the chunking (in-process, or any number of workers).
  */
 import type { Trade } from '../engine/types'
-import { runGridTrades, runRandomEntry, type GridCell } from './compute/research-tasks'
+import { runGridTrades, runRandomEntry, type GridCell, type GridTradesPayload as TaskPayloadOf } from './compute/research-tasks'
 import { unpackTrades } from './compute/trade-codec'
 import type { RunSpec } from './spec'
 import type { Lane } from './transport'
@@ -66,9 +66,22 @@ export interface GridCoinTrades {
 }
 
 /** Every coin's trades under every cell, coins in the order given (the run's symbols). */
-export async function gridOutcomes(lane: Lane, spec: RunSpec, symbols: string[], cells: GridCell[]): Promise<GridCoinTrades[]> {
+export async function gridOutcomes(
+  lane: Lane,
+  spec: RunSpec,
+  symbols: string[],
+  cells: GridCell[],
+  universe: { tradable?: Record<string, number[]>; delisted?: string[] } = {},
+): Promise<GridCoinTrades[]> {
   const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, lane.parallelism)
-  const results = await Promise.all(parts.map(p => lane.run(runGridTrades, { spec, symbols: p.items.map(x => x.symbol), cells }, p.affinity)))
+  const payloadOf = (chunk: string[]) => {
+    const payload: TaskPayloadOf = { spec, symbols: chunk, cells }
+    if (universe.tradable) payload.tradable = Object.fromEntries(chunk.map(s => [s, universe.tradable![s] ?? []]))
+    const delisted = universe.delisted?.filter(s => chunk.includes(s)) ?? []
+    if (delisted.length) payload.delisted = delisted
+    return payload
+  }
+  const results = await Promise.all(parts.map(p => lane.run(runGridTrades, payloadOf(p.items.map(x => x.symbol)), p.affinity)))
   const bySymbol = new Map<string, GridCoinTrades>()
   for (const r of results) for (const { cells: packed, ...c } of r.coins) bySymbol.set(c.symbol, { ...c, cells: packed.map(unpackTrades) })
   return symbols.map(s => bySymbol.get(s)!)

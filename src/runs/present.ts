@@ -16,6 +16,7 @@ import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
 import { executionReport, markHoursMissing, type ExecutionReport } from './execution-report'
 import { portfolioOptionsOf, type RunSpec, type UniverseAccounting } from './spec'
+import type { Survivorship, UniversePlan } from './universe-plan'
 import type { IntrabarBlock, RunResultBody } from './result-model'
 import { statisticsFields, type StatisticsFields } from './statistics'
 import { stepped } from './yield'
@@ -34,6 +35,8 @@ export interface RunOutcome {
   indicatorsUsed: string[]
   conditionsCount: number
   warnings: string[]
+  /** a point-in-time run's plan and its survivorship figures (null: today's universe or explicit symbols) */
+  universe: { plan: UniversePlan; survivorship: Survivorship } | null
   /** how exits inside bars were found (absent: a run made before the setting, or a path that does not say) */
   intrabar?: IntrabarBlock
 }
@@ -194,6 +197,16 @@ function settingsOf(run: Omit<RunOutcome, 'trades'>) {
   }
 }
 
+/** Which universe the run used (null for explicit symbols), its rebalance and its survivorship block. */
+function universeFields(run: Omit<RunOutcome, 'trades'>) {
+  const { spec } = run
+  return {
+    universe_mode: spec.symbols ? null : spec.universe === 'point_in_time' ? ('point_in_time' as const) : ('current' as const),
+    rebalance: run.universe ? run.universe.plan.rebalance : null,
+    survivorship: run.universe ? run.universe.survivorship : null,
+  }
+}
+
 /** The response body in steps: trade items, then the curves, then the whole (pausing between). */
 function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): Steps<RunBody> {
   const { spec } = run
@@ -231,6 +244,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
     coins_used: run.symbols.length,
     data_range: dataRange(span),
     ...run.accounting,
+    ...universeFields(run),
     btc_hold_return_pct: round(holdReturnPct(btc), 4),
     eth_hold_return_pct: round(holdReturnPct(eth), 4),
     equity_curve: equityCurve,

@@ -13,18 +13,24 @@
  *   versions, or past `deadlineMs`, the task fails with WorkersUnavailable (503 naming why);
  * - a worker killed mid-task loses its lock and BullMQ's stalled-job check gives the task
  *   to another worker (docs/operations.md "Locks and stalls"); a result is taken once.
- * Affinity is a hint the queue ignores: any worker takes any task.
+ * Affinity is kept only within a worker: any worker takes any task, and runs it on the thread
+ * of its pool the hint names (a strategy's signal masks stay cached on that thread).
  */
 import { Queue, QueueEvents, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { CandleStore } from '../market/candle-store'
 import { Overloaded, WorkersUnavailable } from './errors'
 import type { Priority } from './compute/task-queue'
+import { taskReads } from './compute/task-reads'
 import {
   decode,
   encode,
   FLEET_STALE_MS,
   fleetKey,
+  HEARTBEAT_MS,
+  fleetMismatch,
+  readsVersion,
+  symbolRead,
   PRIORITY_OF,
   QUEUE_ENGINE_VERSION,
   QUEUE_NAME,
@@ -78,6 +84,10 @@ export class QueueTransport implements Transport {
   private readonly ready: Promise<unknown>
   private fleetRead: { atMs: number; entries: Promise<FleetEntry[]> } | null = null
   private lastFleet: FleetEntry[] = []
+  /** the fleet has been read at least once (before that, no worker is not yet known) */
+  private fleetKnown = false
+  private closed = false
+  private readonly fleetTimer: ReturnType<typeof setInterval>
   private nextId = 1
   private completed = 0
   private busyMs = 0
@@ -103,6 +113,37 @@ export class QueueTransport implements Transport {
     this.queue.on('error', e => log(`queue: ${e.message}`))
     this.events.on('error', e => log(`queue events: ${e.message}`))
     this.ready = this.events.waitUntilReady()
+    // the fleet is read now and then even without runs, so /health knows whether any worker is there;
+    // never while the connection is down (ioredis would queue the reads until Redis is back)
+    const refresh = () => {
+      if (this.connection.status === 'ready') this.fleet(true).catch(() => {})
+    }
+    this.connection.once('ready', refresh)
+    void this.warmDigests()
+    this.fleetTimer = setInterval(refresh, HEARTBEAT_MS)
+    this.fleetTimer.unref?.()
+  }
+
+  /**
+   * Every coin's digest once, a coin per turn of the event loop, so the first run after the
+   * start does not hash the whole store at once (a 535-coin, 2-year store: about 2 s on a
+   * busy machine); later runs find them kept (symbol-digest.ts).
+   */
+  private async warmDigests(): Promise<void> {
+    for (const s of this.store.symbols()) {
+      if (this.closed) return
+      this.store.symbolRows(s)
+      await new Promise(resolve => setImmediate(resolve))
+    }
+  }
+
+  /** Why runs cannot reach a worker now, from what this process last saw (GET /health). */
+  trouble(): string | null {
+    const status = this.connection.status
+    if (status !== 'ready' && status !== 'connecting' && status !== 'connect' && status !== 'wait')
+      return `the queue's Redis at ${whereOf(this.opts.url)} does not answer (connection ${status}): runs are answered 503 until it is back`
+    if (this.fleetKnown && this.lastFleet.length === 0) return 'no perpsim worker is connected to the queue: runs are answered 503 until one is'
+    return null
   }
 
   get parallelism(): number {
@@ -118,6 +159,7 @@ export class QueueTransport implements Transport {
         .map(v => JSON.parse(v) as FleetEntry)
         .filter(e => Date.now() - e.seenMs < FLEET_STALE_MS)
       this.lastFleet = live
+      this.fleetKnown = true
       return live
     })
     this.fleetRead = { atMs: now, entries }
@@ -134,23 +176,24 @@ export class QueueTransport implements Transport {
     return Promise.race([p, silent]).finally(() => clearTimeout(timer))
   }
 
-  /** The reason no live worker can take a task cut for these versions, or null when one can. */
-  private async unavailable(dataVersion: string): Promise<string | null> {
+  /** The reason no live worker can take a task reading these coins, or null when one can (or may: see fleetMismatch). */
+  private async unavailable(task: Pick<TaskJobData, 'reads' | 'engineVersion' | 'dataVersion'>): Promise<string | null> {
     // a connection that is down answers at once, instead of queueing the command until Redis is back
     if (this.connection.status === 'reconnecting' || this.connection.status === 'end' || this.connection.status === 'close')
       return `the queue's Redis at ${whereOf(this.opts.url)} does not answer (connection ${this.connection.status})`
     let live: FleetEntry[]
     try {
       live = await this.answered(this.fleet())
-      // a refusal is never taken from the cache: a worker may have joined since
-      if (!live.some(w => w.engineVersion === QUEUE_ENGINE_VERSION && w.dataVersion === dataVersion)) live = await this.answered(this.fleet(true))
+      // a refusal is never taken from the cache: a worker may have joined (or synced) since
+      if (!live.some(w => fleetMismatch(w, task) === null)) live = await this.answered(this.fleet(true))
     } catch (e) {
       return e instanceof WorkersUnavailable ? e.reason : `the queue's Redis at ${whereOf(this.opts.url)} failed: ${(e as Error).message}`
     }
     if (live.length === 0) return 'no perpsim worker is connected to the queue (start one with `perpsim worker` and the same REDIS_URL)'
-    if (live.some(w => w.engineVersion === QUEUE_ENGINE_VERSION && w.dataVersion === dataVersion)) return null
-    const seen = live.map(w => `${w.name} (engine ${w.engineVersion}, data ${w.dataVersion})`).join(', ')
-    return `no worker holds the store this run reads (data version ${dataVersion}, engine ${QUEUE_ENGINE_VERSION}); connected: ${seen}`
+    const mismatches = live.map(w => ({ name: w.name, why: fleetMismatch(w, task) }))
+    if (mismatches.some(m => m.why === null)) return null
+    const seen = mismatches.map(m => `${m.name} has ${m.why}`).join('; ')
+    return `no worker holds the data this run reads (data version ${task.dataVersion} of ${task.reads.length} coins, engine ${QUEUE_ENGINE_VERSION}); connected: ${seen}`
   }
 
   private retryAfter(waiting: number): number {
@@ -159,15 +202,17 @@ export class QueueTransport implements Transport {
   }
 
   async submit<N extends TaskName>(task: N, payload: TaskPayload<N>, opts: SubmitOptions): Promise<TaskResult<N>> {
-    const dataVersion = this.store.dataVersion()
-    const why = await this.unavailable(dataVersion)
+    // the coins the task reads, as this store holds them (cheap: symbol-digest.ts keeps the digests)
+    const reads = taskReads(task, payload).map(s => symbolRead(s, this.store.symbolRows(s)))
+    const versions = { reads, dataVersion: readsVersion(reads), engineVersion: QUEUE_ENGINE_VERSION }
+    const why = await this.unavailable(versions)
     if (why) throw new WorkersUnavailable(why, 5)
     const priority = PRIORITY_OF[opts.priority]
     const waiting = (await this.answered(this.queue.getCountsPerPriority([priority])))[String(priority)] ?? 0
     this.waiting[opts.priority] = waiting
     if (waiting >= this.opts.queueMax) throw new Overloaded(this.retryAfter(waiting))
     await this.answered(this.ready)
-    const data: TaskJobData = { payload: encode(payload), dataVersion, engineVersion: QUEUE_ENGINE_VERSION, priority: opts.priority }
+    const data: TaskJobData = { payload: encode(payload), ...versions, priority: opts.priority, ...(opts.affinity !== undefined ? { affinity: opts.affinity } : {}) }
     const started = performance.now()
     this.inFlight++
     try {
@@ -222,6 +267,8 @@ export class QueueTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.fleetTimer)
     // a Redis that no longer answers must not hold the close (BullMQ's close waits for it):
     // after CLOSE_WAIT_MS the connections are dropped, which also ends their reconnecting
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -35,15 +35,22 @@ export interface GridSearchResult {
 }
 
 /** Every coin's trades under every cell (chunked over the workers), then each cell booked on this thread. */
-export async function gridSearch(lane: Lane, spec: RunSpec, symbols: string[], cells: GridCell[], bars: (symbol: string) => Bars | undefined): Promise<GridSearchResult> {
-  const coins = await gridOutcomes(lane, spec, symbols, cells)
+export async function gridSearch(
+  lane: Lane,
+  spec: RunSpec,
+  symbols: string[],
+  cells: GridCell[],
+  bars: (symbol: string) => Bars | undefined,
+  universe: { tradable?: Record<string, number[]>; delisted?: string[]; coinCount?: number } = {},
+): Promise<GridSearchResult> {
+  const coins = await gridOutcomes(lane, spec, symbols, cells, universe)
   const span = daySpan(coins)
   if (!span) return { span, cells: cells.map(() => null) }
   return {
     span,
     cells: cells.map((_, j) => {
       const table = tradeTableOf(coins.flatMap(c => c.cells[j]), symbols, spec.direction)
-      const { portfolio: p, metrics } = book(table, portfolioOptionsOf(spec, symbols.length), markOver(span, bars))
+      const { portfolio: p, metrics } = book(table, portfolioOptionsOf(spec, universe.coinCount ?? symbols.length), markOver(span, bars))
       return { daily: dailyReturns(p.equityCurve, p.initialCapitalUsd), metrics, ruinedAtMs: p.ruinedAtMs }
     }),
   }

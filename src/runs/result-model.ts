@@ -83,7 +83,19 @@ export const exitCountFields = {
   signal_count: Type.Integer({ description: 'exits by exit_conditions' }),
   liquidation_count: Type.Integer({ description: 'liquidations' }),
   end_of_data_count: Type.Integer({ description: 'trades closed at the last bar of the window' }),
+  delisted_count: Type.Integer({ description: "trades closed at a delisted coin's last candle (its market closed while they were open)" }),
 }
+
+/** A point-in-time run against today's universe (docs/api.md "Universe"). */
+export const SurvivorshipBlock = Type.Object({
+  coins_today_not_then: Type.Array(Type.String(), { description: "coins of today's top N that were in no set of the window" }),
+  coins_then_not_today: Type.Array(Type.String(), { description: "coins of the window's sets that are not in today's top N" }),
+  delisted_in_window: Type.Array(Type.String(), { description: "coins of the window's sets whose market closed inside the window" }),
+  current_universe_result: Type.Object(
+    { total_return_pct: Type.Number(), win_rate: Type.Number(), profit_factor: Type.Number(), total_trades: Type.Integer() },
+    { description: "the same run on today's top N" },
+  ),
+})
 
 export const CoinResult = Type.Object({
   symbol: Type.String(),
@@ -212,6 +224,11 @@ export const resultFields = {
   eligible_universe: NullableInteger,
   universe_capped: Type.Union([Type.Boolean(), Type.Null()]),
   coins_missing_data: NullableInteger,
+  universe_mode: Type.Union([Type.Literal('point_in_time'), Type.Literal('current'), Type.Null()], {
+    description: "the universe the run used: 'point_in_time' (the top N as known at the window's start and each rebalance) or 'current' (today's top N); null for explicit symbols",
+  }),
+  rebalance: Type.Union([Type.Literal('monthly'), Type.Literal('weekly'), Type.Literal('none'), Type.Null()], { description: 'when the point-in-time set was re-formed; null for a current universe' }),
+  survivorship: Type.Union([SurvivorshipBlock, Type.Null()], { description: "a point-in-time run's survivorship bias against today's universe; null otherwise" }),
   condition_data_absent_bars: Type.Optional(
     Type.Integer({
       minimum: 0,

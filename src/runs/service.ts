@@ -25,11 +25,12 @@ import { acceptSteps } from '../engine/portfolio'
 import { bookSteps, daySpan, markOver } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
+import { RankHistory } from '../market/rank-history'
 import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type RunMetricsResult } from './compute/coin-tasks'
+import { runBookTrades, runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type CoinTradesResult, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -43,7 +44,9 @@ import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } f
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
 import { checkMargin } from './margin-check'
-import { portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
+import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
+import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
+import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
@@ -78,6 +81,10 @@ export class RunService {
   private readonly backgroundLane: Lane
   /** moving average of a run's duration, for Retry-After */
   private avgRunMs = 200
+  /** each day's universe as known that day (point-in-time runs) */
+  readonly rankHistory: RankHistory
+  /** point-in-time plans by store version and the spec fields that decide them */
+  private readonly plans = new Map<string, UniversePlan>()
 
   constructor(
     private readonly deps: {
@@ -97,11 +104,59 @@ export class RunService {
     this.interactiveLane = laneOf(deps.transport, 'interactive')
     this.backgroundLane = laneOf(deps.transport, 'background')
     this.results = new ResultStore({ db: deps.db, clock: deps.clock, size: deps.cacheSize, indexMax: deps.resultIndexMax })
+    this.rankHistory = new RankHistory(deps.store)
+  }
+
+  /**
+   * The spec with the request's `universe` and `rebalance` decided (universe-plan.ts
+   * withUniverse: the default depends on how far start_date lies before the store's last
+   * candle). Every service whose request takes top_n calls it before running.
+   */
+  withUniverse(spec: RunSpec, fields: UniverseFields): RunSpec {
+    return withUniverse(spec, fields, this.deps.store.newestCandleMs())
+  }
+
+  /** A point-in-time spec's plan (null for a run on today's universe or on explicit symbols); the last few kept per store version. */
+  planOf(spec: RunSpec): UniversePlan | null {
+    if (spec.universe !== 'point_in_time' || spec.symbols) return null
+    const key = `${this.deps.store.version}|${spec.topN}|${spec.includeStablecoins}|${spec.startDate}|${spec.endDate}|${spec.rebalance}`
+    let plan = this.plans.get(key)
+    if (!plan) {
+      plan = planUniverse(spec, this.deps.store, this.rankHistory)
+      if (this.plans.size >= 32) this.plans.delete(this.plans.keys().next().value!)
+      this.plans.set(key, plan)
+    }
+    return plan
+  }
+
+  /**
+   * The coins of a run, its universe accounting and what its tasks need of its universe:
+   * a point-in-time run's coins are every coin of its sets, with their membership intervals;
+   * the accounting keeps its meaning for the window's start.
+   */
+  runUniverse(spec: RunSpec): { symbols: string[]; accounting: UniverseAccounting; plan: UniversePlan | null; delisted: string[] } {
+    const plan = this.planOf(spec)
+    if (!plan) {
+      const r = this.resolveUniverse(spec)
+      return { ...r, plan, delisted: delistedAmong(r.symbols, this.deps.store) }
+    }
+    const topN = spec.topN ?? DEFAULT_TOP_N
+    return {
+      symbols: plan.symbols,
+      accounting: { top_n_requested: topN, eligible_universe: plan.eligibleAtStart, universe_capped: plan.eligibleAtStart < topN, coins_missing_data: null },
+      plan,
+      delisted: delistedAmong(plan.symbols, this.deps.store),
+    }
   }
 
   /** Runs in flight, result-cache hits and misses, and the worker pool's figures (GET /metrics). */
   runStats() {
     return { activeRuns: this.active, backgroundRuns: this.activeBackground, cacheHits: this.results.hits, cacheMisses: this.results.misses, pool: this.deps.transport.stats() }
+  }
+
+  /** Why runs cannot reach a worker now (the queue's Redis is silent, no worker is connected), or null (GET /health). */
+  trouble(): string | null {
+    return this.deps.transport.trouble?.() ?? null
   }
 
   /** Tasks the workers run at once (how many of a sweep's tasks to keep in flight). */
@@ -186,7 +241,7 @@ export class RunService {
       const pending = this.inFlight.get(hash)
       if (pending) return pending
     }
-    const compute = () => this.compute(spec, hash, statistics, this.laneFor(background))
+    const compute = () => this.compute(spec, hash, statistics, this.laneFor(background), noCache)
     let p: Promise<RunResult>
     if (admitted) p = compute()
     else if (background) p = this.countedBackground(compute)
@@ -234,12 +289,27 @@ export class RunService {
     return p
   }
 
-  private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane): Promise<RunResult> {
+  private async compute(spec: RunSpec, hash: string, statistics: boolean, lane: Lane, noCache = false): Promise<RunResult> {
     const started = performance.now()
-    const { symbols, accounting } = this.resolveUniverse(spec)
+    const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
     checkDetailRequired(spec, symbols, this.deps.store)
-    const { coins, trades, intrabar } = await this.coinOutcomes(spec, symbols, lane)
-    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar }, statistics, lane, started)
+    // a point-in-time run shows its bias against the same run on today's universe: its
+    // twin, whose coins' trades come back from the same tasks (a coin in every set of the
+    // window is simulated once for both), booked on a worker while this thread books the run
+    const twin = plan ? this.twinOf(spec, noCache) : null
+    const { coins, trades, twinPart, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const twinMetrics = !twin
+      ? null
+      : twin.cached
+        ? Promise.resolve(twin.cached)
+        : lane.run(runBookTrades, { spec: twin.spec, symbols: twin.symbols, coins: twinPart!.coins, trades: twinPart!.trades }).then(m => {
+            this.results.rememberMetrics(twin.hash, m)
+            return m
+          })
+    // awaited in the booking, after the run's own; a failure then fails the run, not the process
+    twinMetrics?.catch(() => {})
+    const universe = plan && twin && twinMetrics ? { plan, twinSymbols: twin.symbols, twinMetrics } : null
+    const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     await this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
@@ -247,12 +317,20 @@ export class RunService {
   /**
    * A run's booking from its coins' trades: the portfolio's choice, the statistics started
    * on the workers, the booking, the body. `nTrials`: the trials behind the run, for its
-   * deflated Sharpe (default nTrialsOf(spec)).
+   * deflated Sharpe (default nTrialsOf(spec)). `universe`: a point-in-time run's plan and
+   * its twin on today's coins (the survivorship block).
    */
   private async bookOutcome(
     spec: RunSpec,
     hash: string,
-    o: { symbols: string[]; accounting: UniverseAccounting; coins: CoinOutcome[]; trades: TradeTable; intrabar?: RunIntrabar | null },
+    o: {
+      symbols: string[]
+      accounting: UniverseAccounting
+      coins: CoinOutcome[]
+      trades: TradeTable
+      intrabar?: RunIntrabar | null
+      universe?: { plan: UniversePlan; twinSymbols: string[]; twinMetrics: Promise<RunMetricsResult> } | null
+    },
     statistics: boolean,
     lane: Lane,
     started: number,
@@ -261,8 +339,12 @@ export class RunService {
     const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting, coins, trades } = o
     const intrabar = o.intrabar ?? null
-    if (accounting.top_n_requested !== null)
-      accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow).length
+    const plan = o.universe?.plan ?? null
+    if (accounting.top_n_requested !== null) {
+      // a point-in-time run's accounting is that of its first set (the window's start)
+      const start = plan ? new Set(plan.sets[0] ?? []) : null
+      accounting.coins_missing_data = Math.min(accounting.top_n_requested, accounting.eligible_universe!) - coins.filter(c => c.inWindow && (!start || start.has(c.symbol))).length
+    }
     const outcome: RunOutcome = {
       spec,
       symbols,
@@ -271,10 +353,28 @@ export class RunService {
       accounting,
       indicatorsUsed: compiled.indicatorsUsed,
       conditionsCount: conditionsCount(spec.strategy.entry),
-      warnings: [],
+      warnings: plan ? [...plan.warnings] : [],
+      universe: null,
+    }
+    // the survivorship block is set before the body is built (assembledOf builds it when first read)
+    const survivorship = async () => {
+      const u = o.universe
+      if (!u) return
+      const m = (await u.twinMetrics).metrics
+      const startMs = u.plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
+      const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
+      outcome.universe = {
+        plan: u.plan,
+        survivorship: survivorshipOf(u.plan, u.twinSymbols, this.deps.store, { startMs, endMs }, {
+          total_return_pct: m.total_return_pct,
+          win_rate: m.win_rate,
+          profit_factor: m.profit_factor,
+          total_trades: m.total_trades,
+        }),
+      }
     }
     await yieldToLoop()
-    const portfolio = portfolioOptionsOf(spec, symbols.length)
+    const portfolio = portfolioOptionsOf(spec, plan ? plan.largestSet : symbols.length)
     const acceptance = await stepped(acceptSteps(trades, portfolio))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
@@ -300,6 +400,7 @@ export class RunService {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
+    await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
@@ -312,21 +413,65 @@ export class RunService {
     return result
   }
 
-  /** Trades of every coin, computed in chunks spread over the workers: one table in universe order. */
-  private async coinOutcomes(spec: RunSpec, symbols: string[], lane: Lane): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null }> {
-    const chunks = chunkCount(symbols.length, lane.parallelism)
-    const parts: string[][] = Array.from({ length: chunks }, () => [])
-    // interleaved, so big and small coins spread evenly
-    symbols.forEach((s, i) => parts[i % chunks].push(s))
-    const results = await Promise.all(parts.map((p, k) => lane.run(runCoinTrades, { spec, symbols: p }, k)))
-    await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
-    const bySymbol = new Map<string, CoinOutcome>()
-    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
-    return {
-      coins: symbols.map(s => bySymbol.get(s)!),
-      trades: mergeCoinTables(symbols, spec.direction, results.map(r => r.trades)),
-      intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
+  /**
+   * The same run on today's universe, for a point-in-time run's survivorship figures: its
+   * spec, coins and hash, and its metrics when a result or the metrics of that run are
+   * cached (not with no-cache); booked otherwise beside the run, its metrics then cached
+   * as that run's (a compare over it is a hit).
+   */
+  private twinOf(spec: RunSpec, noCache: boolean): { spec: RunSpec; symbols: string[]; hash: string; cached: RunMetricsResult | null } {
+    const { universe: _u, rebalance: _r, ...twin } = spec
+    const hash = resultHash(twin, this.deps.store.dataVersion())
+    let cached: RunMetricsResult | null = null
+    if (!noCache) {
+      const full = this.results.peek(hash)
+      if (full) {
+        const curve = full.assembled.portfolio.equityCurve
+        cached = { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null, ruinedAtMs: full.assembled.portfolio.ruinedAtMs }
+      } else cached = this.results.metricsOf(hash) ?? null
     }
+    return { spec: twin, symbols: this.resolveUniverse(twin).symbols, hash, cached }
+  }
+
+  /**
+   * Trades of every coin, computed in chunks spread over the workers: one table in universe
+   * order. `placeLike`: the coins of a run computed beside this one (a point-in-time run's
+   * twin on today's universe): a coin of both goes to the chunk it has there, so its
+   * signals are computed once, on one worker.
+   */
+  private async coinOutcomes(
+    spec: RunSpec,
+    symbols: string[],
+    lane: Lane,
+    universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
+    twin?: readonly string[],
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinPart: { coins: CoinOutcome[]; trades: TradeTable } | null }> {
+    // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
+    const all = twin ? [...new Set([...symbols, ...twin])] : symbols
+    const chunks = chunkCount(all.length, lane.parallelism)
+    const chunkOf = new Map(all.map((s, i) => [s, i % chunks])) // interleaved, so big and small coins spread evenly
+    const parts: string[][] = Array.from({ length: chunks }, () => [])
+    const twinParts: string[][] = Array.from({ length: chunks }, () => [])
+    for (const s of symbols) parts[chunkOf.get(s)!].push(s)
+    if (twin) for (const s of twin) twinParts[chunkOf.get(s)!].push(s)
+    const payloadOf = (k: number): CoinTradesPayload => {
+      const p = parts[k]
+      const payload: CoinTradesPayload = { spec, symbols: p }
+      if (universe.tradable) payload.tradable = Object.fromEntries(p.map(s => [s, universe.tradable![s] ?? []]))
+      const delisted = universe.delisted.filter(s => p.includes(s))
+      if (delisted.length) payload.delisted = delisted
+      if (twin) payload.twin = twinParts[k]
+      return payload
+    }
+    const results = await Promise.all(parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k)))
+    await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
+    const merged = (order: readonly string[], of: (r: CoinTradesResult) => { coins: CoinOutcome[]; trades: TradeTable }) => {
+      const bySymbol = new Map<string, CoinOutcome>()
+      for (const r of results) for (const c of of(r).coins) bySymbol.set(c.symbol, c)
+      return { coins: order.map(s => bySymbol.get(s)!), trades: mergeCoinTables(order, spec.direction, results.map(r => of(r).trades)) }
+    }
+    const own = merged(symbols, r => r)
+    return { ...own, intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)), twinPart: twin ? merged(twin, r => r.twin!) : null }
   }
 
   /**
@@ -339,15 +484,18 @@ export class RunService {
   batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
     return this.admitted(
       async lane => {
-        const { symbols, accounting } = this.resolveUniverse(specs[0])
+        const { symbols, accounting, plan, delisted } = this.runUniverse(specs[0])
         for (const spec of specs) checkDetailRequired(spec, symbols, this.deps.store)
-        return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true) }
+        const universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}
+        if (plan) Object.assign(universe, { tradable: plan.tradable, coinCount: plan.largestSet })
+        if (delisted.length) universe.delisted = delisted
+        return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true, universe) }
       },
       { background: opts.background },
     )
   }
 
-  private async batchMetrics(lane: Lane, specs: RunSpec[], symbols: string[], noCache: boolean): Promise<RunMetricsResult[]> {
+  private async batchMetrics(lane: Lane, specs: RunSpec[], symbols: string[], noCache: boolean, universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}): Promise<RunMetricsResult[]> {
     const version = this.deps.store.dataVersion()
     const hashes = specs.map(s => resultHash(s, version))
     const out: (RunMetricsResult | undefined)[] = hashes.map(h => {
@@ -367,7 +515,7 @@ export class RunService {
     if (todo.length === 0) return out as RunMetricsResult[]
     const parallelism = Math.max(1, lane.parallelism)
     const parts = Array.from({ length: parallelism }, (_, k) => todo.filter(i => i % parallelism === k)).filter(p => p.length > 0)
-    const results = await Promise.all(parts.map(p => lane.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols }, p[0] % parallelism)))
+    const results = await Promise.all(parts.map(p => lane.run(runWholeRuns, { specs: p.map(i => specs[i]), symbols, ...universe }, p[0] % parallelism)))
     parts.forEach((p, k) =>
       p.forEach((i, j) => {
         out[i] = results[k][j]
@@ -390,7 +538,10 @@ export class RunService {
       const workerOf = new Map<string, number>()
       for (const key of payload.sameWorker) if (!workerOf.has(key)) workerOf.set(key, workerOf.size)
       const answers = await Promise.all(
-        payload.specs.map((spec, i) => lane.run(runNestedRuns, { specs: [spec], symbols: payload.symbols, groups: payload.groups }, workerOf.get(payload.sameWorker[i])!)),
+        payload.specs.map((spec, i) => {
+          const { sameWorker: _w, specs: _s, ...rest } = payload
+          return lane.run(runNestedRuns, { ...rest, specs: [spec] }, workerOf.get(payload.sameWorker[i])!)
+        }),
       )
       return answers.map(a => a[0])
     }, opts)
@@ -408,7 +559,11 @@ export class RunService {
 
   /** Optimize's SL/TP grid (research.ts): every coin's trades under every cell, each cell booked as a portfolio of its own. */
   gridSearch(spec: RunSpec, symbols: string[], cells: GridCell[], opts: AdmitOptions = {}): Promise<GridSearchResult> {
-    return this.admitted(lane => gridSearch(lane, spec, symbols, cells, s => this.deps.store.bars(s)), opts)
+    // a point-in-time spec's coins (runUniverse) trade only while in its sets
+    const plan = this.planOf(spec)
+    const delisted = delistedAmong(symbols, this.deps.store)
+    const universe = { ...(plan ? { tradable: plan.tradable, coinCount: plan.largestSet } : {}), ...(delisted.length ? { delisted } : {}) }
+    return this.admitted(lane => gridSearch(lane, spec, symbols, cells, s => this.deps.store.bars(s), universe), opts)
   }
 
   /**

@@ -36,6 +36,9 @@ export interface SimulateFields extends MarketFields {
   compounding: boolean
   /** default true (SimulateRequest); optional here for bodies published before it existed */
   stop_at_ruin?: boolean
+  /** the universe (RunService.withUniverse decides it); absent in bodies published before it existed */
+  universe?: 'point_in_time' | 'current' | null
+  rebalance?: 'monthly' | 'weekly' | 'none' | null
 }
 
 /** A request's market, costs and window as RunSpec fields (spot: no leverage). */

@@ -63,6 +63,14 @@ export interface RunSpec {
    */
   stopAtRuin: boolean
   /**
+   * 'point_in_time': the top N as it was known at the window's start and at each rebalance
+   * (universe-plan.ts). Absent: today's universe; such a run has the key missing, so its
+   * hash is the one it had before universes existed.
+   */
+  universe?: 'point_in_time'
+  /** when the point-in-time set is re-formed (present with universe only) */
+  rebalance?: 'monthly' | 'weekly' | 'none'
+  /**
    * how exits inside a bar are resolved (engine/types.ts IntrabarMode; issue 25 §1). Specs
    * stored before it existed lack it and ran the bar rule: missing reads as 'bar', and
    * their hashes stay theirs. New specs get DEFAULT_EXECUTION's 'detail'.

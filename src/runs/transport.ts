@@ -48,6 +48,11 @@ export interface Transport {
    */
   submit<N extends TaskName>(task: N, payload: TaskPayload<N>, opts: SubmitOptions): Promise<TaskResult<N>>
   stats(): TransportStats | null
+  /**
+   * Why runs cannot reach a worker right now (GET /health reports it as `degraded`), from
+   * memory only; null when nothing is known to be wrong. The pool has no such state.
+   */
+  trouble?(): string | null
   close(): Promise<void>
 }
 

@@ -1,6 +1,8 @@
 /**
- * CoinGecko public API v3: /global (whole-market figures) and /coins/markets (per-coin
- * name, image, market cap, rank, price changes). The base URL includes `/api/v3`.
+ * CoinGecko public API v3: /global (whole-market figures), /coins/markets (per-coin
+ * name, image, market cap, rank, price changes) and /coins/{id}/market_chart (a coin's
+ * daily market-cap history, for the rank history: docs/data.md). The base URL includes
+ * `/api/v3`.
  */
 import { httpGetJson } from './http'
 import { list, num, optNum, optStr, parseBody, record, str } from './shape'
@@ -59,6 +61,17 @@ export class CoinGeckoClient {
     return parseBody(COINGECKO_SOURCE, body, parseMarkets)
   }
 
+  /**
+   * A coin's market caps over the last `days` days, one point a day (`interval=daily`):
+   * [time ms, USD] pairs as CoinGecko sends them (the daily points at 00:00 UTC, the last
+   * one possibly the current instant); a null cap (CoinGecko has none that day) is left out.
+   */
+  async marketCapHistory(id: string, days: number): Promise<{ t: number[]; cap: number[] }> {
+    const q = new URLSearchParams({ vs_currency: 'usd', days: String(days), interval: 'daily' })
+    const body = await httpGetJson(`${this.opts.baseUrl}/coins/${encodeURIComponent(id)}/market_chart?${q}`, this.http())
+    return parseBody(COINGECKO_SOURCE, body, parseMarketCapHistory)
+  }
+
   private http() {
     return {
       source: COINGECKO_SOURCE,
@@ -97,4 +110,20 @@ export function parseMarkets(body: unknown): CgCoin[] {
       change7dPct: optNum(o.price_change_percentage_7d_in_currency, p('price_change_percentage_7d_in_currency')),
     }
   })
+}
+
+/** The `market_caps` of a /coins/{id}/market_chart body as times (ms) and caps (USD), nulls left out. */
+export function parseMarketCapHistory(body: unknown): { t: number[]; cap: number[] } {
+  const points = list(record(body, '').market_caps, 'market_caps')
+  const t: number[] = [], cap: number[] = []
+  points.forEach((p, i) => {
+    const pair = list(p, `market_caps[${i}]`)
+    const ms = num(pair[0], `market_caps[${i}][0]`)
+    const value = optNum(pair[1], `market_caps[${i}][1]`)
+    if (value !== null && value > 0) {
+      t.push(ms)
+      cap.push(value)
+    }
+  })
+  return { t, cap }
 }

@@ -16,7 +16,7 @@ export type BacktestBody = typeof BacktestRequest.static
 type BacktestAnswer = typeof BacktestResponse.static
 
 /** The figures an invalid strategy reports as 0 (nothing ran). */
-const ZERO_FIELDS = ['total_trades', 'wins', 'losses', 'win_rate', 'total_return_pct', 'profit_factor', 'avg_win_pct', 'avg_loss_pct', 'max_drawdown_pct', 'max_consecutive_losses', 'tp_count', 'sl_count', 'timeout_count', 'trailing_count', 'signal_count', 'liquidation_count', 'end_of_data_count', 'coins_used', 'total_fees_pct', 'total_funding_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'initial_capital_usd', 'total_return_usd', 'total_return_pct_portfolio', 'max_drawdown_usd', 'expectancy', 'recovery_factor', 'payoff_ratio', 'btc_hold_return_pct', 'eth_hold_return_pct', 'var_95', 'cvar_95', 'avg_bars_held', 'median_bars_held', 'positions_skipped', 'compute_time_ms'] as const
+const ZERO_FIELDS = ['total_trades', 'wins', 'losses', 'win_rate', 'total_return_pct', 'profit_factor', 'avg_win_pct', 'avg_loss_pct', 'max_drawdown_pct', 'max_consecutive_losses', 'tp_count', 'sl_count', 'timeout_count', 'trailing_count', 'signal_count', 'liquidation_count', 'end_of_data_count', 'delisted_count', 'coins_used', 'total_fees_pct', 'total_funding_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'initial_capital_usd', 'total_return_usd', 'total_return_pct_portfolio', 'max_drawdown_usd', 'expectancy', 'recovery_factor', 'payoff_ratio', 'btc_hold_return_pct', 'eth_hold_return_pct', 'var_95', 'cvar_95', 'avg_bars_held', 'median_bars_held', 'positions_skipped', 'compute_time_ms'] as const
 
 /** The contract's answer for a strategy that failed validation: nothing ran. */
 export function invalidBacktest(body: BacktestBody, errors: string[]) {
@@ -49,6 +49,9 @@ export function invalidBacktest(body: BacktestBody, errors: string[]) {
     eligible_universe: null,
     universe_capped: null,
     coins_missing_data: null,
+    universe_mode: null,
+    rebalance: null,
+    survivorship: null,
     coin_results: [],
     trades: [],
     btc_hold_curve: [],
@@ -77,7 +80,7 @@ export async function runBacktest(runs: RunService, body: BacktestBody, noCache:
   const lookAhead = [...lookAheadProblems(body.entry, ['body', 'entry']), ...lookAheadProblems(body.exit_conditions, ['body', 'exit_conditions'])]
   if (lookAhead.length) throw new InvalidRequest(lookAhead)
   checkDates(body.start_date, body.end_date)
-  const spec = backtestSpec(body)
+  const spec = runs.withUniverse(backtestSpec(body), body)
   const errors = validateStrategy(spec.strategy as StrategySpec)
   if (errors.length) return invalidBacktest(body, errors)
   // an unknown symbol is the 404 of every route that takes one, named as the request spelled it

@@ -160,7 +160,8 @@ export async function generateBot(deps: GenerateDeps, req: GenerateBotRequest, n
     history_candles: 1000,
   }
 
-  const run = await deps.runs.run(backtestSpec(backtestBody(cfg)), { statistics: false, noCache })
+  // explicit coins: no point-in-time universe (withUniverse keeps the run on them)
+  const run = await deps.runs.run(deps.runs.withUniverse(backtestSpec(backtestBody(cfg)), {}), { statistics: false, noCache })
   const m = run.assembled.metrics
   const body = run.assembled.body
   const figures: BacktestFigures = {

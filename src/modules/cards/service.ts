@@ -65,7 +65,9 @@ export class CardService {
   constructor(private readonly deps: CardDeps) {}
 
   private run(id: string, dir: Direction | undefined, defaultDir: Direction, q: OgQuery | ShareQuery): CardRun {
-    return cardRun(id, dir, defaultDir, settingsOf(q))
+    const run = cardRun(id, dir, defaultDir, settingsOf(q))
+    // the universe /simulate decides for the same settings (a card has no universe field: the default rule)
+    return { ...run, spec: this.deps.runs.withUniverse(run.spec, {}) }
   }
 
   /** ETag of a card: changes with the normalised run, the data, the language and the layout. */

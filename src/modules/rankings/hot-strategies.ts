@@ -72,7 +72,12 @@ export class HotStrategiesService {
       symbols: null,
       ...COST_FIELDS,
     }))
-    const specs = bodies.map(simulateSpec)
+    // the universe /simulate would decide for the body, written into it so the request re-runs the same way later
+    const specs = bodies.map(b => {
+      const spec = this.deps.runs.withUniverse(simulateSpec(b), b)
+      b.universe = spec.universe === 'point_in_time' ? 'point_in_time' : 'current'
+      return spec
+    })
     const { runs: results } = await this.deps.runs.batch(specs)
     const rows = strategies
       .map((s, i) => ({ s, m: results[i].metrics, body: bodies[i] }))

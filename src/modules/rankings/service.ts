@@ -8,7 +8,7 @@ import type { Db } from '../../db'
 import type { CandleStore } from '../../market/candle-store'
 import { InvalidRequest, NotFound } from '../../runs/errors'
 import { STATUS_DEFINITIONS } from '../../strategies/status'
-import { configurations, GROUPS, MIN_TRADES, rcScope, simulateBodyOf, unrankableReason, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
+import { configurations, GROUPS, MIN_TRADES, pointInTimeRules, rcScope, simulateBodyOf, unrankableReason, type Configuration, type Group, type Period } from '../../records/rankings/configurations'
 import { DayFiles, type StoredDayFile } from '../../records/rankings/day-files'
 import { eligibleList, headlineOf, heldBack, top3, worst3, type EligibleRow, type RankedRow, type WeeklyRow } from '../../records/rankings/rank'
 import { SCHEMA_VERSION, storesEligibleRanks } from '../../records/rankings/versions'
@@ -149,8 +149,9 @@ export class RankingsService {
       rank: r.rank,
       overall_rank: r.overall_rank,
       request: { method: 'POST', path: '/simulate', body: simulateBodyOf(this.configuration(r), dateMs, q.period, q.group) },
-      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed
-      request_with_symbols: { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
+      // the same run with the group's coins listed: it reproduces the figures even after the universe's order has changed;
+      // none for a point-in-time group (rules v3 on), whose coins change over the period
+      request_with_symbols: pointInTimeRules(r.configuration_id) && q.group !== 'btc' ? null : { method: 'POST', path: '/simulate', body: { ...simulateBodyOf(this.configuration(r), dateMs, q.period, q.group), top_n: null, symbols: g.symbols } },
       expected: rawFigures(r),
     })
     return {
@@ -191,7 +192,7 @@ export class RankingsService {
         steps: [
           `GET /rankings/files/${compactDay(dateMs)} and compute the sha256 of the exact response bytes: it equals citation.day_file_sha256 (${stored.sha256}).`,
           `In that file, periods["${q.period}"].groups["${q.group}"].rows holds every ranked configuration with its raw figures, in rank order.`,
-          'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio, max_drawdown_pct and ruined_at of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
+          'For any row, POST /simulate with the body listed here (or built the same way: its strategy, sl_pct, tp_pct, max_bars, timeframe, the period\'s start_date/end_date, and top_n or symbols of the group, and from rules v3 on universe "point_in_time" for the top-N groups): total_trades, win_rate, profit_factor, total_return_pct, sharpe_ratio, max_drawdown_pct and ruined_at of the answer equal the row\'s raw figures, on a store whose candles up to end_date and coin order are those of citation.data_version.',
           `Re-sort the rows by profit_factor, win_rate, total_trades (descending) and configuration_id (ascending) to get the overall ranks (each row's rank in the file); leave out the rows with fewer than ${MIN_TRADES} trades (held_back) and number the rest 1, 2, 3, …: those are the ranks shown (each row's eligible_rank in files of rankings-2).`,
         ],
         rows: [...top.map(reverify('top3')), ...worst.map(reverify('worst3'))],

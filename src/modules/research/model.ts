@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, executionFields, Timeframe } from '../../model/shared'
+import { DateOrNull, DeflatedSharpeInfo, ExecutionRequestFields, executionFields, Timeframe, universeRequestFields } from '../../model/shared'
 
 const Tree = t.Object({}, { additionalProperties: true, 'x-component': 'ConditionNode', description: 'condition tree: {type: AND|OR|NOT, conditions: [...]} or a leaf {field, op, value}' })
 const NullableNumber = t.Union([t.Number(), t.Null()])
@@ -27,6 +27,7 @@ const researchFields = {
   }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50; at most 50 coins are computed (run_cap)' }),
   include_stablecoins: t.Boolean({ default: false }),
+  ...universeRequestFields,
   timeframe: Timeframe,
   start_date: DateOrNull,
   end_date: DateOrNull,
@@ -44,6 +45,8 @@ const universeFields = {
   top_n_requested: t.Integer(),
   eligible_universe: t.Integer(),
   universe_capped: t.Boolean(),
+  universe_mode: t.Union([t.Literal('point_in_time'), t.Literal('current')], { description: "the universe the run used (docs/api.md \"Universe\")" }),
+  rebalance: t.Union([t.Literal('monthly'), t.Literal('weekly'), t.Literal('none'), t.Null()]),
   run_cap: t.Union([t.Integer(), t.Null()], { description: 'the per-request coin limit of the cached research paths, when it bound' }),
   run_cap_reason: t.Union([t.Literal('indicator_cache'), t.Null()]),
 }

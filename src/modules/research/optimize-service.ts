@@ -56,8 +56,8 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promi
   const started = performance.now()
   const grid = gridOf(body.sl_values, body.tp_values)
   const run = researchRun(body, deps.universe)
-  const spec: RunSpec = { ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }
-  const { symbols } = deps.runs.resolveUniverse(spec)
+  const spec: RunSpec = deps.runs.withUniverse({ ...run.spec, slPct: grid.sl[0], tpPct: grid.tp[0] }, body)
+  const { symbols } = deps.runs.runUniverse(spec)
   const { span, cells } = await deps.runs.gridSearch(spec, symbols, grid.cells)
   const metricKey = OBJECTIVE_METRIC[body.objective]
   const results = grid.cells.map((cell, j) => cellOf(cell, cells[j], metricKey))
@@ -77,6 +77,8 @@ export async function runOptimize(deps: ResearchDeps, body: OptimizeBody): Promi
     top_n_requested: run.top_n_requested,
     eligible_universe: run.eligible_universe,
     universe_capped: run.universe_capped,
+    universe_mode: spec.universe === 'point_in_time' ? ('point_in_time' as const) : ('current' as const),
+    rebalance: spec.rebalance ?? null,
     run_cap: run.run_cap,
     run_cap_reason: run.run_cap_reason,
     n_cells: grid.cells.length,

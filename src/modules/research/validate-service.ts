@@ -105,7 +105,8 @@ export function verdictOf(is: { total_trades: number; avg_trade_pct: number }, o
  */
 export async function runValidate(deps: ResearchDeps, body: ValidateBody, noCache: boolean): Promise<typeof ValidateResponse.static> {
   const started = performance.now()
-  const run = researchRun(body, deps.universe)
+  const researched = researchRun(body, deps.universe)
+  const run = { ...researched, spec: deps.runs.withUniverse(researched.spec, body) }
   const v = await deps.runs.validation(run.spec, { noCache, simulations: body.n_simulations, seed: body.seed })
   const r = v.run
   const oos = outOfSample(run.spec, r.symbols, r.assembled.portfolio, body.oos_pct, deps.store)
@@ -137,6 +138,8 @@ function runFields(run: ResearchRun, r: RunResult) {
     top_n_requested: run.top_n_requested,
     eligible_universe: run.eligible_universe,
     universe_capped: run.universe_capped,
+    universe_mode: spec.universe === 'point_in_time' ? ('point_in_time' as const) : ('current' as const),
+    rebalance: spec.rebalance ?? null,
     run_cap: run.run_cap,
     run_cap_reason: run.run_cap_reason,
     total_trades: r.assembled.portfolio.trades.n,

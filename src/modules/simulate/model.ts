@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, ExecutionRequestFields, executionFields, Intrabar, resultFields, Timeframe, TradeItem } from '../../model/shared'
+import { DateOrNull, ExecutionRequestFields, executionFields, Intrabar, resultFields, Timeframe, TradeItem, universeRequestFields } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -17,6 +17,7 @@ export const SimulateRequest = t.Object({
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = top 50' }),
   symbols: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: 535 }), t.Null()], { description: 'explicit symbols instead of the top-N universe (top_n is then ignored); the btc ranking group publishes ["BTCUSDT"]' })),
   include_stablecoins: t.Boolean({ default: false }),
+  ...universeRequestFields,
   timeframe: Timeframe,
   start_date: DateOrNull,
   end_date: DateOrNull,
@@ -88,6 +89,7 @@ export const CompareRequest = t.Object({
   tp_pct: t.Number({ minimum: 1, maximum: 50, default: 8 }),
   max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = 5; 6 to 535 answers 400 (use /simulate)' }),
+  ...universeRequestFields,
   intrabar: Intrabar,
 })
 
@@ -101,6 +103,8 @@ export const CompareResponse = t.Object(
     top_n_requested: t.Union([t.Integer(), t.Null()]),
     eligible_universe: t.Union([t.Integer(), t.Null()]),
     universe_capped: t.Union([t.Boolean(), t.Null()]),
+    universe_mode: t.Union([t.Literal('point_in_time'), t.Literal('current')], { description: "compare has no start_date: 'current' unless universe 'point_in_time' is sent (its sets then start on the first ranked day)" }),
+    rebalance: t.Union([t.Literal('monthly'), t.Literal('weekly'), t.Literal('none'), t.Null()]),
     run_cap: t.Union([t.Integer(), t.Null()]),
     run_cap_reason: t.Union([t.UnionEnum(['indicator_cache', 'compare_max_coins']), t.Null()]),
     coins_not_computed: t.Array(t.String()),

@@ -20,7 +20,7 @@ export type CompareBody = typeof CompareRequest.static
 
 export async function runSimulate(runs: RunService, body: SimulateBody, noCache: boolean): Promise<typeof SimulateResponse.static> {
   checkDates(body.start_date, body.end_date)
-  const spec = simulateSpec(body)
+  const spec = runs.withUniverse(simulateSpec(body), body)
   const s = registryStrategy(body.strategy)
   // the body is built by runs/present.ts as the result schema's type; the response schema checks it on the way out
   const run = await runs.run(spec, { noCache }).catch(asSpelled(body.symbols ?? []))
@@ -72,6 +72,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     signal_count: m.signal_count,
     liquidation_count: m.liquidation_count,
     end_of_data_count: m.end_of_data_count,
+    delisted_count: m.delisted_count,
     stop_at_ruin: r.assembled.body.stop_at_ruin,
     ruined_at: r.assembled.body.ruined_at,
     sharpe_ratio: m.sharpe_ratio,
@@ -97,7 +98,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
       alternative: '/simulate',
     })
   const strategies = listStrategies()
-  const specs = strategies.map(s => registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, intrabar: body.intrabar }))
+  const specs = strategies.map(s => runService.withUniverse(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, intrabar: body.intrabar }), body))
   // one request: its strategies run as one batch
   const { symbols, accounting, runs } = await runService.batch(specs, { noCache })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds
@@ -112,6 +113,8 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
     top_n_requested: topN,
     eligible_universe: accounting.eligible_universe,
     universe_capped: accounting.universe_capped,
+    universe_mode: specs[0]?.universe === 'point_in_time' ? 'point_in_time' : 'current',
+    rebalance: specs[0]?.rebalance ?? null,
     run_cap: runCap,
     run_cap_reason: runCap === null ? null : 'indicator_cache',
     coins_not_computed: [],

@@ -42,6 +42,15 @@ const CUSTOM_DEFAULTS = { name: 'Custom Strategy', slPct: 10, tpPct: 8, maxBars:
 /** The base run as a RunSpec: a custom `entry` tree as /backtest runs it, or a registry strategy with the base's settings. */
 export function baseSpec(base: SweepBaseBody, loc: (string | number)[] = ['body']): RunSpec {
   checkDates(base.start_date, base.end_date)
+  // the sweeps' trials and folds run on today's universe (their own operations of the run
+  // service): a point-in-time universe is refused, never silently dropped
+  const u = base as { universe?: string | null; rebalance?: string | null }
+  if (u.universe === 'point_in_time' || (u.rebalance !== undefined && u.rebalance !== null))
+    throw new InvalidRequest([
+      u.universe === 'point_in_time'
+        ? { loc: [...loc, 'universe'], msg: "sweeps and walk-forward run on today's universe: universe 'point_in_time' is not available here (use 'current' or leave it out)", input: u.universe }
+        : { loc: [...loc, 'rebalance'], msg: "rebalance applies to universe 'point_in_time', which sweeps and walk-forward do not run", input: u.rebalance },
+    ])
   const hasStrategy = base.strategy !== undefined
   const hasTree = base.entry !== undefined
   if (hasStrategy === hasTree)

@@ -16,8 +16,17 @@ import { DAY_MS, HOUR_MS, isoDay, isoInstant } from '../../time'
 /**
  * The ranking rules' version: the prefix of every configuration id. It changes when the
  * rules (population, presets, costs, sort, cap, minimum) change, never otherwise.
+ * v3 (one bump for the release of issues 25 and 26): the top-N groups run on the
+ * point-in-time universe (the ranks known on each day of the period, delisted coins
+ * included; docs/rankings.md), and the fills of issue 25.
  */
 export const RULES_VERSION = 'v3'
+
+/** Do a configuration's rules (its id's version) run the top-N groups point-in-time (v3 on)? */
+export function pointInTimeRules(configurationId: string): boolean {
+  const m = /^v(\d+):/.exec(configurationId)
+  return m !== null && Number(m[1]) >= 3
+}
 /** version of the day file's and the response's layout (its history: versions.ts) */
 export { SCHEMA_VERSION } from './versions'
 
@@ -155,6 +164,8 @@ export function simulateBodyOf(c: Configuration, dateMs: number, period: Period,
     top_n: topN,
     symbols: topN === null ? [BTC_SYMBOL] : null,
     ...COST_FIELDS,
+    // v3 on: the group is the top N as known on each day (a v2 row's body stays as it was published)
+    ...(topN !== null && pointInTimeRules(c.id) ? { universe: 'point_in_time' as const } : {}),
   }
 }
 

@@ -6,6 +6,7 @@
 import { markMovesOf } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
+import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
@@ -13,11 +14,25 @@ import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import type { Bars } from '../../market/types'
+import type { Trade } from '../../engine/types'
 import { strategyKeyOf, type TaskContext } from './context'
 
 export interface CoinTradesPayload {
   spec: RunSpec
   symbols: string[]
+  /**
+   * a point-in-time universe (runs/universe-plan.ts): each coin's membership intervals
+   * [from, to, …] in ms; a coin opens trades only inside them (absent: no such limit)
+   */
+  tradable?: Record<string, number[]>
+  /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
+  delisted?: string[]
+  /**
+   * a point-in-time run's twin on today's universe (its survivorship figures): the chunk's
+   * coins of today's top N, whose trades come back as `twin` (without membership limits);
+   * a coin that was in every set of the window has the same trades in both, computed once
+   */
+  twin?: string[]
 }
 
 export interface CoinOutcome {
@@ -39,8 +54,18 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
+  /** the twin's coins and trades (CoinTradesPayload.twin), coin by coin in its order */
+  twin?: { coins: CoinOutcome[]; trades: TradeTable }
   /** the chunk's minute replays (absent with intrabar 'bar') */
   intrabar?: ChunkIntrabar
+}
+
+/** A run's trades booked whole on a worker (a point-in-time run's twin, while the main thread books the run). */
+export interface BookTradesPayload {
+  spec: RunSpec
+  symbols: string[]
+  coins: CoinOutcome[]
+  trades: TradeTable
 }
 
 /** What a chunk's coins did with minute detail. */
@@ -63,6 +88,11 @@ export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
   specs: RunSpec[]
   symbols: string[]
+  /** a point-in-time universe's membership intervals and delisted coins (CoinTradesPayload) */
+  tradable?: Record<string, number[]>
+  delisted?: string[]
+  /** the portfolio's coin count when it is not the symbols' (a point-in-time run's largest set) */
+  coinCount?: number
 }
 
 /** The metrics of a run done whole in one worker, and its day span (null: no bar in the window). */
@@ -101,62 +131,108 @@ function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number):
   return k
 }
 
+/** One coin's trades in a run, and the simulator's input they came from (for the bar rule's trades of intrabar). */
+export interface CoinRun {
+  outcome: CoinOutcome
+  trades: Trade[]
+  input: Parameters<typeof simulateCoin>[0]
+}
+
+/**
+ * Coins' trades already simulated under one spec in this task, by coin, delisting and
+ * membership: runs over several coin sets of one spec (the rankings' point-in-time groups)
+ * simulate a coin with the same membership once.
+ */
+export type CoinRunMemo = Map<string, CoinRun>
+
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
-export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): CoinTradesResult {
+export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
   const { spec } = payload
   const params = tradeParamsOf(spec)
   const strategyKey = strategyKeyOf(spec.strategy)
-  const coins: CoinOutcome[] = []
-  const table = new TradeTableBuilder(params.direction, payload.symbols)
   const withDetail = intrabarOf(spec) !== 'bar'
-  const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
-  const coinsWithout: string[] = []
-  const changedCoins: string[] = []
-  const barTable = withDetail ? new TradeTableBuilder(params.direction, payload.symbols) : null
-  payload.symbols.forEach((symbol, coin) => {
-    const bars = ctx.bars(symbol, spec.timeframe)
-    const win = windowOf(spec, bars)
-    if (!bars || !win) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-      return
-    }
-    const { entry, exit, absent } = coinMasks(ctx, spec, strategyKey, symbol, bars)
-    let detail: IntrabarDetail | null = null
-    if (withDetail) {
-      detail = ctx.detail(symbol)
-      if (detail === null) {
-        coinsWithout.push(symbol)
-        detail = NO_MINUTES
+  // a twin's coin with the same membership as the run's (none, or every entry of the window) is simulated once
+  const shared: CoinRunMemo | undefined = memo ?? (payload.twin ? new Map() : undefined)
+  const delistedSet = new Set(payload.delisted ?? [])
+  /** one list of coins: `membershipOf` a coin's point-in-time intervals (null: none); `withBars`: the intrabar block */
+  const listOf = (symbols: string[], membershipOf: (symbol: string) => number[] | null, withBars: boolean): CoinTradesResult => {
+    const coins: CoinOutcome[] = []
+    const table = new TradeTableBuilder(params.direction, symbols)
+    const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+    const coinsWithout: string[] = []
+    const changedCoins: string[] = []
+    const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
+    symbols.forEach((symbol, coin) => {
+      const bars = ctx.bars(symbol, spec.timeframe)
+      const win = windowOf(spec, bars)
+      if (!bars || !win) {
+        coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+        return
       }
-    }
-    const input = {
-      symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
-      detail,
-    }
-    const trades = simulateCoin(input, params, counts)
-    const markBars = ctx.view.bars(symbol)
-    let changed = 0
-    for (const tr of trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
-      table.push(tr, coin)
-      if (tr.exitChanged) changed++
-    }
-    if (barTable && changed > 0) {
-      // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
-      // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
-      changedCoins.push(symbol)
-      const first = trades.findIndex(tr => tr.exitChanged)
-      for (let k = 0; k < first; k++) barTable.push(trades[k], coin)
-      for (const tr of simulateCoin({ ...input, detail: null, fromIdx: trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
-    }
-    const absentBars = countAbsent(absent, win.fromIdx, win.toIdx)
-    coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) })
-  })
-  const trades = table.finish()
-  if (!barTable) return { coins, trades }
-  return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
+      const membership = membershipOf(symbol)
+      const delisted = delistedSet.has(symbol)
+      // a single interval over every entry instant of the window masks nothing
+      const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+      const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+      let run = shared?.get(key)
+      if (!run) {
+        const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+        let detail: IntrabarDetail | null = null
+        if (withDetail) {
+          detail = ctx.detail(symbol)
+          if (detail === null) {
+            coinsWithout.push(symbol)
+            detail = NO_MINUTES
+          }
+        }
+        const input = {
+          symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+          funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+          ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+          detail,
+          delisted,
+        }
+        const trades = simulateCoin(input, params, counts)
+        const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+        shared?.set(key, run)
+      }
+      const markBars = ctx.view.bars(symbol)
+      let changed = 0
+      for (const tr of run.trades) {
+        markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+        table.push(tr, coin)
+        if (tr.exitChanged) changed++
+      }
+      if (barTable && changed > 0) {
+        // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
+        // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+        changedCoins.push(symbol)
+        const first = run.trades.findIndex(tr => tr.exitChanged)
+        for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
+        for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+      }
+      coins.push(run.outcome)
+    })
+    const trades = table.finish()
+    if (!barTable) return { coins, trades }
+    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
+  }
+  const result = listOf(payload.symbols, s => (payload.tradable ? (payload.tradable[s] ?? []) : null), true)
+  if (payload.twin) {
+    const twin = listOf(payload.twin, () => null, false)
+    result.twin = { coins: twin.coins, trades: twin.trades }
+  }
+  return result
 }
+
+/** A run's trades booked on this thread (engine/run.ts): the metrics of the run, as runWholeRuns answers them. */
+export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): RunMetricsResult {
+  const span = daySpan(payload.coins)
+  const { metrics, portfolio } = book(payload.trades, portfolioOptionsOf(payload.spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+  return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
+}
+
 
 /**
  * Several small runs done whole in this thread (compare): each run's trades booked by the
@@ -164,9 +240,9 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload): Coi
  */
 export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
     const span = daySpan(coins)
-    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
+    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
     return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
   })
 }

@@ -9,7 +9,7 @@
 import type { CandleStore } from '../../market/candle-store'
 import { TaskContext, type Task } from './context'
 import { WorkerPool, type PoolStats } from './pool'
-import { snapshotOf } from './store-view'
+import { snapshotOf, type TaskView } from './store-view'
 import type { Priority } from './task-queue'
 import { taskName } from './tasks'
 
@@ -72,8 +72,9 @@ export class PoolExecutor implements Executor {
     return this.pool.stats()
   }
 
-  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority?: Priority): Promise<R> {
-    return this.pool.run(task, payload, affinity, priority)
+  /** `view`: the task sees only these rows of the store (a queued task cut where this host's store reached less far) */
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority?: Priority, view?: TaskView): Promise<R> {
+    return this.pool.run(task, payload, affinity, priority, view)
   }
 
   close(): Promise<void> {

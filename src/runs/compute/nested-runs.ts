@@ -9,7 +9,7 @@
 import { book, daySpan, markOver } from '../../engine/run'
 import { selectRows, type TradeTable } from '../../engine/trade-table'
 import { portfolioOptionsOf, type RunSpec } from '../spec'
-import { runCoinTrades, type CoinOutcome, type RunMetricsResult } from './coin-tasks'
+import { runCoinTrades, type CoinOutcome, type CoinRunMemo, type RunMetricsResult } from './coin-tasks'
 import type { TaskContext } from './context'
 
 export interface NestedRunsPayload {
@@ -19,6 +19,20 @@ export interface NestedRunsPayload {
   symbols: string[]
   /** each group's coins as ascending indices into `symbols` (the universe order of its own run) */
   groups: number[][]
+  /**
+   * a point-in-time universe (one group over all of `symbols`: point-in-time groups do not
+   * nest in one order): membership intervals, delisted coins and the portfolio's coin count
+   * (CoinTradesPayload, WholeRunsPayload)
+   */
+  tradable?: Record<string, number[]>
+  delisted?: string[]
+  coinCount?: number
+  /**
+   * groups that do not nest in one order (the rankings' point-in-time groups, rules v3):
+   * each with its own coins, membership intervals and coin count; `symbols` and `groups`
+   * are then unused. A coin with the same membership in several groups is simulated once.
+   */
+  ownGroups?: { symbols: string[]; tradable?: Record<string, number[]>; delisted?: string[]; coinCount: number }[]
 }
 
 /** A group's part of the union's trades, its coins re-indexed 0..k−1 in the group's order. */
@@ -34,12 +48,25 @@ export function groupTable(trades: TradeTable, symbols: readonly string[], group
 
 /** For each spec, the metrics of each group's run (results[spec][group]). */
 export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): RunMetricsResult[][] {
+  if (payload.ownGroups) {
+    const groups = payload.ownGroups
+    return payload.specs.map(spec => {
+      const memo: CoinRunMemo = new Map()
+      return groups.map(g => {
+        const { coins, trades } = runCoinTrades(ctx, { spec, symbols: g.symbols, tradable: g.tradable, delisted: g.delisted }, memo)
+        const span = daySpan(coins)
+        const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, g.coinCount), markOver(span, s => ctx.view.bars(s)))
+        return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
+      })
+    })
+  }
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
     return payload.groups.map(group => {
       const groupCoins: CoinOutcome[] = group.map(c => coins[c])
       const span = daySpan(groupCoins)
-      const { metrics, portfolio } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, group.length), markOver(span, s => ctx.view.bars(s)))
+      const coinCount = payload.coinCount ?? group.length
+      const { metrics, portfolio } = book(groupTable(trades, payload.symbols, group), portfolioOptionsOf(spec, coinCount), markOver(span, s => ctx.view.bars(s)))
       return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
     })
   })

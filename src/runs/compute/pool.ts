@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../paths'
 import { Overloaded } from '../errors'
 import type { Task } from './context'
-import type { StoreSnapshot } from './store-view'
+import type { StoreSnapshot, TaskView } from './store-view'
 import { TaskQueue, type Priority } from './task-queue'
 import { taskName, type TaskName } from './tasks'
 
@@ -24,6 +24,8 @@ interface Pending {
   /** run only on this worker (keeps a coin's cached signals where they were computed) */
   slot: number | null
   priority: Priority
+  /** the rows of the store this task may see (a queued task on a worker whose store reaches further) */
+  view: TaskView | undefined
   startedAt: number
   resolve(v: unknown): void
   reject(e: unknown): void
@@ -88,7 +90,7 @@ export class WorkerPool {
   }
 
   /** `priority`: 'background' for scheduled jobs' work, taken only when no request's task waits */
-  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority: Priority = 'interactive'): Promise<R> {
+  run<P, R>(task: Task<P, R>, payload: P, affinity?: number, priority: Priority = 'interactive', view?: TaskView): Promise<R> {
     let name: TaskName
     try {
       name = taskName(task)
@@ -102,7 +104,7 @@ export class WorkerPool {
     }
     return new Promise((resolve, reject) => {
       const slot = affinity === undefined ? null : affinity % this.slots.length
-      this.queue.push({ id: this.nextId++, task: name, payload, slot, priority, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
+      this.queue.push({ id: this.nextId++, task: name, payload, slot, priority, view, startedAt: 0, resolve: resolve as (v: unknown) => void, reject })
       this.pump()
     })
   }
@@ -114,7 +116,7 @@ export class WorkerPool {
       if (!p) return
       slot.busy = p
       p.startedAt = performance.now()
-      slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload })
+      slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload, view: p.view })
     })
   }
 

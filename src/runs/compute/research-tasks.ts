@@ -12,6 +12,7 @@ import { BENCHMARK_SYMBOL, regimeSplit } from '../../engine/regime-split'
 import { profitFactorNormalCI } from '../../engine/statistics-bootstrap'
 import { bootstrapCI, type BootstrapStatistic, type MetricCI, type RegimePerformance } from '../../engine/statistics'
 import { simulateCoin } from '../../engine/trade-model'
+import { maskOutsideWindows } from '../../engine/tradable-windows'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
 import type { Bars } from '../../market/types'
 import { intrabarOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -66,6 +67,9 @@ export interface GridTradesPayload {
   spec: RunSpec
   symbols: string[]
   cells: GridCell[]
+  /** a point-in-time universe's membership intervals and delisted coins (CoinTradesPayload) */
+  tradable?: Record<string, number[]>
+  delisted?: string[]
 }
 
 export interface GridCoin {
@@ -147,7 +151,10 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null, cells: payload.cells.map(() => packTrades(symbol, base.direction, [])) })
       continue
     }
-    const { entry, exit } = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+    const exit = masks.exit
+    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, payload.tradable[symbol]) : masks.entry
+    const delisted = payload.delisted?.includes(symbol) === true
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
     const exec = executionInputs(ctx, base, symbol, bars, spec.timeframe)
     // the cells resolve bars as the run would (minute detail where the coin has it)
@@ -155,7 +162,7 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
       const params = { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }
-      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, ...exec, detail }, params))
+      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, ...exec, detail, delisted }, params))
     })
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], cells })
   }

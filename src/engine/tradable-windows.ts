@@ -1,0 +1,29 @@
+/**
+ * A point-in-time universe's membership on one coin's bars (docs/metrics.md §1, "Universe
+ * membership"): the coin may open a trade only while it is in the run's top-N set. The
+ * run pipeline (src/runs/universe-plan.ts) turns the set's rebalances into each coin's
+ * intervals [fromMs, toMs) of membership; here they become an entry mask. An entry is
+ * taken at the bar after the signal, so a signal at bar i counts when bar i+1's open
+ * (t[i] + stepMs) lies inside an interval. Only entries are masked: a trade opened while
+ * the coin was in the set is kept until it exits, even after the coin has left it.
+ */
+import type { Bars } from '../market/types'
+import { lowerBound } from '../sorted-search'
+
+/**
+ * A new mask: `entry` with every signal cleared whose entry instant falls outside the
+ * intervals, given as [from, to, from, to, …] in ms (ascending, not overlapping, `to`
+ * exclusive); none (an empty or missing list) clears every signal.
+ */
+export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: readonly number[] | undefined): Uint8Array {
+  const out = new Uint8Array(entry.length)
+  const step = bars.stepMs
+  if (!intervals) return out
+  for (let w = 0; w + 1 < intervals.length; w += 2) {
+    // signal bar i enters at t[i] + step: in [from, to) when t[i] ∈ [from − step, to − step)
+    const lo = lowerBound(bars.t, intervals[w] - step, bars.n)
+    const hi = lowerBound(bars.t, intervals[w + 1] - step, bars.n)
+    for (let i = lo; i < hi; i++) out[i] = entry[i]
+  }
+  return out
+}
