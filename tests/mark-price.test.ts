@@ -181,6 +181,22 @@ describe('mark-price candles in the store', () => {
     expect((await importPaths(again, [join(dataDir, 'in')])).markAppended).toBe(0)
   })
 
+  test("a coin's mark candles enter its per-coin digest (what a queued task carries); other coins keep theirs", () => {
+    const store = CandleStore.open(join(dataDir, 'data'))
+    const n = 5
+    const t = Float64Array.from({ length: n }, (_, i) => t0 + i * HOUR_MS)
+    const px = new Float64Array(n).fill(100)
+    store.appendCandles('BTCUSDT', [t, px, px, px, px, px], n)
+    store.appendCandles('ETHUSDT', [t, px, px, px, px, px], n)
+    const before = { btc: store.symbolRows('BTCUSDT')!.digest, eth: store.symbolRows('ETHUSDT')!.digest }
+    store.appendMark('BTCUSDT', [t, px, px, px, px].map(c => c.subarray(0, 3)), 3)
+    const once = store.symbolRows('BTCUSDT')!.digest
+    expect(once).not.toBe(before.btc)
+    expect(store.symbolRows('ETHUSDT')!.digest).toBe(before.eth)
+    store.appendMark('BTCUSDT', [t, px, px, px, px].map(c => c.subarray(3)), 2)
+    expect(store.symbolRows('BTCUSDT')!.digest).not.toBe(once)
+  })
+
   test('mark-price minutes are refused with a reason: only their hours are kept', async () => {
     const dir = join(dataDir, 'in', 'markPriceKlines')
     mkdirSync(dir, { recursive: true })
