@@ -194,7 +194,16 @@ describe('mark-price candles in the store', () => {
     expect(once).not.toBe(before.btc)
     expect(store.symbolRows('ETHUSDT')!.digest).toBe(before.eth)
     store.appendMark('BTCUSDT', [t, px, px, px, px].map(c => c.subarray(3)), 2)
-    expect(store.symbolRows('BTCUSDT')!.digest).not.toBe(once)
+    const whole = store.symbolRows('BTCUSDT')!.digest
+    expect(whole).not.toBe(once)
+    // a store whose mark candles reach past the coin's last candle is the same coin (they are never read)
+    const later = Float64Array.from({ length: 2 }, (_, i) => t0 + (n + i) * HOUR_MS)
+    store.appendMark('BTCUSDT', [later, px, px, px, px].map(c => c.subarray(0, 2)), 2)
+    expect(store.symbolRows('BTCUSDT')!.digest).toBe(whole)
+    // a worker's store one candle ahead, cut to the API's last candle, carries the API's digest
+    const rows = store.symbolRowsWithin('BTCUSDT', t0 + (n - 2) * HOUR_MS, Infinity, [Infinity, Infinity])!
+    store.appendCandles('BTCUSDT', [later, px, px, px, px, px].map(c => c.subarray(0, 1)), 1)
+    expect(store.symbolRowsWithin('BTCUSDT', t0 + (n - 2) * HOUR_MS, Infinity, [Infinity, Infinity])!.digest).toBe(rows.digest)
   })
 
   test('mark-price minutes are refused with a reason: only their hours are kept', async () => {

@@ -370,15 +370,17 @@ export class CandleStore {
   /**
    * What else a task reads of a coin beside its rows, as text: its stored minute detail's
    * last minute (none: derived from the candles, with the synthetic seed), its margin
-   * brackets, and its mark-price candles' count and last row. A store whose detail reaches further is taken as another store (conservative:
+   * brackets, and its mark-price candles' count and last row up to `lastBarMs`. A store whose detail reaches further is taken as another store (conservative:
    * the API and the workers sync their detail alike).
    */
-  private coinExtras(symbol: string): string {
+  private coinExtras(symbol: string, lastBarMs: number): string {
     const source = this.detailSource(symbol)
     const detail = source === 'stored' ? `stored:${this.detail.lastMinuteMs(symbol)}` : source === 'derived' ? `derived:${this.seed ?? DEFAULT_SYNTHETIC_SEED}` : 'none'
     // mark-price candles (liquidation reads them) only where there are some: a coin without them keeps its digest
+    // (up to the task's last bar: the mark candles after it are never read, so a store whose mark reaches further is the same coin)
     const m = this.markCols.get(symbol)
-    const mark = m && m.n > 0 ? `|mark:${m.n}:${m.cols[0][m.n - 1]}:${m.cols[3][m.n - 1]}` : ''
+    const mn = m ? upperBound(m.cols[0], lastBarMs, m.n) : 0
+    const mark = mn > 0 ? `|mark:${mn}:${m!.cols[0][mn - 1]}:${m!.cols[3][mn - 1]}` : ''
     return `${detail}|${JSON.stringify(this.marginBrackets(symbol) ?? null)}${mark}`
   }
 
@@ -404,7 +406,7 @@ export class CandleStore {
       lastBarMs: lastOf(0),
       lastFundingMs: lastOf(1),
       lastSampleMs: SAMPLE_KINDS.map((_, k) => lastOf(2 + k)),
-      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const), this.coinExtras(symbol)),
+      digest: this.digests.digest(symbol, series.map((s, i) => [s, rows[i]] as const), this.coinExtras(symbol, lastOf(0))),
       rows,
       totals: series.map(s => s?.n ?? 0),
     }
