@@ -257,8 +257,10 @@ function markExitLong(bars: Bars, k: number, lv: Levels, stop: number, stopReaso
     if (rp !== null && (hk >= tp || stopHit)) rp.markLeftToRule++
     return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, hk >= tp)
   }
+  // the stop touched with the take profit, or a trailing stop that moved inside the bar: the minutes say which came first
+  // (a bar where neither the stop nor the liquidation price was reached exits at the take profit: nothing to reorder)
   const trailFrac = lv.trailFrac
-  if (rp !== null && (stopHit ? hk >= tp || (trailFrac > 0 && hk > best && hk - hk * trailFrac > stop) : trailFrac > 0 && hk > best && lk <= hk - hk * trailFrac)) {
+  if (rp !== null && stopHit && (hk >= tp || (trailFrac > 0 && hk > best && hk - hk * trailFrac > stop))) {
     const n = rp.now
     n.stop = stop; n.stopReason = stopReason; n.liq = -Infinity; n.tp = tp; n.best = best; n.trailFrac = trailFrac
     if (rp.replay(1, bars.t[k], n, stopHit, stop, stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
@@ -278,7 +280,7 @@ function markExitShort(bars: Bars, k: number, lv: Levels, stop: number, stopReas
     return set(out, k, liq, R_LIQUIDATION, FILL_INTRABAR, lk <= tp)
   }
   const trailFrac = lv.trailFrac
-  if (rp !== null && (stopHit ? lk <= tp || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop) : trailFrac > 0 && lk < best && hk >= lk + lk * trailFrac)) {
+  if (rp !== null && stopHit && (lk <= tp || (trailFrac > 0 && lk < best && lk + lk * trailFrac < stop))) {
     const n = rp.now
     n.stop = stop; n.stopReason = stopReason; n.liq = Infinity; n.tp = tp; n.best = best; n.trailFrac = trailFrac
     if (rp.replay(-1, bars.t[k], n, stopHit, stop, stopReason) === REPLAY_EXIT) return set(out, k, rp.price, rp.reason, FILL_MINUTE, rp.sameBar)
