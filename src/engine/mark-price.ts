@@ -6,8 +6,10 @@
  */
 import type { Bars, MarkSeries } from '../market/types'
 import { lowerBound } from '../sorted-search'
+import { HOUR_MS } from '../time'
 
-const MARK_STEP_MS = 3_600_000
+/** Binance's mark-price klines are imported and synced at 1h */
+const MARK_STEP_MS = HOUR_MS
 
 /**
  * Bar k's mark open, high and low: the mark candles inside [t[k], t[k] + stepMs) (a bar
