@@ -7,6 +7,7 @@
  *   `rss`       collect garbage, then print `rss <bytes>`
  *   `lag`       print `lag <ms>`: the longest the event loop was late since the last `lag`
  */
+import { sql } from 'drizzle-orm'
 import { join } from 'node:path'
 import { buildApp } from '../src/app'
 import { systemClock } from '../src/clock'
@@ -39,9 +40,9 @@ for await (const line of console) {
   const [cmd, arg] = line.trim().split(' ')
   if (cmd === 'emit') {
     const n = Number(arg ?? 1)
-    db.transaction(tx => {
+    await db.tx(async tx => {
       const list = Array.from({ length: n }, () => ({ kind: 'signal' as const, strategy: 'bench', coin: 'BTCUSDT', status: 'verified', payload: { seq: ++seq, pad: 'x'.repeat(600) } }))
-      appendEvents(tx, Date.now(), list)
+      await appendEvents(tx, Date.now(), list)
       // the instant of the commit: the transaction ends right after this callback returns
     })
     console.log(`committed ${seq} ${performance.timeOrigin + performance.now()}`)

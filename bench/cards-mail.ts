@@ -4,6 +4,7 @@
  * (the same card again), GET /share cached, and the weekly alert for 10,000 active
  * subscribers to the file outbox (.eml files, no SMTP). `bun bench/cards-mail.ts`
  */
+import { sql } from 'drizzle-orm'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -74,11 +75,11 @@ const rows = Array.from({ length: 20 }, (_, i) => row(i + 1))
 const dateMs = Date.UTC(2026, 10, 23)
 const periods = Object.fromEntries(PERIODS.map(p => [p, { ...periodWindow(dateMs, p), groups: Object.fromEntries(GROUPS.map(g => [g, { symbols: [], top_n_requested: 50, eligible_universe: 50, rows, weekly_best3: rows.slice(0, 3).map(r => ({ configuration_id: r.configuration_id, days_ranked: 7, mean_profit_factor: r.profit_factor, mean_win_rate: r.win_rate })) }])) }]))
 const file = { schema_version: 'rankings-1', rules_version: 'v1', date: '2026-11-23', generated_at: '2026-11-23T00:30:00Z', written_by: 'schedule', engine_version: 'bench', data_version: 'bench', previous_date: null, rules: {}, periods } as unknown as DayFile
-new DayFiles(db).publish(file, nowMs)
+await new DayFiles(db).publish(file, nowMs)
 const N = 10_000
-db.transaction(tx => {
+await db.tx(async tx => {
   for (let i = 0; i < N; i += 500)
-    tx.insert(schema.subscribers).values(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ email: `reader${i + k}@example.org`, lang: (i + k) % 3 === 0 ? 'ko' : 'en', status: 'active', createdAtMs: 0, updatedAtMs: 0 }))).run()
+    await tx.orm.insert(schema.subscribers).values(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ email: `reader${i + k}@example.org`, lang: (i + k) % 3 === 0 ? 'ko' : 'en', status: 'active', createdAtMs: 0, updatedAtMs: 0 })))
 })
 const t0 = performance.now()
 const r = await runWeeklyMail({ db, clock, mailer }, nowMs)
@@ -87,6 +88,6 @@ const files = readdirSync(join(dir, 'outbox')).filter(f => f.endsWith('.eml')).l
 console.log(`weekly alert, ${N.toLocaleString('en-US')} active subscribers to the file outbox: ${weeklyS.toFixed(1)} s (${r.queued} queued, ${r.delivery!.sent} sent, ${files} .eml files)`)
 
 await transport.close()
-db.$client.close()
+await db.close()
 rmSync(dir, { recursive: true, force: true })
 process.exit(0)

@@ -74,7 +74,7 @@ while (!done) {
 }
 await finished
 const backfillS = (performance.now() - t0) / 1000
-const jobRuns = scheduler.recent('rankings', 100)
+const jobRuns = await scheduler.recent('rankings', 100)
 console.log(`backfill of ${backfillDays} days: ${backfillS.toFixed(1)} s wall, ${(cpuS() - c0).toFixed(1)} s CPU (${jobRuns.filter(r => r.outcome === 'ok').length} ok, ${jobRuns.filter(r => r.outcome === 'failed').length} failed)`)
 console.log(`/health during the backfill: ${health.length} requests, p50 ${quantile(health, 0.5).toFixed(2)} ms, p99 ${quantile(health, 0.99).toFixed(2)} ms, max ${Math.max(...health).toFixed(2)} ms`)
 

@@ -99,7 +99,7 @@ for (let k = 0; extra.length < 10_000; k++) {
   const id = signalId(s.id, '1H', coin, b.t[i]!) + ':bench'
   extra.push({ id, strategy: s.id, strategyName: s.name, status: s.status, coin, direction: s.direction, timeframe: '1H', signalBarMs: b.t[i]!, signalTimeMs: b.t[i + 1]!, entryPrice: b.o[i + 1]!, slPct: 50, tpPct: 50, maxBars: 168, publishedAtMs: clock.now(), backfill: false })
 }
-insertSignals(db, extra)
+await insertSignals(db, extra)
 await scoreSignals(deps) // first pass writes the rows
 hourLater() // a new candle: every open row is marked again
 const [, nextScanMs] = await time(() => scanSignals(deps))
@@ -115,7 +115,7 @@ for (let k = 0; k < 24; k++) {
   await scoreSignals(deps)
   paperMs += (await time(() => runPaper(paperDeps)))[1]
 }
-const state = new PaperService(deps).state()!
+const state = (await new PaperService(deps).state())!
 console.log(`paper trader: ${(paperMs / 24).toFixed(0)} ms per hourly step; ${state.open_positions.length} open, ${state.closed_positions.length} closed positions after a day`)
 clock.advance(DAY_MS)
 const [seal, sealMs] = await time(() => sealDays({ ...deps, leafSources: [paperLeafSource] }))
@@ -139,5 +139,5 @@ for (const p of paths) {
   console.log(`| ${p} | ${xs[30]!.toFixed(2)} | ${xs[54]!.toFixed(2)} | ${bytes} |`)
 }
 await transport.close()
-db.$client.close()
+await db.close()
 rmSync(dir, { recursive: true, force: true })

@@ -68,7 +68,7 @@ export async function verifyLeaf(leafText: string, date: string, source: { url: 
   }
   const dayMs = dayStartOf(date)
   if (dayMs === null) return fail(`--date ${date}: expected a UTC day as YYYYMMDD`)
-  const v = dayView(source.db, date, dayMs, [])
+  const v = await dayView(source.db, date, dayMs, [])
   const index = v.leaves.findIndex(l => l.leafHash === hash)
   if (index < 0) return fail(`NOT verified: the local database holds no leaf ${hash} on ${date}`)
   const hashes = v.leaves.map(l => fromHex32(l.leafHash)!)
@@ -79,8 +79,8 @@ export function readLeafFile(path: string): string {
   return leafTextOf(JSON.parse(readFileSync(path, 'utf8')))
 }
 
-export function importNavFile(db: Db, path: string, nowMs: number): { added: number; rows: number; errors: string[] } {
+export async function importNavFile(db: Db, path: string, nowMs: number): Promise<{ added: number; rows: number; errors: string[] }> {
   const { rows, errors } = parseNavCsv(readFileSync(path, 'utf8'))
   if (errors.length) return { added: 0, rows: rows.length, errors }
-  return { added: importNav(db, rows, nowMs), rows: rows.length, errors }
+  return { added: await importNav(db, rows, nowMs), rows: rows.length, errors }
 }

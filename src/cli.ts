@@ -34,7 +34,7 @@ import { jobsCommand } from './jobs/cli'
 import { candleFeedFor } from './jobs/candles'
 import { dbCommand } from './cli-db'
 import { join } from 'node:path'
-import { openDb } from './db'
+import { openConfiguredDb } from './db'
 import { importNavFile, readLeafFile, verifyLeaf } from './cli-trust'
 import { mailerFor } from './mail/mailer'
 import { runWeeklyMail } from './mail/weekly'
@@ -227,7 +227,7 @@ async function mailWeekly(config: Config, args: string[]): Promise<number> {
     throw new UsageError(`mail weekly: ${(e as Error).message}`)
   }
   const log = createLogger(config.logLevel)
-  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const db = await openConfiguredDb(config)
   const mailer = mailerFor(config, db, systemClock, log)
   try {
     const r = await runWeeklyMail({ db, clock: systemClock, mailer, signals: scoredSignalsSource(db) }, systemClock.now(), { dryRun: values['dry-run'] })
@@ -245,7 +245,7 @@ async function mailWeekly(config: Config, args: string[]): Promise<number> {
     return d.failed > 0 ? 1 : 0
   } finally {
     mailer.close()
-    db.$client.close()
+    await db.close()
   }
 }
 
@@ -286,9 +286,9 @@ async function trustVerify(config: Config, args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('trust verify needs one leaf file')
   if (!values.date || parseCompactDay(values.date) === null) throw new UsageError(`--date ${values.date ?? ''}: expected a UTC calendar day as YYYYMMDD`)
   const leaf = readLeafFile(positionals[0]!)
-  const db = values.url ? null : openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const db = values.url ? null : await openConfiguredDb(config)
   const res = await verifyLeaf(leaf, values.date, values.url ? { url: values.url } : { db: db! })
-  db?.$client.close()
+  await db?.close()
   console.log(res.message)
   return res.ok ? 0 : 1
 }
@@ -296,9 +296,9 @@ async function trustVerify(config: Config, args: string[]): Promise<number> {
 async function realtrackImport(config: Config, args: string[]): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
   if (positionals.length !== 1) throw new UsageError('realtrack import needs one CSV file')
-  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
-  const res = importNavFile(db, positionals[0]!, systemClock.now())
-  db.$client.close()
+  const db = await openConfiguredDb(config)
+  const res = await importNavFile(db, positionals[0]!, systemClock.now())
+  await db.close()
   for (const e of res.errors) process.stderr.write(`unreadable row: ${e}\n`)
   if (res.errors.length) return 1
   console.log(`real track: ${res.added} new points of ${res.rows} (bot and session columns are not stored)`)

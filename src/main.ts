@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { buildApp } from './app'
 import { systemClock, type Clock } from './clock'
 import type { Config } from './config'
-import { openDb } from './db'
+import { openConfiguredDb } from './db'
 import type { AppDeps } from './deps'
 import { composeDeps } from './compose'
 import { Scheduler } from './jobs/scheduler'
@@ -87,7 +87,7 @@ export async function transportFor(config: Config, store: CandleStore, log?: Log
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
   const log = createLogger(config.logLevel)
   const store = ensureStore(config, clock, log)
-  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const db = await openConfiguredDb(config)
   const transport = await transportFor(config, store, log)
   const mailer = mailerFor(config, db, clock, log)
   const pusher = pusherFor(config, db, clock, log)
@@ -134,7 +134,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.bodyLimitBytes * 4, 64 << 20) })
   } catch (e) {
     await transport.close()
-    db.$client.close()
+    await db.close()
     const why = (e as Error).message.includes('in use') ? 'the port is in use' : (e as Error).message
     throw new Error(`cannot listen on ${config.host}:${config.port} (HOST, PORT): ${why}`)
   }
@@ -174,7 +174,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
       }
       await transport.close()
       mailer.close()
-      db.$client.close()
+      await db.close()
     },
   }
 }

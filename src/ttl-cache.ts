@@ -12,15 +12,25 @@ export class TtlCache<V> {
 
   constructor(private readonly clock: Clock, private readonly ttlMs: number, private readonly maxEntries = 256) {}
 
-  get(key: string, make: () => V): V {
+  get(key: string, make: () => V, made?: V): V {
     const now = this.clock.now()
-    const hit = this.entries.get(key)
+    const hit = made === undefined ? this.entries.get(key) : undefined
     if (hit && hit.until > now) return hit.v
-    const v = make()
+    const v = made === undefined ? make() : made
     this.entries.delete(key)
     this.entries.set(key, { v, until: now + this.ttlMs })
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
     return v
+  }
+
+  /**
+   * The same for a value made asynchronously (a database read): made again on a miss; two
+   * misses at once both make it, and the later one is kept (a failed make keeps nothing).
+   */
+  async getAsync(key: string, make: () => Promise<V>): Promise<V> {
+    const hit = this.entries.get(key)
+    if (hit && hit.until > this.clock.now()) return hit.v
+    return this.get(key, () => undefined as V, await make())
   }
 }
 
@@ -32,13 +42,13 @@ export class JsonCache {
     this.cache = new TtlCache(clock, ttlMs, maxEntries)
   }
 
-  /** The cached UTF-8 JSON of `key`, or `make()` serialised (and kept until now + ttl). */
-  bytes(key: string, make: () => unknown): Uint8Array {
+  /** The cached UTF-8 JSON of `key`, or what `make()` resolves to serialised (and kept until now + ttl). */
+  bytes(key: string, make: () => Promise<unknown>): Promise<Uint8Array> {
     // encoded once: a response body of bytes is not re-encoded per request
-    return this.cache.get(key, () => new TextEncoder().encode(JSON.stringify(make())))
+    return this.cache.getAsync(key, async () => new TextEncoder().encode(JSON.stringify(await make())))
   }
 
-  response(key: string, make: () => unknown): Response {
-    return new Response(this.bytes(key, make), { headers: { 'content-type': 'application/json' } })
+  async response(key: string, make: () => Promise<unknown>): Promise<Response> {
+    return new Response(await this.bytes(key, make), { headers: { 'content-type': 'application/json' } })
   }
 }

@@ -376,16 +376,15 @@ describe('SIGKILL mid mail delivery (SMTP)', () => {
     const now = Date.now()
     const week = isoWeek(now)
     const seed = openDb(dbPath)
-    const ins = seed.$client.prepare("INSERT INTO subscribers (email, lang, status, created_at_ms, updated_at_ms) VALUES (?, 'en', 'pending', ?, ?)")
-    const out = seed.$client.prepare("INSERT INTO mail_outbox (kind, recipient, week, lang, status, attempts, next_attempt_at_ms, created_at_ms) VALUES ('confirm', ?, ?, 'en', 'pending', 0, ?, ?)")
-    seed.$client.transaction(() => {
-      for (let k = 0; k < N; k++) {
-        const email = `u${k}@example.com`
-        ins.run(email, now, now)
-        out.run(email, week, now - 1000, now)
+    const emails = Array.from({ length: N }, (_, k) => `u${k}@example.com`)
+    await seed.tx(async tx => {
+      for (let k = 0; k < N; k += 100) {
+        const some = emails.slice(k, k + 100)
+        await tx.orm.insert(tx.t.subscribers).values(some.map(email => ({ email, lang: 'en', status: 'pending', createdAtMs: now, updatedAtMs: now })))
+        await tx.orm.insert(tx.t.mailOutbox).values(some.map(recipient => ({ kind: 'confirm', recipient, week, lang: 'en', status: 'pending', attempts: 0, nextAttemptAtMs: now - 1000, createdAtMs: now })))
       }
-    })()
-    seed.$client.close()
+    })
+    await seed.close()
     const rows = () => {
       const db = new Database(dbPath, { readonly: true })
       try {

@@ -4,6 +4,7 @@
  * drop of a client that cannot keep up, heartbeats on the injected clock, and events another
  * process wrote (found by the slow poll).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { appendEvents, type NewEvent } from '../src/records/events'
 import { limitClassOf } from '../src/http/rate-limit'
@@ -21,7 +22,7 @@ const h = makeHarness({
 })
 
 const signal = (n: number, over: Partial<NewEvent> = {}): NewEvent => ({ kind: 'signal', strategy: 'ema-cross-long', coin: 'BTCUSDT', status: 'verified', payload: { n }, ...over })
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
+const append = (...list: NewEvent[]) => h.deps.db.tx(tx => appendEvents(tx, h.clock.now(), list))
 
 const open: ReadableStream[] = []
 async function stream(query = '', headers: Record<string, string> = {}, client = '10.0.0.1') {
@@ -41,7 +42,7 @@ afterAll(async () => {
 const ids = (r: SseRecord) => r.events.filter(e => e.event !== 'error').map(e => Number(e.id))
 
 describe('GET /events', () => {
-  test('the framing: id, event, data lines, a blank line; a multi-line data value is split; ids and event names take no line break', () => {
+  test('the framing: id, event, data lines, a blank line; a multi-line data value is split; ids and event names take no line break', async () => {
     expect(sseMessage({ id: 7, event: 'signal', data: '{"a":1}' })).toBe('id: 7\nevent: signal\ndata: {"a":1}\n\n')
     expect(sseMessage({ data: 'one\ntwo\r\nthree' })).toBe('data: one\ndata: two\ndata: three\n\n')
     expect(() => sseMessage({ id: '1\n2', data: '' })).toThrow('line break')
@@ -72,8 +73,8 @@ describe('GET /events', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     expect(res.headers.get('cache-control')).toContain('no-cache')
-    const [a] = append(signal(1))
-    const [b, c] = append(signal(2), { kind: 'ranking', payload: { date: '2026-01-31' } })
+    const [a] = await append(signal(1))
+    const [b, c] = await append(signal(2), { kind: 'ranking', payload: { date: '2026-01-31' } })
     const r = await readUntil(res.body!, sse, x => x.events.length >= 3)
     expect(r.retry).toBe(3000)
     expect(r.events).toEqual([
@@ -85,17 +86,17 @@ describe('GET /events', () => {
   })
 
   test('Last-Event-ID resumes right after that id: nothing before it, nothing missing, nothing twice, then live', async () => {
-    const first = append(signal(10), signal(11), signal(12), signal(13))
+    const first = await append(signal(10), signal(11), signal(12), signal(13))
     const { res, sse } = await stream('', { 'last-event-id': String(first[1]) })
     await readUntil(res.body!, sse, x => x.events.length >= 2)
-    const [live] = append(signal(14))
+    const [live] = await append(signal(14))
     const r = await readUntil(res.body!, sse, x => x.events.length >= 3)
     expect(ids(r)).toEqual([first[2]!, first[3]!, live!])
     await close(res.body!)
   })
 
   test('the header wins over last_event_id (an EventSource reconnects to the same URL with the header)', async () => {
-    const list = append(signal(20), signal(21), signal(22))
+    const list = await append(signal(20), signal(21), signal(22))
     const q = await stream(`?last_event_id=${list[0]}`)
     await readUntil(q.res.body!, q.sse, x => x.events.length >= 2)
     expect(ids(q.sse.record)).toEqual([list[1]!, list[2]!])
@@ -108,7 +109,7 @@ describe('GET /events', () => {
   })
 
   test('filters: types, strategies, coins and status narrow the replay and the live fan-out alike', async () => {
-    const before = append(
+    const before = await append(
       signal(30, { coin: 'ETHUSDT' }),
       signal(31, { status: 'research', strategy: 'rsi-divergence-short' }),
       { kind: 'day_root', payload: { d: 1 } },
@@ -116,7 +117,7 @@ describe('GET /events', () => {
     )
     const { res, sse } = await stream(`?types=signal&coins=ethusdt,BTCUSDT&status=verified&last_event_id=${before[0]! - 1}`)
     await readUntil(res.body!, sse, x => x.events.length >= 2)
-    const after = append(signal(33, { coin: 'ETHUSDT', status: 'testing' }), { kind: 'paper', coin: 'BTCUSDT', status: 'verified', payload: {} }, signal(34, { coin: 'ETHUSDT' }))
+    const after = await append(signal(33, { coin: 'ETHUSDT', status: 'testing' }), { kind: 'paper', coin: 'BTCUSDT', status: 'verified', payload: {} }, signal(34, { coin: 'ETHUSDT' }))
     await readUntil(res.body!, sse, x => x.events.length >= 3)
     await Bun.sleep(60)
     expect(ids(sse.record)).toEqual([before[0]!, before[3]!, after[2]!])
@@ -129,9 +130,9 @@ describe('GET /events', () => {
   })
 
   test('a resume point older than the 7-day window gets an error event naming where the stream continues, never a silent gap', async () => {
-    const old = append(signal(40))
+    const old = await append(signal(40))
     h.clock.advance(8 * DAY_MS)
-    const kept = append(signal(41))
+    const kept = await append(signal(41))
     const { res, sse } = await stream('', { 'last-event-id': String(old[0]! - 1) })
     const r = await readUntil(res.body!, sse, x => x.events.length >= 2)
     const err = JSON.parse(r.events[0]!.data)
@@ -144,11 +145,11 @@ describe('GET /events', () => {
   })
 
   test('a resume point this feed never gave gets an error event and continues after the newest id', async () => {
-    const [newest] = append(signal(50))
+    const [newest] = await append(signal(50))
     const { res, sse } = await stream('', { 'last-event-id': '999999' })
     const r = await readUntil(res.body!, sse, x => x.events.length >= 1)
     expect(JSON.parse(r.events[0]!.data)).toMatchObject({ error: 'resume_point_unknown', last_event_id: 999999, resume_after: newest })
-    const [next] = append(signal(51))
+    const [next] = await append(signal(51))
     await readUntil(res.body!, sse, x => x.events.length >= 2)
     expect(ids(sse.record)).toEqual([next!])
     await close(res.body!)
@@ -157,7 +158,7 @@ describe('GET /events', () => {
   test('events written by another process (no wake-up here) arrive by the slow poll', async () => {
     const { res, sse } = await stream()
     await readUntil(res.body!, sse, x => x.retry !== null)
-    h.deps.db.$client.run(`INSERT INTO events (kind, created_at, payload) VALUES ('ranking', ${h.clock.now()}, '{"other":true}')`)
+    await h.deps.db.rows(sql.raw(`INSERT INTO events (kind, created_at, payload) VALUES ('ranking', ${h.clock.now()}, '{"other":true}')`))
     const r = await readUntil(res.body!, sse, x => x.events.length >= 1)
     expect(r.events[0]).toMatchObject({ event: 'ranking', data: '{"other":true}' })
     await close(res.body!)
@@ -197,7 +198,7 @@ describe('GET /events', () => {
   test('an event larger than the buffer bound still reaches a client that has read everything before it', async () => {
     const { res, sse } = await stream()
     await readUntil(res.body!, sse, x => x.retry !== null)
-    const [big] = append(signal(90, { payload: { pad: 'y'.repeat(20_000) } }))
+    const [big] = await append(signal(90, { payload: { pad: 'y'.repeat(20_000) } }))
     const r = await readUntil(res.body!, sse, x => x.events.length >= 1)
     expect(r.events[0]).toMatchObject({ id: String(big), event: 'signal' })
     expect(r.events[0]!.data.length).toBeGreaterThan(20_000)
@@ -211,7 +212,7 @@ describe('GET /events', () => {
     // one transaction after another, each fanned out on its own (nothing reads the stream meanwhile)
     const written: number[] = []
     for (let i = 0; i < 20; i++) {
-      written.push(...append(big(100 + i)))
+      written.push(...(await append(big(100 + i))))
       await Bun.sleep(2)
     }
     const r = await readUntil(res.body!, sse, x => x.events.some(e => e.event === 'error'))

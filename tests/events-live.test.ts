@@ -28,13 +28,13 @@ const payload = (e: EventRow) => JSON.parse(e.payload)
 
 beforeAll(async () => {
   const date = new Date(START).toISOString().slice(0, 10)
-  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1)), (p, g) => g === 'top50' && p === '30d')
+  await publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1)), (p, g) => g === 'top50' && p === '30d')
   await runLiveHours(h, START, END)
-  all = eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
+  all = await eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
 }, 120_000)
 
 describe('events of the live records', () => {
-  test('ids rise with the writes and every event carries its filter fields', () => {
+  test('ids rise with the writes and every event carries its filter fields', async () => {
     expect(all.map(e => e.id)).toEqual(all.map((_, i) => i + 1))
     for (const k of ['signal', 'scored', 'day_root', 'ranking', 'paper']) expect(of(k).length).toBeGreaterThan(0)
     for (const e of [...of('signal'), ...of('scored'), ...of('paper')]) {
@@ -45,7 +45,7 @@ describe('events of the live records', () => {
   })
 
   test('one signal event per recorded signal, its payload the /signals/history item', async () => {
-    const rows = h.deps.db.select().from(signals).all()
+    const rows = (await h.deps.db.orm.select().from(signals))
     const byId = new Map(rows.map(r => [r.id, r]))
     expect(of('signal').map(e => payload(e).id).sort()).toEqual(rows.map(r => r.id).sort())
     for (const e of of('signal')) expect(payload(e)).toEqual(signalItem(byId.get(payload(e).id)!))
@@ -55,9 +55,9 @@ describe('events of the live records', () => {
   })
 
   test('one scored event per final scored result, as /signals/scored serves it, with the leaf hash the sealed day holds', async () => {
-    const final = h.deps.db.select().from(scoredSignals).all().filter(r => r.status !== 'open')
+    const final = (await h.deps.db.orm.select().from(scoredSignals)).filter(r => r.status !== 'open')
     expect(of('scored').map(e => payload(e).scored.id).sort()).toEqual(final.map(r => r.signalId).sort())
-    const leaves = new Map(h.deps.db.select().from(dayLeaves).all().map(l => [l.recordId, l.leafHash]))
+    const leaves = new Map((await h.deps.db.orm.select().from(dayLeaves)).map(l => [l.recordId, l.leafHash]))
     let checked = 0
     for (const e of of('scored')) {
       const p = payload(e)
@@ -74,12 +74,12 @@ describe('events of the live records', () => {
   })
 
   test('one day_root event per sealed day: the root as /trust/merkle serves it, a working proof URL for every leaf', async () => {
-    const roots = h.deps.db.select().from(dayRoots).all()
+    const roots = (await h.deps.db.orm.select().from(dayRoots))
     expect(of('day_root').map(e => payload(e).date)).toEqual(roots.map(r => r.day))
     const withLeaves = of('day_root').map(payload).find(p => p.leaf_count > 0)!
     const { proofs, ...root } = withLeaves
     expect(root).toEqual((await h.req(`/trust/merkle/${root.date}`)).body)
-    const leaves = h.deps.db.select().from(dayLeaves).all().filter(l => l.day === root.date)
+    const leaves = (await h.deps.db.orm.select().from(dayLeaves)).filter(l => l.day === root.date)
     expect(proofs.map((p: any) => p.record_id)).toEqual(leaves.sort((a, b) => a.idx - b.idx).map(l => l.recordId))
     for (const p of proofs.slice(0, 3)) {
       const proof = await h.req(p.proof_url)
@@ -97,7 +97,7 @@ describe('events of the live records', () => {
   })
 
   test('paper events: a position opened and closed, each announced once, as /paper-trading serves it', async () => {
-    const positions = h.deps.db.select().from(paperPositions).all()
+    const positions = (await h.deps.db.orm.select().from(paperPositions))
     const events = of('paper').map(payload)
     const closed = positions.filter(p => !['pending', 'open'].includes(p.status))
     expect(closed.length).toBeGreaterThan(0)

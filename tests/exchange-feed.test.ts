@@ -4,6 +4,7 @@
  * candle's open) and the live-records job, hour by hour. A signal of the hour that just
  * closed is recorded in the same run, entering at the exchange's open of the new hour.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -62,17 +63,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await scheduler.stop()
-  db.$client.close()
+  await db.close()
   await fake.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
 describe('live records on an exchange-synced store', () => {
-  test('both jobs ran every hour; the store holds every closed candle and its funding', () => {
-    const ok = (job: string) => (db.$client.query(`SELECT count(*) AS n FROM job_runs WHERE job = ? AND outcome = 'ok'`).get(job) as { n: number }).n
-    expect(ok('candles')).toBe(HOURS + 1)
+  test('both jobs ran every hour; the store holds every closed candle and its funding', async () => {
+    const ok = async (job: string) => (await db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM job_runs WHERE job = ${job} AND outcome = 'ok'`))[0]!.n
+    expect(await ok('candles')).toBe(HOURS + 1)
     // live-records also caught up its two missed hours at the first start
-    expect(ok('live-records')).toBe(HOURS + 3)
+    expect(await ok('live-records')).toBe(HOURS + 3)
     for (const s of COINS) {
       expect(store.lastCandleMs(s)).toBe(START + (HOURS - 1) * HOUR_MS)
       expect(store.formingOpen(s)).toEqual({ t: START + HOURS * HOUR_MS, o: openAt(s, START + HOURS * HOUR_MS) })
@@ -81,10 +82,10 @@ describe('live records on an exchange-synced store', () => {
     }
   })
 
-  test("a signal is recorded 10 s after its bar closed, entering at the exchange's open of the next hour", () => {
+  test("a signal is recorded 10 s after its bar closed, entering at the exchange's open of the next hour", async () => {
     // the scans after the first start (which recorded the 72 hours before it): no catch-up rows,
     // the 4H and 1D bars too (entering at the open of their next bar's first hour)
-    const live = db.select().from(signals).all().filter(s => s.publishedAtMs > START + 10_000)
+    const live = (await db.orm.select().from(signals)).filter(s => s.publishedAtMs > START + 10_000)
     expect(live.filter(s => s.backfill)).toEqual([])
     expect(live.filter(s => s.timeframe === '1H').length).toBeGreaterThan(5)
     expect(live.some(s => s.timeframe === '4H')).toBe(true)
@@ -94,9 +95,9 @@ describe('live records on an exchange-synced store', () => {
     }
   })
 
-  test('every signal whose entry candle has closed is scored from the stored candle, none unscoreable', () => {
-    const rows = db.select().from(scoredSignals).all()
-    expect(rows.length).toBe(db.select().from(signals).all().length)
+  test('every signal whose entry candle has closed is scored from the stored candle, none unscoreable', async () => {
+    const rows = (await db.orm.select().from(scoredSignals))
+    expect(rows.length).toBe((await db.orm.select().from(signals)).length)
     expect(rows.filter(r => r.status === 'unscoreable')).toEqual([])
     expect(rows.some(r => r.status !== 'open')).toBe(true)
   })
@@ -107,7 +108,7 @@ describe('live records on an exchange-synced store', () => {
     for (const r of hourly) expect(r.query.limit).toBe('2')
   })
 
-  test('every request went to 127.0.0.1', () => {
+  test('every request went to 127.0.0.1', async () => {
     expect(fake.requests.length).toBeGreaterThan(0)
     expect(new Set(fake.requests.map(r => r.host))).toEqual(new Set(['127.0.0.1']))
   })

@@ -30,7 +30,7 @@ describe('the store', () => {
   store.appendCandles('BTCUSDT', cols.map(c => c.slice(0, 47)), 47)
   const nextMs = T0 + 47 * HOUR_MS
 
-  test('keeps the open of the candle after its last one, and refuses anything else', () => {
+  test('keeps the open of the candle after its last one, and refuses anything else', async () => {
     expect(store.formingOpen('BTCUSDT')).toBeUndefined()
     expect(() => store.setFormingOpen('BTCUSDT', nextMs + HOUR_MS, 100)).toThrow(StoreError)
     expect(() => store.setFormingOpen('BTCUSDT', nextMs - HOUR_MS, 100)).toThrow(StoreError)
@@ -40,7 +40,7 @@ describe('the store', () => {
     expect(store.formingOpen('BTCUSDT')).toEqual({ t: nextMs, o: cols[1]![47]! })
   })
 
-  test('lapses once that candle is stored, and is not written to disk', () => {
+  test('lapses once that candle is stored, and is not written to disk', async () => {
     expect(CandleStore.open(dir).formingOpen('BTCUSDT')).toBeUndefined()
     store.appendCandles('BTCUSDT', cols.map(c => c.slice(47)), 1)
     expect(store.formingOpen('BTCUSDT')).toBeUndefined()
@@ -53,13 +53,13 @@ describe('the newest recordable bar and its entry price', () => {
   const closeOfLast = T0 + 12 * HOUR_MS
   const forming = { t: closeOfLast, o: 123.5 }
 
-  test('completed candles only: the bar before the last (its next open is stored)', () => {
+  test('completed candles only: the bar before the last (its next open is stored)', async () => {
     expect(newestSignalBar(bars, closeOfLast + 10_000)).toBe(10)
     expect(nextOpen(bars, 10)).toBe(bars.o[11]!)
     expect(nextOpen(bars, 11)).toBeNaN()
   })
 
-  test('with the forming open: the last bar, entering at that open', () => {
+  test('with the forming open: the last bar, entering at that open', async () => {
     expect(newestSignalBar(bars, closeOfLast + 10_000, forming)).toBe(11)
     expect(nextOpen(bars, 11, forming)).toBe(123.5)
     // a forming candle that does not follow the series, or has not opened by now, does not count
@@ -100,15 +100,15 @@ describe('scan and score with the forming open', () => {
     // the first scan (72-hour backfill) without forming opens, so the newest bar waits
     h.clock.set(closeMs - HOUR_MS + 10_000)
     await scanSignals(h.deps)
-    const before = new Set(signalsSince(h.deps.db, 0).map(s => s.id))
+    const before = new Set((await signalsSince(h.deps.db, 0)).map(s => s.id))
     h.clock.set(closeMs + 10_000)
     COINS.forEach((s, k) => h.deps.store.setFormingOpen(s, closeMs, all[k]![1]![n]!))
     await scanSignals(h.deps)
-    fresh = signalsSince(h.deps.db, 0).filter(s => !before.has(s.id))
+    fresh = (await signalsSince(h.deps.db, 0)).filter(s => !before.has(s.id))
     await scoreSignals(h.deps)
   })
 
-  test('the bar that just closed is recorded at once, entering at the forming open', () => {
+  test('the bar that just closed is recorded at once, entering at the forming open', async () => {
     const lastBar = closeMs - HOUR_MS
     const hourly = fresh.filter(s => s.timeframe === '1H' && s.signalBarMs === lastBar)
     expect(hourly.length).toBeGreaterThan(0)
@@ -123,8 +123,8 @@ describe('scan and score with the forming open', () => {
     for (const tf of ['4H', '1D'] as const) for (const s of fresh.filter(x => x.timeframe === tf && x.signalTimeMs === closeMs)) expect(s.backfill).toBe(false)
   })
 
-  test('the scorer waits for the entry candle: open, no P&L yet, not unscoreable', () => {
-    const rows = h.deps.db.select().from(scoredSignals).all()
+  test('the scorer waits for the entry candle: open, no P&L yet, not unscoreable', async () => {
+    const rows = (await h.deps.db.orm.select().from(scoredSignals))
     for (const s of fresh.filter(x => x.signalTimeMs === closeMs)) {
       const r = rows.find(x => x.signalId === s.id)!
       expect(r.status).toBe('open')
@@ -142,7 +142,7 @@ describe('scan and score with the forming open', () => {
     })
     h.clock.set(closeMs + HOUR_MS + 10_000)
     await scoreSignals(h.deps)
-    const rows = h.deps.db.select().from(scoredSignals).all()
+    const rows = (await h.deps.db.orm.select().from(scoredSignals))
     const of = (coin: string) => fresh.filter(x => x.coin === coin && x.timeframe === '1H' && x.signalTimeMs === closeMs).map(s => rows.find(r => r.signalId === s.id)!)
     const btc = of('BTCUSDT'), eth = of('ETHUSDT')
     expect(btc.length).toBeGreaterThan(0)
@@ -178,7 +178,7 @@ describe('higher timeframes started mid-bar', () => {
     const tf = (x: string) => report.timeframes.find(r => r.timeframe === x)!
     expect(tf('4H').signalBarMs).toBe(day41) // 00:00–04:00; the 04:00 bar is unfinished
     expect(tf('1D').signalBarMs).toBe(day41 - DAY_MS)
-    const rows = signalsSince(h.deps.db, 0).filter(s => s.timeframe !== '1H')
+    const rows = (await signalsSince(h.deps.db, 0)).filter(s => s.timeframe !== '1H')
     expect(rows.length).toBeGreaterThan(0)
     for (const s of rows) {
       const k = COINS.indexOf(s.coin)

@@ -2,6 +2,7 @@
  * Hostile and malformed input (issue #19 §1): every refusal is a 422 (or 413/431) in the
  * contract's {detail:[...]} shape, bounded in size, naming the field, the rule and the input.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
 
@@ -258,8 +259,8 @@ describe('result-request index', () => {
         expect(r.status).toBe(200)
         hashes.push(r.body.result_hash ?? String(k))
       }
-      const count = small.deps.db.$client.query('SELECT count(*) AS n FROM result_requests').get() as { n: number }
-      expect(count.n).toBe(100)
+      const [count] = await small.deps.db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM result_requests`)
+      expect(count!.n).toBe(100)
     } finally {
       small.cleanup()
     }

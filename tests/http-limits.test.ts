@@ -15,7 +15,7 @@ const fill = (s: Parameters<typeof fillWalkUniverse>[0]) => fillWalkUniverse(s, 
 const ENTRY = { type: 'AND', conditions: [{ field: 'close', op: '>', value: 0 }] }
 
 describe('rate limit classes by route template', () => {
-  test('compute, subscribe, other, unlimited', () => {
+  test('compute, subscribe, other, unlimited', async () => {
     for (const r of ['/backtest', '/simulate', '/simulate/coin', '/simulate/dca', '/simulate/grid', '/simulate/validate', '/ohlcv/:symbol', '/export/csv', '/share/:hash', '/og/:hash', '/generate-bot'])
       expect(limitClassOf(r)).toBe('compute')
     expect(limitClassOf('/api/subscribe')).toBe('subscribe')
@@ -83,7 +83,7 @@ describe('rate limit classes by route template', () => {
 })
 
 describe('clients and memory', () => {
-  test('the client is the socket address; behind TRUST_PROXY=n hops, the n-th X-Forwarded-For entry from the right', () => {
+  test('the client is the socket address; behind TRUST_PROXY=n hops, the n-th X-Forwarded-For entry from the right', async () => {
     expect(clientOf('10.0.0.9', '1.1.1.1', 0)).toBe('10.0.0.9')
     expect(clientOf('10.0.0.9', '1.1.1.1, 2.2.2.2', 1)).toBe('2.2.2.2')
     expect(clientOf('10.0.0.9', '1.1.1.1, 2.2.2.2', 2)).toBe('1.1.1.1')
@@ -105,7 +105,7 @@ describe('clients and memory', () => {
     }
   })
 
-  test('an LRU: a flood of new clients evicts the idlest windows, never everyone', () => {
+  test('an LRU: a flood of new clients evicts the idlest windows, never everyone', async () => {
     const c = new WindowCounter(3)
     expect(c.hit('a', 1, 0)).toBe(0)
     expect(c.hit('b', 1, 0)).toBe(0)
@@ -167,7 +167,7 @@ describe('load shedding', () => {
 })
 
 describe('GET /metrics', () => {
-  test('only a loopback caller with no forwarding header', () => {
+  test('only a loopback caller with no forwarding header', async () => {
     const none = new Headers()
     expect(isLocalScrape('127.0.0.1', none)).toBe(true)
     expect(isLocalScrape('::1', none)).toBe(true)
@@ -218,14 +218,14 @@ describe('GET /metrics', () => {
 
   test('scheduled jobs: runs by job and outcome, their time, and runs in progress, from job_runs', async () => {
     const h = makeHarness({ nowMs: NOW, fill })
-    const db = h.deps.db.$client
-    // the scheduler's table (its own migration creates it); rows as the scheduler writes them
-    db.run('CREATE TABLE IF NOT EXISTS job_runs (id INTEGER PRIMARY KEY, job TEXT NOT NULL, slot TEXT NOT NULL, attempt INTEGER NOT NULL, trigger TEXT NOT NULL, slot_ms INTEGER NOT NULL, started_at_ms INTEGER NOT NULL, finished_at_ms INTEGER, outcome TEXT, error TEXT, counts TEXT)')
-    const add = db.prepare('INSERT INTO job_runs (job, slot, attempt, trigger, slot_ms, started_at_ms, finished_at_ms, outcome) VALUES (?, ?, 1, ?, 0, ?, ?, ?)')
-    add.run('rankings', 'rankings@1', 'schedule', 0, 1500, 'ok')
-    add.run('rankings', 'rankings@2', 'schedule', 0, 500, 'ok')
-    add.run('rankings', 'rankings@3', 'retry', 0, 250, 'failed')
-    add.run('scan', 'scan@1', 'schedule', 0, null, null)
+    const db = h.deps.db
+    // rows as the scheduler writes them
+    const add = (job: string, slot: string, trigger: string, startedAtMs: number, finishedAtMs: number | null, outcome: string | null) =>
+      db.orm.insert(db.t.jobRuns).values({ job, slot, attempt: 1, trigger, slotMs: 0, startedAtMs, finishedAtMs, outcome })
+    await add('rankings', 'rankings@1', 'schedule', 0, 1500, 'ok')
+    await add('rankings', 'rankings@2', 'schedule', 0, 500, 'ok')
+    await add('rankings', 'rankings@3', 'retry', 0, 250, 'failed')
+    await add('scan', 'scan@1', 'schedule', 0, null, null)
     const server = h.app.listen({ port: 0, hostname: '127.0.0.1' })
     try {
       const text = await (await fetch(`http://127.0.0.1:${server.server!.port}/metrics`)).text()

@@ -5,6 +5,7 @@
  * down for three hours; it must end with exactly the records of a service that ran
  * without a break (nothing lost, nothing twice).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -93,7 +94,7 @@ beforeAll(async () => {
     }
     if (t === DOWN_FROM - HOUR_MS) {
       await a.scheduler.stop()
-      a.db.$client.close()
+      await a.db.close()
     }
   }
 }, 120_000)
@@ -101,48 +102,48 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of [a, b]) {
     await s.scheduler.stop()
-    s.db.$client.close()
+    await s.db.close()
   }
   rmSync(dirA, { recursive: true, force: true })
   rmSync(dirB, { recursive: true, force: true })
 })
 
 describe('a simulated week, with a restart in the middle', () => {
-  test('the job ran every hour and recorded signals, scores and sealed days', () => {
-    const runs = b.db.$client.query(`SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'`).get() as { n: number }
+  test('the job ran every hour and recorded signals, scores and sealed days', async () => {
+    const [runs] = await b.db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM job_runs WHERE job = 'live-records' AND outcome = 'ok'`)
     // every hour of the week, plus the two hours before it caught up at the first start
-    expect(runs.n).toBe(7 * 24 + 1 + 2)
-    expect(b.db.select().from(signals).all().length).toBeGreaterThan(100)
-    expect(b.db.select().from(dayRoots).all().length).toBeGreaterThanOrEqual(6)
+    expect(runs!.n).toBe(7 * 24 + 1 + 2)
+    expect((await b.db.orm.select().from(signals)).length).toBeGreaterThan(100)
+    expect((await b.db.orm.select().from(dayRoots)).length).toBeGreaterThanOrEqual(6)
   })
 
-  test('the restarted service has the same signals as the one that ran through: nothing lost, nothing twice', () => {
-    const ids = (db: Db) => db.select({ id: signals.id }).from(signals).all().map(r => r.id).sort()
-    expect(ids(a.db)).toEqual(ids(b.db))
+  test('the restarted service has the same signals as the one that ran through: nothing lost, nothing twice', async () => {
+    const ids = async (db: Db) => (await db.orm.select({ id: signals.id }).from(signals)).map(r => r.id).sort()
+    expect(await ids(a.db)).toEqual(await ids(b.db))
     // the hours it was down were caught up after the restart, and say so
     const restartMs = DOWN_FROM + DOWN_HOURS * HOUR_MS + 10_000
-    const late = a.db.select().from(signals).all().filter(s => s.signalTimeMs >= DOWN_FROM && s.signalTimeMs < DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
+    const late = (await a.db.orm.select().from(signals)).filter(s => s.signalTimeMs >= DOWN_FROM && s.signalTimeMs < DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
     expect(late.length).toBeGreaterThan(0)
     expect(late.every(s => s.publishedAtMs === restartMs && s.backfill)).toBe(true)
     // the bar that closed at the restart is live again at once
-    const first = a.db.select().from(signals).all().filter(s => s.signalTimeMs === DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
+    const first = (await a.db.orm.select().from(signals)).filter(s => s.signalTimeMs === DOWN_FROM + DOWN_HOURS * HOUR_MS && s.timeframe === '1H')
     expect(first.every(s => s.publishedAtMs === restartMs && !s.backfill)).toBe(true)
   })
 
-  test('final scores are the same in both, and every day is sealed with the same leaves', () => {
-    const finals = (db: Db) =>
-      db.select().from(scoredSignals).all()
+  test('final scores are the same in both, and every day is sealed with the same leaves', async () => {
+    const finals = async (db: Db) =>
+      (await db.orm.select().from(scoredSignals))
         .filter(r => r.status !== 'open')
         .map(r => `${r.signalId}|${r.status}|${r.exitTimeMs}|${r.exitPrice}|${r.pnlPct}`)
         .sort()
-    expect(finals(a.db).length).toBeGreaterThan(50)
-    expect(finals(a.db)).toEqual(finals(b.db))
-    const days = (db: Db) => db.select().from(dayRoots).all().map(r => `${r.day}|${r.leafCount}`).sort()
-    expect(days(a.db)).toEqual(days(b.db))
+    expect((await finals(a.db)).length).toBeGreaterThan(50)
+    expect(await finals(a.db)).toEqual(await finals(b.db))
+    const days = async (db: Db) => (await db.orm.select().from(dayRoots)).map(r => `${r.day}|${r.leafCount}`).sort()
+    expect(await days(a.db)).toEqual(await days(b.db))
   })
 
-  test('a signal is recorded at its bar close (plus the job offset of 10 s), on every timeframe', () => {
-    const live = b.db.select().from(signals).all().filter(s => !s.backfill)
+  test('a signal is recorded at its bar close (plus the job offset of 10 s), on every timeframe', async () => {
+    const live = (await b.db.orm.select().from(signals)).filter(s => !s.backfill)
     for (const tf of ['1H', '4H', '1D']) expect(live.some(s => s.timeframe === tf)).toBe(true)
     for (const s of live) expect(s.publishedAtMs - s.signalTimeMs).toBe(10_000)
   })
@@ -183,10 +184,10 @@ function slippageByHand(k: number, fillMs: number, notional: number): number | n
   return spread / 2 + sigma * Math.sqrt(notional / adv)
 }
 
-  test('closed results checked by hand from the candles (fixed levels, stand-in funding, slippage of the v3 engine)', () => {
-    const joined = b.db.$client
-      .query(`SELECT s.*, r.status AS rstatus, r.exit_price, r.exit_time_ms, r.bars_held, r.pnl_pct, r.fee_pct, r.funding_pct FROM scored_signals r JOIN signals s ON s.id = r.signal_id WHERE r.status IN ('tp','sl','timeout') AND s.timeframe = '1H'`)
-      .all() as any[]
+  test('closed results checked by hand from the candles (fixed levels, stand-in funding, slippage of the v3 engine)', async () => {
+    const joined = await b.db.rows<any>(
+      sql`SELECT s.*, r.status AS rstatus, r.exit_price, r.exit_time_ms, r.bars_held, r.pnl_pct, r.fee_pct, r.funding_pct FROM scored_signals r JOIN signals s ON s.id = r.signal_id WHERE r.status IN ('tp','sl','timeout') AND s.timeframe = '1H'`,
+    )
     const plain = joined.filter(r => !getStrategy(r.strategy)!.exit_conditions)
     expect(plain.length).toBeGreaterThan(5)
     for (const r of plain.slice(0, 8)) {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { dayLeaves, paperHistory, paperPositions, signals } from '../db/schema'
 import { sealDays } from '../src/live/day-roots'
@@ -30,10 +31,10 @@ function row(strategy: string, rank: number, pf: number, trades = 40, timeframe:
 }
 
 /** A ranking file whose 30-day top-50 rows are `rows` (the rest of the file is empty). */
-function publishRanking(date: string, rows: RankedRow[]): void {
+async function publishRanking(date: string, rows: RankedRow[]): Promise<void> {
   const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
   const groups = (r: RankedRow[]) => Object.fromEntries(GROUPS.map(g => [g, g === 'top50' ? { ...empty, rows: r } : empty])) as DayFile['periods']['30d']['groups']
-  new DayFiles(h.deps.db).publish({
+  await new DayFiles(h.deps.db).publish({
     schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'x', data_version: 'x', previous_date: null, rules: {},
     periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: date, end_date: date, groups: groups(p === '30d' ? rows : []) }])) as DayFile['periods'],
   }, h.clock.now())
@@ -48,7 +49,7 @@ beforeAll(async () => {
   // the ranking: rank 1 fails the profit-factor bar, rank 2 the trade count; ranks 3, 4 and
   // 6 qualify (rank 5 repeats rank 3's strategy); the rest are never reached
   const frequent = ['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long', 'mean-reversion-short']
-  publishRanking(new Date(START).toISOString().slice(0, 10), [
+  await publishRanking(new Date(START).toISOString().slice(0, 10), [
     row('ichimoku-long', 1, 1.4),
     row('supertrend-long', 2, 3, 12),
     row(frequent[0]!, 3, 2.5),
@@ -63,7 +64,7 @@ beforeAll(async () => {
     await scoreSignals(h.deps)
     await runPaper(h.deps)
     await sealDays({ ...h.deps, leafSources: [paperLeafSource] })
-    const open = h.deps.db.select().from(paperPositions).all().filter(p => p.status === 'open' || p.status === 'pending')
+    const open = (await h.deps.db.orm.select().from(paperPositions)).filter(p => p.status === 'open' || p.status === 'pending')
     maxBusy.push(open.length)
   }
 }, 120_000)
@@ -97,11 +98,11 @@ describe('paper trading', () => {
       expect(latest.body).toHaveProperty(k)
   })
 
-  test('live signals are entered at the next bar open like the backtests, the reference entry; catch-up rows are not taken', () => {
-    const all = h.deps.db.select().from(paperPositions).all()
+  test('live signals are entered at the next bar open like the backtests, the reference entry; catch-up rows are not taken', async () => {
+    const all = (await h.deps.db.orm.select().from(paperPositions))
     expect(all.length).toBeGreaterThan(5)
     const picked = new Set(['bb-squeeze-long', 'momentum-breakout-short', 'macd-cross-long'])
-    const byId = new Map(h.deps.db.select().from(signals).all().map(s => [s.id, s]))
+    const byId = new Map((await h.deps.db.orm.select().from(signals)).map(s => [s.id, s]))
     for (const p of all) {
       expect(picked.has(p.strategy)).toBe(true)
       const sig = byId.get(p.signalId)!
@@ -121,7 +122,7 @@ describe('paper trading', () => {
     expect(Math.max(...maxBusy)).toBeLessThanOrEqual(SLOTS)
   })
 
-  test('a signal published later than the grace is entered at the first open after its publication, never before', () => {
+  test('a signal published later than the grace is entered at the first open after its publication, never before', async () => {
     const t = Date.UTC(2025, 5, 1, 12)
     expect(paperEntryTimeMs(t, t + 10_000, HOUR_MS)).toBe(t)
     expect(paperEntryTimeMs(t, t + PAPER_ENTRY_GRACE_MS, HOUR_MS)).toBe(t)
@@ -131,8 +132,8 @@ describe('paper trading', () => {
     expect(paperEntryTimeMs(t, t + 5 * 60_000, 4 * HOUR_MS)).toBe(Date.UTC(2025, 5, 1, 16))
   })
 
-  test('one position per coin at a time', () => {
-    const all = h.deps.db.select().from(paperPositions).all().filter(p => p.entryPrice !== null)
+  test('one position per coin at a time', async () => {
+    const all = (await h.deps.db.orm.select().from(paperPositions)).filter(p => p.entryPrice !== null)
     for (const a of all)
       for (const b of all) {
         if (a === b || a.coin !== b.coin || a.cycleId !== b.cycleId) continue
@@ -141,8 +142,8 @@ describe('paper trading', () => {
       }
   })
 
-  test('closed positions carry the trade model result in USD of their slot; open ones are marked to the last close', () => {
-    const all = h.deps.db.select().from(paperPositions).all()
+  test('closed positions carry the trade model result in USD of their slot; open ones are marked to the last close', async () => {
+    const all = (await h.deps.db.orm.select().from(paperPositions))
     const closed = all.filter(p => ['tp', 'sl', 'timeout', 'signal', 'liquidation', 'cycle_end'].includes(p.status))
     expect(closed.length).toBeGreaterThan(5)
     // a timeout closes at the close of the max_bars-th bar held, on the same footing as the backtests
@@ -168,30 +169,30 @@ describe('paper trading', () => {
     }
   })
 
-  test("history: one row per finished day, equity recomputed from positions and candles", () => {
-    const rows = h.deps.db.select().from(paperHistory).all().filter(r => r.cycleId === 1)
+  test("history: one row per finished day, equity recomputed from positions and candles", async () => {
+    const rows = (await h.deps.db.orm.select().from(paperHistory)).filter(r => r.cycleId === 1)
     expect(rows.length).toBe(30)
     for (const r of rows.slice(0, 29)) {
-      const e = service.equityAt(1, Date.parse(`${r.date}T00:00:00Z`) + DAY_MS)!
+      const e = (await service.equityAt(1, Date.parse(`${r.date}T00:00:00Z`) + DAY_MS))!
       expect(r.equity).toBeCloseTo(e.equity, 6)
       expect(r.openCount).toBe(e.open)
     }
   })
 
   test('closed paper trades are leaves of their exit day', async () => {
-    const leaves = h.deps.db.select().from(dayLeaves).all().filter(l => l.recordId.startsWith('paper_trade:'))
+    const leaves = (await h.deps.db.orm.select().from(dayLeaves)).filter(l => l.recordId.startsWith('paper_trade:'))
     expect(leaves.length).toBeGreaterThan(5)
     const obj = JSON.parse(leaves[0]!.leaf)
     expect(obj.kind).toBe('paper_trade')
     expect(new Date(obj.exit_time).toISOString().slice(0, 10).replaceAll('-', '')).toBe(leaves[0]!.day)
   })
 
-  test('closed positions, picks and history rows cannot be rewritten (SQLite triggers)', () => {
-    const c = h.deps.db.$client
-    expect(() => c.run(`UPDATE paper_positions SET pnl_usd = 0 WHERE status NOT IN ('pending', 'open')`)).toThrow(/never rewritten/)
-    expect(() => c.run(`DELETE FROM paper_positions WHERE status NOT IN ('pending', 'open')`)).toThrow(/never deleted/)
-    expect(() => c.run(`UPDATE paper_picks SET rule = 'x'`)).toThrow(/never change/)
-    expect(() => c.run(`DELETE FROM paper_history`)).toThrow(/never removed/)
+  test('closed positions, picks and history rows cannot be rewritten (SQLite triggers)', async () => {
+    const c = h.deps.db
+    await expect(c.rows(sql.raw(`UPDATE paper_positions SET pnl_usd = 0 WHERE status NOT IN ('pending', 'open')`))).rejects.toThrow(/never rewritten/)
+    await expect(c.rows(sql.raw(`DELETE FROM paper_positions WHERE status NOT IN ('pending', 'open')`))).rejects.toThrow(/never deleted/)
+    await expect(c.rows(sql.raw(`UPDATE paper_picks SET rule = 'x'`))).rejects.toThrow(/never change/)
+    await expect(c.rows(sql.raw(`DELETE FROM paper_history`))).rejects.toThrow(/never removed/)
   })
 
   test('/trust/metrics reports the paper slippage and SL/TP share from the positions', async () => {

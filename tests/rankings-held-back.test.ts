@@ -49,11 +49,11 @@ const day2 = [
   v1Row('new-thin', 6, 1, 0.5, {}),
 ]
 
-beforeAll(() => {
+beforeAll(async () => {
   h = makeHarness({ nowMs: Date.UTC(2026, 10, 3, 12) })
   const files = new DayFiles(h.deps.db)
-  expect(files.publish(v1File('2026-11-01', null, day1), 0).published).toBe(true)
-  expect(files.publish(v1File('2026-11-02', '2026-11-01', day2), 0).published).toBe(true)
+  expect((await files.publish(v1File('2026-11-01', null, day1), 0)).published).toBe(true)
+  expect((await files.publish(v1File('2026-11-02', '2026-11-01', day2), 0)).published).toBe(true)
 })
 afterAll(() => h.cleanup())
 
@@ -88,7 +88,7 @@ describe('/rankings/daily on a day with held-back rows', () => {
   })
 
   test('an old file is served byte for byte; the answer names its layout apart and writes whole seconds', async () => {
-    const stored = new DayFiles(h.deps.db).get('2026-11-02')!
+    const stored = (await new DayFiles(h.deps.db).get('2026-11-02'))!
     const res = await h.app.handle(new Request('http://localhost/rankings/files/20261102'))
     const bytes = await res.text()
     expect(bytes).toBe(stored.body)
@@ -100,8 +100,8 @@ describe('/rankings/daily on a day with held-back rows', () => {
     expect(b.generated_at).toBe('2026-11-02T00:30:00Z')
   })
 
-  test('the weekly mail quotes the same ranks as the page', () => {
-    const d = gatherDigest(h.deps.db, Date.UTC(2026, 10, 3, 12))
+  test('the weekly mail quotes the same ranks as the page', async () => {
+    const d = await gatherDigest(h.deps.db, Date.UTC(2026, 10, 3, 12))
     expect(d.top30d.map(r => [r.strategyId, r.rank])).toEqual([['b', 1], ['a', 2], ['c', 3]])
   })
 })

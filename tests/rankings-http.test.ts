@@ -4,6 +4,7 @@
  * ranking, the day file byte for byte with its sha256, rows re-verified through
  * POST /simulate, strict_date, 422s, the append-only trigger, /hot-strategies' cache.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { JobRuns } from '../src/records/job-runs'
@@ -21,7 +22,7 @@ const DATA_DAYS = 45 // candles up to 2026-11-23T23:00Z
 let h: Harness
 let scheduler: Scheduler
 
-beforeAll(() => {
+beforeAll(async () => {
   h = makeHarness({ nowMs: Date.UTC(2026, 10, 22, 0, 30), fill: store => fillWalkUniverse(store, SYMBOLS, START, DATA_DAYS, 40) })
   scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
   scheduler.register({ ...rankingsJob(h.deps), catchUpMs: 3 * DAY_MS }) // a short window keeps the test quick
@@ -52,7 +53,7 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 25, 0, 30))
     scheduler.tick()
     await scheduler.idle()
-    const runs = new JobRuns(h.deps.db).recent('rankings', 20)
+    const runs = (await new JobRuns(h.deps.db).recent('rankings', 20))
     expect(runs.map(r => [r.slot, r.attempt, r.outcome])).toEqual([
       ['rankings:2026-11-25', 1, 'failed'],
       ['rankings:2026-11-24', 1, 'ok'],
@@ -69,7 +70,7 @@ describe('rankings: job and endpoints', () => {
     h.clock.set(Date.UTC(2026, 10, 26, 0, 30))
     scheduler.tick()
     await scheduler.idle()
-    expect(new JobRuns(h.deps.db).bySlot('rankings:2026-11-25').map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'failed', 'catch-up']])
+    expect((await new JobRuns(h.deps.db).bySlot('rankings:2026-11-25')).map(r => [r.attempt, r.outcome, r.trigger])).toEqual([[1, 'failed', 'schedule'], [2, 'failed', 'catch-up']])
   }, 120_000)
 
   test('the latest ranking, with every field of the contract', async () => {
@@ -242,13 +243,13 @@ describe('rankings: job and endpoints', () => {
     expect((await h.req('/rankings/files/2026-11-24')).status).toBe(422)
   })
 
-  test('SQLite itself rejects an UPDATE or DELETE of a published day file', () => {
-    const sqlite = h.deps.db.$client
-    expect(() => sqlite.run("UPDATE ranking_day_files SET body = '{}' WHERE date = '2026-11-23'")).toThrow('append-only')
-    expect(() => sqlite.run("DELETE FROM ranking_day_files WHERE date = '2026-11-23'")).toThrow('append-only')
-    expect(() => sqlite.run("UPDATE ranking_day_files SET sha256 = 'x'")).toThrow('append-only')
-    const n = sqlite.query('SELECT count(*) AS n FROM ranking_day_files').get() as { n: number }
-    expect(n.n).toBe(6)
+  test('SQLite itself rejects an UPDATE or DELETE of a published day file', async () => {
+    const db = h.deps.db
+    await expect(db.rows(sql.raw("UPDATE ranking_day_files SET body = '{}' WHERE date = '2026-11-23'"))).rejects.toThrow('append-only')
+    await expect(db.rows(sql.raw("DELETE FROM ranking_day_files WHERE date = '2026-11-23'"))).rejects.toThrow('append-only')
+    await expect(db.rows(sql.raw("UPDATE ranking_day_files SET sha256 = 'x'"))).rejects.toThrow('append-only')
+    const [n] = await db.rows<{ n: number }>(sql.raw('SELECT count(*) AS n FROM ranking_day_files'))
+    expect(n!.n).toBe(6)
   })
 
   test('the criteria page states the rules', async () => {

@@ -161,7 +161,7 @@ async function reverifyShown(on: Harness, date: string, period: string, group: s
 
 describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
   test('seven days are published by the schedule; the day after the candles end is refused, not published', async () => {
-    const runs = new JobRuns(h.deps.db).recent('rankings', 20)
+    const runs = (await new JobRuns(h.deps.db).recent('rankings', 20))
     expect(runs.map(r => [r.slot, r.outcome])).toEqual([['rankings:2024-06-17', 'failed'], ...[...DAYS].reverse().map(d => [`rankings:${d}`, 'ok'])])
     expect(runs[0].error).toContain('cannot rank 2024-06-17 yet')
     expect(runs[0].error).toContain('2024-06-16T12:00:00Z')
@@ -194,7 +194,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
     for (const period of PERIODS) expect([file.periods[period].start_date, file.periods[period].end_date]).toEqual(WINDOW[period])
   })
 
-  test('the groups on real coins: three unranked coins after the ranked ones by volume; top30, top50 and top100 are the whole (capped) universe', () => {
+  test('the groups on real coins: three unranked coins after the ranked ones by volume; top30, top50 and top100 are the whole (capped) universe', async () => {
     const rank = new Map(
       readFileSync(UNIVERSE_CSV, 'utf8')
         .trim()
@@ -236,7 +236,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
       }
       return [...coins].sort((a, b) => q(b) - q(a) || a.localeCompare(b))
     }
-    const file = files.get(DATE)
+    const file = (await files.get(DATE))!
     for (const period of PERIODS) {
       const g = file.periods[period].groups
       for (const [group, n] of [['top30', 30], ['top50', 50], ['top100', 100]] as const) {
@@ -287,18 +287,18 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
   }, 60_000)
 
   test('the ranking rules hold: ranks 1..n in the documented order, the minimum, the cap, top3 and worst3, Korean names', async () => {
-    const { heldBack, capped } = await rulesHold(h, files.get(DATE))
+    const { heldBack, capped } = await rulesHold(h, (await files.get(DATE)))
     // the real week has both: rows held back by the minimum (7d, BTC alone) and capped profit factors
     expect(heldBack).toBeGreaterThan(0)
     expect(capped).toBeGreaterThan(0)
   })
 
-  test('rank_change and streak follow the previous day over the whole week; the first day has no previous file', () => {
+  test('rank_change and streak follow the previous day over the whole week; the first day has no previous file', async () => {
     for (const period of PERIODS)
       for (const group of GROUPS) {
         let prev: Map<string, any> | null = null
         for (const d of DAYS) {
-          const file = files.get(d)
+          const file = (await files.get(d))
           expect(file.previous_date).toBe(prev ? new Date(Date.parse(`${d}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10) : null)
           const rows = file.periods[period].groups[group].rows
           const topTen = new Set(rows.filter((r: any) => r.total_trades >= 10).slice(0, 10).map((r: any) => r.configuration_id))
@@ -319,7 +319,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
       for (const group of GROUPS) {
         const acc = new Map<string, { n: number; pf: number; wr: number }>()
         for (const d of DAYS)
-          for (const r of files.get(d).periods[period].groups[group].rows) {
+          for (const r of (await files.get(d)).periods[period].groups[group].rows) {
             if (r.total_trades < 10) continue
             const a = acc.get(r.configuration_id) ?? { n: 0, pf: 0, wr: 0 }
             acc.set(r.configuration_id, { n: a.n + 1, pf: a.pf + r.profit_factor, wr: a.wr + r.win_rate })
@@ -329,7 +329,7 @@ describe.skipIf(missing)('rankings on the real 28-coin Binance set', () => {
           .sort(([ia, a], [ib, b]) => b.pf / b.n - a.pf / a.n || b.wr / b.n - a.wr / a.n || (ia < ib ? -1 : 1))
           .slice(0, 3)
           .map(([id, a]) => ({ configuration_id: id, days_ranked: a.n, mean_profit_factor: a.pf / a.n, mean_win_rate: a.wr / a.n }))
-        const stored = files.get(DATE).periods[period].groups[group].weekly_best3
+        const stored = (await files.get(DATE)).periods[period].groups[group].weekly_best3
         expect(stored.map((w: any) => [w.configuration_id, w.days_ranked])).toEqual(expected.map(w => [w.configuration_id, w.days_ranked]))
         stored.forEach((w: any, k: number) => {
           expect(w.mean_profit_factor).toBeCloseTo(expected[k].mean_profit_factor, 9)
@@ -371,7 +371,7 @@ describe.skipIf(recentMissing)('rankings on the recent 100-coin Binance set', ()
   }, 60_000)
   afterAll(() => r?.cleanup())
 
-  test('the groups nest: PAXG left out, coins listed mid-period kept, in the order of the first ranked day', () => {
+  test('the groups nest: PAXG left out, coins listed mid-period kept, in the order of the first ranked day', async () => {
     const g = file.periods['365d'].groups
     const top100 = g.top100.symbols
     expect(r.deps.store.symbols().length).toBe(100)

@@ -4,6 +4,7 @@
  * over the ledger's n_trials, paging, the event stream, cancelling, the limits, bad input,
  * a restart's "failed: interrupted", and the ledger's append-only rule.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../src/clock'
 import { openDb } from '../src/db'
@@ -295,11 +296,11 @@ describe('stored runs', () => {
     const db = openDb(':memory:')
     await insertResearchRun(db, { id: 'sw-a', kind: 'sweep', client: 'x', request: {}, planned: 1, owner: 'me', nowMs: 1 })
     await appendTrials(db, 'sw-a', [{ trial: 0, fold: null, params: {}, metrics: {}, totalTrades: 0, objectiveValue: null, requestHash: 'h' }], 1, 1)
-    expect(() => db.$client.exec("UPDATE research_trials SET total_trades = 5")).toThrow(/append-only/)
-    expect(() => db.$client.exec('DELETE FROM research_trials')).toThrow(/append-only/)
+    await expect(db.rows(sql.raw("UPDATE research_trials SET total_trades = 5"))).rejects.toThrow(/append-only/)
+    await expect(db.rows(sql.raw('DELETE FROM research_trials'))).rejects.toThrow(/append-only/)
     expect(await stopRun(db, 'sw-a', { state: 'done', reason: null, result: { pbo: null }, nowMs: 2 })).toBe(true)
-    expect(() => db.$client.exec("UPDATE research_runs SET state = 'running'")).toThrow(/stopped run is never changed/)
-    expect(() => db.$client.exec('DELETE FROM research_runs')).toThrow(/never removed/)
+    await expect(db.rows(sql.raw("UPDATE research_runs SET state = 'running'"))).rejects.toThrow(/stopped run is never changed/)
+    await expect(db.rows(sql.raw('DELETE FROM research_runs'))).rejects.toThrow(/never removed/)
     // stopping twice changes nothing
     expect(await stopRun(db, 'sw-a', { state: 'failed', reason: 'x', result: null, nowMs: 3 })).toBe(false)
   })

@@ -31,7 +31,7 @@ function row(strategy: string, timeframe: '1H' | '4H' | '1D', rank: number, pf: 
   }
 }
 
-function publishRanking(rows: RankedRow[]): void {
+async function publishRanking(rows: RankedRow[]): Promise<void> {
   const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
   const groups = (r: RankedRow[]) => Object.fromEntries(GROUPS.map(g => [g, g === 'top50' ? { ...empty, rows: r } : empty])) as DayFile['periods']['30d']['groups']
   const file: DayFile = {
@@ -39,7 +39,7 @@ function publishRanking(rows: RankedRow[]): void {
     previous_date: null, rules: {},
     periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: '2024-12-21', end_date: '2025-01-19', groups: groups(p === '30d' ? rows : []) }])) as DayFile['periods'],
   }
-  new DayFiles(h.deps.db).publish(file, NOW)
+  await new DayFiles(h.deps.db).publish(file, NOW)
 }
 
 describe('/signals/realtime (the contract rules 1–5)', () => {
@@ -50,7 +50,7 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
   })
 
   test('rules 1–3: latest-candle signals whose ranking row has PF ≥ min_pf, 1H row first, else the best timeframe; at most max_results', async () => {
-    insertSignals(h.deps.db, [
+    await insertSignals(h.deps.db, [
       signal('ichimoku-long', 'BTCUSDT'),
       signal('ichimoku-long', 'ETHUSDT'),
       signal('macd-cross-short', 'BTCUSDT'),
@@ -58,9 +58,9 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
       signal('ma-cross-long', 'BTCUSDT'),
       signal('ichimoku-long', 'SOLUSDT', BAR - HOUR_MS), // an older candle: never listed
     ])
-    recordScan(h.deps.db, { timeframe: '1H', signalBarMs: BAR, scannedAtMs: NOW - 5_000, coins: 3, strategies: 28, signalsFound: 5 })
+    await recordScan(h.deps.db, { timeframe: '1H', signalBarMs: BAR, scannedAtMs: NOW - 5_000, coins: 3, strategies: 28, signalsFound: 5 })
     // in rank order, as every day file stores its rows
-    publishRanking([
+    await publishRanking([
       row('macd-cross-short', '4H', 1, 3.2), // macd-cross-short has a 1H row too: that one counts
       row('ichimoku-long', '1H', 2, 2.6),
       row('supertrend-long', '4H', 3, 2.2), // no 1H row: its best timeframe
@@ -89,7 +89,7 @@ describe('/signals/realtime (the contract rules 1–5)', () => {
 
   test('rule 5: cached 5 minutes; rule 4: empty once the scanner has gone cold', async () => {
     const a = await h.req('/signals/realtime?min_pf=2')
-    insertSignals(h.deps.db, [signal('ichimoku-long', 'SOLUSDT')])
+    await insertSignals(h.deps.db, [signal('ichimoku-long', 'SOLUSDT')])
     h.clock.advance(4 * 60_000)
     expect((await h.req('/signals/realtime?min_pf=2')).body).toEqual(a.body)
     h.clock.advance(2 * 60_000)

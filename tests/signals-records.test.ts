@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { scoredSignals, signals } from '../db/schema'
 import { openDb } from '../src/db'
 import { scanSignals } from '../src/live/signal-scan'
@@ -60,40 +60,42 @@ const scored = (over: Partial<ScoredRow> = {}): ScoredRow => ({
 
 describe('the database refuses to rewrite published records (SQLite triggers)', () => {
   const db = openDb(':memory:')
-  afterAll(() => db.$client.close())
-  db.insert(signals).values(sig()).run()
-
-  test('a recorded signal cannot be updated or deleted', () => {
-    expect(() => db.$client.run(`UPDATE signals SET entry_price = 101`)).toThrow(/append-only/)
-    expect(() => db.$client.run(`DELETE FROM signals`)).toThrow(/append-only/)
-    expect(db.select().from(signals).get()!.entryPrice).toBe(100)
+  afterAll(() => db.close())
+  beforeAll(async () => {
+    await db.orm.insert(signals).values(sig())
   })
 
-  test('an open scored row may be re-marked; its frozen inputs may not change', () => {
-    db.insert(scoredSignals).values(scored()).run()
-    db.$client.run(`UPDATE scored_signals SET pnl_pct = 2.5, marked_through_ms = marked_through_ms + 3600000`)
-    expect(db.select().from(scoredSignals).get()!.pnlPct).toBe(2.5)
-    expect(() => db.$client.run(`UPDATE scored_signals SET fee_frac = 0.001`)).toThrow(/frozen inputs/)
-    expect(() => db.$client.run(`UPDATE scored_signals SET engine = 'other'`)).toThrow(/frozen inputs/)
+  test('a recorded signal cannot be updated or deleted', async () => {
+    await expect(db.rows(sql.raw(`UPDATE signals SET entry_price = 101`))).rejects.toThrow(/append-only/)
+    await expect(db.rows(sql.raw(`DELETE FROM signals`))).rejects.toThrow(/append-only/)
+    expect((await db.orm.select().from(signals))[0]!.entryPrice).toBe(100)
   })
 
-  test('a final scored row cannot be updated or deleted, whatever the statement', () => {
-    db.$client.run(`UPDATE scored_signals SET status = 'tp', exit_reason = 'tp', pnl_pct = 9.9, exit_price = 110, finalized_at_ms = 5`)
-    expect(() => db.$client.run(`UPDATE scored_signals SET pnl_pct = 0`)).toThrow(/never rewritten/)
-    expect(() => db.$client.run(`UPDATE scored_signals SET status = 'open'`)).toThrow(/never rewritten/)
-    expect(() => db.$client.run(`DELETE FROM scored_signals`)).toThrow(/never deleted/)
-    expect(() => db.$client.run(`INSERT OR REPLACE INTO scored_signals (signal_id, engine, status, entry_time_ms, entry_price, pnl_pct, fee_frac, leverage, mmr_frac, sl_pct, tp_pct, max_bars, funding_source, marked_through_ms, updated_at_ms) VALUES ('v1:ichimoku-long:1H:BTCUSDT:1000', 'x', 'open', 0, 0, 0, 0, 1, 0, 1, 1, 1, 'x', 0, 0)`)).toThrow()
-    expect(() => db.$client.run(`INSERT OR REPLACE INTO signals (id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, entry_price, sl_pct, tp_pct, max_bars, published_at_ms, backfill) SELECT id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, 1, sl_pct, tp_pct, max_bars, published_at_ms, backfill FROM signals`)).toThrow(/append-only/)
-    const row = db.select().from(scoredSignals).get()!
+  test('an open scored row may be re-marked; its frozen inputs may not change', async () => {
+    await db.orm.insert(scoredSignals).values(scored())
+    await db.rows(sql.raw(`UPDATE scored_signals SET pnl_pct = 2.5, marked_through_ms = marked_through_ms + 3600000`))
+    expect((await db.orm.select().from(scoredSignals))[0]!.pnlPct).toBe(2.5)
+    await expect(db.rows(sql.raw(`UPDATE scored_signals SET fee_frac = 0.001`))).rejects.toThrow(/frozen inputs/)
+    await expect(db.rows(sql.raw(`UPDATE scored_signals SET engine = 'other'`))).rejects.toThrow(/frozen inputs/)
+  })
+
+  test('a final scored row cannot be updated or deleted, whatever the statement', async () => {
+    await db.rows(sql.raw(`UPDATE scored_signals SET status = 'tp', exit_reason = 'tp', pnl_pct = 9.9, exit_price = 110, finalized_at_ms = 5`))
+    await expect(db.rows(sql.raw(`UPDATE scored_signals SET pnl_pct = 0`))).rejects.toThrow(/never rewritten/)
+    await expect(db.rows(sql.raw(`UPDATE scored_signals SET status = 'open'`))).rejects.toThrow(/never rewritten/)
+    await expect(db.rows(sql.raw(`DELETE FROM scored_signals`))).rejects.toThrow(/never deleted/)
+    await expect(db.rows(sql.raw(`INSERT OR REPLACE INTO scored_signals (signal_id, engine, status, entry_time_ms, entry_price, pnl_pct, fee_frac, leverage, mmr_frac, sl_pct, tp_pct, max_bars, funding_source, marked_through_ms, updated_at_ms) VALUES ('v1:ichimoku-long:1H:BTCUSDT:1000', 'x', 'open', 0, 0, 0, 0, 1, 0, 1, 1, 1, 'x', 0, 0)`))).rejects.toThrow()
+    await expect(db.rows(sql.raw(`INSERT OR REPLACE INTO signals (id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, entry_price, sl_pct, tp_pct, max_bars, published_at_ms, backfill) SELECT id, strategy, strategy_name, status, coin, direction, timeframe, signal_bar_ms, signal_time_ms, 1, sl_pct, tp_pct, max_bars, published_at_ms, backfill FROM signals`))).rejects.toThrow(/append-only/)
+    const row = (await db.orm.select().from(scoredSignals))[0]!
     expect(row.status).toBe('tp')
     expect(row.pnlPct).toBe(9.9)
   })
 
-  test('an unscoreable row is final too, and a legacy engine label is kept as written', () => {
-    db.insert(signals).values(sig({ id: 'legacy-1' })).run()
-    db.insert(scoredSignals).values(scored({ signalId: 'legacy-1', engine: 'paper-tracker-v1', status: 'unscoreable', reason: 'x', finalizedAtMs: 1 })).run()
-    expect(() => db.$client.run(`UPDATE scored_signals SET engine = 'reference-engine-v2' WHERE signal_id = 'legacy-1'`)).toThrow()
-    expect(db.select().from(scoredSignals).where(eq(scoredSignals.signalId, 'legacy-1')).get()!.engine).toBe('paper-tracker-v1')
+  test('an unscoreable row is final too, and a legacy engine label is kept as written', async () => {
+    await db.orm.insert(signals).values(sig({ id: 'legacy-1' }))
+    await db.orm.insert(scoredSignals).values(scored({ signalId: 'legacy-1', engine: 'paper-tracker-v1', status: 'unscoreable', reason: 'x', finalizedAtMs: 1 }))
+    await expect(db.rows(sql.raw(`UPDATE scored_signals SET engine = 'reference-engine-v2' WHERE signal_id = 'legacy-1'`))).rejects.toThrow()
+    expect((await db.orm.select().from(scoredSignals).where(eq(scoredSignals.signalId, 'legacy-1')))[0]!.engine).toBe('paper-tracker-v1')
   })
 })
 
@@ -107,10 +109,10 @@ describe('signals over HTTP', () => {
   beforeAll(async () => {
     await scanSignals(h.deps)
     await scoreSignals(h.deps)
-    all = h.deps.db.select().from(signals).all()
+    all = (await h.deps.db.orm.select().from(signals))
   })
 
-  test('a store of completed candles only: the newest recordable signal bar is the one before the last candle', () => {
+  test('a store of completed candles only: the newest recordable signal bar is the one before the last candle', async () => {
     // the last candle opened at NOW − 1 h − 10 s: its open is the entry of the bar before it
     const newest = Math.max(...all.filter(s => s.timeframe === '1H').map(s => s.signalBarMs))
     expect(newest).toBeLessThanOrEqual(T0 + 35 * DAY_MS - 2 * HOUR_MS)
@@ -151,7 +153,7 @@ describe('signals over HTTP', () => {
       expect(r.body.total).toBe(whole.length + (n === 0 ? 0 : 1))
       pages.push(...r.body.signals.map((s: any) => s.id))
       cursor = r.body.next_cursor
-      if (n++ === 0) h.deps.db.insert(signals).values({ ...all[0]!, id: 'v1:late:4H:BTCUSDT:0', timeframe: '4H', signalBarMs: NOW - HOUR_MS, signalTimeMs: NOW - 1_000, publishedAtMs: NOW }).run()
+      if (n++ === 0) (await h.deps.db.orm.insert(signals).values({ ...all[0]!, id: 'v1:late:4H:BTCUSDT:0', timeframe: '4H', signalBarMs: NOW - HOUR_MS, signalTimeMs: NOW - 1_000, publishedAtMs: NOW }))
     } while (cursor !== null && n < 100)
     expect(pages).toEqual(whole)
   })
@@ -175,16 +177,16 @@ describe('signals over HTTP', () => {
   })
 
   test('/signals/live: verified strategies at the newest scanned 1H bar, top_n 1–100', async () => {
-    const newest = latestScan(h.deps.db, '1H')!.signalBarMs
+    const newest = (await latestScan(h.deps.db, '1H'))!.signalBarMs
     expect(newest).toBe(T0 + 35 * DAY_MS - 2 * HOUR_MS)
     // verified signals on the newest bar for two coins, a testing one, and a verified one an hour older
-    h.deps.db.insert(signals).values([
+    await h.deps.db.orm.insert(signals).values([
       sig({ id: 'live-btc', coin: 'BTCUSDT', signalBarMs: newest }),
       sig({ id: 'live-sol', coin: 'SOLUSDT', signalBarMs: newest }),
       sig({ id: 'live-testing', coin: 'ETHUSDT', signalBarMs: newest, status: 'testing', strategy: 'bb-squeeze-long' }),
       sig({ id: 'live-old', coin: 'ETHUSDT', signalBarMs: newest - HOUR_MS }),
-    ]).run()
-    const expected = h.deps.db.select().from(signals).all().filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
+    ])
+    const expected = (await h.deps.db.orm.select().from(signals)).filter(s => s.timeframe === '1H' && s.status === 'verified' && s.signalBarMs === newest)
     const r = await h.req('/signals/live')
     expect(r.status).toBe(200)
     expect(r.body.length).toBe(expected.length)
@@ -206,17 +208,17 @@ describe('signals over HTTP', () => {
 
   test('/signals/live is cached 5 minutes on the clock', async () => {
     const a = await h.req('/signals/live?top_n=2')
-    h.deps.db.insert(signals).values(sig({ id: 'late', coin: 'BTCUSDT', signalBarMs: latestScan(h.deps.db, '1H')!.signalBarMs, timeframe: '1H' })).run()
+    await h.deps.db.orm.insert(signals).values(sig({ id: 'late', coin: 'BTCUSDT', signalBarMs: (await latestScan(h.deps.db, '1H'))!.signalBarMs, timeframe: '1H' }))
     expect((await h.req('/signals/live?top_n=2')).body).toEqual(a.body)
     h.clock.advance(5 * 60_000)
     const b = await h.req('/signals/live?top_n=2')
     expect(a.body.length).toBeGreaterThan(0)
     expect(b.body.length).toBe(a.body.length + 1)
     // a scan of a newer bar inside the 5 minutes shows at once: the cache is per scanned bar
-    const scan = latestScan(h.deps.db, '1H')!
+    const scan = (await latestScan(h.deps.db, '1H'))!
     const newer = scan.signalBarMs + HOUR_MS
-    h.deps.db.insert(signals).values(sig({ id: 'newer', coin: 'BTCUSDT', signalBarMs: newer, signalTimeMs: newer + HOUR_MS, timeframe: '1H' })).run()
-    recordScan(h.deps.db, { ...scan, signalBarMs: newer, scannedAtMs: h.clock.now() })
+    await h.deps.db.orm.insert(signals).values(sig({ id: 'newer', coin: 'BTCUSDT', signalBarMs: newer, signalTimeMs: newer + HOUR_MS, timeframe: '1H' }))
+    await recordScan(h.deps.db, { ...scan, signalBarMs: newer, scannedAtMs: h.clock.now() })
     h.clock.advance(60_000)
     expect((await h.req('/signals/live?top_n=2')).body.map((s: any) => s.id)).toEqual(['newer'])
   })

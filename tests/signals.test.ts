@@ -29,11 +29,11 @@ beforeAll(async () => {
     await scanSignals(deps())
     await scoreSignals(deps())
   }
-  week = signalsSince(h.deps.db, 0)
+  week = await signalsSince(h.deps.db, 0)
 }, 60_000)
 
 describe('the scanner', () => {
-  test('finds signals of every timeframe and records each once', () => {
+  test('finds signals of every timeframe and records each once', async () => {
     expect(week.length).toBeGreaterThan(50)
     expect(new Set(week.map(s => s.id)).size).toBe(week.length)
     for (const tf of ['1H', '4H', '1D']) expect(week.some(s => s.timeframe === tf)).toBe(true)
@@ -41,7 +41,7 @@ describe('the scanner', () => {
 
   // this fixture store already holds the bars after the clock, like a store that keeps the
   // forming candle: the entry bar's open is known the moment it opens
-  test('a signal is recorded once its bar has closed and the next bar has opened, never earlier', () => {
+  test('a signal is recorded once its bar has closed and the next bar has opened, never earlier', async () => {
     for (const s of week) {
       const step = s.timeframe === '1H' ? HOUR_MS : s.timeframe === '4H' ? 4 * HOUR_MS : DAY_MS
       expect(s.signalTimeMs).toBe(s.signalBarMs + step)
@@ -50,7 +50,7 @@ describe('the scanner', () => {
     }
   })
 
-  test('the first scan backfills 72 hours and says so; later scans record the newest bar', () => {
+  test('the first scan backfills 72 hours and says so; later scans record the newest bar', async () => {
     const first = week.filter(s => s.publishedAtMs === WEEK_START + 10_000)
     expect(first.length).toBeGreaterThan(0)
     expect(Math.min(...first.map(s => s.signalTimeMs))).toBeGreaterThanOrEqual(WEEK_START - 72 * HOUR_MS)
@@ -61,12 +61,12 @@ describe('the scanner', () => {
   })
 
   test('a second scan of the same hour adds nothing', async () => {
-    const before = signalsSince(h.deps.db, 0).length
+    const before = (await signalsSince(h.deps.db, 0)).length
     expect((await scanSignals(deps())).added).toBe(0)
-    expect(signalsSince(h.deps.db, 0).length).toBe(before)
+    expect((await signalsSince(h.deps.db, 0)).length).toBe(before)
   })
 
-  test('entry_price is the open of the bar after the signal bar', () => {
+  test('entry_price is the open of the bar after the signal bar', async () => {
     for (const s of week.filter(x => x.timeframe === '1H').slice(0, 40)) {
       const bars = h.deps.store.bars(s.coin)!
       const e = (s.signalTimeMs - bars.t[0]) / HOUR_MS
@@ -141,7 +141,7 @@ describe('signals = the entries /simulate/coin finds, both ways, over the week',
 
 describe('the scorer', () => {
   test('a closed result equals, field for field, the /simulate/coin trade of that entry', async () => {
-    const rows = h.deps.db.select().from(scoredSignals).innerJoin(signals, eq(signals.id, scoredSignals.signalId)).all()
+    const rows = (await h.deps.db.orm.select().from(scoredSignals).innerJoin(signals, eq(signals.id, scoredSignals.signalId)))
     const closed = rows.filter(r => ['tp', 'sl', 'timeout', 'liquidation'].includes(r.scored_signals.status) && r.signals.timeframe === '1H')
     expect(closed.length).toBeGreaterThan(20)
     let compared = 0
@@ -168,8 +168,8 @@ describe('the scorer', () => {
     expect(compared).toBeGreaterThan(10)
   })
 
-  test('an open row reports the gross move to the last completed close; its frozen inputs are stored', () => {
-    const open = h.deps.db.select().from(scoredSignals).innerJoin(signals, eq(signals.id, scoredSignals.signalId)).where(eq(scoredSignals.status, 'open')).all()
+  test('an open row reports the gross move to the last completed close; its frozen inputs are stored', async () => {
+    const open = (await h.deps.db.orm.select().from(scoredSignals).innerJoin(signals, eq(signals.id, scoredSignals.signalId)).where(eq(scoredSignals.status, 'open')))
     expect(open.length).toBeGreaterThan(0)
     for (const { signals: s, scored_signals: sc } of open.filter(r => r.signals.timeframe === '1H')) {
       const bars = h.deps.store.bars(s.coin)!
@@ -183,9 +183,9 @@ describe('the scorer', () => {
     }
   })
 
-  test('every signal has a scored row', () => {
-    const n = h.deps.db.select().from(scoredSignals).all().length
-    expect(n).toBe(signalsSince(h.deps.db, 0).length)
+  test('every signal has a scored row', async () => {
+    const n = (await h.deps.db.orm.select().from(scoredSignals)).length
+    expect(n).toBe((await signalsSince(h.deps.db, 0)).length)
   })
 })
 
@@ -201,8 +201,8 @@ describe('the scan on the worker pool', () => {
       const b = await scanSignals(noPool)
       expect(a.added).toBeGreaterThan(0)
       expect(a.added).toBe(b.added)
-      const rows = (x: typeof pool) => signalsSince(x.deps.db, 0).map(s => `${s.id}|${s.entryPrice}|${s.backfill}`).sort()
-      expect(rows(pool)).toEqual(rows(here))
+      const rows = async (x: typeof pool) => (await signalsSince(x.deps.db, 0)).map(s => `${s.id}|${s.entryPrice}|${s.backfill}`).sort()
+      expect(await rows(pool)).toEqual(await rows(here))
     } finally {
       pool.cleanup()
       here.cleanup()
@@ -229,11 +229,11 @@ describe('the scan on the worker pool, as candles arrive', () => {
     })
     try {
       await scanSignals(pool.deps)
-      const before = latestScan(pool.deps.db, '1H')!.signalBarMs
+      const before = (await latestScan(pool.deps.db, '1H'))!.signalBarMs
       upTo(pool.deps.store, n0 + 1)
       pool.clock.advance(HOUR_MS)
       await scanSignals(pool.deps)
-      expect(latestScan(pool.deps.db, '1H')!.signalBarMs).toBe(before + HOUR_MS)
+      expect((await latestScan(pool.deps.db, '1H'))!.signalBarMs).toBe(before + HOUR_MS)
     } finally {
       pool.cleanup()
     }

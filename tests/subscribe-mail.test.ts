@@ -17,7 +17,7 @@ afterAll(async () => {
 beforeEach(() => h.clock.advance(61_000))
 
 const subscribe = (email: string, lang = 'en') => h.req('/api/subscribe', { method: 'POST', json: { email, lang } })
-const statusOf = (email: string) => h.deps.db.select().from(schema.subscribers).where(eq(schema.subscribers.email, email)).get()?.status
+const statusOf = async (email: string) => (await h.deps.db.orm.select().from(schema.subscribers).where(eq(schema.subscribers.email, email)))[0]?.status
 const deliver = () => h.deps.mailer!.deliverDue()
 const lastMailTo = (email: string) => {
   const m = smtp.received.findLast(r => r.to.includes(email))
@@ -44,7 +44,7 @@ describe('POST /api/subscribe', () => {
     const r = await subscribe('Alice@Example.org')
     expect(r.status).toBe(202)
     expect(r.body.status).toBe('pending_confirmation')
-    expect(statusOf('alice@example.org')).toBe('pending')
+    expect(await statusOf('alice@example.org')).toBe('pending')
     await deliver()
     const mail = lastMailTo('alice@example.org')!
     expect(mail.headers.get('from')).toBe('perpsim <alerts@perpsim.example.org>')
@@ -52,11 +52,11 @@ describe('POST /api/subscribe', () => {
     const link = linkIn(mail.text!, '/api/subscribe/confirm')!
     expect(link.searchParams.get('email')).toBe('alice@example.org')
     expect(mail.html).toContain('/api/subscribe/confirm?')
-    expect(statusOf('alice@example.org')).toBe('pending') // the mail alone changes nothing
+    expect(await statusOf('alice@example.org')).toBe('pending') // the mail alone changes nothing
     const c = await h.req(local(link))
     expect(c.status).toBe(200)
     expect(c.headers.get('content-type')).toContain('text/html')
-    expect(statusOf('alice@example.org')).toBe('active')
+    expect(await statusOf('alice@example.org')).toBe('active')
     expect((await h.req(local(link))).status).toBe(200) // following it again is harmless
   })
 
@@ -77,7 +77,7 @@ describe('POST /api/subscribe', () => {
     const report = await deliver()
     expect(smtp.received.length - before).toBe(1) // one confirmation for the new address, none for the repeat or the active one
     expect(report.sent).toBe(1)
-    expect(statusOf('alice@example.org')).toBe('active')
+    expect(await statusOf('alice@example.org')).toBe('active')
   })
 
   test('an expired or forged confirmation link is a 403 and changes nothing', async () => {
@@ -89,7 +89,7 @@ describe('POST /api/subscribe', () => {
     expect((await h.req(local(forged))).status).toBe(403)
     h.clock.advance(8 * 86_400_000)
     expect((await h.req(local(link))).status).toBe(403)
-    expect(statusOf('late@example.org')).toBe('pending')
+    expect(await statusOf('late@example.org')).toBe('pending')
   })
 
   test('more than a few requests a minute from one client are refused with 429', async () => {
@@ -107,13 +107,13 @@ describe('unsubscribing', () => {
     await subscribe(email)
     await deliver()
     await h.req(local(linkIn(lastMailTo(email)!.text!, '/api/subscribe/confirm')!))
-    expect(statusOf(email)).toBe('active')
+    expect(await statusOf(email)).toBe('active')
   }
 
   test('a forged or mismatched token is a 403 and changes nothing', async () => {
     await active('bob@example.org')
-    const good = new URL(h.deps.mailer!.unsubscribeUrl('bob@example.org'))
-    const other = new URL(h.deps.mailer!.unsubscribeUrl('carol@example.org'))
+    const good = new URL(await h.deps.mailer!.unsubscribeUrl('bob@example.org'))
+    const other = new URL(await h.deps.mailer!.unsubscribeUrl('carol@example.org'))
     for (const token of ['0.' + '0'.repeat(64), other.searchParams.get('token')!, 'x', good.searchParams.get('token')! + '0']) {
       const q = new URLSearchParams({ email: 'bob@example.org', token })
       expect((await h.req(`/api/unsubscribe?${q}`)).status).toBe(403)
@@ -123,28 +123,28 @@ describe('unsubscribing', () => {
     const { LinkTokens } = await import('../src/mail/tokens')
     const foreign = new LinkTokens(Buffer.alloc(32, 7)).sign('unsubscribe', 'bob@example.org', h.clock.now())
     expect((await h.req(`/api/unsubscribe?${new URLSearchParams({ email: 'bob@example.org', token: foreign })}`)).status).toBe(403)
-    expect(statusOf('bob@example.org')).toBe('active')
+    expect(await statusOf('bob@example.org')).toBe('active')
   })
 
   test('the signed link unsubscribes (GET), idempotently, with a small page', async () => {
-    const url = new URL(h.deps.mailer!.unsubscribeUrl('bob@example.org'))
+    const url = new URL(await h.deps.mailer!.unsubscribeUrl('bob@example.org'))
     const r = await h.req(local(url))
     expect(r.status).toBe(200)
     expect(r.body).toContain('unsubscribed')
-    expect(statusOf('bob@example.org')).toBe('unsubscribed')
+    expect(await statusOf('bob@example.org')).toBe('unsubscribed')
     expect((await h.req(local(url))).status).toBe(200)
   })
 
   test('the same link takes the RFC 8058 one-click POST', async () => {
     await active('dave@example.org')
-    const url = new URL(h.deps.mailer!.unsubscribeUrl('dave@example.org'))
+    const url = new URL(await h.deps.mailer!.unsubscribeUrl('dave@example.org'))
     const r = await h.req(local(url), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
     expect(r.status).toBe(200)
-    expect(statusOf('dave@example.org')).toBe('unsubscribed')
+    expect(await statusOf('dave@example.org')).toBe('unsubscribed')
   })
 
   test('the link secret is generated once and kept in the database', async () => {
-    const rows = h.deps.db.select().from(schema.serviceSecrets).all()
+    const rows = (await h.deps.db.orm.select().from(schema.serviceSecrets))
     expect(rows.length).toBe(1)
     expect(rows[0].value).toMatch(/^[0-9a-f]{64}$/)
   })
@@ -156,7 +156,7 @@ describe('the outbox', () => {
     smtp.failNext(451)
     const first = await deliver()
     expect(first.retrying).toBe(1)
-    const row = h.deps.db.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.recipient, 'retry@example.org')).get()!
+    const row = (await h.deps.db.orm.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.recipient, 'retry@example.org')))[0]!
     expect(row.status).toBe('pending')
     expect(row.attempts).toBe(1)
     expect(row.lastError).toContain('451')
@@ -164,7 +164,7 @@ describe('the outbox', () => {
     h.clock.advance(BACKOFF_MS[0])
     expect((await deliver()).sent).toBe(1)
     expect(smtp.received.filter(r => r.to.includes('retry@example.org')).length).toBe(1)
-    const done = h.deps.db.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.id, row.id)).get()!
+    const done = (await h.deps.db.orm.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.id, row.id)))[0]!
     expect(done.status).toBe('sent')
     expect(done.attempts).toBe(2)
   })
@@ -180,10 +180,10 @@ describe('the outbox', () => {
 
   test('a row claimed by a process that died is sent after its lease, once', async () => {
     // queued without the delivery a subscribe request starts at once
-    h.deps.db.insert(schema.subscribers).values({ email: 'crash@example.org', lang: 'en', status: 'pending', createdAtMs: h.clock.now(), updatedAtMs: h.clock.now() }).run()
-    h.deps.mailer!.queueConfirmation('crash@example.org', 'en')
-    expect(h.deps.mailer!.queueConfirmation('crash@example.org', 'en')).toBe(false) // one row per recipient, kind and week
-    const claimed = h.deps.mailer!.outbox.claim(10) // "crash": claimed, never sent
+    await h.deps.db.orm.insert(schema.subscribers).values({ email: 'crash@example.org', lang: 'en', status: 'pending', createdAtMs: h.clock.now(), updatedAtMs: h.clock.now() })
+    await h.deps.mailer!.queueConfirmation('crash@example.org', 'en')
+    expect(await h.deps.mailer!.queueConfirmation('crash@example.org', 'en')).toBe(false) // one row per recipient, kind and week
+    const claimed = await h.deps.mailer!.outbox.claim(10) // "crash": claimed, never sent
     expect(claimed.map(r => r.recipient)).toContain('crash@example.org')
     expect((await deliver()).sent).toBe(0)
     h.clock.advance(LEASE_MS)

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
@@ -48,11 +49,11 @@ function mth(hashes: Uint8Array[]): Uint8Array {
 }
 
 describe('day roots', () => {
-  test('days are sealed in order once over and final, from the first record day', () => {
+  test('days are sealed in order once over and final, from the first record day', async () => {
     expect(sealed.length).toBeGreaterThanOrEqual(3)
     expect(sealed).toEqual([...sealed].sort())
     expect(firstWait).not.toBeNull()
-    const rows = h.deps.db.select().from(dayRoots).all()
+    const rows = (await h.deps.db.orm.select().from(dayRoots))
     for (const r of rows) expect(dayMsOf(r.day) + DAY_MS).toBeLessThanOrEqual(r.sealedAtMs)
   })
 
@@ -88,7 +89,8 @@ describe('day roots', () => {
   })
 
   test("a leaf is the record /signals/scored serves for that id", async () => {
-    const day = sealed.find(d => h.deps.db.select().from(dayLeaves).all().some(l => l.day === d))!
+    const leafRows = await h.deps.db.orm.select().from(dayLeaves)
+    const day = sealed.find(d => leafRows.some(l => l.day === d))!
     const l = await h.req(`/trust/merkle/${day}/leaves`)
     const first = JSON.parse(l.body.leaves[0].leaf)
     const s = await h.req(`/signals/scored?signal_ids=${encodeURIComponent(first.id)}`)
@@ -153,15 +155,15 @@ describe('day roots', () => {
     expect((await h.req(`/trust/merkle/${sealed[0]}/proof?leaf=xyz`)).status).toBe(422)
   })
 
-  test('a sealed root and its leaves cannot be changed, removed or added to (SQLite triggers)', () => {
-    const c = h.deps.db.$client
+  test('a sealed root and its leaves cannot be changed, removed or added to (SQLite triggers)', async () => {
+    const c = h.deps.db
     const day = sealed[0]!
-    expect(() => c.run(`UPDATE day_roots SET root = 'x' WHERE day = '${day}'`)).toThrow(/never changes/)
-    expect(() => c.run(`DELETE FROM day_roots WHERE day = '${day}'`)).toThrow(/never removed/)
-    expect(() => c.run(`INSERT OR REPLACE INTO day_roots VALUES ('${day}', 0, NULL, 'x', 0)`)).toThrow()
-    expect(() => c.run(`UPDATE day_leaves SET leaf = '{}'`)).toThrow(/never changes/)
-    expect(() => c.run(`DELETE FROM day_leaves`)).toThrow(/never removed/)
-    expect(() => c.run(`INSERT INTO day_leaves VALUES ('${day}', 999, 'extra', '{}', 'ab')`)).toThrow(/no further leaves/)
+    await expect(c.rows(sql.raw(`UPDATE day_roots SET root = 'x' WHERE day = '${day}'`))).rejects.toThrow(/never changes/)
+    await expect(c.rows(sql.raw(`DELETE FROM day_roots WHERE day = '${day}'`))).rejects.toThrow(/never removed/)
+    await expect(c.rows(sql.raw(`INSERT OR REPLACE INTO day_roots VALUES ('${day}', 0, NULL, 'x', 0)`))).rejects.toThrow()
+    await expect(c.rows(sql.raw(`UPDATE day_leaves SET leaf = '{}'`))).rejects.toThrow(/never changes/)
+    await expect(c.rows(sql.raw(`DELETE FROM day_leaves`))).rejects.toThrow(/never removed/)
+    await expect(c.rows(sql.raw(`INSERT INTO day_leaves VALUES ('${day}', 999, 'extra', '{}', 'ab')`))).rejects.toThrow(/no further leaves/)
   })
 
   test('a restart (a second sealing pass) seals nothing twice', async () => {
@@ -173,7 +175,8 @@ describe('trust verify', () => {
   test('checks a leaf file against a running server, and against the local database', { timeout: 20_000 }, async () => {
     const server = h.app.listen({ port: 0, hostname: '127.0.0.1' })
     try {
-      const day = sealed.find(d => h.deps.db.select().from(dayLeaves).all().some(l => l.day === d))!
+      const leafRows = await h.deps.db.orm.select().from(dayLeaves)
+    const day = sealed.find(d => leafRows.some(l => l.day === d))!
       const l = await h.req(`/trust/merkle/${day}/leaves`)
       const record = JSON.parse(l.body.leaves.at(-1).leaf)
       const file = join(h.dataDir, 'leaf.json')
@@ -206,7 +209,7 @@ describe('trust verify', () => {
 })
 
 describe('admin routes', () => {
-  test('the key is compared as the contract asks: unset 503, missing 401, wrong 403', () => {
+  test('the key is compared as the contract asks: unset 503, missing 401, wrong 403', async () => {
     expect(checkAdminKey('', 'x')).toMatchObject({ ok: false, status: 503 })
     expect(checkAdminKey('k', null)).toMatchObject({ ok: false, status: 401 })
     expect(checkAdminKey('k', '')).toMatchObject({ ok: false, status: 401 })
@@ -246,7 +249,7 @@ describe('admin routes', () => {
     expect(proc.stdout.toString()).toContain('3 new points')
     // the CLI wrote the service's database file; this harness reads its in-memory one, so import there too
     const { importNavFile } = await import('../src/cli-trust')
-    expect(importNavFile(h.deps.db, csv, 0).added).toBe(3)
+    expect((await importNavFile(h.deps.db, csv, 0)).added).toBe(3)
     const r = await h.req('/trust/real-track', { headers: { 'X-Admin-Key': 's3cret-key' } })
     expect(r.body.count).toBe(3)
     expect(r.body.return_pct).toBe(-1)
@@ -274,7 +277,7 @@ describe('/trust/metrics', () => {
     const r = await h.req('/trust/metrics')
     expect(r.status).toBe(200)
     const now = h.clock.now()
-    const all = h.deps.db.select().from(signals).all()
+    const all = (await h.deps.db.orm.select().from(signals))
     expect(r.body.signals_published_24h).toBe(all.filter(s => s.publishedAtMs >= now - DAY_MS).length)
     expect(r.body.signals_published_7d).toBe(all.filter(s => s.publishedAtMs >= now - 7 * DAY_MS).length)
     const lat = all.filter(s => !s.backfill && s.publishedAtMs >= now - 7 * DAY_MS).map(s => (s.publishedAtMs - s.signalTimeMs) / 1000).sort((a, b) => a - b)

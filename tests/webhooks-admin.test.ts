@@ -5,6 +5,7 @@
  * wrong key) and before the body is read; 422 naming the field for a bad endpoint; the
  * secret shown once; an endpoint with deliveries is disabled, not deleted.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { schema } from '../src/db'
@@ -143,21 +144,21 @@ describe('ping and removal', () => {
     const fresh = await create({ url: receiver.url })
     const del = await h.req(`/admin/webhooks/${fresh.body.id}`, { method: 'DELETE', headers: admin })
     expect(del.body).toEqual({ id: fresh.body.id, removed: 'deleted', cancelled_deliveries: 0 })
-    expect(h.deps.db.select().from(schema.pushEndpoints).all().some(e => e.id === fresh.body.id)).toBe(false)
+    expect((await h.deps.db.orm.select().from(schema.pushEndpoints)).some(e => e.id === fresh.body.id)).toBe(false)
 
     const used = await create({ url: receiver.url, kinds: ['day_root'] })
-    h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), [{ kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } }]))
-    h.deps.pusher!.outbox.fanOut()
+    await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), [{ kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } }]))
+    await h.deps.pusher!.outbox.fanOut()
     const removed = await h.req(`/admin/webhooks/${used.body.id}`, { method: 'DELETE', headers: admin })
     expect(removed.body).toEqual({ id: used.body.id, removed: 'disabled', cancelled_deliveries: 1 })
-    const row = h.deps.db.select().from(schema.pushEndpoints).all().find(e => e.id === used.body.id)!
+    const row = (await h.deps.db.orm.select().from(schema.pushEndpoints)).find(e => e.id === used.body.id)!
     expect(row.disabledAtMs).toBe(h.clock.now())
     expect(row.secret).toBeNull()
     expect((await h.req('/admin/webhooks', { headers: admin })).body.endpoints.some((e: { id: number }) => e.id === used.body.id)).toBe(false)
     expect((await h.req(`/admin/webhooks/${used.body.id}`, { method: 'DELETE', headers: admin })).status).toBe(404)
     // the database keeps it removed and keeps its deliveries
-    expect(() => h.deps.db.$client.run('UPDATE push_endpoints SET disabled_at_ms = NULL WHERE id = ?', [used.body.id])).toThrow(/never enabled again/)
-    expect(() => h.deps.db.$client.run('DELETE FROM push_deliveries')).toThrow(/never removed/)
-    expect(() => h.deps.db.$client.run("UPDATE push_deliveries SET status = 'pending'")).toThrow(/finished push delivery is never changed/)
+    await expect(h.deps.db.rows(sql`UPDATE push_endpoints SET disabled_at_ms = NULL WHERE id = ${used.body.id}`)).rejects.toThrow(/never enabled again/)
+    await expect(h.deps.db.rows(sql.raw('DELETE FROM push_deliveries'))).rejects.toThrow(/never removed/)
+    await expect(h.deps.db.rows(sql.raw("UPDATE push_deliveries SET status = 'pending'"))).rejects.toThrow(/finished push delivery is never changed/)
   })
 })

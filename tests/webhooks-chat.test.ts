@@ -6,6 +6,7 @@
  * out with no request meanwhile; an unknown chat or webhook fails at once (retrying cannot
  * help).
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { schema } from '../src/db'
 import { createLogger } from '../src/log'
@@ -37,8 +38,8 @@ async function register(body: Record<string, unknown>): Promise<number> {
   expect(r.status).toBe(201)
   return r.body.id
 }
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
-const rowsOf = (endpointId: number) => h.deps.db.select().from(schema.pushDeliveries).all().filter(d => d.endpointId === endpointId)
+const append = (...list: NewEvent[]) => h.deps.db.tx(tx => appendEvents(tx, h.clock.now(), list))
+const rowsOf = async (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
 
 const signal = (id: number, coin: string): NewEvent => ({
   kind: 'signal',
@@ -70,7 +71,7 @@ describe('Telegram', () => {
   test('sendMessage to the chat: a short Korean or English text with the figures and a link to the record', async () => {
     await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT), lang: 'ko' })
     await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '@perpsim_alerts', lang: 'en', kinds: ['scored'] })
-    append(signal(11, 'BTC'), scored(11, 7.654321))
+    await append(signal(11, 'BTC'), scored(11, 7.654321))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 3, failed: 0 })
     const ko = telegram.sent.filter(m => m.chat_id === CHAT)
     expect(ko.map(m => m.text)).toEqual([
@@ -87,12 +88,12 @@ describe('Telegram', () => {
 
   test('429 retry_after is honoured: the endpoint waits that long, with no request meanwhile', async () => {
     const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
-    append(signal(21, 'ETH'), signal(22, 'SOL'))
+    await append(signal(21, 'ETH'), signal(22, 'SOL'))
     telegram.floodNext(17)
     const requestsBefore = telegram.requests
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 2 })
     expect(telegram.requests - requestsBefore).toBe(1)
-    expect(rowsOf(id).map(r => [r.status, r.attempts, r.nextAttemptAtMs])).toEqual([['pending', 0, h.clock.now() + 17_000], ['pending', 0, h.clock.now() + 17_000]])
+    expect((await rowsOf(id)).map(r => [r.status, r.attempts, r.nextAttemptAtMs])).toEqual([['pending', 0, h.clock.now() + 17_000], ['pending', 0, h.clock.now() + 17_000]])
     h.clock.advance(16_999)
     await pusher.deliverDue()
     expect(telegram.requests - requestsBefore).toBe(1)
@@ -104,10 +105,10 @@ describe('Telegram', () => {
   test('an unknown chat (400) or a revoked token (401) fails at once: retrying cannot help', async () => {
     const unknownChat = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '-1009999999999' })
     const revoked = await register({ sink: 'telegram', bot_token: '7012345678:AAH3-some-revoked-token-value', chat_id: String(CHAT) })
-    append(signal(31, 'BTC'))
+    await append(signal(31, 'BTC'))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, failed: 2 })
-    expect(rowsOf(unknownChat)[0]).toMatchObject({ status: 'failed', lastStatus: 400, lastError: 'Telegram 400: Bad Request: chat not found' })
-    expect(rowsOf(revoked)[0]).toMatchObject({ status: 'failed', lastStatus: 401, lastError: 'Telegram 401: Unauthorized' })
+    expect((await rowsOf(unknownChat))[0]).toMatchObject({ status: 'failed', lastStatus: 400, lastError: 'Telegram 400: Bad Request: chat not found' })
+    expect((await rowsOf(revoked))[0]).toMatchObject({ status: 'failed', lastStatus: 401, lastError: 'Telegram 401: Unauthorized' })
   })
 })
 
@@ -120,12 +121,12 @@ describe('an API that does not answer', () => {
     const log = { ...createLogger('silent'), warn: (m: string) => void lines.push(m), info: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) }
     const offline = new Pusher({ db: h.deps.db, clock: h.clock, config: { ...h.deps.config.push, telegramApiUrl: deadUrl }, baseUrl: 'https://perpsim.example.org', log: log as never, random: () => 0.5 })
     const id = await register({ sink: 'telegram', bot_token: TOKEN, chat_id: String(CHAT) })
-    append(signal(61, 'BTC'))
+    await append(signal(61, 'BTC'))
     expect(await offline.deliverDue()).toMatchObject({ delivered: 0, retrying: 1 })
-    const row = rowsOf(id)[0]!
+    const row = (await rowsOf(id))[0]!
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null })
     expect(row.lastError).toStartWith('no answer')
-    const everything = JSON.stringify([row, h.deps.db.select().from(schema.pushEndpoints).all().find(e => e.id === id)!.lastError, lines])
+    const everything = JSON.stringify([row, (await h.deps.db.orm.select().from(schema.pushEndpoints)).find(e => e.id === id)!.lastError, lines])
     expect(everything).not.toContain(TOKEN.split(':')[1])
   })
 })
@@ -133,7 +134,7 @@ describe('an API that does not answer', () => {
 describe('Discord', () => {
   test('POST ?wait=true {content}, mentions off; an exhausted bucket (X-RateLimit-Remaining: 0) is waited out before the next message, so no 429 is ever hit', async () => {
     await register({ sink: 'discord', url: discord.webhookUrl('1111') })
-    append(signal(41, 'BTC'), signal(42, 'ETH'), signal(43, 'SOL'), signal(44, 'XRP'), signal(45, 'ADA'))
+    await append(signal(41, 'BTC'), signal(42, 'ETH'), signal(43, 'SOL'), signal(44, 'XRP'), signal(45, 'ADA'))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 2, postponed: 3 })
     expect(discord.sent.map(m => [m.webhook, m.wait, m.allowed_mentions])).toEqual([['1111', true, { parse: [] }], ['1111', true, { parse: [] }]])
     h.clock.advance(2_400)
@@ -150,11 +151,11 @@ describe('Discord', () => {
     h.clock.advance(10_000) // a fresh bucket
     const ko = await register({ sink: 'discord', url: discord.webhookUrl('2222'), lang: 'ko' })
     const gone = await register({ sink: 'discord', url: `${discord.apiUrl}/webhooks/3333/deleted` })
-    append(scored(51, -3.2))
+    await append(scored(51, -3.2))
     discord.rateLimitNext(1.234)
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 1, failed: 1 })
-    expect(rowsOf(gone)[0]).toMatchObject({ status: 'failed', lastStatus: 404, lastError: 'Discord 404: Unknown Webhook' })
-    expect(rowsOf(ko)[0]!.nextAttemptAtMs).toBe(h.clock.now() + 1_234)
+    expect((await rowsOf(gone))[0]).toMatchObject({ status: 'failed', lastStatus: 404, lastError: 'Discord 404: Unknown Webhook' })
+    expect((await rowsOf(ko))[0]!.nextAttemptAtMs).toBe(h.clock.now() + 1_234)
     h.clock.advance(1_233)
     expect((await pusher.deliverDue()).delivered).toBe(0)
     h.clock.advance(1)
@@ -175,14 +176,14 @@ describe('Discord', () => {
 describe('the messages', () => {
   const links = { baseUrl: 'https://perpsim.example.org', rankingTop: () => null, proofDay: () => '20261121' }
   const position = { cycle_id: 3, strategy: 'bb-squeeze-long', coin: 'ETH', direction: 'long', entry_price: 3012.456789, margin_usd: 100, leverage: 5, sl_pct: 10, tp_pct: 8, exit_reason: null, pnl_pct: null, pnl_usd: null, bars_held: null }
-  test('a paper position opened and closed, in English and Korean, linking its cycle', () => {
+  test('a paper position opened and closed, in English and Korean, linking its cycle', async () => {
     expect(eventText({ id: 1, kind: 'paper', payload: { action: 'opened', position } }, 'en', links)).toBe('📄 Paper trade opened: LONG ETH at 3012.46 · $100 margin ×5 · SL 10.0% · TP 8.0% (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
     const closed = { ...position, exit_reason: 'tp', pnl_pct: 40.1234, pnl_usd: 40.12, bars_held: 9 }
     expect(eventText({ id: 2, kind: 'paper', payload: { action: 'closed', position: closed } }, 'en', links)).toBe('✅ Paper trade closed: LONG ETH take profit +40.12% (+$40.12) · 9 bars (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
     expect(eventText({ id: 2, kind: 'paper', payload: { action: 'closed', position: { ...closed, exit_reason: 'sl', pnl_pct: -50.5, pnl_usd: -50.5 } } }, 'ko', links)).toBe('❌ 모의 거래 종료: ETH 롱 손절 -50.50% (-$50.50) · 9봉 (bb-squeeze-long)\nhttps://perpsim.example.org/paper-trading?cycle=3')
   })
 
-  test('a ranking day without rows, a day root, and a kind without wording yet still say what and where', () => {
+  test('a ranking day without rows, a day root, and a kind without wording yet still say what and where', async () => {
     expect(eventText({ id: 5, kind: 'ranking', payload: { date: '2026-11-22', sha256: '0123456789abcdef'.repeat(4), url: '/rankings/files/20261122' } }, 'en', links)).toBe('🏆 Rankings 2026-11-22 published (sha256 0123456789ab…)\nhttps://perpsim.example.org/rankings/files/20261122')
     expect(eventText({ id: 6, kind: 'day_root', payload: { date: '20261121', leaf_count: 1, root: 'f'.repeat(64) } }, 'ko', links)).toBe(`🌳 2026-11-21: 기록 1건 봉인 · 루트 ${'f'.repeat(16)}…\nhttps://perpsim.example.org/trust/merkle/20261121`)
     expect(eventText({ id: 7, kind: 'sweep', payload: {} }, 'en', links)).toBe('perpsim sweep event #7\nhttps://perpsim.example.org/events?types=sweep')

@@ -35,9 +35,9 @@ test('SIGKILL mid webhook delivery: after a restart every event is delivered, no
   const dbPath = join(data, 'perpsim.sqlite')
   const secret = newSecret()
   const seed = openDb(dbPath)
-  addEndpoint(seed, Date.now(), { sink: 'webhook', url: receiver.url, secret, telegramBotToken: null, telegramChatId: null, lang: 'en', kinds: [], strategies: [], coins: [], statuses: [] })
-  const ids = seed.transaction(tx => appendEvents(tx, Date.now(), Array.from({ length: N }, (_, k) => ({ kind: 'signal' as const, strategy: 'bb-squeeze-short', coin: `C${k}`, status: 'verified', payload: { n: k } }))))
-  seed.$client.close()
+  await addEndpoint(seed, Date.now(), { sink: 'webhook', url: receiver.url, secret, telegramBotToken: null, telegramChatId: null, lang: 'en', kinds: [], strategies: [], coins: [], statuses: [] })
+  const ids = await seed.tx(tx => appendEvents(tx, Date.now(), Array.from({ length: N }, (_, k) => ({ kind: 'signal' as const, strategy: 'bb-squeeze-short', coin: `C${k}`, status: 'verified', payload: { n: k } }))))
+  await seed.close()
 
   const rows = () => {
     const db = new Database(dbPath, { readonly: true })

@@ -7,6 +7,7 @@
  * pauses the endpoint for the time it names, with no request before then; a lease left by
  * a dead process is taken over only once it expires.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { isoInstant } from '../src/time'
 import { Webhook } from 'standardwebhooks'
@@ -38,9 +39,9 @@ async function register(body: Record<string, unknown>): Promise<{ id: number; se
 async function removeAll() {
   for (const e of (await h.req('/admin/webhooks', { headers: admin })).body.endpoints) await h.req(`/admin/webhooks/${e.id}`, { method: 'DELETE', headers: admin })
 }
-const append = (...list: NewEvent[]) => h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), list))
+const append = (...list: NewEvent[]) => h.deps.db.tx(tx => appendEvents(tx, h.clock.now(), list))
 const signal = (strategy: string, coin: string, status: string): NewEvent => ({ kind: 'signal', strategy, coin, status, payload: { strategy, coin, status } })
-const rowsOf = (endpointId: number) => h.deps.db.select().from(schema.pushDeliveries).all().filter(d => d.endpointId === endpointId)
+const rowsOf = async (endpointId: number) => (await h.deps.db.orm.select().from(schema.pushDeliveries)).filter(d => d.endpointId === endpointId)
 const healthOf = async (id: number) => (await h.req('/admin/webhooks', { headers: admin })).body.endpoints.find((e: { id: number }) => e.id === id).health
 
 beforeEach(async () => {
@@ -51,30 +52,30 @@ beforeEach(async () => {
 
 describe('fan-out', () => {
   test('one row per endpoint and event its filters let through, only events after its registration, the cursor moved in the same transaction', async () => {
-    append(signal('bb-squeeze-short', 'BTC', 'verified'))
-    const before = pusher.outbox.cursor()
+    await append(signal('bb-squeeze-short', 'BTC', 'verified'))
+    const before = await pusher.outbox.cursor()
     const all = await register({})
     const scoredBtc = await register({ kinds: ['signal'], filters: { coins: ['BTC'], status: ['verified'] } })
-    const ids = append(
+    const ids = await append(
       signal('bb-squeeze-short', 'BTC', 'verified'),
       signal('bb-squeeze-short', 'ETH', 'verified'),
       signal('macd-cross-long', 'BTC', 'testing'),
       { kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } },
     )
-    expect(pusher.outbox.fanOut()).toBe(4 + 1)
-    expect(pusher.outbox.cursor()).toBe(ids[3]!)
-    expect(pusher.outbox.cursor()).toBeGreaterThan(before)
-    expect(rowsOf(all.id).map(r => r.eventId)).toEqual(ids) // the event before its registration is not sent to it
-    expect(rowsOf(scoredBtc.id).map(r => r.eventId)).toEqual([ids[0]!])
-    expect(pusher.outbox.fanOut()).toBe(0) // nothing twice
-    expect(() => h.deps.db.$client.run('UPDATE push_cursor SET event_id = event_id - 1')).toThrow(/never moves back/)
+    expect(await pusher.outbox.fanOut()).toBe(4 + 1)
+    expect(await pusher.outbox.cursor()).toBe(ids[3]!)
+    expect(await pusher.outbox.cursor()).toBeGreaterThan(before)
+    expect((await rowsOf(all.id)).map(r => r.eventId)).toEqual(ids) // the event before its registration is not sent to it
+    expect((await rowsOf(scoredBtc.id)).map(r => r.eventId)).toEqual([ids[0]!])
+    expect(await pusher.outbox.fanOut()).toBe(0) // nothing twice
+    await expect(h.deps.db.rows(sql.raw('UPDATE push_cursor SET event_id = event_id - 1'))).rejects.toThrow(/never moves back/)
   })
 })
 
 describe('sending', () => {
   test('a signed delivery per row: webhook-id is the event id, the body the event, verified by the reference library', async () => {
     const ep = await register({})
-    const [id] = append(signal('bb-squeeze-short', 'SOL', 'verified'))
+    const [id] = await append(signal('bb-squeeze-short', 'SOL', 'verified'))
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 1, failed: 0 })
     expect(receiver.received.length).toBe(1)
     const got = receiver.received[0]!
@@ -82,16 +83,16 @@ describe('sending', () => {
     expect(got.headers['content-type']).toBe('application/json')
     const body = new Webhook(ep.secret).verify(got.body, got.headers) as { id: number; type: string; data: unknown }
     expect(body).toMatchObject({ id, type: 'signal', data: { strategy: 'bb-squeeze-short', coin: 'SOL', status: 'verified' } })
-    expect(rowsOf(ep.id)[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 })
+    expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 })
     expect(await healthOf(ep.id)).toMatchObject({ state: 'healthy', delivered: 1, pending_deliveries: 0, consecutive_failures: 0 })
   })
 
   test('a failure is retried after its backoff, with the same webhook-id (the idempotency key)', async () => {
     const ep = await register({})
-    const [id] = append(signal('bb-squeeze-short', 'XRP', 'verified'))
+    const [id] = await append(signal('bb-squeeze-short', 'XRP', 'verified'))
     receiver.answerNext(500)
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, retrying: 1 })
-    const row = rowsOf(ep.id)[0]!
+    const row = (await rowsOf(ep.id))[0]!
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' })
     expect(row.nextAttemptAtMs).toBe(h.clock.now() + backoffMs(1, () => 0.5))
     expect(await healthOf(ep.id)).toMatchObject({ state: 'failing', consecutive_failures: 1, pending_deliveries: 1 })
@@ -103,11 +104,11 @@ describe('sending', () => {
     expect((await pusher.deliverDue()).delivered).toBe(1)
     expect(receiver.received.map(r => r.headers['webhook-id'])).toEqual([String(id), String(id)])
     for (const r of receiver.received) expect(() => new Webhook(ep.secret).verify(r.body, r.headers)).not.toThrow()
-    expect(rowsOf(ep.id)[0]).toMatchObject({ status: 'delivered', attempts: 2 })
+    expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 })
     expect(await healthOf(ep.id)).toMatchObject({ state: 'healthy', consecutive_failures: 0 })
   })
 
-  test('backoff: exponential from 30 s, capped at an hour, half of each step drawn at random', () => {
+  test('backoff: exponential from 30 s, capped at an hour, half of each step drawn at random', async () => {
     expect([1, 2, 3, 4].map(n => backoffMs(n, () => 0))).toEqual([15_000, 30_000, 60_000, 120_000])
     expect([1, 2, 3, 4].map(n => backoffMs(n, () => 1))).toEqual([30_000, 60_000, 120_000, 240_000])
     expect(backoffMs(20, () => 1)).toBe(BACKOFF_CAP_MS)
@@ -117,7 +118,7 @@ describe('sending', () => {
 
   test('a receiver that never answers 2xx: the row fails at its maximum age and the health says so', async () => {
     const ep = await register({})
-    append(signal('bb-squeeze-short', 'ADA', 'verified'))
+    await append(signal('bb-squeeze-short', 'ADA', 'verified'))
     const start = h.clock.now()
     receiver.answerNext(503, 1000)
     let attempts = 0
@@ -125,9 +126,9 @@ describe('sending', () => {
       const r = await pusher.deliverDue()
       attempts += r.retrying + r.failed
       if (r.failed) break
-      h.clock.set(Math.max(h.clock.now() + 1, rowsOf(ep.id)[0]!.nextAttemptAtMs))
+      h.clock.set(Math.max(h.clock.now() + 1, (await rowsOf(ep.id))[0]!.nextAttemptAtMs))
     }
-    const row = rowsOf(ep.id)[0]!
+    const row = (await rowsOf(ep.id))[0]!
     expect(row.status).toBe('failed')
     expect(h.clock.now() - start).toBeLessThanOrEqual(MAX_AGE_MS)
     expect(attempts).toBe(row.attempts)
@@ -137,11 +138,11 @@ describe('sending', () => {
 
   test('a 429 pauses the endpoint for its Retry-After: no request before then, no attempt counted', async () => {
     const ep = await register({})
-    append(signal('a', 'BTC', 'verified'), signal('b', 'BTC', 'verified'), signal('c', 'BTC', 'verified'))
+    await append(signal('a', 'BTC', 'verified'), signal('b', 'BTC', 'verified'), signal('c', 'BTC', 'verified'))
     receiver.answerNext(429, 1, { 'retry-after': '120' })
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0, postponed: 3 })
     expect(receiver.received.length).toBe(1) // the other two waited with it
-    expect(rowsOf(ep.id).map(r => [r.status, r.attempts])).toEqual([['pending', 0], ['pending', 0], ['pending', 0]])
+    expect((await rowsOf(ep.id)).map(r => [r.status, r.attempts])).toEqual([['pending', 0], ['pending', 0], ['pending', 0]])
     expect((await healthOf(ep.id)).paused_until).toBe(isoInstant(h.clock.now() + 120_000))
     h.clock.advance(119_000)
     await pusher.deliverDue()
@@ -155,24 +156,24 @@ describe('sending', () => {
 describe('leases', () => {
   test("a row claimed by a process that died is not sent again before its lease runs out, then it is", async () => {
     const ep = await register({})
-    append(signal('bb-squeeze-short', 'DOGE', 'verified'))
+    await append(signal('bb-squeeze-short', 'DOGE', 'verified'))
     const dead = new PushOutbox(h.deps.db, h.clock, 'dead-process')
-    dead.fanOut()
-    const claimed = dead.claim()
+    await dead.fanOut()
+    const claimed = await dead.claim()
     expect(claimed.map(r => [r.endpointId, r.status, r.owner])).toEqual([[ep.id, 'sending', 'dead-process']])
     expect(claimed[0]!.claimedUntilMs).toBe(h.clock.now() + LEASE_MS)
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 0 })
     h.clock.advance(LEASE_MS)
     expect(await pusher.deliverDue()).toMatchObject({ delivered: 1 })
-    expect(rowsOf(ep.id)[0]).toMatchObject({ status: 'delivered', owner: pusher.outbox.owner })
+    expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'delivered', owner: pusher.outbox.owner })
     // the dead process's late outcome changes nothing
-    dead.retry(claimed[0]!, 500, 'late', h.clock.now())
-    expect(rowsOf(ep.id)[0]!.status).toBe('delivered')
+    await dead.retry(claimed[0]!, 500, 'late', h.clock.now())
+    expect((await rowsOf(ep.id))[0]!.status).toBe('delivered')
   })
 
   test('stopping (SIGTERM): the attempt in flight finishes, the claimed rows not yet attempted are handed back at once, nothing more is claimed', async () => {
     const ep = await register({})
-    append(...Array.from({ length: 8 }, (_, k) => signal('s', `C${k}`, 'verified')))
+    await append(...Array.from({ length: 8 }, (_, k) => signal('s', `C${k}`, 'verified')))
     const stopping = new Pusher({ db: h.deps.db, clock: h.clock, config: h.deps.config.push, baseUrl: 'https://perpsim.example.org', log: createLogger('silent') })
     receiver.delayMs = 50
     try {
@@ -180,7 +181,7 @@ describe('leases', () => {
       while (receiver.received.length < 2) await Bun.sleep(5)
       await stopping.stop()
       const report = await run
-      const rows = rowsOf(ep.id)
+      const rows = await rowsOf(ep.id)
       expect(report.delivered).toBe(rows.filter(r => r.status === 'delivered').length)
       expect(report.delivered).toBeGreaterThanOrEqual(2)
       expect(report.delivered).toBeLessThan(8)

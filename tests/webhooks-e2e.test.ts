@@ -54,10 +54,10 @@ beforeAll(async () => {
   await register({ sink: 'telegram', bot_token: TOKEN, chat_id: '42', lang: 'ko', kinds: ['scored', 'day_root', 'paper'] })
   await register({ sink: 'discord', url: discord.webhookUrl('1111'), kinds: ['ranking'] })
   const date = new Date(START).toISOString().slice(0, 10)
-  publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1, { win_rate: 55.5, total_return_pct: 12.3 })), (_p, g) => g === 'top50')
+  await publishPicksDay(h, date, FREQUENT.map((s, i) => rankedRegistryRow(s, i + 1, { win_rate: 55.5, total_return_pct: 12.3 })), (_p, g) => g === 'top50')
   // the delivery between the hours, as the scheduler's does
   await runLiveHours(h, START, END, () => pusher.deliverDue())
-  events = eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
+  events = await eventsAfter(h.deps.db, 0, { limit: 1_000_000 })
 }, 180_000)
 
 /** the reference library's check, at the delivery's own time (the clock here is in 2025) */
@@ -71,7 +71,7 @@ function verify(hook: { body: string; headers: Record<string, string> }): unknow
 }
 
 describe('delivery of the live records', () => {
-  test('every event reached the webhook exactly once, signed, its data the record as written', () => {
+  test('every event reached the webhook exactly once, signed, its data the record as written', async () => {
     for (const k of ['signal', 'scored', 'day_root', 'ranking', 'paper']) expect(events.some(e => e.kind === k)).toBe(true)
     expect(receiver.received.map(r => Number(r.headers['webhook-id']))).toEqual(events.map(e => e.id))
     for (const [i, hook] of receiver.received.entries()) {

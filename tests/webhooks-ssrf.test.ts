@@ -5,6 +5,7 @@
  * naming `url`) and again at delivery, where a name that now resolves to such an address
  * gets no request.
  */
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { schema } from '../src/db'
 import { appendEvents } from '../src/records/events'
@@ -67,7 +68,7 @@ describe('which addresses may be targets', () => {
 })
 
 describe('the setting', () => {
-  test('WEBHOOK_ALLOW_PRIVATE is off unless set; a bad value, or a base URL that is not http(s), stops start-up naming the variable', () => {
+  test('WEBHOOK_ALLOW_PRIVATE is off unless set; a bad value, or a base URL that is not http(s), stops start-up naming the variable', async () => {
     expect(loadConfig({}).push).toEqual({ allowPrivate: false, telegramApiUrl: 'https://api.telegram.org', discordApiUrl: 'https://discord.com/api', timeoutMs: 10_000 })
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: '1' }).push.allowPrivate).toBe(true)
     expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(ConfigError)
@@ -85,7 +86,7 @@ describe('at registration', () => {
       expect([url, r.status]).toEqual([url, 422])
       expect(r.body.detail).toEqual([{ type: 'value_error', loc: ['body', 'url'], msg: expect.stringMatching(/refused as a webhook target: .*WEBHOOK_ALLOW_PRIVATE=1/), input: url }])
     }
-    expect(h.deps.db.select().from(schema.pushEndpoints).all()).toEqual([])
+    expect((await h.deps.db.orm.select().from(schema.pushEndpoints))).toEqual([])
   })
 })
 
@@ -97,16 +98,16 @@ describe('at delivery', () => {
       let answer = ['93.184.215.14']
       const pusher = new Pusher({ db: h.deps.db, clock: h.clock, config: h.deps.config.push, baseUrl: 'https://perpsim.example.org', log: createLogger('silent'), resolve: async () => answer })
       expect(await pusher.refusedTarget(target)).toBeNull() // registration would pass
-      const ep = addEndpoint(h.deps.db, h.clock.now(), { sink: 'webhook', url: target, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', telegramBotToken: null, telegramChatId: null, lang: 'en', kinds: [], strategies: [], coins: [], statuses: [] })
-      h.deps.db.transaction(tx => appendEvents(tx, h.clock.now(), [{ kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } }]))
+      const ep = await addEndpoint(h.deps.db, h.clock.now(), { sink: 'webhook', url: target, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', telegramBotToken: null, telegramChatId: null, lang: 'en', kinds: [], strategies: [], coins: [], statuses: [] })
+      await h.deps.db.tx(async tx => await appendEvents(tx, h.clock.now(), [{ kind: 'day_root', payload: { date: '20261121', leaf_count: 0, root: null } }]))
       answer = ['127.0.0.1'] // the name now points at the service's own host
       const report = await pusher.deliverDue()
       expect(report).toMatchObject({ delivered: 0, failed: 1 })
       expect(receiver.received).toEqual([])
-      const row = h.deps.db.select().from(schema.pushDeliveries).all().find(d => d.endpointId === ep.id)!
+      const row = (await h.deps.db.orm.select().from(schema.pushDeliveries)).find(d => d.endpointId === ep.id)!
       expect(row.status).toBe('failed')
       expect(row.lastError).toContain('target refused: rebind.example.org resolves to 127.0.0.1 is a loopback address')
-      const health = h.deps.db.select().from(schema.pushEndpoints).all().find(e => e.id === ep.id)!
+      const health = (await h.deps.db.orm.select().from(schema.pushEndpoints)).find(e => e.id === ep.id)!
       expect(health).toMatchObject({ failedDeliveries: 1, consecutiveFailures: 1 })
     } finally {
       await receiver.close()

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { schema } from '../src/db'
 import { Scheduler } from '../src/jobs/scheduler'
 import { weeklyMailJob } from '../src/jobs/weekly-mail'
@@ -80,22 +80,22 @@ function dayFile(date: string): DayFile {
   return { schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'test', data_version: 'test', previous_date: null, rules: {}, periods }
 }
 
-const addSubscriber = (email: string, lang: string, status: string) =>
-  h.deps.db.insert(schema.subscribers).values({ email, lang, status, createdAtMs: 0, updatedAtMs: 0 }).run()
+const addSubscriber = async (email: string, lang: string, status: string) =>
+  await h.deps.db.orm.insert(schema.subscribers).values({ email, lang, status, createdAtMs: 0, updatedAtMs: 0 })
 
 describe('the weekly mail', () => {
   test('with no active subscriber does nothing, and freezes no digest for the week', async () => {
     const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, MONDAY_0100)
     expect(r).toMatchObject({ subscribers: 0, queued: 0, delivery: null })
-    expect(h.deps.db.select().from(schema.weeklyDigests).all()).toEqual([])
+    expect((await h.deps.db.orm.select().from(schema.weeklyDigests))).toEqual([])
   })
 
   test('goes to every active subscriber in their language, with HTML and text parts and the list headers', async () => {
-    new DayFiles(h.deps.db).publish(dayFile('2026-11-23'), MONDAY_0100)
-    addSubscriber('en@example.org', 'en', 'active')
-    addSubscriber('ko@example.kr', 'ko', 'active')
-    addSubscriber('pending@example.org', 'en', 'pending')
-    addSubscriber('left@example.org', 'en', 'unsubscribed')
+    await new DayFiles(h.deps.db).publish(dayFile('2026-11-23'), MONDAY_0100)
+    await addSubscriber('en@example.org', 'en', 'active')
+    await addSubscriber('ko@example.kr', 'ko', 'active')
+    await addSubscriber('pending@example.org', 'en', 'pending')
+    await addSubscriber('left@example.org', 'en', 'unsubscribed')
     const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, MONDAY_0100)
     expect(r.week).toBe('2026-W48')
     expect(r.subscribers).toBe(2)
@@ -137,8 +137,8 @@ describe('the weekly mail', () => {
     expect(ko.text).toContain('2026-11-10 파산')
   })
 
-  test("a row's /share link recomputes exactly the ranking's run (the same run spec)", () => {
-    const digest = h.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, '2026-W48')).get()!.payload as WeeklyDigest
+  test("a row's /share link recomputes exactly the ranking's run (the same run spec)", async () => {
+    const digest = (await h.deps.db.orm.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, '2026-W48')))[0]!.payload as WeeklyDigest
     const row = dayFile('2026-11-23').periods['30d'].groups.top50.rows[1]
     const shared = digest.top30d.find(r => r.maxBars === row.max_bars)!.share
     const settings = { slPct: +shared.sl, tpPct: +shared.tp, leverage: +shared.lev, feePct: +shared.fee, topN: +shared.topN, from: shared.from, to: shared.to, timeframe: shared.tf as Timeframe, maxBars: +shared.bars }
@@ -152,7 +152,7 @@ describe('the weekly mail', () => {
     const url = new URL(/^<([^>]+)>/.exec(en.headers.get('list-unsubscribe')!)![1])
     const res = await h.req(`${url.pathname}${url.search}`, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
     expect(res.status).toBe(200)
-    expect(h.deps.db.select().from(schema.subscribers).where(eq(schema.subscribers.email, 'en@example.org')).get()!.status).toBe('unsubscribed')
+    expect((await h.deps.db.orm.select().from(schema.subscribers).where(eq(schema.subscribers.email, 'en@example.org')))[0]!.status).toBe('unsubscribed')
   })
 
   test('a rerun of the same week queues and sends nothing again', async () => {
@@ -167,25 +167,25 @@ describe('the weekly mail', () => {
     const r = await runWeeklyMail({ db: h.deps.db, clock: h.clock, mailer }, nextWeek, { dryRun: true })
     expect(r.samples!.en.text).toContain("This week's best configurations")
     expect(r.samples!.ko.subject).toContain('주간')
-    expect(h.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, isoWeek(nextWeek))).get()).toBeUndefined()
-    expect(h.deps.db.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.week, isoWeek(nextWeek))).all()).toEqual([])
+    expect((await h.deps.db.orm.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, isoWeek(nextWeek))))[0]).toBeUndefined()
+    expect((await h.deps.db.orm.select().from(schema.mailOutbox).where(eq(schema.mailOutbox.week, isoWeek(nextWeek))))).toEqual([])
   })
 
   test("lists the verified strategies' signals closed during the week: count, win rate, net", async () => {
     const DAY = 86_400_000
-    const signal = (id: string, strategy: string, exitMs: number | null, status: string, pnlPct: number) => {
-      h.deps.db.insert(schema.signals).values({ id, strategy, strategyName: strategy, status: 'verified', coin: 'BTCUSDT', direction: 'long', timeframe: '1H', signalBarMs: exitMs ?? 0, signalTimeMs: exitMs ?? 0, entryPrice: 100, slPct: 5, tpPct: 10, maxBars: 48, publishedAtMs: 0, backfill: false }).run()
-      h.deps.db.insert(schema.scoredSignals).values({ signalId: id, engine: 'reference-engine-v2', status, entryTimeMs: 0, entryPrice: 100, pnlPct, exitTimeMs: exitMs, feeFrac: 0.0005, leverage: 1, mmrFrac: 0.005, slPct: 5, tpPct: 10, maxBars: 48, fundingSource: 'real', markedThroughMs: 0, updatedAtMs: 0, finalizedAtMs: exitMs }).run()
+    const signal = async (id: string, strategy: string, exitMs: number | null, status: string, pnlPct: number) => {
+      await h.deps.db.orm.insert(schema.signals).values({ id, strategy, strategyName: strategy, status: 'verified', coin: 'BTCUSDT', direction: 'long', timeframe: '1H', signalBarMs: exitMs ?? 0, signalTimeMs: exitMs ?? 0, entryPrice: 100, slPct: 5, tpPct: 10, maxBars: 48, publishedAtMs: 0, backfill: false })
+      await h.deps.db.orm.insert(schema.scoredSignals).values({ signalId: id, engine: 'reference-engine-v2', status, entryTimeMs: 0, entryPrice: 100, pnlPct, exitTimeMs: exitMs, feeFrac: 0.0005, leverage: 1, mmrFrac: 0.005, slPct: 5, tpPct: 10, maxBars: 48, fundingSource: 'real', markedThroughMs: 0, updatedAtMs: 0, finalizedAtMs: exitMs })
     }
     const monday = Date.UTC(2026, 11, 7, 1) // 2026-W50; the week before: Nov 30 – Dec 6
-    signal('a', 'ichimoku-long', Date.UTC(2026, 11, 1, 5), 'tp', 9.5)
-    signal('b', 'ichimoku-long', Date.UTC(2026, 11, 3, 5), 'sl', -5.25)
-    signal('c', 'ichimoku-long', Date.UTC(2026, 11, 6, 23), 'tp', 9.5)
-    signal('d', 'ichimoku-long', Date.UTC(2026, 10, 29, 23), 'tp', 9.5) // the week before: not counted
-    signal('e', 'ichimoku-long', Date.UTC(2026, 11, 7, 0, 30), 'tp', 9.5) // after the week: not counted
-    signal('f', 'ichimoku-long', null, 'open', 3) // no result yet
-    signal('g', 'bb-squeeze-long', Date.UTC(2026, 11, 2), 'tp', 8) // not a verified strategy
-    const rows = scoredSignalsSource(h.deps.db)(monday - 7 * DAY - 3_600_000, monday - 3_600_000)!
+    await signal('a', 'ichimoku-long', Date.UTC(2026, 11, 1, 5), 'tp', 9.5)
+    await signal('b', 'ichimoku-long', Date.UTC(2026, 11, 3, 5), 'sl', -5.25)
+    await signal('c', 'ichimoku-long', Date.UTC(2026, 11, 6, 23), 'tp', 9.5)
+    await signal('d', 'ichimoku-long', Date.UTC(2026, 10, 29, 23), 'tp', 9.5) // the week before: not counted
+    await signal('e', 'ichimoku-long', Date.UTC(2026, 11, 7, 0, 30), 'tp', 9.5) // after the week: not counted
+    await signal('f', 'ichimoku-long', null, 'open', 3) // no result yet
+    await signal('g', 'bb-squeeze-long', Date.UTC(2026, 11, 2), 'tp', 8) // not a verified strategy
+    const rows = (await scoredSignalsSource(h.deps.db)(monday - 7 * DAY - 3_600_000, monday - 3_600_000))!
     // every verified strategy of the registry, each with its own signals only
     expect(rows.map(r => r.strategyId)).toEqual(listStrategies().filter(s => s.status === 'verified').map(s => s.id))
     const ichimoku = rows.find(r => r.strategyId === 'ichimoku-long')!
@@ -200,7 +200,7 @@ describe('the weekly mail', () => {
   })
 
   test('runs on the scheduler on Monday at 01:00 UTC', async () => {
-    addSubscriber('sched@example.org', 'en', 'active')
+    await addSubscriber('sched@example.org', 'en', 'active')
     const scheduler = new Scheduler({ clock: h.clock, db: h.deps.db, log: createLogger('silent'), timers: false })
     scheduler.register(weeklyMailJob({ db: h.deps.db, clock: h.clock, mailer }))
     h.clock.set(Date.UTC(2026, 10, 30, 0, 59)) // Monday 2026-11-30, a minute early
@@ -217,12 +217,12 @@ describe('the weekly mail', () => {
 })
 
 describe('weekly_digests', () => {
-  test('the database refuses to rewrite or delete a stored digest, and a REPLACE keeps the first', () => {
-    const db = h.deps.db.$client
-    db.run(`INSERT INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":1}', 0)`)
-    expect(() => db.run(`UPDATE weekly_digests SET payload = '{"a":2}' WHERE week = '1999-W01'`)).toThrow(/append-only/)
-    expect(() => db.run(`DELETE FROM weekly_digests WHERE week = '1999-W01'`)).toThrow(/append-only/)
-    db.run(`INSERT OR REPLACE INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":3}', 1)`)
-    expect(db.query(`SELECT payload FROM weekly_digests WHERE week = '1999-W01'`).get()).toEqual({ payload: '{"a":1}' })
+  test('the database refuses to rewrite or delete a stored digest, and a REPLACE keeps the first', async () => {
+    const db = h.deps.db
+    await db.rows(sql`INSERT INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":1}', 0)`)
+    await expect(db.rows(sql.raw(`UPDATE weekly_digests SET payload = '{"a":2}' WHERE week = '1999-W01'`))).rejects.toThrow(/append-only/)
+    await expect(db.rows(sql.raw(`DELETE FROM weekly_digests WHERE week = '1999-W01'`))).rejects.toThrow(/append-only/)
+    await db.rows(sql`INSERT OR REPLACE INTO weekly_digests (week, payload, created_at_ms) VALUES ('1999-W01', '{"a":3}', 1)`)
+    expect(await db.rows(sql`SELECT payload FROM weekly_digests WHERE week = '1999-W01'`)).toEqual([{ payload: '{"a":1}' }])
   })
 })

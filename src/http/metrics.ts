@@ -92,9 +92,9 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'runs' | 'db'>): HttpMetri
     help: 'finished scheduled job runs by job and outcome (ok, failed, skipped)',
     labelNames: ['job', 'outcome'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset()
-      for (const r of jobRows()) if (r.outcome) this.inc({ job: r.job, outcome: r.outcome }, r.n)
+      for (const r of await jobRows()) if (r.outcome) this.inc({ job: r.job, outcome: r.outcome }, r.n)
     },
   })
   new Counter({
@@ -102,9 +102,9 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'runs' | 'db'>): HttpMetri
     help: 'time spent in finished scheduled job runs, by job (divide by perpsim_job_runs_total for the mean)',
     labelNames: ['job'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset()
-      for (const r of jobRows()) if (r.outcome) this.inc({ job: r.job }, r.ms / 1000)
+      for (const r of await jobRows()) if (r.outcome) this.inc({ job: r.job }, r.ms / 1000)
     },
   })
   new Gauge({
@@ -112,9 +112,9 @@ export function createHttpMetrics(deps: Pick<AppDeps, 'runs' | 'db'>): HttpMetri
     help: 'scheduled job runs started and not finished',
     labelNames: ['job'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset()
-      for (const r of jobRows()) if (!r.outcome) this.set({ job: r.job }, r.n)
+      for (const r of await jobRows()) if (!r.outcome) this.set({ job: r.job }, r.n)
     },
   })
   return {

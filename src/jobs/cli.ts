@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { systemClock, type Clock } from '../clock'
 import type { Config } from '../config'
-import { openDb } from '../db'
+import { openConfiguredDb } from '../db'
 import { createLogger } from '../log'
 import { CandleStore } from '../market/candle-store'
 import { SeriesCache } from '../market/series'
@@ -38,7 +38,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
 
   const log = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn')
   const store = CandleStore.open(config.dataDir)
-  const db = openDb(join(config.dataDir, 'perpsim.sqlite'))
+  const db = await openConfiguredDb(config)
   const universe = new Universe(store)
   // with REDIS_URL a manual run goes to the fleet's workers, as the server's scheduled runs do
   const transport = await transportFor(config, store, log)
@@ -48,7 +48,7 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   registerJobs(scheduler, { config, clock, db, store, universe, runs, series: new SeriesCache(store), feed }, log)
   try {
     if (sub === 'list') {
-      for (const j of scheduler.list()) {
+      for (const j of await scheduler.list()) {
         const last = j.last
         console.log(`${j.name}  (${j.cron} UTC)  ${j.description}`)
         console.log(`  next run: ${j.next_run ?? '-'}`)
@@ -81,6 +81,6 @@ export async function jobsCommand(config: Config, args: string[], usage: (msg: s
   } finally {
     await scheduler.stop()
     await transport.close()
-    db.$client.close()
+    await db.close()
   }
 }

@@ -16,15 +16,15 @@ export function startHeartbeat(deps: { clock: Clock; runs: JobRuns; log: Logger 
   let warned = false
   const beat = () => {
     lastMs = deps.clock.now()
-    try {
-      if (!deps.runs.heartbeat(id, lastMs) && !warned) {
+    deps.runs.heartbeat(id, lastMs).then(
+      alive => {
+        if (alive || warned) return
         warned = true
         deps.log.warn(`job ${slot}: another process took this run for abandoned and finished its row; the run goes on`)
-      }
-    } catch (e) {
-      // the database busy beyond busy_timeout: the next beat tries again (the lease is three beats)
-      deps.log.warn(`job ${slot}: heartbeat not written: ${(e as Error)?.message ?? e}`)
-    }
+      },
+      // the database busy beyond busy_timeout (or unreachable): the next beat tries again (the lease is three beats)
+      e => deps.log.warn(`job ${slot}: heartbeat not written: ${(e as Error)?.message ?? e}`),
+    )
   }
   const timer = setInterval(beat, HEARTBEAT_MS)
   timer.unref?.()

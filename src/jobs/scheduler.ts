@@ -181,22 +181,34 @@ export class Scheduler {
 
   private startJob(j: Registered): void {
     const now = this.deps.clock.now()
-    for (const r of this.runs.abandonDead(j.def.name, now, r => isAbandoned(r, now, this.owner)))
-      this.deps.log.warn(`job ${r.slot}: attempt ${r.attempt} was abandoned by ${describeOwner(r)} (it died mid-run)`)
-    const missed = this.unfinished(j, now)
-    if (missed.length > 0) this.deps.log.info(`job ${j.def.name}: catching up ${missed.length} missed slot(s) from ${this.slotOf(j.def.name, missed[0])}`)
-    for (const ms of missed) this.enqueue(j, ms, 'catch-up')
     j.nextMs = this.nextSlot(j.def.name, now)
+    // read in the job's queue: idle() waits for it, and the catch-up runs queue behind it
+    this.inQueue(j, async () => {
+      for (const r of await this.runs.abandonDead(j.def.name, now, r => isAbandoned(r, now, this.owner)))
+        this.deps.log.warn(`job ${r.slot}: attempt ${r.attempt} was abandoned by ${describeOwner(r)} (it died mid-run)`)
+      const missed = await this.unfinished(j, now)
+      if (missed.length > 0) this.deps.log.info(`job ${j.def.name}: catching up ${missed.length} missed slot(s) from ${this.slotOf(j.def.name, missed[0])}`)
+      for (const ms of missed) this.enqueue(j, ms, 'catch-up')
+    })
+  }
+
+  /** Run `step` next in the job's queue (counted by idle()); an error is logged. */
+  private inQueue(j: Registered, step: () => Promise<unknown>): void {
+    j.pending++
+    j.queue = j.queue
+      .then(step)
+      .catch(e => this.deps.log.error(`job ${j.def.name}: ${(e as Error)?.stack ?? e}`))
+      .finally(() => j.pending--)
   }
 
   /** Slots in the job's catch-up window up to `now` that no run finished (oldest first). */
-  private unfinished(j: Registered, now: number): number[] {
+  private async unfinished(j: Registered, now: number): Promise<number[]> {
     const window = j.def.catchUpMs ?? 0
     if (window <= 0) return []
     const due = this.slotsBetween(j.def.name, now - window - 1, now)
     // a slot held by an unfinished run is listed too: its claim finds the runner dead and
     // takes it over, or alive and looks again when its lease would run out
-    const done = this.runs.doneSlots(j.def.name, now - window - 1)
+    const done = await this.runs.doneSlots(j.def.name, now - window - 1)
     return due.filter(ms => !done.has(this.slotOf(j.def.name, ms)))
   }
 
@@ -213,12 +225,14 @@ export class Scheduler {
         const window = j.def.catchUpMs ?? 0
         const due = this.slotsBetween(j.def.name, j.nextMs - 1, now)
         j.retries.clear() // the catch-up below retries every unfinished slot of the window
-        const retry = this.unfinished(j, now).filter(ms => ms < due[0])
         const kept = due.filter(ms => ms >= now - window)
         const run = kept.length > 0 ? kept : due.slice(-1)
         if (run.length < due.length) this.deps.log.warn(`job ${j.def.name}: ${due.length - run.length} slot(s) older than its catch-up window dropped (clock jump)`)
-        for (const ms of retry) this.enqueue(j, ms, 'catch-up')
-        for (const ms of run) this.enqueue(j, ms, 'schedule')
+        this.inQueue(j, async () => {
+          const retry = (await this.unfinished(j, now)).filter(ms => ms < due[0])
+          for (const ms of retry) this.enqueue(j, ms, 'catch-up')
+          for (const ms of run) this.enqueue(j, ms, 'schedule')
+        })
         j.nextMs = this.nextSlot(j.def.name, now)
       }
       for (const [slotMs, atMs] of [...j.retries]) {
@@ -271,7 +285,7 @@ export class Scheduler {
     const j = this.get(name)
     const slot = this.slotOf(name, slotMs)
     const startedAtMs = this.deps.clock.now()
-    const claim = this.runs.claim(
+    const claim = await this.runs.claim(
       { job: name, slot, trigger, slotMs, startedAtMs, owner: this.owner },
       { manual: trigger === 'manual', isAbandoned: r => isAbandoned(r, startedAtMs, this.owner) },
     )
@@ -310,18 +324,20 @@ export class Scheduler {
       }
     } catch (e) {
       outcome = 'failed'
-      error = (e as Error)?.stack ?? String(e)
+      // a database's refusal (a trigger's message, a constraint) is the cause drizzle wraps
+      const cause = (e as { cause?: unknown })?.cause
+      error = ((e as Error)?.stack ?? String(e)) + (cause instanceof Error ? `\ncaused by: ${cause.message}` : '')
       this.deps.log.error(`job ${slot} failed: ${error}`)
     } finally {
       beat.stop()
     }
     const finishedAtMs = this.deps.clock.now()
-    this.runs.finish(id, { finishedAtMs, outcome, error, counts })
+    await this.runs.finish(id, { finishedAtMs, outcome, error, counts })
     if (outcome === 'failed' && trigger !== 'manual' && j.def.retryAfterMs !== undefined && !this.stopped) {
       j.retries.set(slotMs, finishedAtMs + j.def.retryAfterMs)
       this.arm()
     }
-    return this.runs.bySlot(slot).find(r => r.id === id)!
+    return (await this.runs.bySlot(slot)).find(r => r.id === id)!
   }
 
   /** Resolves when every enqueued run has finished (tests, shutdown). */
@@ -333,21 +349,23 @@ export class Scheduler {
     }
   }
 
-  list(): JobListing[] {
+  async list(): Promise<JobListing[]> {
     const now = this.deps.clock.now()
-    return [...this.jobs.values()].map(j => {
+    const out: JobListing[] = []
+    for (const j of this.jobs.values()) {
       const next = this.nextSlot(j.def.name, now)
-      return {
+      out.push({
         name: j.def.name,
         cron: j.def.cron,
         description: j.def.description,
         next_run: next === null ? null : iso(next),
-        last: this.runs.recent(j.def.name, 1)[0] ?? null,
-      }
-    })
+        last: (await this.runs.recent(j.def.name, 1))[0] ?? null,
+      })
+    }
+    return out
   }
 
-  recent(name: string, limit = 10): JobRunRow[] {
+  recent(name: string, limit = 10): Promise<JobRunRow[]> {
     this.get(name)
     return this.runs.recent(name, limit)
   }

@@ -29,24 +29,30 @@ export async function sealDays(deps: DayRootDeps, pause: Pause = async () => {})
   const now = deps.clock.now()
   const sources = deps.leafSources ?? []
   const report: SealReport = { sealed: [], waiting: null }
-  const last = latestSealedDay(deps.db)
+  const last = await latestSealedDay(deps.db)
   let dayMs: number
   if (last !== null) dayMs = dayStartOf(last)! + DAY_MS
   else {
-    const first = firstSignalTimeMs(deps.db)
+    const first = await firstSignalTimeMs(deps.db)
     if (first === null) return report
     dayMs = Math.floor(first / DAY_MS) * DAY_MS
   }
   for (; dayMs + DAY_MS <= now; dayMs += DAY_MS) {
     const end = dayMs + DAY_MS
-    if (scoringPendingBefore(deps.db, end) || sources.some(s => s.pendingBefore(deps.db, end))) {
+    if ((await scoringPendingBefore(deps.db, end)) || (await pendingInSources(deps.db, sources, end))) {
       report.waiting = dayKey(dayMs)
       break
     }
     const day = dayKey(dayMs)
-    sealDay(deps.db, day, collectLeaves(deps.db, dayMs, end, sources), now)
+    await sealDay(deps.db, day, await collectLeaves(deps.db, dayMs, end, sources), now)
     report.sealed.push(day)
     await pause()
   }
   return report
+}
+
+/** Whether a leaf source still has work before `dayEndMs` (asked in order, the first yes stops). */
+async function pendingInSources(db: DayRootDeps['db'], sources: LeafSource[], dayEndMs: number): Promise<boolean> {
+  for (const s of sources) if (await s.pendingBefore(db, dayEndMs)) return true
+  return false
 }

@@ -98,36 +98,36 @@ export async function runPaper(deps: PaperDeps): Promise<PaperReport> {
   const now = deps.clock.now()
   const waiting = paperWaitingReason(deps.store, now)
   if (waiting !== null) return { cycle: null, taken: 0, closed: 0, open: 0, historyDays: 0, waiting }
-  const cycle = rollCycles(deps, now)
+  const cycle = await rollCycles(deps, now)
   await pickOfTheDay(deps, cycle, now)
-  const closedBefore = updatePositions(deps, cycle, now)
-  const taken = takeSignals(deps, cycle, now)
-  const closedAfter = updatePositions(deps, cycle, now)
-  const historyDays = writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
-  const open = openPositions(deps.db, cycle.id).length
+  const closedBefore = await updatePositions(deps, cycle, now)
+  const taken = await takeSignals(deps, cycle, now)
+  const closedAfter = await updatePositions(deps, cycle, now)
+  const historyDays = await writeHistory(deps, cycle, Math.min(now, cycle.startMs + cycle.lengthDays * DAY_MS))
+  const open = (await openPositions(deps.db, cycle.id)).length
   return { cycle: cycle.id, taken, closed: closedBefore + closedAfter, open, historyDays, waiting: null }
 }
 
 /** The active cycle at `now`, completing the cycles that ended and starting their successors. */
-function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
+async function rollCycles(deps: PaperDeps, now: number): Promise<PaperCycleRow> {
   const { db } = deps
-  let cycle = paperCycle(db)
+  let cycle = await paperCycle(db)
   if (!cycle) {
     const start = dayStart(now)
     cycle = { id: 1, startMs: start, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: start, completedAtMs: null, finalEquity: null }
-    insertCycle(db, cycle)
+    await insertCycle(db, cycle)
   }
   while (now >= cycle.startMs + cycle.lengthDays * DAY_MS) {
     const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
     // positions still open at the end close at the last close before it
-    updatePositions(deps, cycle, endMs, true)
-    takeSignals(deps, cycle, endMs)
-    updatePositions(deps, cycle, endMs, true)
-    writeHistory(deps, cycle, endMs)
-    const equity = equityAt(deps, cycle, endMs).equity
-    completeCycle(db, cycle.id, { completedAtMs: now, finalEquity: equity, processedThroughMs: endMs })
+    await updatePositions(deps, cycle, endMs, true)
+    await takeSignals(deps, cycle, endMs)
+    await updatePositions(deps, cycle, endMs, true)
+    await writeHistory(deps, cycle, endMs)
+    const equity = (await equityAt(deps, cycle, endMs)).equity
+    await completeCycle(db, cycle.id, { completedAtMs: now, finalEquity: equity, processedThroughMs: endMs })
     const next: PaperCycleRow = { id: cycle.id + 1, startMs: endMs, lengthDays: CYCLE_DAYS, startingCapital: STARTING_CAPITAL, slots: SLOTS, status: 'active', processedThroughMs: endMs, completedAtMs: null, finalEquity: null }
-    insertCycle(db, next)
+    await insertCycle(db, next)
     cycle = next
   }
   return cycle
@@ -136,13 +136,13 @@ function rollCycles(deps: PaperDeps, now: number): PaperCycleRow {
 async function pickOfTheDay(deps: PaperDeps, cycle: PaperCycleRow, now: number): Promise<void> {
   const day = isoDay(now)
   if (now - dayStart(now) < PICK_AFTER_MS) return
-  if (picksOfDay(deps.db, cycle.id, day)) return
+  if (await picksOfDay(deps.db, cycle.id, day)) return
   const files = new DayFiles(deps.db)
-  const rankingDate = files.latestOnOrBefore(day)
+  const rankingDate = await files.latestOnOrBefore(day)
   let picks: PaperPick[] = []
   let rule = 'none'
   if (rankingDate !== null) {
-    const rows = files.get(rankingDate)!.file.periods[PICK_PERIOD]?.groups[PICK_GROUP]?.rows ?? []
+    const rows = (await files.get(rankingDate))!.file.periods[PICK_PERIOD]?.groups[PICK_GROUP]?.rows ?? []
     const seen = new Set<string>()
     for (const r of [...rows].sort((a, b) => a.rank - b.rank)) {
       if (picks.length >= PICK_COUNT) break
@@ -160,18 +160,18 @@ async function pickOfTheDay(deps: PaperDeps, cycle: PaperCycleRow, now: number):
       .map(s => ({ configuration_id: `regime:${s.id}:1H`, strategy: s.id, timeframe: '1H', sl_pct: s.sl_pct, tp_pct: s.tp_pct, max_bars: s.max_bars, profit_factor: null, total_trades: null }))
     if (picks.length) rule = 'regime'
   }
-  insertPicks(deps.db, { cycleId: cycle.id, day, pickedAtMs: now, rule, rankingDate: rule === 'ranking' ? rankingDate : null, picks })
+  await insertPicks(deps.db, { cycleId: cycle.id, day, pickedAtMs: now, rule, rankingDate: rule === 'ranking' ? rankingDate : null, picks })
 }
 
 /** Take the matching signals published since the cycle's watermark, up to `untilMs`. */
-function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
+async function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): Promise<number> {
   const { db } = deps
-  const current = paperCycle(db, cycle.id)!
+  const current = (await paperCycle(db, cycle.id))!
   if (untilMs <= current.processedThroughMs) return 0
-  const picksRows = picksOfCycle(db, cycle.id)
-  const fresh = signalsPublishedBetween(db, current.processedThroughMs, untilMs)
+  const picksRows = await picksOfCycle(db, cycle.id)
+  const fresh = await signalsPublishedBetween(db, current.processedThroughMs, untilMs)
   const endMs = cycle.startMs + cycle.lengthDays * DAY_MS
-  const positions = positionsOfCycle(db, cycle.id)
+  const positions = await positionsOfCycle(db, cycle.id)
   let taken = 0
   for (const s of fresh) {
     // the picks in force when the signal was published
@@ -190,11 +190,11 @@ function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): nu
       exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null,
       markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null,
     }
-    insertPosition(db, row)
+    await insertPosition(db, row)
     positions.push(row)
     taken++
   }
-  setProcessedThrough(db, cycle.id, untilMs)
+  await setProcessedThrough(db, cycle.id, untilMs)
   return taken
 }
 
@@ -209,17 +209,17 @@ export function paperEntryTimeMs(signalTimeMs: number, publishedAtMs: number, st
  * model through the last completed candle (at a cycle's end: through its last bar, where
  * what is still open closes), mark the rest. Returns how many closed.
  */
-function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: number, atCycleEnd = false): number {
+async function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: number, atCycleEnd = false): Promise<number> {
   const { db } = deps
   const updates: { id: string; set: Partial<PaperPositionRow> }[] = []
   let closed = 0
-  for (const p of openPositions(db, cycle.id)) {
+  for (const p of await openPositions(db, cycle.id)) {
     const next = advance(deps, p, nowMs, atCycleEnd)
     if (next === null) continue
     if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
     updates.push({ id: p.id, set: next })
   }
-  updateOpenPositions(db, updates, nowMs)
+  await updateOpenPositions(db, updates, nowMs)
   return closed
 }
 
@@ -267,14 +267,14 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
 }
 
 /** History rows for every finished day of the cycle up to `untilMs` not written yet. */
-function writeHistory(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): number {
-  const written = new Set(historyOf(deps.db, cycle.id).map(r => r.date))
+async function writeHistory(deps: PaperDeps, cycle: PaperCycleRow, untilMs: number): Promise<number> {
+  const written = new Set((await historyOf(deps.db, cycle.id)).map(r => r.date))
   let n = 0
   for (let d = cycle.startMs; d + DAY_MS <= untilMs; d += DAY_MS) {
     const date = isoDay(d)
     if (written.has(date)) continue
-    const e = equityAt(deps, cycle, d + DAY_MS)
-    insertHistory(deps.db, { cycleId: cycle.id, date, equity: e.equity, openCount: e.open, closedCount: e.closed })
+    const e = await equityAt(deps, cycle, d + DAY_MS)
+    await insertHistory(deps.db, { cycleId: cycle.id, date, equity: e.equity, openCount: e.open, closedCount: e.closed })
     n++
   }
   return n

@@ -199,7 +199,7 @@ export async function computeDayFile(
   // the six days before (parsed once, kept by `files`): one parse per turn of the event loop
   const week: (DayFile | null)[] = []
   for (let k = 1; k < WEEKLY_DAYS; k++) {
-    week.push(files.get(isoDay(dateMs - k * DAY_MS))?.file ?? null)
+    week.push((await files.get(isoDay(dateMs - k * DAY_MS)))?.file ?? null)
     await ctx.yield()
   }
   const previous = week[0]
@@ -253,11 +253,11 @@ export type RankingDayReport = { skipped: string } | { counts: { rows: number; c
  * or another run); throws when the store cannot rank that date yet, so the job is retried.
  */
 export async function publishRankingDay(deps: RankingDeps, date: string, ctx: RankingStepContext, files: DayFiles = new DayFiles(deps.db)): Promise<RankingDayReport> {
-  if (files.get(date)) return { skipped: `the day file of ${date} is already published` }
+  if (await files.get(date)) return { skipped: `the day file of ${date} is already published` }
   const started = performance.now()
   const file = await computeDayFile(deps, date, ctx, files)
   if ('incomplete' in file) throw new Error(`cannot rank ${date} yet: ${file.incomplete}`)
-  const { published, sha256 } = files.publish(file, deps.clock.now())
+  const { published, sha256 } = await files.publish(file, deps.clock.now())
   if (!published) return { skipped: `the day file of ${date} was published by another run meanwhile` }
   let rows = 0
   for (const p of PERIODS) for (const g of GROUPS) rows += file.periods[p].groups[g].rows.length

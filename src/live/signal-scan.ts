@@ -90,9 +90,9 @@ export async function scanSignals(deps: ScanDeps, pause: Pause = noPause): Promi
 }
 
 async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], strategies: readonly StrategyDef[], nowMs: number, pause: Pause) {
-  const watermark = scanWatermark(deps.db, tf)
+  const watermark = await scanWatermark(deps.db, tf)
   const earliestMs = nowMs - BACKFILL_HOURS * HOUR_MS
-  const known = signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
+  const known = await signalIdsSince(deps.db, tf, earliestMs - TIMEFRAME_MS[tf])
   const payload = (symbols: string[]): ScanPayload => ({ timeframe: tf, symbols, strategies: strategies.map(s => s.id), nowMs, earliestMs, watermark, forming: formingOf(deps, symbols) })
   const scans = await computeScans(deps, coins, payload, pause)
   // the instant the rows are written, after the scan's compute: what published_at promises
@@ -128,9 +128,9 @@ async function scanTimeframe(deps: ScanDeps, tf: Timeframe, coins: string[], str
       })
     }
   }
-  const added = rows.length ? insertSignals(deps.db, rows) : 0
+  const added = rows.length ? await insertSignals(deps.db, rows) : 0
   if (newestBarMs !== null && (watermark === null || newestBarMs > watermark)) {
-    recordScan(deps.db, { timeframe: tf, signalBarMs: newestBarMs, scannedAtMs: nowMs, coins: coins.length, strategies: strategies.length, signalsFound: added })
+    await recordScan(deps.db, { timeframe: tf, signalBarMs: newestBarMs, scannedAtMs: nowMs, coins: coins.length, strategies: strategies.length, signalsFound: added })
   }
   return { timeframe: tf, signalBarMs: newestBarMs, barsScanned, added }
 }

@@ -68,7 +68,7 @@ export function closedStatus(exitReason: string, pnlPct: number): 'tp' | 'sl' | 
 export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {}): Promise<ScoreReport> {
   const nowMs = deps.clock.now()
   const groups = new Map<string, Pending[]>()
-  for (const p of signalsToScore(deps.db)) {
+  for (const p of await signalsToScore(deps.db)) {
     const key = `${p.signal.strategy}|${p.signal.timeframe}|${p.signal.coin}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = []))
@@ -96,7 +96,7 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
   }
   const signalOf = new Map([...groups.values()].flat().map(p => [p.signal.id, p.signal]))
   const finalized = out.filter(o => o.row.status !== 'open').map(o => scoredEvent({ signal: signalOf.get(o.row.signalId)!, scored: o.row }))
-  if (out.length) saveScored(deps.db, out, { nowMs, events: finalized })
+  if (out.length) await saveScored(deps.db, out, { nowMs, events: finalized })
   return report
 }
 

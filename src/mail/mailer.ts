@@ -8,7 +8,7 @@ import type { Lang } from '../cards/labels'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
 import { join } from 'node:path'
-import { schema, type Db } from '../db'
+import type { Db } from '../db'
 import type { Logger } from '../log'
 import { subscriber } from '../records/subscribers'
 import { isoWeek } from './iso-week'
@@ -40,12 +40,23 @@ const BATCH = 200
 
 export class Mailer {
   readonly outbox: Outbox
-  readonly tokens: LinkTokens
+  private linkTokens: Promise<LinkTokens> | null = null
   private delivering: Promise<DeliveryReport> | null = null
 
   constructor(private readonly deps: MailerDeps) {
     this.outbox = new Outbox(deps.db, deps.clock)
-    this.tokens = new LinkTokens(linkSecret(deps.db, deps.clock.now()))
+  }
+
+  /** The signer of the mails' links, over the key the database keeps (read, or made, on first use). */
+  tokens(): Promise<LinkTokens> {
+    this.linkTokens ??= linkSecret(this.deps.db, this.deps.clock.now()).then(
+      key => new LinkTokens(key),
+      e => {
+        this.linkTokens = null // a failed read is tried again
+        throw e
+      },
+    )
+    return this.linkTokens
   }
 
   close(): void {
@@ -60,12 +71,12 @@ export class Mailer {
     return `${this.deps.baseUrl}${path}?${new URLSearchParams({ email, token })}`
   }
 
-  confirmUrl(email: string): string {
-    return this.link('/api/subscribe/confirm', email, this.tokens.sign('confirm', email, this.deps.clock.now()))
+  async confirmUrl(email: string): Promise<string> {
+    return this.link('/api/subscribe/confirm', email, (await this.tokens()).sign('confirm', email, this.deps.clock.now()))
   }
 
-  unsubscribeUrl(email: string): string {
-    return this.link('/api/unsubscribe', email, this.tokens.sign('unsubscribe', email, this.deps.clock.now()))
+  async unsubscribeUrl(email: string): Promise<string> {
+    return this.link('/api/unsubscribe', email, (await this.tokens()).sign('unsubscribe', email, this.deps.clock.now()))
   }
 
   shareUrl(row: DigestRow, lang: Lang): string {
@@ -73,8 +84,8 @@ export class Mailer {
   }
 
   /** Queue the confirmation mail (at most one per address and week: repeats change nothing). */
-  queueConfirmation(email: string, lang: Lang): boolean {
-    return this.outbox.enqueue([{ kind: 'confirm', recipient: email, week: isoWeek(this.deps.clock.now()), lang }]) > 0
+  async queueConfirmation(email: string, lang: Lang): Promise<boolean> {
+    return (await this.outbox.enqueue([{ kind: 'confirm', recipient: email, week: isoWeek(this.deps.clock.now()), lang }])) > 0
   }
 
   /**
@@ -97,18 +108,18 @@ export class Mailer {
     const digests = new Map<string, WeeklyDigest | null>()
     let unreachable = false
     while (!unreachable) {
-      const rows = this.outbox.claim(BATCH)
+      const rows = await this.outbox.claim(BATCH)
       if (rows.length === 0) break
       for (const [i, row] of rows.entries()) {
         try {
-          const mail = this.compose(row, digests)
+          const mail = await this.compose(row, digests)
           if (mail === null) {
-            this.outbox.cancelled(row.id)
+            await this.outbox.cancelled(row.id)
             report.cancelled++
             continue
           }
           await this.deps.transport.send({ key: `${row.kind}-${row.week}-${row.id}`, to: row.recipient, ...mail })
-          this.outbox.sent(row.id)
+          await this.outbox.sent(row.id)
           report.sent++
         } catch (e) {
           const error = String((e as Error)?.message ?? e)
@@ -116,14 +127,14 @@ export class Mailer {
             // the server is not there: this row and the rest of the batch wait for the next
             // delivery, no attempt counted (an outage must not use up a mail's attempts)
             const waiting = rows.slice(i).map(r => r.id)
-            this.outbox.postpone(waiting, BACKOFF_MS[0], error)
+            await this.outbox.postpone(waiting, BACKOFF_MS[0], error)
             report.postponed += waiting.length
             this.deps.log.warn(`mail: ${this.deps.transport.description} unreachable (${error}); ${waiting.length} mail(s) wait for the next delivery`)
             unreachable = true
             break
           }
           const permanent = e instanceof SendFailed && e.permanent
-          const outcome = this.outbox.failed(row, error, permanent)
+          const outcome = await this.outbox.failed(row, error, permanent)
           if (outcome === 'failed') report.failed++
           else report.retrying++
           this.deps.log.warn(`mail ${row.kind} ${row.week} to row ${row.id}: ${outcome === 'failed' ? 'failed for good' : 'will retry'}: ${error}`)
@@ -137,21 +148,22 @@ export class Mailer {
   }
 
   /** The mail of an outbox row, or null when its recipient no longer wants it. */
-  private compose(row: OutboxRow, digests: Map<string, WeeklyDigest | null>): (MailContent & { unsubscribeUrl?: string }) | null {
-    const sub = subscriber(this.deps.db, row.recipient)
+  private async compose(row: OutboxRow, digests: Map<string, WeeklyDigest | null>): Promise<(MailContent & { unsubscribeUrl?: string }) | null> {
+    const sub = await subscriber(this.deps.db, row.recipient)
     const lang: Lang = row.lang === 'ko' ? 'ko' : 'en'
     if (row.kind === 'confirm') {
       if (!sub || sub.status !== 'pending') return null
-      return confirmationMail(lang, this.confirmUrl(row.recipient), CONFIRM_TTL_DAYS)
+      return confirmationMail(lang, await this.confirmUrl(row.recipient), CONFIRM_TTL_DAYS)
     }
     if (!sub || sub.status !== 'active') return null
     if (!digests.has(row.week)) {
-      const d = this.deps.db.select().from(schema.weeklyDigests).where(eq(schema.weeklyDigests.week, row.week)).get()
+      const t = this.deps.db.t.weeklyDigests
+      const d = (await this.deps.db.orm.select().from(t).where(eq(t.week, row.week)))[0]
       digests.set(row.week, (d?.payload as WeeklyDigest | undefined) ?? null)
     }
     const digest = digests.get(row.week)
     if (!digest) throw new Error(`no weekly digest stored for ${row.week}`)
-    const unsubscribeUrl = this.unsubscribeUrl(row.recipient)
+    const unsubscribeUrl = await this.unsubscribeUrl(row.recipient)
     return { ...weeklyMail(digest, lang, { share: r => this.shareUrl(r, lang), unsubscribe: unsubscribeUrl }), unsubscribeUrl }
   }
 }

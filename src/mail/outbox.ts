@@ -5,7 +5,7 @@
  * mid-send leaves it to expire, and the row is sent by the next delivery. The unique
  * (kind, recipient, week) key means a rerun queues nothing twice.
  */
-import { and, eq, inArray, lte, or, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, lte, or, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
 import { schema, type Db } from '../db'
 import { HOUR_MS } from '../time'
@@ -30,17 +30,17 @@ export class Outbox {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
   /** Queue mails (in one transaction); rows already queued are left as they are. Returns how many were new. */
-  enqueue(mails: NewMail[]): number {
+  async enqueue(mails: NewMail[]): Promise<number> {
     const now = this.clock.now()
+    const t = this.db.t.mailOutbox
     let added = 0
-    this.db.transaction(tx => {
+    await this.db.tx(async tx => {
       for (let i = 0; i < mails.length; i += 500) {
-        const res = tx
-          .insert(schema.mailOutbox)
+        const res = await tx.orm
+          .insert(t)
           .values(mails.slice(i, i + 500).map(m => ({ ...m, status: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now })))
           .onConflictDoNothing()
-          .returning({ id: schema.mailOutbox.id })
-          .all()
+          .returning({ id: t.id })
         added += res.length
       }
     })
@@ -48,33 +48,35 @@ export class Outbox {
   }
 
   /** Claim up to `limit` due rows (pending, or sending with an expired lease) for this delivery. */
-  claim(limit: number): OutboxRow[] {
+  async claim(limit: number): Promise<OutboxRow[]> {
     const now = this.clock.now()
-    const t = schema.mailOutbox
-    return this.db.transaction(tx => {
-      const due = tx
+    const t = this.db.t.mailOutbox
+    return this.db.tx(async tx => {
+      // FOR UPDATE on Postgres: a second process's claim waits for this one and then skips
+      // what it took (SQLite's IMMEDIATE transaction already lets one claimer in at a time)
+      const q = tx.orm
         .select()
         .from(t)
         .where(and(or(eq(t.status, 'pending'), eq(t.status, 'sending')), lte(t.nextAttemptAtMs, now)))
         .orderBy(t.nextAttemptAtMs, t.id)
         .limit(limit)
-        .all()
-      if (due.length) tx.update(t).set({ status: 'sending', nextAttemptAtMs: now + LEASE_MS }).where(inArray(t.id, due.map(r => r.id))).run()
+      const due = tx.dialect === 'postgres' ? await (q as unknown as { for(s: 'update'): typeof q }).for('update') : await q
+      if (due.length) await tx.orm.update(t).set({ status: 'sending', nextAttemptAtMs: now + LEASE_MS }).where(inArray(t.id, due.map(r => r.id)))
       return due
     })
   }
 
-  sent(id: number): void {
-    const t = schema.mailOutbox
-    this.db.update(t).set({ status: 'sent', attempts: sql`${t.attempts} + 1`, sentAtMs: this.clock.now(), lastError: null }).where(eq(t.id, id)).run()
+  async sent(id: number): Promise<void> {
+    const t = this.db.t.mailOutbox
+    await this.db.orm.update(t).set({ status: 'sent', attempts: sql`${t.attempts} + 1`, sentAtMs: this.clock.now(), lastError: null }).where(eq(t.id, id))
   }
 
   /** A failed attempt: retried after its backoff, or failed for good. */
-  failed(row: OutboxRow, error: string, permanent: boolean): 'retry' | 'failed' {
+  async failed(row: OutboxRow, error: string, permanent: boolean): Promise<'retry' | 'failed'> {
     const attempts = row.attempts + 1
     const final = permanent || attempts >= MAX_ATTEMPTS
-    const t = schema.mailOutbox
-    this.db
+    const t = this.db.t.mailOutbox
+    await this.db.orm
       .update(t)
       .set({
         status: final ? 'failed' : 'pending',
@@ -83,7 +85,6 @@ export class Outbox {
         nextAttemptAtMs: this.clock.now() + BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)],
       })
       .where(eq(t.id, row.id))
-      .run()
     return final ? 'failed' : 'retry'
   }
 
@@ -91,25 +92,25 @@ export class Outbox {
    * Claimed rows that could not be attempted (the server could not be reached): back to
    * pending after `delayMs`, no attempt counted, the reason kept.
    */
-  postpone(ids: number[], delayMs: number, error: string): void {
+  async postpone(ids: number[], delayMs: number, error: string): Promise<void> {
     if (ids.length === 0) return
-    const t = schema.mailOutbox
-    this.db.update(t).set({ status: 'pending', nextAttemptAtMs: this.clock.now() + delayMs, lastError: error.slice(0, 1000) }).where(inArray(t.id, ids)).run()
+    const t = this.db.t.mailOutbox
+    await this.db.orm.update(t).set({ status: 'pending', nextAttemptAtMs: this.clock.now() + delayMs, lastError: error.slice(0, 1000) }).where(inArray(t.id, ids))
   }
 
   /** A row with nothing to send any more (its recipient left before it went out). */
-  cancelled(id: number): void {
-    this.db.update(schema.mailOutbox).set({ status: 'cancelled' }).where(eq(schema.mailOutbox.id, id)).run()
+  async cancelled(id: number): Promise<void> {
+    const t = this.db.t.mailOutbox
+    await this.db.orm.update(t).set({ status: 'cancelled' }).where(eq(t.id, id))
   }
 
-  counts(week?: string): Record<string, number> {
-    const t = schema.mailOutbox
-    const rows = this.db
-      .select({ status: t.status, n: sql<number>`count(*)` })
+  async counts(week?: string): Promise<Record<string, number>> {
+    const t = this.db.t.mailOutbox
+    const rows = await this.db.orm
+      .select({ status: t.status, n: count() })
       .from(t)
       .where(week ? eq(t.week, week) : undefined)
       .groupBy(t.status)
-      .all()
     return Object.fromEntries(rows.map(r => [r.status, r.n]))
   }
 }

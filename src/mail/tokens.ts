@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import { schema, type Db } from '../db'
+import type { Queryable } from '../db'
 import { DAY_MS } from '../time'
 
 export type TokenPurpose = 'confirm' | 'unsubscribe'
@@ -19,9 +19,10 @@ const TTL_DAYS: Record<TokenPurpose, number> = { confirm: CONFIRM_TTL_DAYS, unsu
 const SECRET_NAME = 'mail_link_hmac_key'
 
 /** The link key: created (32 random bytes) on first use, the same one ever after. */
-export function linkSecret(db: Db, nowMs: number): Buffer {
-  db.insert(schema.serviceSecrets).values({ name: SECRET_NAME, value: randomBytes(32).toString('hex'), createdAtMs: nowMs }).onConflictDoNothing().run()
-  const row = db.select().from(schema.serviceSecrets).where(eq(schema.serviceSecrets.name, SECRET_NAME)).get()!
+export async function linkSecret(db: Queryable, nowMs: number): Promise<Buffer> {
+  const t = db.t.serviceSecrets
+  await db.orm.insert(t).values({ name: SECRET_NAME, value: randomBytes(32).toString('hex'), createdAtMs: nowMs }).onConflictDoNothing()
+  const row = (await db.orm.select().from(t).where(eq(t.name, SECRET_NAME)))[0]!
   return Buffer.from(row.value, 'hex')
 }
 

@@ -4,17 +4,17 @@
  * positive net result, and their summed net result (% of margin, the reference model's
  * net). Open and unscoreable rows carry no result and are not counted.
  */
-import type { Db } from '../db'
+import type { Queryable } from '../db'
 import { koreanName } from '../records/rankings/names-ko'
 import { closedResultsBetween } from '../records/signals'
 import { listStrategies } from '../strategies/registry'
 import type { WeeklySignalsSource } from './weekly'
 import type { DigestSignals } from './weekly-digest'
 
-export function scoredSignalsSource(db: Db): WeeklySignalsSource {
-  return (fromMs, toMs) => {
+export function scoredSignalsSource(db: Queryable): WeeklySignalsSource {
+  return async (fromMs, toMs) => {
     const verified = listStrategies().filter(s => s.status === 'verified')
-    const rows = closedResultsBetween(db, fromMs, toMs, verified.map(s => s.id))
+    const rows = await closedResultsBetween(db, fromMs, toMs, verified.map(s => s.id))
     return verified.map((s): DigestSignals => {
       const mine = rows.filter(r => r.strategy === s.id)
       const wins = mine.filter(r => r.pnlPct > 0).length

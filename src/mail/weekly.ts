@@ -6,7 +6,7 @@
  */
 import { eq } from 'drizzle-orm'
 import type { Clock } from '../clock'
-import { schema, type Db } from '../db'
+import type { Db } from '../db'
 import type { Direction } from '../engine/types'
 import { configurations, COSTS, GROUP_TOP_N, type Group, type Period } from '../records/rankings/configurations'
 import { koreanName } from '../records/rankings/names-ko'
@@ -25,7 +25,7 @@ export const WEEKLY_PERIOD: Period = '7d'
 export const TOP_PERIOD: Period = '30d'
 
 /** The verified strategies' scored signals closed in [fromMs, toMs), per strategy; null: not available on this service. */
-export type WeeklySignalsSource = (fromMs: number, toMs: number) => DigestSignals[] | null
+export type WeeklySignalsSource = (fromMs: number, toMs: number) => Promise<DigestSignals[] | null>
 
 export interface WeeklyMailDeps {
   db: Db
@@ -94,15 +94,15 @@ function fromConfiguration(id: string): RowConfiguration | null {
 }
 
 /** The digest of the week holding `atMs`, from the newest ranking day file on or before that day. */
-export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource): WeeklyDigest {
+export async function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource): Promise<WeeklyDigest> {
   const week = isoWeek(atMs)
   const files = new DayFiles(db)
-  const date = files.latestOnOrBefore(isoDay(atMs))
+  const date = await files.latestOnOrBefore(isoDay(atMs))
   // the signals of the last complete week (Monday to Monday, UTC)
   const weekStart = weekStartMs(atMs)
-  const sig = signals ? signals(weekStart - 7 * DAY_MS, weekStart) : null
+  const sig = signals ? await signals(weekStart - 7 * DAY_MS, weekStart) : null
   if (!date) return { week, rankingDate: null, rankingScope: `${DIGEST_GROUP}`, weeklyBest: [], top30d: [], signals: sig }
-  const file = files.get(date)!.file
+  const file = (await files.get(date))!.file
   const weekly = file.periods[WEEKLY_PERIOD]
   const top = file.periods[TOP_PERIOD]
   const weeklyGroup = weekly.groups[DIGEST_GROUP]
@@ -119,14 +119,14 @@ export function gatherDigest(db: Db, atMs: number, signals?: WeeklySignalsSource
 }
 
 /** The week's frozen digest: stored on first use, read back ever after. */
-function frozenDigest(deps: WeeklyMailDeps, atMs: number): WeeklyDigest {
+async function frozenDigest(deps: WeeklyMailDeps, atMs: number): Promise<WeeklyDigest> {
   const week = isoWeek(atMs)
-  const t = schema.weeklyDigests
-  const stored = deps.db.select().from(t).where(eq(t.week, week)).get()
+  const t = deps.db.t.weeklyDigests
+  const stored = (await deps.db.orm.select().from(t).where(eq(t.week, week)))[0]
   if (stored) return stored.payload as WeeklyDigest
-  const digest = gatherDigest(deps.db, atMs, deps.signals)
-  deps.db.insert(t).values({ week, payload: digest, createdAtMs: deps.clock.now() }).onConflictDoNothing().run()
-  return deps.db.select().from(t).where(eq(t.week, week)).get()!.payload as WeeklyDigest
+  const digest = await gatherDigest(deps.db, atMs, deps.signals)
+  await deps.db.orm.insert(t).values({ week, payload: digest, createdAtMs: deps.clock.now() }).onConflictDoNothing()
+  return (await deps.db.orm.select().from(t).where(eq(t.week, week)))[0]!.payload as WeeklyDigest
 }
 
 export interface WeeklyRun {
@@ -141,17 +141,17 @@ export interface WeeklyRun {
 /** Run the weekly alert for the week holding `atMs`; `dryRun` stores and sends nothing. */
 export async function runWeeklyMail(deps: WeeklyMailDeps, atMs: number, opts: { dryRun?: boolean } = {}): Promise<WeeklyRun> {
   const week = isoWeek(atMs)
-  const subs = activeSubscribers(deps.db)
+  const subs = await activeSubscribers(deps.db)
   if (opts.dryRun) {
-    const digest = gatherDigest(deps.db, atMs, deps.signals)
-    const sample = (lang: 'en' | 'ko') =>
-      weeklyMail(digest, lang, { share: r => deps.mailer.shareUrl(r, lang), unsubscribe: deps.mailer.unsubscribeUrl(subs[0]?.email ?? 'subscriber@example.org') })
+    const digest = await gatherDigest(deps.db, atMs, deps.signals)
+    const unsubscribe = await deps.mailer.unsubscribeUrl(subs[0]?.email ?? 'subscriber@example.org')
+    const sample = (lang: 'en' | 'ko') => weeklyMail(digest, lang, { share: r => deps.mailer.shareUrl(r, lang), unsubscribe })
     return { week, subscribers: subs.length, queued: 0, delivery: null, samples: { en: sample('en'), ko: sample('ko') } }
   }
   // nobody to write to: nothing is frozen, so a week's digest is only fixed when it is mailed
   if (subs.length === 0) return { week, subscribers: 0, queued: 0, delivery: null }
-  frozenDigest(deps, atMs)
-  const queued = deps.mailer.outbox.enqueue(subs.map(s => ({ kind: 'weekly', recipient: s.email, week, lang: s.lang })))
+  await frozenDigest(deps, atMs)
+  const queued = await deps.mailer.outbox.enqueue(subs.map(s => ({ kind: 'weekly', recipient: s.email, week, lang: s.lang })))
   const delivery = await deps.mailer.deliverDue()
   return { week, subscribers: subs.length, queued, delivery }
 }

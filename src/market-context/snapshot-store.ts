@@ -3,7 +3,6 @@
  * offline start still serves what was last fetched, with its real age.
  */
 import { eq } from 'drizzle-orm'
-import { upstreamSnapshots } from '../../db/schema'
 import type { Db } from '../db'
 
 export interface Snapshot<T> {
@@ -15,17 +14,18 @@ export interface Snapshot<T> {
 export class SnapshotStore {
   constructor(private readonly db: Db) {}
 
-  get<T>(key: string): Snapshot<T> | null {
-    const row = this.db.select().from(upstreamSnapshots).where(eq(upstreamSnapshots.key, key)).get()
+  async get<T>(key: string): Promise<Snapshot<T> | null> {
+    const upstreamSnapshots = this.db.t.upstreamSnapshots
+    const row = (await this.db.orm.select().from(upstreamSnapshots).where(eq(upstreamSnapshots.key, key)))[0]
     return row ? { payload: row.payload as T, source: row.source, fetchedAtMs: row.fetchedAtMs } : null
   }
 
-  put<T>(key: string, snap: Snapshot<T>): void {
+  async put<T>(key: string, snap: Snapshot<T>): Promise<void> {
+    const upstreamSnapshots = this.db.t.upstreamSnapshots
     const values = { key, source: snap.source, payload: snap.payload as unknown, fetchedAtMs: snap.fetchedAtMs }
-    this.db
+    await this.db.orm
       .insert(upstreamSnapshots)
       .values(values)
       .onConflictDoUpdate({ target: upstreamSnapshots.key, set: { source: values.source, payload: values.payload, fetchedAtMs: values.fetchedAtMs } })
-      .run()
   }
 }

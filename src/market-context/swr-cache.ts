@@ -69,13 +69,17 @@ export class SwrCache<T> {
     return this.opts.source
   }
 
-  /** the last good value, loading it from SQLite on first use */
+  /** the last good value (after `load()`: the stored one until the first fetch) */
   peek(): Snapshot<T> | null {
-    if (!this.loaded) {
-      this.loaded = true
-      this.entry = this.opts.snapshots?.get<T>(this.opts.key) ?? null
-    }
     return this.entry
+  }
+
+  /** Read the stored snapshot on first use (once; a fetch that finished first wins). */
+  private async load(): Promise<void> {
+    if (this.loaded) return
+    this.loaded = true
+    const stored = (await this.opts.snapshots?.get<T>(this.opts.key)) ?? null
+    this.entry ??= stored
   }
 
   ageMs(): number | null {
@@ -85,6 +89,7 @@ export class SwrCache<T> {
 
   /** Answer by `policy`, waiting for a refresh at most until `deadlineAt` (performance.now() ms). */
   async read(policy: ReadPolicy, deadlineAt: number): Promise<CacheRead<T>> {
+    await this.load()
     const age = this.ageMs()
     if (this.shouldRefresh(policy.refreshAfterMs)) this.refresh()
     const mustWait = age === null || age >= policy.waitAfterMs
@@ -94,6 +99,7 @@ export class SwrCache<T> {
 
   /** The background job's entry: refresh when the value is `refreshMs` old (or missing). */
   async refreshIfDue(refreshMs: number): Promise<void> {
+    await this.load()
     if (this.shouldRefresh(refreshMs)) await this.refresh()
     else if (this.inflight) await this.inflight
   }
@@ -118,6 +124,7 @@ export class SwrCache<T> {
 
   private async runFetch(): Promise<void> {
     this.fetchCount++
+    await this.load()
     const prev = this.peek()
     try {
       const value = await this.opts.fetch(prev)
@@ -126,7 +133,7 @@ export class SwrCache<T> {
       this.lastFailureMs = null
       this.lastError = null
       try {
-        this.opts.snapshots?.put(this.opts.key, snap)
+        await this.opts.snapshots?.put(this.opts.key, snap)
       } catch (e) {
         this.opts.log?.warn(`market-context: could not store snapshot ${this.opts.key}: ${(e as Error).message}`)
       }

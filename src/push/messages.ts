@@ -48,7 +48,7 @@ interface DayRootPayload {
   leaf_count: number
   root: string | null
 }
-interface RankingPayload {
+export interface RankingPayload {
   date: string
   sha256: string
   url: string
@@ -74,7 +74,7 @@ const status = (lang: Lang, s: string) => (lang === 'ko' ? (STATUS_KO[s] ?? s) :
 /** Day key YYYYMMDD from an ISO date or time. */
 const dayKeyOf = (iso: string) => iso.slice(0, 10).replaceAll('-', '')
 /** An ISO date YYYY-MM-DD from a day key or an ISO date. */
-const isoDate = (d: string) => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}` : d.slice(0, 10))
+export const isoDate = (d: string) => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}` : d.slice(0, 10))
 
 export function signalText(p: SignalPayload, lang: Lang, links: MessageLinks): string {
   const url = `${links.baseUrl}/signals/scored?signal_ids=${p.id}`

@@ -7,9 +7,9 @@
  * leaves its rows to expire, and the next delivery sends them again (at-least-once; the
  * event id is the `webhook-id`, the receiver's idempotency key).
  */
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, lte, or } from 'drizzle-orm'
 import type { Clock } from '../clock'
-import { schema, type Db } from '../db'
+import { greatest, lockUntilCommit, type Db, type Queryable, type schema } from '../db'
 import { eventsAfter, matchesFilter } from '../records/events'
 import { activeEndpoints } from '../records/push-endpoints'
 import { DAY_MS, HOUR_MS } from '../time'
@@ -43,33 +43,39 @@ export class PushOutbox {
   constructor(private readonly db: Db, private readonly clock: Clock, readonly owner: string) {}
 
   /** The newest event whose deliveries are written (0 before the first). */
-  cursor(): number {
-    return this.db.select().from(schema.pushCursor).where(eq(schema.pushCursor.name, CURSOR)).get()?.eventId ?? 0
+  async cursor(): Promise<number> {
+    const c = this.db.t.pushCursor
+    return (await this.db.orm.select().from(c).where(eq(c.name, CURSOR)))[0]?.eventId ?? 0
   }
 
   /**
    * Write the deliveries of every event after the cursor, moving the cursor with them in
-   * one transaction per batch of events. Returns the rows written.
+   * one transaction per batch of events. Returns the rows written. The cursor is an event
+   * id: safe on both databases because event ids are handed out in commit order
+   * (src/records/events.ts).
    */
-  fanOut(): number {
+  async fanOut(): Promise<number> {
+    const c = this.db.t.pushCursor
+    const d = this.db.t.pushDeliveries
     let written = 0
     for (;;) {
-      const n = this.db.transaction(txn => {
-        const tx = txn as unknown as Db
-        const from = tx.select().from(schema.pushCursor).where(eq(schema.pushCursor.name, CURSOR)).get()?.eventId ?? 0
-        const events = eventsAfter(tx, from, { limit: FAN_OUT_EVENTS })
+      const n = await this.db.tx(async tx => {
+        // Postgres: two processes fanning out take turns (the second then reads the moved cursor)
+        await lockUntilCommit(tx, 'push_cursor')
+        const from = (await tx.orm.select().from(c).where(eq(c.name, CURSOR)))[0]?.eventId ?? 0
+        const events = await eventsAfter(tx, from, { limit: FAN_OUT_EVENTS })
         if (events.length === 0) return -1
-        const endpoints = activeEndpoints(tx)
+        const endpoints = await activeEndpoints(tx)
         const now = this.clock.now()
         const rows: (typeof schema.pushDeliveries.$inferInsert)[] = []
         for (const e of events)
           for (const ep of endpoints)
             if (e.id > ep.afterEventId && matchesFilter(e, { kinds: ep.kinds, strategies: ep.strategies, coins: ep.coins, statuses: ep.statuses }))
               rows.push({ endpointId: ep.id, eventId: e.id, status: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now })
-        for (let i = 0; i < rows.length; i += 100) tx.insert(schema.pushDeliveries).values(rows.slice(i, i + 100)).onConflictDoNothing().run()
+        for (let i = 0; i < rows.length; i += 100) await tx.orm.insert(d).values(rows.slice(i, i + 100)).onConflictDoNothing()
         const last = events[events.length - 1]!.id
-        // max(): another process on the same database may have moved it further meanwhile
-        tx.insert(schema.pushCursor).values({ name: CURSOR, eventId: last }).onConflictDoUpdate({ target: schema.pushCursor.name, set: { eventId: sql`max(${schema.pushCursor.eventId}, ${last})` } }).run()
+        // the larger: another process on the same database may have moved it further meanwhile
+        await tx.orm.insert(c).values({ name: CURSOR, eventId: last }).onConflictDoUpdate({ target: c.name, set: { eventId: greatest(tx, c.eventId, last) } })
         return rows.length
       })
       if (n < 0) return written
@@ -80,96 +86,88 @@ export class PushOutbox {
   /**
    * Claim up to `limit` due rows for this owner: pending ones whose time has come, and ones
    * whose lease ran out (their process died mid-send), of endpoints that are neither removed
-   * nor paused by a rate limit. One UPDATE … RETURNING: two processes never claim one row.
+   * nor paused by a rate limit. One UPDATE … RETURNING, which re-checks the row's state: two
+   * processes never claim one row (on Postgres the second's UPDATE waits for the first's
+   * row lock and then finds the row no longer due).
    */
-  claim(limit = BATCH): DeliveryRow[] {
+  async claim(limit = BATCH): Promise<DeliveryRow[]> {
     const now = this.clock.now()
-    const d = schema.pushDeliveries
-    const e = schema.pushEndpoints
-    const due = this.db
+    const d = this.db.t.pushDeliveries
+    const e = this.db.t.pushEndpoints
+    const isDue = or(and(eq(d.status, 'pending'), lte(d.nextAttemptAtMs, now)), and(eq(d.status, 'sending'), lte(d.claimedUntilMs, now)))
+    const due = this.db.orm
       .select({ id: d.id })
       .from(d)
       .innerJoin(e, eq(e.id, d.endpointId))
-      .where(
-        and(
-          or(and(eq(d.status, 'pending'), lte(d.nextAttemptAtMs, now)), and(eq(d.status, 'sending'), lte(d.claimedUntilMs, now))),
-          isNull(e.disabledAtMs),
-          lte(e.pausedUntilMs, now),
-        ),
-      )
+      .where(and(isDue, isNull(e.disabledAtMs), lte(e.pausedUntilMs, now)))
       .orderBy(d.nextAttemptAtMs, d.id)
       .limit(limit)
-    return this.db
+    const rows = await this.db.orm
       .update(d)
       .set({ status: 'sending', claimedUntilMs: now + LEASE_MS, owner: this.owner })
-      .where(inArray(d.id, due))
+      .where(and(inArray(d.id, due), isDue))
       .returning()
-      .all()
-      .sort((a, b) => a.id - b.id)
+    return rows.sort((a, b) => a.id - b.id)
   }
 
-  delivered(row: DeliveryRow, status: number): void {
-    const d = schema.pushDeliveries
-    this.db
+  async delivered(row: DeliveryRow, status: number): Promise<void> {
+    const d = this.db.t.pushDeliveries
+    await this.db.orm
       .update(d)
       .set({ status: 'delivered', attempts: row.attempts + 1, deliveredAtMs: this.clock.now(), lastStatus: status, lastError: null, claimedUntilMs: null })
       .where(and(eq(d.id, row.id), eq(d.status, 'sending')))
-      .run()
   }
 
   /** A failed attempt, tried again at `nextAtMs`. */
-  retry(row: DeliveryRow, status: number | null, error: string, nextAtMs: number): void {
-    const d = schema.pushDeliveries
-    this.db
+  async retry(row: DeliveryRow, status: number | null, error: string, nextAtMs: number): Promise<void> {
+    const d = this.db.t.pushDeliveries
+    await this.db.orm
       .update(d)
       .set({ status: 'pending', attempts: row.attempts + 1, nextAttemptAtMs: nextAtMs, lastStatus: status, lastError: error.slice(0, 1000), claimedUntilMs: null })
       .where(and(eq(d.id, row.id), eq(d.status, 'sending')))
-      .run()
   }
 
   /** Given up: `attempted` says whether this call follows an attempt (counted) or none was made. */
-  failed(row: DeliveryRow, status: number | null, error: string, attempted: boolean): void {
-    const d = schema.pushDeliveries
-    this.db
+  async failed(row: DeliveryRow, status: number | null, error: string, attempted: boolean): Promise<void> {
+    const d = this.db.t.pushDeliveries
+    await this.db.orm
       .update(d)
       .set({ status: 'failed', attempts: row.attempts + (attempted ? 1 : 0), lastStatus: status, lastError: error.slice(0, 1000), claimedUntilMs: null })
       .where(and(eq(d.id, row.id), eq(d.status, 'sending')))
-      .run()
   }
 
   /** Not attempted now (the receiver asked us to wait): back to pending at `untilMs`, no attempt counted. */
-  postpone(row: DeliveryRow, untilMs: number, reason: string): void {
-    const d = schema.pushDeliveries
-    this.db
+  async postpone(row: DeliveryRow, untilMs: number, reason: string): Promise<void> {
+    const d = this.db.t.pushDeliveries
+    await this.db.orm
       .update(d)
       .set({ status: 'pending', nextAttemptAtMs: untilMs, lastError: reason.slice(0, 1000), claimedUntilMs: null })
       .where(and(eq(d.id, row.id), eq(d.status, 'sending')))
-      .run()
   }
 
   /** A claimed row handed back unattempted (the process is stopping): due again at once, no attempt counted. */
-  release(row: DeliveryRow): void {
-    const d = schema.pushDeliveries
-    this.db.update(d).set({ status: 'pending', nextAttemptAtMs: this.clock.now(), claimedUntilMs: null }).where(and(eq(d.id, row.id), eq(d.status, 'sending'), eq(d.owner, this.owner))).run()
+  async release(row: DeliveryRow): Promise<void> {
+    const d = this.db.t.pushDeliveries
+    await this.db.orm.update(d).set({ status: 'pending', nextAttemptAtMs: this.clock.now(), claimedUntilMs: null }).where(and(eq(d.id, row.id), eq(d.status, 'sending'), eq(d.owner, this.owner)))
   }
 
   /** The waiting rows of a removed endpoint (one being sent right now may still arrive; its outcome is then not written). */
-  cancelPending(endpointId: number): number {
-    const d = schema.pushDeliveries
-    return this.db.update(d).set({ status: 'cancelled' }).where(and(eq(d.endpointId, endpointId), inArray(d.status, ['pending', 'sending']))).returning({ id: d.id }).all().length
+  static async cancelPending(db: Queryable, endpointId: number): Promise<number> {
+    const d = db.t.pushDeliveries
+    return (await db.orm.update(d).set({ status: 'cancelled' }).where(and(eq(d.endpointId, endpointId), inArray(d.status, ['pending', 'sending']))).returning({ id: d.id })).length
   }
 
   /** Whether any delivery refers to the endpoint (then it is disabled, not deleted). */
-  static referenced(db: Db, endpointId: number): boolean {
-    const d = schema.pushDeliveries
-    return db.select({ id: d.id }).from(d).where(eq(d.endpointId, endpointId)).limit(1).get() !== undefined
+  static async referenced(db: Queryable, endpointId: number): Promise<boolean> {
+    const d = db.t.pushDeliveries
+    return (await db.orm.select({ id: d.id }).from(d).where(eq(d.endpointId, endpointId)).limit(1)).length > 0
   }
 
   /** Rows per endpoint and status (the endpoints' health in GET /admin/webhooks). */
-  static counts(db: Db): Map<number, Record<string, number>> {
-    const d = schema.pushDeliveries
+  static async counts(db: Queryable): Promise<Map<number, Record<string, number>>> {
+    const d = db.t.pushDeliveries
     const out = new Map<number, Record<string, number>>()
-    for (const r of db.select({ endpointId: d.endpointId, status: d.status, n: sql<number>`count(*)` }).from(d).groupBy(d.endpointId, d.status).all()) {
+    for (const r of await db.orm.select({ endpointId: d.endpointId, status: d.status, n: count() }).from(d).groupBy(d.endpointId, d.status)) {
       const m = out.get(r.endpointId) ?? {}
       m[r.status] = r.n
       out.set(r.endpointId, m)

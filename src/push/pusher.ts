@@ -18,7 +18,7 @@ import { eventsAfter, type EventRow } from '../records/events'
 import { endpointById, pauseEndpoint, recordFailure, recordGivenUp, recordSuccess, type PushEndpointRow } from '../records/push-endpoints'
 import { sealedDayOf, sealedRoot } from '../records/merkle-leaves'
 import { canonicalJson } from '../engine/canonical-json'
-import { eventText, pingText, type MessageLinks, type ScoredPayload } from './messages'
+import { eventText, isoDate, pingText, type MessageLinks, type RankingPayload, type ScoredPayload } from './messages'
 import { backoffMs, MAX_AGE_MS, PushOutbox, type DeliveryRow } from './outbox'
 import { sendDiscord, sendTelegram, sendWebhook, type SendOutcome } from './sinks'
 import { refusedTarget, systemResolver, type Resolver } from './targets'
@@ -96,9 +96,9 @@ export class Pusher {
   }
 
   private async deliver(): Promise<PushReport> {
-    const report: PushReport = { fannedOut: this.outbox.fanOut(), delivered: 0, retrying: 0, failed: 0, postponed: 0 }
+    const report: PushReport = { fannedOut: await this.outbox.fanOut(), delivered: 0, retrying: 0, failed: 0, postponed: 0 }
     while (!this.stopping) {
-      const rows = this.outbox.claim()
+      const rows = await this.outbox.claim()
       if (rows.length === 0) break
       const byEndpoint = new Map<number, DeliveryRow[]>()
       for (const r of rows) byEndpoint.set(r.endpointId, [...(byEndpoint.get(r.endpointId) ?? []), r])
@@ -114,47 +114,50 @@ export class Pusher {
   private async deliverTo(endpointId: number, rows: DeliveryRow[], report: PushReport): Promise<void> {
     for (const row of rows) {
       if (this.stopping) {
-        this.outbox.release(row)
+        await this.outbox.release(row)
         continue
       }
-      const ep = endpointById(this.deps.db, endpointId)
+      const ep = await endpointById(this.deps.db, endpointId)
       const now = this.deps.clock.now()
       if (!ep || ep.disabledAtMs !== null) continue // removed meanwhile: its rows were cancelled
       if (ep.pausedUntilMs > now) {
-        this.outbox.postpone(row, ep.pausedUntilMs, `rate limited by the receiver until ${isoInstant(ep.pausedUntilMs)}`)
+        await this.outbox.postpone(row, ep.pausedUntilMs, `rate limited by the receiver until ${isoInstant(ep.pausedUntilMs)}`)
         report.postponed++
         continue
       }
       if (now - row.createdAtMs > MAX_AGE_MS) {
         const error = `not delivered within ${MAX_AGE_MS / HOUR_MS} h${row.lastError ? ` (last: ${row.lastError})` : ''}`
-        this.outbox.failed(row, row.lastStatus, error, false)
-        recordGivenUp(this.deps.db, ep.id, now, error)
+        await this.outbox.failed(row, row.lastStatus, error, false)
+        await recordGivenUp(this.deps.db, ep.id, now, error)
         report.failed++
         continue
       }
-      const event = eventsAfter(this.deps.db, row.eventId - 1, { limit: 1, throughId: row.eventId })[0]
+      const event = (await eventsAfter(this.deps.db, row.eventId - 1, { limit: 1, throughId: row.eventId }))[0]
       if (!event) throw new Error(`push delivery ${row.id}: event ${row.eventId} is missing (events are append-only)`)
-      const outcome = await this.send(ep, String(event.id), () => webhookBody(event), lang => eventText({ id: event.id, kind: event.kind, payload: JSON.parse(event.payload) }, lang, this.links()))
-      this.settle(ep, row, outcome, report)
+      const payload: unknown = JSON.parse(event.payload)
+      // the links a chat message needs from the records, read before it is written (sinks with text only)
+      const links = ep.sink === 'webhook' ? null : await this.links(event.kind, payload)
+      const outcome = await this.send(ep, String(event.id), () => webhookBody(event), lang => eventText({ id: event.id, kind: event.kind, payload }, lang, links!))
+      await this.settle(ep, row, outcome, report)
     }
   }
 
   /** Write the outcome of one attempt into the row and the endpoint's health. */
-  private settle(ep: PushEndpointRow, row: DeliveryRow, o: SendOutcome, report: PushReport): void {
+  private async settle(ep: PushEndpointRow, row: DeliveryRow, o: SendOutcome, report: PushReport): Promise<void> {
     const now = this.deps.clock.now()
     const db = this.deps.db
     if (o.ok) {
-      this.outbox.delivered(row, o.status)
-      recordSuccess(db, ep.id, now)
-      if (o.pauseMs) pauseEndpoint(db, ep.id, now + o.pauseMs)
+      await this.outbox.delivered(row, o.status)
+      await recordSuccess(db, ep.id, now)
+      if (o.pauseMs) await pauseEndpoint(db, ep.id, now + o.pauseMs)
       report.delivered++
       return
     }
     if (o.status === 429) {
       // a rate limit is not the receiver failing: wait what it asked (a backoff step when it named no time), count no attempt
       const until = now + (o.retryAfterMs ?? backoffMs(1, this.random))
-      pauseEndpoint(db, ep.id, until)
-      this.outbox.postpone(row, until, o.error)
+      await pauseEndpoint(db, ep.id, until)
+      await this.outbox.postpone(row, until, o.error)
       report.postponed++
       this.deps.log.warn(`push endpoint ${ep.id} (${ep.sink}): rate limited, nothing sent to it before ${isoInstant(until)}`)
       return
@@ -162,13 +165,13 @@ export class Pusher {
     const next = now + Math.max(backoffMs(row.attempts + 1, this.random), o.retryAfterMs ?? 0)
     const givenUp = o.permanent || next - row.createdAtMs > MAX_AGE_MS
     if (givenUp) {
-      this.outbox.failed(row, o.status, o.error, true)
+      await this.outbox.failed(row, o.status, o.error, true)
       report.failed++
     } else {
-      this.outbox.retry(row, o.status, o.error, next)
+      await this.outbox.retry(row, o.status, o.error, next)
       report.retrying++
     }
-    recordFailure(db, ep.id, now, o.error, givenUp)
+    await recordFailure(db, ep.id, now, o.error, givenUp)
     this.deps.log.warn(`push delivery ${row.id} (event ${row.eventId}) to endpoint ${ep.id} (${ep.sink}): ${givenUp ? 'failed for good' : 'will retry'}: ${o.error}`)
   }
 
@@ -203,32 +206,42 @@ export class Pusher {
     const id = `ping_${randomUUID()}`
     const body = canonicalJson({ id, type: 'ping', timestamp: isoInstant(now), data: { endpoint_id: ep.id, message: 'perpsim webhook test' } })
     const o = await this.send(ep, id, () => body, lang => pingText(lang, ep.id))
-    if (o.ok) recordSuccess(this.deps.db, ep.id, this.deps.clock.now())
-    else recordFailure(this.deps.db, ep.id, this.deps.clock.now(), `ping: ${o.error}`, false)
-    if (!o.ok && o.status === 429 && o.retryAfterMs) pauseEndpoint(this.deps.db, ep.id, this.deps.clock.now() + o.retryAfterMs)
+    if (o.ok) await recordSuccess(this.deps.db, ep.id, this.deps.clock.now())
+    else await recordFailure(this.deps.db, ep.id, this.deps.clock.now(), `ping: ${o.error}`, false)
+    if (!o.ok && o.status === 429 && o.retryAfterMs) await pauseEndpoint(this.deps.db, ep.id, this.deps.clock.now() + o.retryAfterMs)
     return { delivered: o.ok, status: o.status, error: o.ok ? null : o.error, webhook_id: id }
   }
 
-  /** The links of the messages, on the service's public origin. */
-  private links(): MessageLinks {
+  /**
+   * The links of one event's message, on the service's public origin: what the records say
+   * is read here (the ranking's top row of a `ranking` event, the proof's day of a `scored`
+   * one), so the message is then written without the database.
+   */
+  private async links(kind: string, payload: unknown): Promise<MessageLinks> {
     const db = this.deps.db
-    return {
-      baseUrl: this.deps.baseUrl,
-      rankingTop: date => {
-        const row = gatherDigest(db, Date.parse(`${date}T12:00:00Z`)).top30d[0]
-        if (!row?.figures) return null
-        return { name: row.name, nameKo: row.nameKo, direction: row.direction, winRatePct: row.figures.winRatePct, profitFactor: row.figures.profitFactor, totalReturnPct: row.figures.totalReturnPct, share: row.share }
-      },
-      proofDay: (p: ScoredPayload) => {
-        // sealed already: the day it was sealed under. Not yet: the day it closed, unless that
-        // day is sealed without it, then the day it became final (finalScoredForDay, src/records/signals.ts)
-        const sealedDay = sealedDayOf(db, p.record_id)
-        if (sealedDay) return sealedDay
+    let top: ReturnType<MessageLinks['rankingTop']> = null
+    let proofDay: string | null = null
+    if (kind === 'ranking') {
+      const date = isoDate((payload as RankingPayload).date)
+      const row = (await gatherDigest(db, Date.parse(`${date}T12:00:00Z`))).top30d[0]
+      if (row?.figures) top = { name: row.name, nameKo: row.nameKo, direction: row.direction, winRatePct: row.figures.winRatePct, profitFactor: row.figures.profitFactor, totalReturnPct: row.figures.totalReturnPct, share: row.share }
+    }
+    if (kind === 'scored') {
+      const p = payload as ScoredPayload
+      // sealed already: the day it was sealed under. Not yet: the day it closed, unless that
+      // day is sealed without it, then the day it became final (finalScoredForDay, src/records/signals.ts)
+      proofDay = await sealedDayOf(db, p.record_id)
+      if (!proofDay) {
         const s = p.scored
         const finalMs = s.finalized_at ? Date.parse(s.finalized_at) : this.deps.clock.now()
         const exitDay = dayKeyOfMs(s.exit_time ? Date.parse(s.exit_time) : finalMs)
-        return sealedRoot(db, exitDay) ? dayKeyOfMs(finalMs) : exitDay
-      },
+        proofDay = (await sealedRoot(db, exitDay)) ? dayKeyOfMs(finalMs) : exitDay
+      }
+    }
+    return {
+      baseUrl: this.deps.baseUrl,
+      rankingTop: () => top,
+      proofDay: () => proofDay!,
     }
   }
 }

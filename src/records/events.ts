@@ -10,11 +10,19 @@
  * sqlite_sequence even across a crash), and the rows are append-only (triggers, migration
  * 0012_events_triggers). A reader that has seen every event up to id n therefore finds every
  * later event, and only those, with `id > n`: nothing lost, nothing twice.
+ *
+ * On Postgres ids are taken at insert and become visible at commit, so two writers could
+ * commit out of id order and a reader could move past a row not yet visible (the pitfall of
+ * an id cursor). `appendEvents` therefore takes a transaction-scoped advisory lock first
+ * (EVENTS_LOCK, released at COMMIT or ROLLBACK): event writers run one at a time from their
+ * first event to their commit, so ids are again handed out in commit order and the rule
+ * above holds on both databases. The writers are a handful of hourly steps and admin
+ * actions; the wait costs nothing that matters.
  */
-import { and, asc, gt, gte, inArray, max, min, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, gt, gte, inArray, max, min, sql, type SQL } from 'drizzle-orm'
 import { EventEmitter } from 'node:events'
-import { events } from '../../db/schema'
-import type { Db } from '../db'
+import type { events } from '../../db/schema'
+import { lockUntilCommit, type Queryable } from '../db'
 import { canonicalJson } from '../engine/canonical-json'
 
 /** The kinds of event, in the words of docs/events.md (a sweep's progress has a stream of its own: GET /research/sweeps/{id}/events). */
@@ -48,14 +56,13 @@ export interface EventFilter {
   statuses?: readonly string[]
 }
 
-/** A transaction (or the database itself, for a writer that needs no more than one statement). */
-type Tx = Pick<Db, 'insert'>
+/** The advisory lock event writers hold on Postgres from their first event to their commit. */
+export const EVENTS_LOCK = 'events'
 
 /**
- * Wake-ups for readers in this process: signalled once the synchronous transaction that
- * appended events has ended. bun:sqlite transactions run to their end before any queued
- * microtask, so the microtask runs after the COMMIT (or a ROLLBACK, which costs a reader
- * one poll that finds nothing). Readers in other processes find the rows by their slow poll.
+ * Wake-ups for readers in this process: signalled once the transaction that appended events
+ * has committed (`afterCommit`; a ROLLBACK signals nothing). Readers in other processes find
+ * the rows by their slow poll.
  */
 export const eventWakeups = new EventEmitter()
 eventWakeups.setMaxListeners(0)
@@ -74,8 +81,11 @@ function queueWakeup(): void {
  * Append events inside the caller's transaction (the one writing the records they announce);
  * returns their ids, in order.
  */
-export function appendEvents(tx: Tx, nowMs: number, list: readonly NewEvent[]): number[] {
+export async function appendEvents(tx: Queryable, nowMs: number, list: readonly NewEvent[]): Promise<number[]> {
   if (list.length === 0) return []
+  const { events } = tx.t
+  // Postgres: ids in commit order (see the top of this file); SQLite has one writer anyway
+  await lockUntilCommit(tx, EVENTS_LOCK)
   const ids: number[] = []
   // SQLite's bound-variable limit over a row's 6 bound columns, rounded down
   for (let i = 0; i < list.length; i += 150) {
@@ -87,13 +97,13 @@ export function appendEvents(tx: Tx, nowMs: number, list: readonly NewEvent[]): 
       status: e.status ?? null,
       payload: canonicalJson(e.payload),
     }))
-    for (const r of tx.insert(events).values(rows).returning({ id: events.id }).all()) ids.push(r.id)
+    for (const r of await tx.orm.insert(events).values(rows).returning({ id: events.id })) ids.push(r.id)
   }
-  queueWakeup()
+  tx.afterCommit(queueWakeup)
   return ids
 }
 
-function filterSql(f: EventFilter): SQL[] {
+function filterSql(events: Queryable['t']['events'], f: EventFilter): SQL[] {
   const where: SQL[] = []
   if (f.kinds?.length) where.push(inArray(events.kind, [...f.kinds]))
   if (f.strategies?.length) where.push(inArray(events.strategy, [...f.strategies]))
@@ -116,15 +126,17 @@ export function matchesFilter(e: Pick<EventRow, 'kind' | 'strategy' | 'coin' | '
  * Events after `afterId` (exclusive), oldest first, at most `limit`, that pass the filter;
  * `throughId` (inclusive) bounds the read from above.
  */
-export function eventsAfter(db: Db, afterId: number, opts: EventFilter & { limit: number; throughId?: number }): EventRow[] {
-  const where = [gt(events.id, afterId), ...filterSql(opts)]
+export async function eventsAfter(db: Queryable, afterId: number, opts: EventFilter & { limit: number; throughId?: number }): Promise<EventRow[]> {
+  const { events } = db.t
+  const where = [gt(events.id, afterId), ...filterSql(events, opts)]
   if (opts.throughId !== undefined) where.push(sql`${events.id} <= ${opts.throughId}`)
-  return db.select().from(events).where(and(...where)).orderBy(asc(events.id)).limit(opts.limit).all()
+  return db.orm.select().from(events).where(and(...where)).orderBy(asc(events.id)).limit(opts.limit)
 }
 
 /** The newest event id (0 before the first event). */
-export function latestEventId(db: Db): number {
-  return db.select({ m: max(events.id) }).from(events).get()?.m ?? 0
+export async function latestEventId(db: Queryable): Promise<number> {
+  const { events } = db.t
+  return (await db.orm.select({ m: max(events.id) }).from(events))[0]?.m ?? 0
 }
 
 /**
@@ -132,10 +144,12 @@ export function latestEventId(db: Db): number {
  * (the kept window's start), or null when none is. The table itself keeps every event
  * (append-only); the window is what `GET /events` promises to replay.
  */
-export function oldestKeptId(db: Db, sinceMs: number): number | null {
-  return db.select({ m: min(events.id) }).from(events).where(gte(events.createdAt, sinceMs)).get()?.m ?? null
+export async function oldestKeptId(db: Queryable, sinceMs: number): Promise<number | null> {
+  const { events } = db.t
+  return (await db.orm.select({ m: min(events.id) }).from(events).where(gte(events.createdAt, sinceMs)))[0]?.m ?? null
 }
 
-export function eventCount(db: Db): number {
-  return db.select({ n: sql<number>`count(*)` }).from(events).get()?.n ?? 0
+export async function eventCount(db: Queryable): Promise<number> {
+  const { events } = db.t
+  return (await db.orm.select({ n: count() }).from(events))[0]?.n ?? 0
 }

@@ -7,9 +7,9 @@
  * so no record is ever left out. A day's leaves are ordered by their placing instant,
  * then by record id; the root is RFC 6962's over them.
  */
-import { and, asc, eq, gte, lt } from 'drizzle-orm'
-import { dayLeaves, dayRoots } from '../../db/schema'
-import type { Db } from '../db'
+import { and, asc, desc, eq, gte, lt } from 'drizzle-orm'
+import type { dayRoots } from '../../db/schema'
+import type { Db, Queryable } from '../db'
 import { canonicalJson } from '../engine/canonical-json'
 import { leafHash, MERKLE_ALGORITHM, rootOfHashes, toHex } from '../engine/merkle'
 import { compactDay, DAY_MS, isoInstant, parseCompactDay } from '../time'
@@ -30,8 +30,8 @@ export interface Leaf {
 
 /** A further kind of leaf (closed paper trades): records of [fromMs, toMs) and pending work before a day's end. */
 export interface LeafSource {
-  leaves(db: Db, fromMs: number, toMs: number): Leaf[]
-  pendingBefore(db: Db, dayEndMs: number): boolean
+  leaves(db: Queryable, fromMs: number, toMs: number): Promise<Leaf[]>
+  pendingBefore(db: Queryable, dayEndMs: number): Promise<boolean>
 }
 
 export function makeLeaf(recordId: string, atMs: number, record: Record<string, unknown>): Leaf {
@@ -40,8 +40,8 @@ export function makeLeaf(recordId: string, atMs: number, record: Record<string, 
 }
 
 /** The leaves of final scored signals of the day [fromMs, toMs). */
-export function scoredLeaves(db: Db, fromMs: number, toMs: number): Leaf[] {
-  return finalScoredForDay(db, fromMs, toMs).map(j =>
+export async function scoredLeaves(db: Queryable, fromMs: number, toMs: number): Promise<Leaf[]> {
+  return (await finalScoredForDay(db, fromMs, toMs)).map(j =>
     makeLeaf(`scored_signal:${j.signal.id}`, j.scored.exitTimeMs ?? j.scored.finalizedAtMs!, { kind: 'scored_signal', ...scoredItem(j) }),
   )
 }
@@ -63,19 +63,20 @@ export interface DayView {
 }
 
 /** A sealed day from its stored leaves; an unsealed one from the records final so far. */
-export function dayView(db: Db, day: string, dayMs: number, sources: LeafSource[]): DayView {
-  const sealed = db.select().from(dayRoots).where(eq(dayRoots.day, day)).get()
+export async function dayView(db: Queryable, day: string, dayMs: number, sources: LeafSource[]): Promise<DayView> {
+  const { dayRoots, dayLeaves } = db.t
+  const sealed = (await db.orm.select().from(dayRoots).where(eq(dayRoots.day, day)))[0]
   if (sealed) {
-    const rows = db.select().from(dayLeaves).where(eq(dayLeaves.day, day)).orderBy(asc(dayLeaves.idx)).all()
+    const rows = await db.orm.select().from(dayLeaves).where(eq(dayLeaves.day, day)).orderBy(asc(dayLeaves.idx))
     return { day, sealed: true, sealedAtMs: sealed.sealedAtMs, root: sealed.root, leaves: rows.map(r => ({ recordId: r.recordId, atMs: 0, leaf: r.leaf, leafHash: r.leafHash })) }
   }
-  const leaves = collectLeaves(db, dayMs, dayMs + DAY_MS, sources)
+  const leaves = await collectLeaves(db, dayMs, dayMs + DAY_MS, sources)
   return { day, sealed: false, sealedAtMs: null, root: rootHex(leaves), leaves }
 }
 
-export function collectLeaves(db: Db, fromMs: number, toMs: number, sources: LeafSource[]): Leaf[] {
-  const all = scoredLeaves(db, fromMs, toMs)
-  for (const s of sources) all.push(...s.leaves(db, fromMs, toMs))
+export async function collectLeaves(db: Queryable, fromMs: number, toMs: number, sources: LeafSource[]): Promise<Leaf[]> {
+  const all = await scoredLeaves(db, fromMs, toMs)
+  for (const s of sources) all.push(...(await s.leaves(db, fromMs, toMs)))
   return orderLeaves(all)
 }
 
@@ -97,31 +98,37 @@ export const proofPath = (day: string, hash: string) => `/trust/merkle/${day}/pr
  * with the push feed's `day_root` event: the root as /trust/merkle/{date} serves it and
  * every leaf's record id, hash and proof URL (docs/events.md).
  */
-export function sealDay(db: Db, day: string, leaves: Leaf[], nowMs: number): DayRootRow {
+export async function sealDay(db: Db, day: string, leaves: Leaf[], nowMs: number): Promise<DayRootRow> {
+  const { dayRoots, dayLeaves } = db.t
   const row: DayRootRow = { day, leafCount: leaves.length, root: rootHex(leaves), algorithm: MERKLE_ALGORITHM, sealedAtMs: nowMs }
-  const insertLeaf = db.$client.prepare('INSERT INTO day_leaves (day, idx, record_id, leaf, leaf_hash) VALUES (?, ?, ?, ?, ?)')
   const proofs = leaves.map(l => ({ record_id: l.recordId, leaf_hash: l.leafHash, proof_url: proofPath(day, l.leafHash) }))
-  db.transaction(tx => {
-    tx.insert(dayRoots).values(row).run()
-    leaves.forEach((l, idx) => insertLeaf.run(day, idx, l.recordId, l.leaf, l.leafHash))
-    appendEvents(tx, nowMs, [{ kind: 'day_root', payload: { ...dayRootItem(row), proofs } }])
+  const rows = leaves.map((l, idx) => ({ day, idx, recordId: l.recordId, leaf: l.leaf, leafHash: l.leafHash }))
+  await db.tx(async tx => {
+    await tx.orm.insert(dayRoots).values(row)
+    // SQLite's bound-variable limit over a leaf's 5 columns, rounded down
+    for (let i = 0; i < rows.length; i += 150) await tx.orm.insert(dayLeaves).values(rows.slice(i, i + 150))
+    await appendEvents(tx, nowMs, [{ kind: 'day_root', payload: { ...dayRootItem(row), proofs } }])
   })
   return row
 }
 
-export function sealedRoot(db: Db, day: string): DayRootRow | undefined {
-  return db.select().from(dayRoots).where(eq(dayRoots.day, day)).get()
+export async function sealedRoot(db: Queryable, day: string): Promise<DayRootRow | undefined> {
+  const { dayRoots } = db.t
+  return (await db.orm.select().from(dayRoots).where(eq(dayRoots.day, day)))[0]
 }
 
-export function sealedDays(db: Db, fromDay: string, toDay: string): DayRootRow[] {
-  return db.select().from(dayRoots).where(and(gte(dayRoots.day, fromDay), lt(dayRoots.day, toDay))).all()
+export async function sealedDays(db: Queryable, fromDay: string, toDay: string): Promise<DayRootRow[]> {
+  const { dayRoots } = db.t
+  return db.orm.select().from(dayRoots).where(and(gte(dayRoots.day, fromDay), lt(dayRoots.day, toDay)))
 }
 
-export function latestSealedDay(db: Db): string | null {
-  return db.select({ day: dayRoots.day }).from(dayRoots).orderBy(asc(dayRoots.day)).all().at(-1)?.day ?? null
+export async function latestSealedDay(db: Queryable): Promise<string | null> {
+  const { dayRoots } = db.t
+  return (await db.orm.select({ day: dayRoots.day }).from(dayRoots).orderBy(desc(dayRoots.day)).limit(1))[0]?.day ?? null
 }
 
 /** The day a record's leaf was sealed under, or null while it is in no sealed day. */
-export function sealedDayOf(db: Db, recordId: string): string | null {
-  return db.select({ day: dayLeaves.day }).from(dayLeaves).where(eq(dayLeaves.recordId, recordId)).limit(1).get()?.day ?? null
+export async function sealedDayOf(db: Queryable, recordId: string): Promise<string | null> {
+  const { dayLeaves } = db.t
+  return (await db.orm.select({ day: dayLeaves.day }).from(dayLeaves).where(eq(dayLeaves.recordId, recordId)).limit(1))[0]?.day ?? null
 }

@@ -4,9 +4,9 @@
  * service reads, the pick rule both publish, closed paper trades as Merkle leaves
  * (docs/trust.md), and the execution figures of /trust/metrics and the real-mode checklist.
  */
-import { and, asc, desc, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
-import { paperCycles, paperHistory, paperPicks, paperPositions, signals } from '../../db/schema'
-import type { Db } from '../db'
+import { and, asc, count, desc, eq, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
+import type { paperCycles, paperHistory, paperPicks, paperPositions } from '../../db/schema'
+import type { Db, Queryable } from '../db'
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
 import { isTimeframe } from '../market/timeframe'
@@ -72,8 +72,9 @@ export function positionItem(p: PaperPositionRow) {
 }
 
 export const paperLeafSource: LeafSource = {
-  leaves(db: Db, fromMs: number, toMs: number): Leaf[] {
-    return db
+  async leaves(db: Queryable, fromMs: number, toMs: number): Promise<Leaf[]> {
+    const { paperPositions } = db.t
+    const rows = await db.orm
       .select()
       .from(paperPositions)
       .where(
@@ -90,41 +91,37 @@ export const paperLeafSource: LeafSource = {
           ),
         ),
       )
-      .all()
-      .map(p => makeLeaf(`paper_trade:${p.id}`, p.exitTimeMs!, { kind: 'paper_trade', ...positionItem(p) }))
+    return rows.map(p => makeLeaf(`paper_trade:${p.id}`, p.exitTimeMs!, { kind: 'paper_trade', ...positionItem(p) }))
   },
-  pendingBefore(db: Db, dayEndMs: number): boolean {
-    const n = db
-      .select({ n: sql<number>`count(*)` })
+  async pendingBefore(db: Queryable, dayEndMs: number): Promise<boolean> {
+    const { paperPositions } = db.t
+    const n = (await db.orm
+      .select({ n: count() })
       .from(paperPositions)
-      .where(and(inArray(paperPositions.status, ['pending', 'open']), lt(paperPositions.entryTimeMs, dayEndMs), lt(paperPositions.markedThroughMs, dayEndMs)))
-      .get()?.n ?? 0
+      .where(and(inArray(paperPositions.status, ['pending', 'open']), lt(paperPositions.entryTimeMs, dayEndMs), lt(paperPositions.markedThroughMs, dayEndMs))))[0]?.n ?? 0
     return n > 0
   },
 }
 
 /** The paper-trading figures /trust/metrics and the real-mode checklist read. */
 export interface PaperFigures {
-  completedCycles(): number
+  completedCycles(): Promise<number>
   /** paper entry vs the signal's reference entry, % (one value per paper position) */
-  slippagePct(sinceMs: number): number[]
+  slippagePct(sinceMs: number): Promise<number[]>
   /** [positions with SL and TP set, all positions] */
-  slTpSet(sinceMs: number): [number, number]
+  slTpSet(sinceMs: number): Promise<[number, number]>
 }
 
-export function paperFigures(db: Db): PaperFigures {
+export function paperFigures(db: Queryable): PaperFigures {
+  const { paperCycles, paperPositions } = db.t
   return {
-    completedCycles: () => db.select({ n: sql<number>`count(*)` }).from(paperCycles).where(eq(paperCycles.status, 'complete')).get()?.n ?? 0,
-    slippagePct: sinceMs =>
-      db
-        .select({ e: paperPositions.entryPrice, r: paperPositions.referenceEntryPrice })
-        .from(paperPositions)
-        .where(gte(paperPositions.openedAtMs, sinceMs))
-        .all()
+    completedCycles: async () => (await db.orm.select({ n: count() }).from(paperCycles).where(eq(paperCycles.status, 'complete')))[0]?.n ?? 0,
+    slippagePct: async sinceMs =>
+      (await db.orm.select({ e: paperPositions.entryPrice, r: paperPositions.referenceEntryPrice }).from(paperPositions).where(gte(paperPositions.openedAtMs, sinceMs)))
         .filter(x => x.e !== null)
         .map(x => ((x.e! - x.r) / x.r) * 100),
-    slTpSet: sinceMs => {
-      const rows = db.select({ sl: paperPositions.slPct, tp: paperPositions.tpPct }).from(paperPositions).where(gte(paperPositions.openedAtMs, sinceMs)).all()
+    slTpSet: async sinceMs => {
+      const rows = await db.orm.select({ sl: paperPositions.slPct, tp: paperPositions.tpPct }).from(paperPositions).where(gte(paperPositions.openedAtMs, sinceMs))
       return [rows.filter(r => r.sl > 0 && r.tp > 0).length, rows.length]
     },
   }
@@ -144,70 +141,80 @@ export const PICK_RULE =
 const OPEN_STATUSES = ['pending', 'open']
 
 /** The cycle `id`, or the newest cycle when `id` is undefined; null when there is none. */
-export function paperCycle(db: Db, id?: number): PaperCycleRow | null {
-  const q = db.select().from(paperCycles)
-  return (id === undefined ? q.orderBy(desc(paperCycles.id)).limit(1).get() : q.where(eq(paperCycles.id, id)).get()) ?? null
+export async function paperCycle(db: Queryable, id?: number): Promise<PaperCycleRow | null> {
+  const { paperCycles } = db.t
+  const q = db.orm.select().from(paperCycles)
+  return (id === undefined ? await q.orderBy(desc(paperCycles.id)).limit(1) : await q.where(eq(paperCycles.id, id)))[0] ?? null
 }
 
-export function insertCycle(db: Db, cycle: PaperCycleRow): void {
-  db.insert(paperCycles).values(cycle).run()
+export async function insertCycle(db: Queryable, cycle: PaperCycleRow): Promise<void> {
+  await db.orm.insert(db.t.paperCycles).values(cycle)
 }
 
-export function completeCycle(db: Db, id: number, v: { completedAtMs: number; finalEquity: number; processedThroughMs: number }): void {
-  db.update(paperCycles).set({ status: 'complete', ...v }).where(eq(paperCycles.id, id)).run()
+export async function completeCycle(db: Queryable, id: number, v: { completedAtMs: number; finalEquity: number; processedThroughMs: number }): Promise<void> {
+  const { paperCycles } = db.t
+  await db.orm.update(paperCycles).set({ status: 'complete', ...v }).where(eq(paperCycles.id, id))
 }
 
 /** The cycle has taken the signals published up to `ms`. */
-export function setProcessedThrough(db: Db, id: number, ms: number): void {
-  db.update(paperCycles).set({ processedThroughMs: ms }).where(eq(paperCycles.id, id)).run()
+export async function setProcessedThrough(db: Queryable, id: number, ms: number): Promise<void> {
+  const { paperCycles } = db.t
+  await db.orm.update(paperCycles).set({ processedThroughMs: ms }).where(eq(paperCycles.id, id))
 }
 
-export function picksOfDay(db: Db, cycleId: number, day: string): PaperPicksRow | undefined {
-  return db.select().from(paperPicks).where(and(eq(paperPicks.cycleId, cycleId), eq(paperPicks.day, day))).get()
+export async function picksOfDay(db: Queryable, cycleId: number, day: string): Promise<PaperPicksRow | undefined> {
+  const { paperPicks } = db.t
+  return (await db.orm.select().from(paperPicks).where(and(eq(paperPicks.cycleId, cycleId), eq(paperPicks.day, day))))[0]
 }
 
 /** A day's picks, written once (a second write of the day is ignored). */
-export function insertPicks(db: Db, picks: typeof paperPicks.$inferInsert): void {
-  db.insert(paperPicks).values(picks).onConflictDoNothing().run()
+export async function insertPicks(db: Queryable, picks: typeof paperPicks.$inferInsert): Promise<void> {
+  await db.orm.insert(db.t.paperPicks).values(picks).onConflictDoNothing()
 }
 
 /** The cycle's picks, oldest first. */
-export function picksOfCycle(db: Db, cycleId: number): PaperPicksRow[] {
-  return db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(asc(paperPicks.pickedAtMs)).all()
+export async function picksOfCycle(db: Queryable, cycleId: number): Promise<PaperPicksRow[]> {
+  const { paperPicks } = db.t
+  return db.orm.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(asc(paperPicks.pickedAtMs))
 }
 
-export function latestPicks(db: Db, cycleId: number): PaperPicksRow | null {
-  return db.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(desc(paperPicks.pickedAtMs)).limit(1).get() ?? null
+export async function latestPicks(db: Queryable, cycleId: number): Promise<PaperPicksRow | null> {
+  const { paperPicks } = db.t
+  return (await db.orm.select().from(paperPicks).where(eq(paperPicks.cycleId, cycleId)).orderBy(desc(paperPicks.pickedAtMs)).limit(1))[0] ?? null
 }
 
-export function positionsOfCycle(db: Db, cycleId: number): PaperPositionRow[] {
-  return db.select().from(paperPositions).where(eq(paperPositions.cycleId, cycleId)).all()
+export async function positionsOfCycle(db: Queryable, cycleId: number): Promise<PaperPositionRow[]> {
+  const { paperPositions } = db.t
+  return db.orm.select().from(paperPositions).where(eq(paperPositions.cycleId, cycleId))
 }
 
 /** The cycle's pending and open positions, by entry time. */
-export function openPositions(db: Db, cycleId: number): PaperPositionRow[] {
-  return db.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), inArray(paperPositions.status, OPEN_STATUSES))).orderBy(asc(paperPositions.entryTimeMs)).all()
+export async function openPositions(db: Queryable, cycleId: number): Promise<PaperPositionRow[]> {
+  const { paperPositions } = db.t
+  return db.orm.select().from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), inArray(paperPositions.status, OPEN_STATUSES))).orderBy(asc(paperPositions.entryTimeMs))
 }
 
 /** The cycle's `limit` most recently closed positions (closed or cancelled), newest first. */
-export function closedPositions(db: Db, cycleId: number, limit: number): PaperPositionRow[] {
-  return db
+export async function closedPositions(db: Queryable, cycleId: number, limit: number): Promise<PaperPositionRow[]> {
+  const { paperPositions } = db.t
+  return db.orm
     .select()
     .from(paperPositions)
     .where(and(eq(paperPositions.cycleId, cycleId), notInArray(paperPositions.status, OPEN_STATUSES)))
     .orderBy(desc(paperPositions.closedAtMs), desc(paperPositions.exitTimeMs), desc(paperPositions.id))
     .limit(limit)
-    .all()
 }
 
 /** The P&L (USD) of the cycle's closed positions. */
-export function realizedPnlUsd(db: Db, cycleId: number): number {
-  return db.select({ p: paperPositions.pnlUsd }).from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), notInArray(paperPositions.status, OPEN_STATUSES))).all().reduce((s, r) => s + (r.p ?? 0), 0)
+export async function realizedPnlUsd(db: Queryable, cycleId: number): Promise<number> {
+  const { paperPositions } = db.t
+  const rows = await db.orm.select({ p: paperPositions.pnlUsd }).from(paperPositions).where(and(eq(paperPositions.cycleId, cycleId), notInArray(paperPositions.status, OPEN_STATUSES)))
+  return rows.reduce((s, r) => s + (r.p ?? 0), 0)
 }
 
 /** A new position (a signal already taken is not taken twice). */
-export function insertPosition(db: Db, row: PaperPositionRow): void {
-  db.insert(paperPositions).values(row).onConflictDoNothing().run()
+export async function insertPosition(db: Queryable, row: PaperPositionRow): Promise<void> {
+  await db.orm.insert(db.t.paperPositions).values(row).onConflictDoNothing()
 }
 
 /**
@@ -217,34 +224,36 @@ export function insertPosition(db: Db, row: PaperPositionRow): void {
  * as /paper-trading serves it; one that goes from pending to final in one pass is announced
  * once, closed.
  */
-export function updateOpenPositions(db: Db, updates: { id: string; set: Partial<PaperPositionRow> }[], nowMs: number): void {
-  db.transaction(tx => {
+export async function updateOpenPositions(db: Db, updates: { id: string; set: Partial<PaperPositionRow> }[], nowMs: number): Promise<void> {
+  const { paperPositions, signals } = db.t
+  await db.tx(async tx => {
     const announce: NewEvent[] = []
     for (const u of updates) {
-      const before = tx.select({ status: paperPositions.status }).from(paperPositions).where(eq(paperPositions.id, u.id)).get()
-      const after = tx.update(paperPositions).set(u.set).where(and(eq(paperPositions.id, u.id), inArray(paperPositions.status, OPEN_STATUSES))).returning().get()
+      const before = (await tx.orm.select({ status: paperPositions.status }).from(paperPositions).where(eq(paperPositions.id, u.id)))[0]
+      const after = (await tx.orm.update(paperPositions).set(u.set).where(and(eq(paperPositions.id, u.id), inArray(paperPositions.status, OPEN_STATUSES))).returning())[0]
       if (!before || !after || after.status === before.status) continue
       const action = OPEN_STATUSES.includes(after.status) ? 'opened' : 'closed'
-      const status = tx.select({ status: signals.status }).from(signals).where(eq(signals.id, after.signalId)).get()?.status ?? null
+      const status = (await tx.orm.select({ status: signals.status }).from(signals).where(eq(signals.id, after.signalId)))[0]?.status ?? null
       announce.push({ kind: 'paper', payload: { action, position: positionItem(after) }, strategy: after.strategy, coin: after.coin, status })
     }
-    appendEvents(tx, nowMs, announce)
+    await appendEvents(tx, nowMs, announce)
   })
 }
 
 /** The cycle's daily equity rows, oldest first. */
-export function historyOf(db: Db, cycleId: number): PaperHistoryRow[] {
-  return db.select().from(paperHistory).where(eq(paperHistory.cycleId, cycleId)).orderBy(asc(paperHistory.date)).all()
+export async function historyOf(db: Queryable, cycleId: number): Promise<PaperHistoryRow[]> {
+  const { paperHistory } = db.t
+  return db.orm.select().from(paperHistory).where(eq(paperHistory.cycleId, cycleId)).orderBy(asc(paperHistory.date))
 }
 
 /** A day's equity row, written once. */
-export function insertHistory(db: Db, row: PaperHistoryRow): void {
-  db.insert(paperHistory).values(row).onConflictDoNothing().run()
+export async function insertHistory(db: Queryable, row: PaperHistoryRow): Promise<void> {
+  await db.orm.insert(db.t.paperHistory).values(row).onConflictDoNothing()
 }
 
 /** Equity at an instant: capital + closed P&L by then + open positions marked at the last close by then. */
-export function equityAt(deps: { db: Db; series: SeriesCache }, cycle: PaperCycleRow, atMs: number): { equity: number; open: number; closed: number } {
-  const positions = positionsOfCycle(deps.db, cycle.id)
+export async function equityAt(deps: { db: Queryable; series: SeriesCache }, cycle: PaperCycleRow, atMs: number): Promise<{ equity: number; open: number; closed: number }> {
+  const positions = await positionsOfCycle(deps.db, cycle.id)
   let equity = cycle.startingCapital
   let open = 0
   let closed = 0

@@ -4,7 +4,7 @@
  * last success and failure, failures since the last success, deliveries given up on.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { schema, type Db } from '../db'
+import { greatest, schema, type Db, type Queryable } from '../db'
 import { latestEventId } from './events'
 
 export type PushEndpointRow = typeof schema.pushEndpoints.$inferSelect
@@ -28,21 +28,22 @@ export interface NewPushEndpoint {
  * Register an endpoint; it is sent the events committed after this moment (the newest
  * event id is read in the same transaction as the insert).
  */
-export function addEndpoint(db: Db, nowMs: number, e: NewPushEndpoint): PushEndpointRow {
-  return db.transaction(tx => {
-    const after = latestEventId(tx as unknown as Db)
-    return tx.insert(schema.pushEndpoints).values({ ...e, createdAtMs: nowMs, afterEventId: after }).returning().get()
+export async function addEndpoint(db: Db, nowMs: number, e: NewPushEndpoint): Promise<PushEndpointRow> {
+  return db.tx(async tx => {
+    const after = await latestEventId(tx)
+    return (await tx.orm.insert(tx.t.pushEndpoints).values({ ...e, createdAtMs: nowMs, afterEventId: after }).returning())[0]!
   })
 }
 
 /** Endpoints that are not removed, oldest first. */
-export function activeEndpoints(db: Db): PushEndpointRow[] {
-  const t = schema.pushEndpoints
-  return db.select().from(t).where(isNull(t.disabledAtMs)).orderBy(t.id).all()
+export async function activeEndpoints(db: Queryable): Promise<PushEndpointRow[]> {
+  const t = db.t.pushEndpoints
+  return db.orm.select().from(t).where(isNull(t.disabledAtMs)).orderBy(t.id)
 }
 
-export function endpointById(db: Db, id: number): PushEndpointRow | undefined {
-  return db.select().from(schema.pushEndpoints).where(eq(schema.pushEndpoints.id, id)).get()
+export async function endpointById(db: Queryable, id: number): Promise<PushEndpointRow | undefined> {
+  const t = db.t.pushEndpoints
+  return (await db.orm.select().from(t).where(eq(t.id, id)))[0]
 }
 
 /** A Discord webhook URL with its token part (the last path segment) replaced. */
@@ -56,34 +57,34 @@ export function redactDiscordUrl(url: string): string {
  * cancelled by the caller's outbox). Returns what was done, or null for an unknown or
  * already removed endpoint.
  */
-export function removeEndpoint(db: Db, nowMs: number, id: number, referenced: (tx: Db) => boolean): 'deleted' | 'disabled' | null {
-  const t = schema.pushEndpoints
-  return db.transaction(txn => {
-    const tx = txn as unknown as Db
-    const row = tx.select().from(t).where(and(eq(t.id, id), isNull(t.disabledAtMs))).get()
+export async function removeEndpoint(db: Db, nowMs: number, id: number, referenced: (tx: Queryable) => Promise<boolean>): Promise<'deleted' | 'disabled' | null> {
+  const t = db.t.pushEndpoints
+  return db.tx(async tx => {
+    const row = (await tx.orm.select().from(t).where(and(eq(t.id, id), isNull(t.disabledAtMs))))[0]
     if (!row) return null
-    if (!referenced(tx)) {
-      tx.delete(t).where(eq(t.id, id)).run()
+    if (!(await referenced(tx))) {
+      await tx.orm.delete(t).where(eq(t.id, id))
       return 'deleted'
     }
-    tx.update(t)
+    await tx.orm
+      .update(t)
       .set({ disabledAtMs: nowMs, secret: null, telegramBotToken: null, url: row.sink === 'discord' && row.url ? redactDiscordUrl(row.url) : row.url })
       .where(eq(t.id, id))
-      .run()
     return 'disabled'
   })
 }
 
 /** A delivery reached the endpoint. */
-export function recordSuccess(db: Db, id: number, nowMs: number): void {
-  const t = schema.pushEndpoints
-  db.update(t).set({ lastSuccessAtMs: nowMs, consecutiveFailures: 0 }).where(eq(t.id, id)).run()
+export async function recordSuccess(db: Queryable, id: number, nowMs: number): Promise<void> {
+  const t = db.t.pushEndpoints
+  await db.orm.update(t).set({ lastSuccessAtMs: nowMs, consecutiveFailures: 0 }).where(eq(t.id, id))
 }
 
 /** An attempt failed; `givenUp`: the delivery was marked failed for good. */
-export function recordFailure(db: Db, id: number, nowMs: number, error: string, givenUp: boolean): void {
-  const t = schema.pushEndpoints
-  db.update(t)
+export async function recordFailure(db: Queryable, id: number, nowMs: number, error: string, givenUp: boolean): Promise<void> {
+  const t = db.t.pushEndpoints
+  await db.orm
+    .update(t)
     .set({
       lastFailureAtMs: nowMs,
       lastError: error.slice(0, 500),
@@ -91,17 +92,16 @@ export function recordFailure(db: Db, id: number, nowMs: number, error: string, 
       failedDeliveries: givenUp ? sql`${t.failedDeliveries} + 1` : t.failedDeliveries,
     })
     .where(eq(t.id, id))
-    .run()
 }
 
 /** A delivery given up on without an attempt of its own (it outlived the maximum age waiting). */
-export function recordGivenUp(db: Db, id: number, nowMs: number, error: string): void {
-  const t = schema.pushEndpoints
-  db.update(t).set({ lastFailureAtMs: nowMs, lastError: error.slice(0, 500), failedDeliveries: sql`${t.failedDeliveries} + 1` }).where(eq(t.id, id)).run()
+export async function recordGivenUp(db: Queryable, id: number, nowMs: number, error: string): Promise<void> {
+  const t = db.t.pushEndpoints
+  await db.orm.update(t).set({ lastFailureAtMs: nowMs, lastError: error.slice(0, 500), failedDeliveries: sql`${t.failedDeliveries} + 1` }).where(eq(t.id, id))
 }
 
 /** The receiver asked for a pause (a 429, an exhausted rate-limit bucket): nothing goes to it before `untilMs`. */
-export function pauseEndpoint(db: Db, id: number, untilMs: number): void {
-  const t = schema.pushEndpoints
-  db.update(t).set({ pausedUntilMs: sql`max(${t.pausedUntilMs}, ${untilMs})` }).where(eq(t.id, id)).run()
+export async function pauseEndpoint(db: Queryable, id: number, untilMs: number): Promise<void> {
+  const t = db.t.pushEndpoints
+  await db.orm.update(t).set({ pausedUntilMs: greatest(db, t.pausedUntilMs, untilMs) }).where(eq(t.id, id))
 }

@@ -3,12 +3,13 @@
  * import` (src/cli-trust.ts), read by /trust/real-track. A time already stored keeps its value.
  */
 import { asc } from 'drizzle-orm'
-import { realTrack } from '../../db/schema'
-import type { Db } from '../db'
+import type { realTrack } from '../../db/schema'
+import type { Db, Queryable } from '../db'
 
 /** Every NAV point, oldest first. */
-export function realTrackRows(db: Db): (typeof realTrack.$inferSelect)[] {
-  return db.select().from(realTrack).orderBy(asc(realTrack.tMs)).all()
+export async function realTrackRows(db: Queryable): Promise<(typeof realTrack.$inferSelect)[]> {
+  const { realTrack } = db.t
+  return db.orm.select().from(realTrack).orderBy(asc(realTrack.tMs))
 }
 
 /** Parse a NAV CSV: header with a time column (t, time, timestamp or date) and `nav`; other columns (bot or session ids) are dropped. */
@@ -33,10 +34,11 @@ export function parseNavCsv(text: string): { rows: { tMs: number; nav: number }[
 }
 
 /** Insert NAV points; a time already present keeps its stored value. Returns how many were new. */
-export function importNav(db: Db, rows: { tMs: number; nav: number }[], nowMs: number): number {
+export async function importNav(db: Db, rows: { tMs: number; nav: number }[], nowMs: number): Promise<number> {
+  const { realTrack } = db.t
   let added = 0
-  db.transaction(tx => {
-    for (const r of rows) added += tx.insert(realTrack).values({ ...r, importedAtMs: nowMs }).onConflictDoNothing().returning({ t: realTrack.tMs }).all().length
+  await db.tx(async tx => {
+    for (const r of rows) added += (await tx.orm.insert(realTrack).values({ ...r, importedAtMs: nowMs }).onConflictDoNothing().returning({ t: realTrack.tMs })).length
   })
   return added
 }

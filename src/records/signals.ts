@@ -3,9 +3,10 @@
  * results. The scanner and scorer jobs write through here; the signals service reads.
  * Append-only rules are the database's (db/migrations/0004_signals_trust_triggers.sql).
  */
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, ne, or, sql, type SQL } from 'drizzle-orm'
-import { scoredSignals, signalScans, signals } from '../../db/schema'
-import type { Db } from '../db'
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import type { scoredSignals, signalScans, signals } from '../../db/schema'
+import type { Db, Queryable } from '../db'
+import { DAY_MS } from '../time'
 import { appendEvents, type Announcement, type NewEvent } from './events'
 import { signalItem } from './signal-item'
 
@@ -27,16 +28,17 @@ export function signalId(strategy: string, timeframe: string, coin: string, sign
 const INSERT_CHUNK = 400
 
 /** Insert signals not recorded yet; returns how many were new. */
-export function insertSignals(db: Db, rows: SignalRow[]): number {
+export async function insertSignals(db: Db, rows: SignalRow[]): Promise<number> {
+  const { signals } = db.t
   let added = 0
-  db.transaction(tx => {
+  await db.tx(async tx => {
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       const chunk = rows.slice(i, i + INSERT_CHUNK)
-      const fresh = new Set(tx.insert(signals).values(chunk).onConflictDoNothing().returning({ id: signals.id }).all().map(r => r.id))
+      const fresh = new Set((await tx.orm.insert(signals).values(chunk).onConflictDoNothing().returning({ id: signals.id })).map(r => r.id))
       added += fresh.size
       // the push feed announces each new signal in the transaction that records it (docs/events.md)
       const recorded = chunk.filter(r => fresh.has(r.id))
-      if (recorded.length) appendEvents(tx, Math.max(...recorded.map(r => r.publishedAtMs)), recorded.map(signalEvent))
+      if (recorded.length) await appendEvents(tx, Math.max(...recorded.map(r => r.publishedAtMs)), recorded.map(signalEvent))
     }
   })
   return added
@@ -47,32 +49,36 @@ function signalEvent(r: SignalRow): NewEvent {
   return { kind: 'signal', payload: signalItem(r), strategy: r.strategy, coin: r.coin, status: r.status }
 }
 
-export function recordScan(db: Db, scan: ScanRow): void {
-  db.insert(signalScans).values(scan).onConflictDoNothing().run()
+export async function recordScan(db: Queryable, scan: ScanRow): Promise<void> {
+  await db.orm.insert(db.t.signalScans).values(scan).onConflictDoNothing()
 }
 
 /** The newest signal bar scanned on a timeframe, or null before the first scan. */
-export function scanWatermark(db: Db, timeframe: string): number | null {
-  const r = db.select({ m: max(signalScans.signalBarMs) }).from(signalScans).where(eq(signalScans.timeframe, timeframe)).get()
+export async function scanWatermark(db: Queryable, timeframe: string): Promise<number | null> {
+  const { signalScans } = db.t
+  const r = (await db.orm.select({ m: max(signalScans.signalBarMs) }).from(signalScans).where(eq(signalScans.timeframe, timeframe)))[0]
   return r?.m ?? null
 }
 
-export function latestScan(db: Db, timeframe: string): ScanRow | undefined {
-  return db.select().from(signalScans).where(eq(signalScans.timeframe, timeframe)).orderBy(desc(signalScans.signalBarMs)).limit(1).get()
+export async function latestScan(db: Queryable, timeframe: string): Promise<ScanRow | undefined> {
+  const { signalScans } = db.t
+  return (await db.orm.select().from(signalScans).where(eq(signalScans.timeframe, timeframe)).orderBy(desc(signalScans.signalBarMs)).limit(1))[0]
 }
 
-export function scanCount(db: Db): number {
-  return db.select({ n: sql<number>`count(*)` }).from(signalScans).get()?.n ?? 0
+export async function scanCount(db: Queryable): Promise<number> {
+  return (await db.orm.select({ n: count() }).from(db.t.signalScans))[0]?.n ?? 0
 }
 
 /** Signals of one timeframe and signal bar. */
-export function signalsOfBar(db: Db, timeframe: string, signalBarMs: number): SignalRow[] {
-  return db.select().from(signals).where(and(eq(signals.timeframe, timeframe), eq(signals.signalBarMs, signalBarMs))).all()
+export async function signalsOfBar(db: Queryable, timeframe: string, signalBarMs: number): Promise<SignalRow[]> {
+  const { signals } = db.t
+  return db.orm.select().from(signals).where(and(eq(signals.timeframe, timeframe), eq(signals.signalBarMs, signalBarMs)))
 }
 
 /** Signals whose signal time is at or after `sinceMs`, newest first. */
-export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
-  return db.select().from(signals).where(gte(signals.signalTimeMs, sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).all()
+export async function signalsSince(db: Queryable, sinceMs: number): Promise<SignalRow[]> {
+  const { signals } = db.t
+  return db.orm.select().from(signals).where(gte(signals.signalTimeMs, sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id)
 }
 
 /**
@@ -81,43 +87,61 @@ export function signalsSince(db: Db, sinceMs: number): SignalRow[] {
  * many the window holds. The keyset rides the signals_time index; a page never shifts when
  * newer signals are recorded between two requests.
  */
-export function signalsPage(db: Db, q: { fromMs: number; toMs: number; after: { signalTimeMs: number; id: string } | null; limit: number }): { rows: SignalRow[]; total: number } {
+export async function signalsPage(db: Queryable, q: { fromMs: number; toMs: number; after: { signalTimeMs: number; id: string } | null; limit: number }): Promise<{ rows: SignalRow[]; total: number }> {
+  const { signals } = db.t
   const window = and(gte(signals.signalTimeMs, q.fromMs), lte(signals.signalTimeMs, q.toMs))
   const after = q.after === null ? undefined : or(lt(signals.signalTimeMs, q.after.signalTimeMs), and(eq(signals.signalTimeMs, q.after.signalTimeMs), gt(signals.id, q.after.id)))
-  const rows = db.select().from(signals).where(and(window, after)).orderBy(desc(signals.signalTimeMs), signals.id).limit(q.limit).all()
-  const total = db.select({ n: sql<number>`count(*)` }).from(signals).where(window).get()?.n ?? 0
+  const rows = await db.orm.select().from(signals).where(and(window, after)).orderBy(desc(signals.signalTimeMs), signals.id).limit(q.limit)
+  const total = (await db.orm.select({ n: count() }).from(signals).where(window))[0]?.n ?? 0
   return { rows, total }
 }
 
-/** Signals with no scored row yet, or an open one: the scorer's work list. */
+/**
+ * How far before the newest scored signal's publication the Postgres form of `unscored`
+ * looks: a signal's `published_at_ms` is its scan's clock time, taken before the transaction
+ * that records it, and no scan's transaction stays open anywhere near a day.
+ */
+export const UNSCORED_LAG_MS = DAY_MS
+
 /**
  * Signals without a scored row. A scoring pass writes a row for every signal it reads, in one
- * transaction, and signals are only ever inserted (their rowids rise with each insert), so
+ * transaction, and signals are only ever inserted.
+ *
+ * SQLite: their rowids rise with each insert and commit in that order (one writer), so
  * these are exactly the signals after the newest one that has a row: the condition walks
  * back from the newest signal to the first scored one instead of joining every signal ever
  * recorded, which a year of records (millions of rows, read every hour) made a stall of
  * seconds on the event loop.
+ *
+ * Postgres has no rowid, and an insertion order is not a commit order there (a signal
+ * committed late could sit below a cursor), so the cursor is commit-safe instead: the
+ * signals without a row (an anti-join) among those published at most UNSCORED_LAG_MS
+ * before the newest scored one's publication, on the signals_published index. A signal
+ * committed after a later one was scored is still found, by its missing row.
  */
-function unscored(db: Db): SQL {
-  const newest = db
-    .select({ k: sql<number>`${signals}.rowid` })
-    .from(signals)
-    .where(sql`EXISTS (SELECT 1 FROM ${scoredSignals} WHERE ${scoredSignals.signalId} = ${signals.id})`)
-    .orderBy(sql`${signals}.rowid DESC`)
-    .limit(1)
-    .get()
+async function unscored(db: Queryable): Promise<SQL> {
+  const { signals, scoredSignals } = db.t
+  const hasRow = sql`EXISTS (SELECT 1 FROM ${scoredSignals} WHERE ${scoredSignals.signalId} = ${signals.id})`
+  if (db.dialect === 'postgres') {
+    const newest = (await db.orm.select({ p: max(signals.publishedAtMs) }).from(signals).where(hasRow))[0]?.p ?? null
+    return and(sql`NOT ${hasRow}`, newest === null ? undefined : gte(signals.publishedAtMs, newest - UNSCORED_LAG_MS))!
+  }
+  const newest = (await db.orm.select({ k: sql<number>`${signals}.rowid` }).from(signals).where(hasRow).orderBy(sql`${signals}.rowid DESC`).limit(1))[0]
   return sql`${signals}.rowid > ${newest?.k ?? 0}`
 }
 
-export function signalsToScore(db: Db): { signal: SignalRow; scored: ScoredRow | null }[] {
-  const open = db
-    .select()
-    .from(scoredSignals)
-    .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
-    .where(eq(scoredSignals.status, 'open'))
-    .all()
-    .map(r => ({ signal: r.signals, scored: r.scored_signals as ScoredRow | null }))
-  const fresh = db.select().from(signals).where(unscored(db)).all().map(signal => ({ signal, scored: null }))
+/** Signals with no scored row yet, or an open one: the scorer's work list. */
+export async function signalsToScore(db: Queryable): Promise<{ signal: SignalRow; scored: ScoredRow | null }[]> {
+  const { signals, scoredSignals } = db.t
+  const open = (await db.orm.select().from(scoredSignals).innerJoin(signals, eq(scoredSignals.signalId, signals.id)).where(eq(scoredSignals.status, 'open'))).map(r => ({
+    signal: r.signals,
+    scored: r.scored_signals as ScoredRow | null,
+  }))
+  // SQLite reads them in rowid order (insertion's); Postgres keeps no such order, so it is asked for one: publication, then id
+  const fresh = (db.dialect === 'postgres'
+    ? await db.orm.select().from(signals).where(await unscored(db)).orderBy(asc(signals.publishedAtMs), asc(signals.id))
+    : await db.orm.select().from(signals).where(await unscored(db))
+  ).map(signal => ({ signal, scored: null }))
   return [...open, ...fresh]
 }
 
@@ -134,20 +158,32 @@ const MUTABLE_COLUMNS = [
  * final row refuses, by trigger), all in one transaction. Prepared statements: a pass
  * writes thousands of rows every hour.
  */
-export function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[], announce?: Announcement): void {
-  const set = MUTABLE_COLUMNS.map(([c]) => `${c} = ?`).join(', ')
-  const update = db.$client.prepare(`UPDATE scored_signals SET ${set} WHERE signal_id = ? AND status = 'open'`)
-  const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v as string | number | null))
-  db.transaction(tx => {
+export async function saveScored(db: Db, rows: { row: ScoredRow; existed: boolean }[], announce?: Announcement): Promise<void> {
+  const { scoredSignals } = db.t
+  const set = Object.fromEntries(MUTABLE_COLUMNS.map(([, k]) => [k, sql.placeholder(k)])) as Record<(typeof MUTABLE_COLUMNS)[number][1], Placeholder>
+  await db.tx(async tx => {
+    // prepared once per pass (a pass writes thousands of rows every hour)
+    const q = tx.orm
+      .update(scoredSignals)
+      .set(set as never)
+      .where(and(eq(scoredSignals.signalId, sql.placeholder('signalId')), eq(scoredSignals.status, 'open')))
+    // Postgres names its prepared statements; placeholders skip the columns' encoding, so a boolean goes to SQLite as 0/1
+    const update = tx.dialect === 'sqlite' ? q.prepare() : (q as unknown as { prepare(name: string): ReturnType<typeof q.prepare> }).prepare('save_scored_update')
+    const value = (v: unknown) => (tx.dialect === 'sqlite' && typeof v === 'boolean' ? Number(v) : v)
+    const fresh: ScoredRow[] = []
     for (const { row, existed } of rows) {
-      if (existed) update.run(...MUTABLE_COLUMNS.map(([, k]) => value(row[k])), row.signalId)
-      else tx.insert(scoredSignals).values(row).run()
+      if (existed) await update.execute({ ...Object.fromEntries(MUTABLE_COLUMNS.map(([, k]) => [k, value(row[k])])), signalId: row.signalId })
+      else fresh.push(row)
     }
+    for (let i = 0; i < fresh.length; i += SCORED_CHUNK) await tx.orm.insert(scoredSignals).values(fresh.slice(i, i + SCORED_CHUNK))
     // the `scored` events of the rows this pass finalized (src/records/scored-event.ts), in
     // the transaction that finalizes them
-    if (announce) appendEvents(tx, announce.nowMs, announce.events)
+    if (announce) await appendEvents(tx, announce.nowMs, announce.events)
   })
 }
+
+/** scored rows per insert (SQLite's bound-variable limit over a row's 28 columns, rounded down) */
+const SCORED_CHUNK = 30
 
 export interface ScoredJoined {
   signal: SignalRow
@@ -155,11 +191,12 @@ export interface ScoredJoined {
 }
 
 /** Scored rows by published-at window (newest first, at most `limit`), or by exact ids. */
-export function scoredRows(db: Db, opts: { sinceMs: number; limit: number } | { ids: string[] }): ScoredJoined[] {
-  const q = db.select().from(scoredSignals).innerJoin(signals, eq(scoredSignals.signalId, signals.id))
+export async function scoredRows(db: Queryable, opts: { sinceMs: number; limit: number } | { ids: string[] }): Promise<ScoredJoined[]> {
+  const { signals, scoredSignals } = db.t
+  const q = db.orm.select().from(scoredSignals).innerJoin(signals, eq(scoredSignals.signalId, signals.id))
   const rows = 'ids' in opts
-    ? q.where(inArray(signals.id, opts.ids)).orderBy(desc(signals.signalTimeMs), signals.id).all()
-    : q.where(gte(signals.publishedAtMs, opts.sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).limit(opts.limit).all()
+    ? await q.where(inArray(signals.id, opts.ids)).orderBy(desc(signals.signalTimeMs), signals.id)
+    : await q.where(gte(signals.publishedAtMs, opts.sinceMs)).orderBy(desc(signals.signalTimeMs), signals.id).limit(opts.limit)
   return rows.map(r => ({ signal: r.signals, scored: r.scored_signals }))
 }
 
@@ -168,9 +205,10 @@ export function scoredRows(db: Db, opts: { sinceMs: number; limit: number } | { 
  * exit (unscoreable: finalization) falls in it, and those from an earlier day that became
  * final in it after their own day was sealed (not among any sealed day's leaves).
  */
-export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJoined[] {
+export async function finalScoredForDay(db: Queryable, fromMs: number, toMs: number): Promise<ScoredJoined[]> {
+  const { signals, scoredSignals } = db.t
   const leafTime = sql<number>`coalesce(${scoredSignals.exitTimeMs}, ${scoredSignals.finalizedAtMs})`
-  return db
+  const rows = await db.orm
     .select()
     .from(scoredSignals)
     .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
@@ -190,74 +228,72 @@ export function finalScoredForDay(db: Db, fromMs: number, toMs: number): ScoredJ
         ),
       ),
     )
-    .all()
-    .map(r => ({ signal: r.signals, scored: r.scored_signals }))
+  return rows.map(r => ({ signal: r.signals, scored: r.scored_signals }))
 }
 
 /**
  * Could a record still become final with a leaf time before `dayEndMs`? True while a
  * signal of that time is unscored, or an open row has not been marked through it.
  */
-export function scoringPendingBefore(db: Db, dayEndMs: number): boolean {
+export async function scoringPendingBefore(db: Queryable, dayEndMs: number): Promise<boolean> {
+  const { signals, scoredSignals } = db.t
   // the unscored are few (those since the last pass): read on the rowid range, compared here
-  if (db.select({ t: signals.signalTimeMs }).from(signals).where(unscored(db)).all().some(r => r.t < dayEndMs)) return true
-  const open = db
-    .select({ n: sql<number>`count(*)` })
-    .from(scoredSignals)
-    .where(and(eq(scoredSignals.status, 'open'), lt(scoredSignals.markedThroughMs, dayEndMs)))
-    .get()?.n ?? 0
+  if ((await db.orm.select({ t: signals.signalTimeMs }).from(signals).where(await unscored(db))).some(r => r.t < dayEndMs)) return true
+  const open = (await db.orm.select({ n: count() }).from(scoredSignals).where(and(eq(scoredSignals.status, 'open'), lt(scoredSignals.markedThroughMs, dayEndMs))))[0]?.n ?? 0
   return open > 0
 }
 
-export function firstSignalTimeMs(db: Db): number | null {
-  return db.select({ m: sql<number | null>`min(${signals.signalTimeMs})` }).from(signals).get()?.m ?? null
+export async function firstSignalTimeMs(db: Queryable): Promise<number | null> {
+  return (await db.orm.select({ m: min(db.t.signals.signalTimeMs) }).from(db.t.signals))[0]?.m ?? null
 }
 
 /** Ids of a timeframe's signals with a signal bar at or after `fromMs`. */
-export function signalIdsSince(db: Db, timeframe: string, fromMs: number): Set<string> {
-  const rows = db.select({ id: signals.id }).from(signals).where(and(eq(signals.timeframe, timeframe), gte(signals.signalBarMs, fromMs))).all()
+export async function signalIdsSince(db: Queryable, timeframe: string, fromMs: number): Promise<Set<string>> {
+  const { signals } = db.t
+  const rows = await db.orm.select({ id: signals.id }).from(signals).where(and(eq(signals.timeframe, timeframe), gte(signals.signalBarMs, fromMs)))
   return new Set(rows.map(r => r.id))
 }
 
 /** How many signals were published at or after `sinceMs`. */
-export function publishedCountSince(db: Db, sinceMs: number): number {
-  return db.select({ n: sql<number>`count(*)` }).from(signals).where(gte(signals.publishedAtMs, sinceMs)).get()!.n
+export async function publishedCountSince(db: Queryable, sinceMs: number): Promise<number> {
+  const { signals } = db.t
+  return (await db.orm.select({ n: count() }).from(signals).where(gte(signals.publishedAtMs, sinceMs)))[0]!.n
 }
 
 /** Signals published at or after `sinceMs`: publication and signal times, backfill, scored status (null: not scored). */
-export function publicationsSince(db: Db, sinceMs: number): { pub: number; st: number; backfill: boolean; status: string | null }[] {
-  return db
+export async function publicationsSince(db: Queryable, sinceMs: number): Promise<{ pub: number; st: number; backfill: boolean; status: string | null }[]> {
+  const { signals, scoredSignals } = db.t
+  return db.orm
     .select({ pub: signals.publishedAtMs, st: signals.signalTimeMs, backfill: signals.backfill, status: scoredSignals.status })
     .from(signals)
     .leftJoin(scoredSignals, eq(scoredSignals.signalId, signals.id))
     .where(gte(signals.publishedAtMs, sinceMs))
-    .all()
 }
 
 /** When the first signal was published, or null. */
-export function firstPublishedMs(db: Db): number | null {
-  return db.select({ m: sql<number | null>`min(${signals.publishedAtMs})` }).from(signals).get()?.m ?? null
+export async function firstPublishedMs(db: Queryable): Promise<number | null> {
+  return (await db.orm.select({ m: min(db.t.signals.publishedAtMs) }).from(db.t.signals))[0]?.m ?? null
 }
 
 /** Signals published after `afterMs` and up to `untilMs`, in publication order (then signal time, id). */
-export function signalsPublishedBetween(db: Db, afterMs: number, untilMs: number): SignalRow[] {
-  return db
+export async function signalsPublishedBetween(db: Queryable, afterMs: number, untilMs: number): Promise<SignalRow[]> {
+  const { signals } = db.t
+  return db.orm
     .select()
     .from(signals)
     .where(and(gt(signals.publishedAtMs, afterMs), lte(signals.publishedAtMs, untilMs)))
     .orderBy(asc(signals.publishedAtMs), asc(signals.signalTimeMs), asc(signals.id))
-    .all()
 }
 
 /** statuses of a scored signal whose trade closed with a result (unscoreable rows have none) */
 const CLOSED = ['tp', 'sl', 'timeout', 'liquidation']
 
 /** The net results (% of margin) of the strategies' scored signals whose trade closed in [fromMs, toMs). */
-export function closedResultsBetween(db: Db, fromMs: number, toMs: number, strategies: string[]): { strategy: string; pnlPct: number }[] {
-  return db
+export async function closedResultsBetween(db: Queryable, fromMs: number, toMs: number, strategies: string[]): Promise<{ strategy: string; pnlPct: number }[]> {
+  const { signals, scoredSignals } = db.t
+  return db.orm
     .select({ strategy: signals.strategy, pnlPct: scoredSignals.pnlPct })
     .from(scoredSignals)
     .innerJoin(signals, eq(scoredSignals.signalId, signals.id))
     .where(and(inArray(scoredSignals.status, CLOSED), gte(scoredSignals.exitTimeMs, fromMs), lt(scoredSignals.exitTimeMs, toMs), inArray(signals.strategy, strategies)))
-    .all()
 }

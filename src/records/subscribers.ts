@@ -4,13 +4,14 @@
  * alert. An address is stored in its normalised form (trimmed, lower case).
  */
 import { eq } from 'drizzle-orm'
-import { subscribers } from '../../db/schema'
-import type { Db } from '../db'
+import type { subscribers } from '../../db/schema'
+import type { Db, Queryable } from '../db'
 
 export type SubscriberRow = typeof subscribers.$inferSelect
 
-export function subscriber(db: Db, email: string): SubscriberRow | undefined {
-  return db.select().from(subscribers).where(eq(subscribers.email, email)).get()
+export async function subscriber(db: Queryable, email: string): Promise<SubscriberRow | undefined> {
+  const { subscribers } = db.t
+  return (await db.orm.select().from(subscribers).where(eq(subscribers.email, email)))[0]
 }
 
 /**
@@ -18,28 +19,31 @@ export function subscriber(db: Db, email: string): SubscriberRow | undefined {
  * becomes pending again in `lang`; an active one is left as it is. True when the address
  * now waits for its confirmation.
  */
-export function requestSubscription(db: Db, email: string, lang: string, now: number): boolean {
-  const t = subscribers
-  return db.transaction(tx => {
-    const row = tx.select().from(t).where(eq(t.email, email)).get()
+export async function requestSubscription(db: Db, email: string, lang: string, now: number): Promise<boolean> {
+  const t = db.t.subscribers
+  return db.tx(async tx => {
+    const row = (await tx.orm.select().from(t).where(eq(t.email, email)))[0]
     if (!row) {
-      tx.insert(t).values({ email, lang, status: 'pending', createdAtMs: now, updatedAtMs: now }).run()
+      await tx.orm.insert(t).values({ email, lang, status: 'pending', createdAtMs: now, updatedAtMs: now })
       return true
     }
     if (row.status === 'active') return false // nothing to confirm; the answer stays the same
-    tx.update(t).set({ status: 'pending', lang, updatedAtMs: now }).where(eq(t.email, email)).run()
+    await tx.orm.update(t).set({ status: 'pending', lang, updatedAtMs: now }).where(eq(t.email, email))
     return true
   })
 }
 
-export function activateSubscriber(db: Db, email: string, now: number): void {
-  db.update(subscribers).set({ status: 'active', confirmedAtMs: now, updatedAtMs: now }).where(eq(subscribers.email, email)).run()
+export async function activateSubscriber(db: Queryable, email: string, now: number): Promise<void> {
+  const { subscribers } = db.t
+  await db.orm.update(subscribers).set({ status: 'active', confirmedAtMs: now, updatedAtMs: now }).where(eq(subscribers.email, email))
 }
 
-export function unsubscribeSubscriber(db: Db, email: string, now: number): void {
-  db.update(subscribers).set({ status: 'unsubscribed', unsubscribedAtMs: now, updatedAtMs: now }).where(eq(subscribers.email, email)).run()
+export async function unsubscribeSubscriber(db: Queryable, email: string, now: number): Promise<void> {
+  const { subscribers } = db.t
+  await db.orm.update(subscribers).set({ status: 'unsubscribed', unsubscribedAtMs: now, updatedAtMs: now }).where(eq(subscribers.email, email))
 }
 
-export function activeSubscribers(db: Db): { email: string; lang: string }[] {
-  return db.select({ email: subscribers.email, lang: subscribers.lang }).from(subscribers).where(eq(subscribers.status, 'active')).all()
+export async function activeSubscribers(db: Queryable): Promise<{ email: string; lang: string }[]> {
+  const { subscribers } = db.t
+  return db.orm.select({ email: subscribers.email, lang: subscribers.lang }).from(subscribers).where(eq(subscribers.status, 'active'))
 }

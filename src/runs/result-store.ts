@@ -5,16 +5,19 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Clock } from '../clock'
-import { schema, type Db } from '../db'
+import type { Db } from '../db'
 import type { RunMetricsResult } from './compute/coin-tasks'
 import type { RunResult } from './present'
 import type { RunSpec } from './spec'
 
+/** Postgres prunes the request index every this many inserts (see `prune`). */
+export const PG_PRUNE_EVERY = 64
+
 export class ResultStore {
   private readonly results = new Map<string, RunResult>()
   private readonly metrics = new Map<string, RunMetricsResult>()
-  private insertRequest: { run(values: Record<string, unknown>): unknown } | null = null
-  private pruneRequests: { run(max: number): unknown } | null = null
+  /** inserts since the last prune (Postgres prunes every PG_PRUNE_EVERY inserts) */
+  private sincePrune = 0
   /** lookups of get() (GET /metrics) */
   hits = 0
   misses = 0
@@ -47,35 +50,42 @@ export class ResultStore {
     return this.results.get(hash)
   }
 
-  /** Keep a finished run: its request in SQLite (once per hash), its result in memory. */
-  remember(result: RunResult, dataVersion: string): void {
+  /** Keep a finished run: its request in the database (once per hash), its result in memory. */
+  async remember(result: RunResult, dataVersion: string): Promise<void> {
     const { db, clock } = this.deps
-    // prepared once: building the statement cost more than running it (compare stores 28 runs)
-    this.insertRequest ??= db
-      .insert(schema.resultRequests)
-      .values({
-        hash: sql.placeholder('hash'),
-        kind: sql.placeholder('kind'),
-        request: sql.placeholder('request'),
-        dataVersion: sql.placeholder('dataVersion'),
-        createdAtMs: sql.placeholder('createdAtMs'),
-      })
-      .onConflictDoNothing()
-      .prepare()
-    this.insertRequest.run({ hash: result.hash, kind: result.spec.kind, request: result.spec, dataVersion, createdAtMs: clock.now() })
-    if (this.deps.indexMax) {
-      // rowids grow with every insert, so at most indexMax rows lie above max(rowid) - indexMax
-      this.pruneRequests ??= db.$client.prepare('DELETE FROM result_requests WHERE rowid <= (SELECT max(rowid) FROM result_requests) - ?')
-      this.pruneRequests.run(this.deps.indexMax)
-    }
+    const t = db.t.resultRequests
+    await db.orm.insert(t).values({ hash: result.hash, kind: result.spec.kind, request: result.spec, dataVersion, createdAtMs: clock.now() }).onConflictDoNothing()
+    if (this.deps.indexMax) await this.prune(this.deps.indexMax)
     if (this.deps.size <= 0) return
     this.results.set(result.hash, result)
     while (this.results.size > this.deps.size) this.results.delete(this.results.keys().next().value!)
   }
 
+  /**
+   * Keep the newest `max` requests. SQLite: rowids grow with every insert and commit in that
+   * order (one writer), so at most `max` rows lie above max(rowid) - max. Postgres has no
+   * rowid, and an insertion order there is not a commit order: the newest are the `max`
+   * latest by creation time (then hash), whichever transaction committed them, pruned every
+   * PG_PRUNE_EVERY inserts (the ordered read is not free), so the index holds at most
+   * `max` + PG_PRUNE_EVERY - 1 rows between prunes.
+   */
+  private async prune(max: number): Promise<void> {
+    const { db } = this.deps
+    if (db.dialect === 'sqlite') {
+      await db.rows(sql`DELETE FROM result_requests WHERE rowid <= (SELECT max(rowid) FROM result_requests) - ${max}`)
+      return
+    }
+    if (++this.sincePrune < PG_PRUNE_EVERY) return
+    this.sincePrune = 0
+    await db.rows(
+      sql`DELETE FROM result_requests WHERE hash IN (SELECT hash FROM result_requests ORDER BY created_at_ms DESC, hash DESC OFFSET ${max})`,
+    )
+  }
+
   /** The normalised request stored for a hash, or null. */
-  storedRequest(hash: string): RunSpec | null {
-    const row = this.deps.db.select().from(schema.resultRequests).where(eq(schema.resultRequests.hash, hash)).get()
+  async storedRequest(hash: string): Promise<RunSpec | null> {
+    const t = this.deps.db.t.resultRequests
+    const row = (await this.deps.db.orm.select().from(t).where(eq(t.hash, hash)))[0]
     return row ? (row.request as RunSpec) : null
   }
 

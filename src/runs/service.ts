@@ -310,7 +310,7 @@ export class RunService {
     twinMetrics?.catch(() => {})
     const universe = plan && twin && twinMetrics ? { plan, twinSymbols: twin.symbols, twinMetrics } : null
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
-    this.results.remember(result, this.deps.store.dataVersion())
+    await this.results.remember(result, this.deps.store.dataVersion())
     return result
   }
 
@@ -672,7 +672,7 @@ export class RunService {
   async byHash(hash: string): Promise<RunResult | null> {
     const hit = this.results.peek(hash)
     if (hit) return hit
-    const spec = this.results.storedRequest(hash)
+    const spec = await this.results.storedRequest(hash)
     return spec ? this.run(spec, { statistics: false }) : null
   }
 }

@@ -38,21 +38,21 @@ describe.skipIf(!CHROMIUM)(`the signals view, live${SKIP_REASON ? ` (skipped: ${
     const coin = ((await (await fetch(`${served.base}/coins`)).json()) as { symbol: string }[])[0]!.symbol
     const barMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - HOUR_MS
     /** record a signal as another process (the hourly job) would, on the server's database */
-    const record = (strategy: string, name: string, entryPrice: number) => {
+    const record = async (strategy: string, name: string, entryPrice: number) => {
       const db = openDb(join(served.dataDir, 'perpsim.sqlite'))
       try {
-        insertSignals(db, [
+        await insertSignals(db, [
           {
             id: signalId(strategy, '1H', coin, barMs), strategy, strategyName: name, status: 'verified', coin, direction: 'long', timeframe: '1H',
             signalBarMs: barMs, signalTimeMs: barMs + HOUR_MS, entryPrice, slPct: 5, tpPct: 10, maxBars: 48, publishedAtMs: Date.now(), backfill: false,
           },
         ])
       } finally {
-        db.$client.close()
+        await db.close()
       }
     }
     const shown = (price: string) => page.waitForFunction(`document.querySelector('#recent tbody')?.textContent.includes('${price}')`, undefined, { timeout: 20_000 })
-    record('supertrend-long', 'Supertrend LONG', 12345.6)
+    await record('supertrend-long', 'Supertrend LONG', 12345.6)
     await shown('12345.6')
     expect(await page.textContent('#recent tbody tr:first-child')).toContain('Supertrend LONG')
     await screenshot(page, 'signals-live')
@@ -62,7 +62,7 @@ describe.skipIf(!CHROMIUM)(`the signals view, live${SKIP_REASON ? ` (skipped: ${
     // opened afresh would start after it and never show it
     await served.crashAndRestart(async () => {
       await page.waitForSelector('#live.live-reconnecting', { timeout: 10_000 })
-      record('ichimoku-long', 'Ichimoku LONG', 23456.7)
+      await record('ichimoku-long', 'Ichimoku LONG', 23456.7)
     })
     await shown('23456.7')
     await page.waitForSelector('#live.live-live', { timeout: 10_000 })

@@ -38,6 +38,6 @@ export async function recordLiveDays(dataDir: string, days: number, strategies: 
       await sealDays({ ...deps, leafSources: [paperLeafSource] })
     }
   } finally {
-    db.$client.close()
+    await db.close()
   }
 }

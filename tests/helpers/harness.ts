@@ -68,7 +68,7 @@ export function makeHarness(opts: { nowMs?: number; dataDir?: string; fill?: (st
     cleanup() {
       void executor.close()
       if (opts.transport) void transport.close()
-      db.$client.close()
+      void db.close()
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }

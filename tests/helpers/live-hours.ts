@@ -27,9 +27,9 @@ export function rankedRegistryRow(strategy: string, rank: number, over: Partial<
 }
 
 /** Publishes a (rankings-1) day file of `date` whose groups are empty but those `withRows` says, which hold `rows`. */
-export function publishPicksDay(h: Harness, date: string, rows: RankedRow[], withRows: (period: Period, group: Group) => boolean): void {
+export async function publishPicksDay(h: Harness, date: string, rows: RankedRow[], withRows: (period: Period, group: Group) => boolean): Promise<void> {
   const empty: GroupRanking = { symbols: [], top_n_requested: null, eligible_universe: null, rows: [], weekly_best3: [] }
-  new DayFiles(h.deps.db).publish(
+  await new DayFiles(h.deps.db).publish(
     {
       schema_version: 'rankings-1', rules_version: 'v1', date, generated_at: `${date}T00:30:00Z`, written_by: 'schedule', engine_version: 'x', data_version: 'x', previous_date: null, rules: {},
       periods: Object.fromEntries(PERIODS.map(p => [p, { start_date: date, end_date: date, groups: Object.fromEntries(GROUPS.map(g => [g, withRows(p, g) ? { ...empty, rows } : empty])) }])) as DayFile['periods'],

@@ -78,6 +78,8 @@ export class EventHub {
   private timer: ReturnType<typeof setInterval> | null = null
   private pumping = false
   private pumpAgain = false
+  /** streams being opened (their resume point read): counted against the limits */
+  private opening = 0
   private readonly wake = () => this.pump()
 
   constructor(
@@ -95,15 +97,28 @@ export class EventHub {
   }
 
   /** Open a stream; throws TooManyStreams past the limits. */
-  open(req: OpenStream): ReadableStream<Uint8Array> {
+  async open(req: OpenStream): Promise<ReadableStream<Uint8Array>> {
     // a stopping server takes no new stream (the stop would wait for it)
     if (this.deps.shutdown?.aborted) throw new TooManyStreams('stopping', this.limits.streamsMax, STREAM_RETRY_AFTER_S)
     const mine = this.perClient.get(req.client) ?? 0
     if (mine >= this.limits.streamsPerClient) throw new TooManyStreams('client', this.limits.streamsPerClient, STREAM_RETRY_AFTER_S)
-    if (this.streams.size >= this.limits.streamsMax) throw new TooManyStreams('service', this.limits.streamsMax, STREAM_RETRY_AFTER_S)
-    this.start()
+    if (this.streams.size + this.opening >= this.limits.streamsMax) throw new TooManyStreams('service', this.limits.streamsMax, STREAM_RETRY_AFTER_S)
+    // the place is held while the resume point is read, so streams opened at once count each other
+    this.perClient.set(req.client, mine + 1)
+    this.opening++
+    try {
+      return await this.openAt(req)
+    } catch (e) {
+      this.release(req.client)
+      throw e
+    } finally {
+      this.opening--
+    }
+  }
+
+  private async openAt(req: OpenStream): Promise<ReadableStream<Uint8Array>> {
     const { db, clock } = this.deps
-    const latest = latestEventId(db)
+    const latest = await latestEventId(db)
     const prelude = [sseRetry(RETRY_MS)]
     let cursor = latest
     if (req.resumeAfter !== null) {
@@ -114,9 +129,9 @@ export class EventHub {
         cursor = latest
       } else {
         const windowStart = clock.now() - KEPT_WINDOW_MS
-        const next = eventsAfter(db, cursor, { limit: 1 })[0]
+        const next = (await eventsAfter(db, cursor, { limit: 1 }))[0]
         if (next && next.createdAt < windowStart) {
-          const kept = oldestKeptId(db, windowStart)
+          const kept = await oldestKeptId(db, windowStart)
           const resumeAfter = kept === null ? latest : kept - 1
           prelude.push(
             sseMessage({
@@ -135,12 +150,12 @@ export class EventHub {
         start: ctl => {
           stream = { client: req.client, filter: req.filter, filterKey: filterKey(req.filter), cursor, live: false, closed: false, lastWriteMs: clock.now(), ctl }
           ctl.enqueue(ENCODER.encode(prelude.join('')))
+          this.start(latest)
           this.streams.add(stream)
-          this.perClient.set(req.client, mine + 1)
         },
-        pull: () => {
+        pull: async () => {
           try {
-            this.replay(stream)
+            await this.replay(stream)
           } catch (e) {
             this.fail(e)
           }
@@ -153,10 +168,10 @@ export class EventHub {
   }
 
   /** A page of a resuming stream's replay, read when its client has room for more. */
-  private replay(s: Stream): void {
+  private async replay(s: Stream): Promise<void> {
     if (s.live || s.closed) return
     const through = Math.max(this.lastId, s.cursor)
-    const rows = eventsAfter(this.deps.db, s.cursor, { ...s.filter, limit: PAGE, throughId: through })
+    const rows = await eventsAfter(this.deps.db, s.cursor, { ...s.filter, limit: PAGE, throughId: through })
     if (rows.length) this.write(s, ENCODER.encode(rows.map(frameOf).join('')))
     if (rows.length === PAGE) s.cursor = rows.at(-1)!.id
     else {
@@ -191,7 +206,7 @@ export class EventHub {
 
   private async drain(): Promise<void> {
     while (this.streams.size > 0) {
-      const rows = eventsAfter(this.deps.db, this.lastId, { limit: PAGE })
+      const rows = await eventsAfter(this.deps.db, this.lastId, { limit: PAGE })
       if (rows.length === 0) return
       const first = rows[0]!.id
       const last = rows.at(-1)!.id
@@ -282,10 +297,15 @@ export class EventHub {
     if (s.closed) return
     s.closed = true
     this.streams.delete(s)
-    const n = (this.perClient.get(s.client) ?? 1) - 1
-    if (n > 0) this.perClient.set(s.client, n)
-    else this.perClient.delete(s.client)
+    this.release(s.client)
     if (this.streams.size === 0) this.stop()
+  }
+
+  /** A client's place given back (its stream ended, or never opened). */
+  private release(client: string): void {
+    const n = (this.perClient.get(client) ?? 1) - 1
+    if (n > 0) this.perClient.set(client, n)
+    else this.perClient.delete(client)
   }
 
   private closeAll(): void {
@@ -296,9 +316,10 @@ export class EventHub {
   }
 
   /** Listen only while a stream is open: an idle service (and every test without streams) polls nothing. */
-  private start(): void {
+  private start(latest: number): void {
     if (this.timer !== null) return
-    this.lastId = latestEventId(this.deps.db)
+    // the newest event when the first stream opened: the fan-out serves what comes after
+    this.lastId = latest
     eventWakeups.on('appended', this.wake)
     this.timer = setInterval(() => this.tick(), this.limits.pollMs)
   }

@@ -31,7 +31,7 @@ export class EventsService {
   }
 
   /** The stream, or a 422 naming every unknown filter value and a malformed Last-Event-ID. */
-  open(query: typeof EventsQuery.static, lastEventIdHeader: string | undefined, client: string): Response {
+  async open(query: typeof EventsQuery.static, lastEventIdHeader: string | undefined, client: string): Promise<Response> {
     const problems: Problem[] = []
     const pick = (name: keyof typeof query, known: readonly string[], normalise = (s: string) => s) => {
       const raw = query[name]
@@ -55,7 +55,7 @@ export class EventsService {
       else problems.push({ loc: ['header', 'last-event-id'], msg: 'an event id this feed sent: an integer of up to 15 digits', input: lastEventIdHeader })
     }
     if (problems.length) throw new InvalidRequest(problems)
-    const body = this.hub.open({ client, filter, resumeAfter })
+    const body = await this.hub.open({ client, filter, resumeAfter })
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',

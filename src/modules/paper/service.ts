@@ -28,27 +28,27 @@ const r4 = (x: number) => roundTo(x, 4)
 export class PaperService {
   constructor(private readonly deps: PaperServiceDeps) {}
 
-  private cycleRow(cycle: number | undefined): PaperCycleRow | null {
+  private cycleRow(cycle: number | undefined): Promise<PaperCycleRow | null> {
     return paperCycle(this.deps.db, cycle)
   }
 
   /** The cycle's state, or null: no cycle yet (cycle undefined) or no such cycle. */
-  state(cycle?: number) {
-    const c = this.cycleRow(cycle)
+  async state(cycle?: number) {
+    const c = await this.cycleRow(cycle)
     if (!c) return null
     const { db } = this.deps
     const now = this.deps.clock.now()
     const endMs = c.startMs + c.lengthDays * DAY_MS
     const at = c.status === 'complete' ? endMs : Math.min(now, endMs)
-    const open = openPositions(db, c.id)
-    const closed = closedPositions(db, c.id, 20)
-    const history = historyOf(db, c.id)
-    const realized = realizedPnlUsd(db, c.id)
+    const open = await openPositions(db, c.id)
+    const closed = await closedPositions(db, c.id, 20)
+    const history = await historyOf(db, c.id)
+    const realized = await realizedPnlUsd(db, c.id)
     const unrealized = open.reduce((s, p) => s + (p.unrealizedUsd ?? 0), 0)
     const equity = c.status === 'complete' && c.finalEquity !== null ? c.finalEquity : c.startingCapital + realized + unrealized
     const last = history.at(-1)
     const before = history.at(-2)
-    const picks = latestPicks(db, c.id)
+    const picks = await latestPicks(db, c.id)
     return {
       cycle_id: c.id,
       cycle_status: c.status as 'active' | 'complete',
@@ -75,8 +75,8 @@ export class PaperService {
   }
 
   /** GET /paper-trading: the cycle's state; NotFound (the contract's 404) before the first cycle or for a cycle that does not exist. */
-  cycle(cycle?: number) {
-    const state = this.state(cycle)
+  async cycle(cycle?: number) {
+    const state = await this.state(cycle)
     if (!state)
       throw new NotFound(
         cycle === undefined
@@ -89,11 +89,11 @@ export class PaperService {
   /** /performance/public's paper part: the pick, the live positions in summary, the cycle's return. */
   /** GET /performance/public: the current regime beside the paper cycle's summary. */
   async publicPerformance(): Promise<typeof PerformancePublic.static> {
-    return { as_of: isoInstant(this.deps.clock.now()), regime: await this.deps.marketContext.regime(), paper: this.summary() }
+    return { as_of: isoInstant(this.deps.clock.now()), regime: await this.deps.marketContext.regime(), paper: await this.summary() }
   }
 
-  summary() {
-    const s = this.state()
+  async summary() {
+    const s = await this.state()
     if (!s) return null
     const exposure = s.open_positions.filter(p => p.status === 'open').reduce((x, p) => x + p.margin_usd * p.leverage, 0)
     return {
@@ -107,8 +107,8 @@ export class PaperService {
   }
 
   /** equity recomputed from the positions and candles at an instant (for tests and audits) */
-  equityAt(cycle: number, atMs: number) {
-    const c = this.cycleRow(cycle)
+  async equityAt(cycle: number, atMs: number) {
+    const c = await this.cycleRow(cycle)
     return c ? equityAt(this.deps, c, atMs) : null
   }
 }

@@ -19,8 +19,8 @@ export function rankingsModule(deps: AppDeps) {
     })
     .get(
       '/rankings/files/:date',
-      ({ params }) => {
-        const f = rankings.dayFile(params.date)
+      async ({ params }) => {
+        const f = await rankings.dayFile(params.date)
         // the stored bytes as they are: the sha256 in citation is of exactly this body
         return new Response(f.body, { headers: { 'content-type': 'application/json', etag: `"${f.sha256}"`, 'x-content-sha256': f.sha256 } })
       },

@@ -106,35 +106,35 @@ export class RankingsService {
   }
 
   /** The stored day file for exact date YYYYMMDD (its bytes are the response). */
-  dayFile(raw: string): StoredDayFile {
+  async dayFile(raw: string): Promise<StoredDayFile> {
     const date = this.dateParam(raw, ['path', 'date'])
-    const f = this.files.get(date)
+    const f = await this.files.get(date)
     if (!f) {
-      if (this.files.latest() === null) throw this.notYet()
+      if ((await this.files.latest()) === null) throw this.notYet()
       throw new NotFound(`No day file for ${raw}: rankings are published for the dates GET /rankings/daily serves`)
     }
     return f
   }
 
-  daily(q: DailyQuery) {
+  async daily(q: DailyQuery) {
     const requested = q.date === undefined ? null : this.dateParam(q.date, ['query', 'date'])
-    const latest = this.files.latest()
+    const latest = await this.files.latest()
     if (latest === null) throw this.notYet()
     let served: string | null
     if (requested === null) served = latest
     else if (q.strict_date) {
-      served = this.files.get(requested) ? requested : null
-      if (!served) throw new NotFound(`No ranking for ${q.date} (strict_date=true asks for that exact day); the newest on or before it is ${this.files.latestOnOrBefore(requested) ?? 'none'}`)
+      served = (await this.files.get(requested)) ? requested : null
+      if (!served) throw new NotFound(`No ranking for ${q.date} (strict_date=true asks for that exact day); the newest on or before it is ${(await this.files.latestOnOrBefore(requested)) ?? 'none'}`)
     } else {
-      served = this.files.latestOnOrBefore(requested)
+      served = await this.files.latestOnOrBefore(requested)
       if (!served) throw new NotFound(`No ranking on or before ${q.date}: the rankings start later`)
     }
-    const stored = this.files.get(served)!
+    const stored = (await this.files.get(served))!
     const file = stored.file
     const window = file.periods[q.period]
     const g = window.groups[q.group]
     const rows = g.rows
-    const list = this.rankedList(stored, q.period, q.group)
+    const list = await this.rankedList(stored, q.period, q.group)
     const held = heldBack(rows)
     const top = top3(list)
     const worst = worst3(list)
@@ -224,11 +224,11 @@ export class RankingsService {
    * The ranked list of one period × group of a stored file (eligible rows, eligible ranks):
    * stored in rankings-2 files, derived for rankings-1 files from theirs and the previous day's.
    */
-  rankedList(stored: StoredDayFile, period: Period, group: Group): EligibleRow[] {
+  async rankedList(stored: StoredDayFile, period: Period, group: Group): Promise<EligibleRow[]> {
     const f = stored.file
     const rows = f.periods[period].groups[group].rows
     if (storesEligibleRanks(f.schema_version)) return eligibleList(rows, null, true)
-    const prev = f.previous_date === null ? null : (this.files.get(f.previous_date)?.file.periods[period]?.groups[group]?.rows ?? null)
+    const prev = f.previous_date === null ? null : ((await this.files.get(f.previous_date))?.file.periods[period]?.groups[group]?.rows ?? null)
     return eligibleList(rows, prev, false)
   }
 
@@ -236,10 +236,10 @@ export class RankingsService {
    * For other services (signals, mail): the ranked rows of one period × group of the newest
    * day file on or before `date` (default: the newest), or null before the first ranking.
    */
-  rowsOf(period: Period, group: Group, date?: string): { date: string; sha256: string; rows: readonly RankedRow[] } | null {
-    const served = date === undefined ? this.files.latest() : this.files.latestOnOrBefore(date)
+  async rowsOf(period: Period, group: Group, date?: string): Promise<{ date: string; sha256: string; rows: readonly RankedRow[] } | null> {
+    const served = date === undefined ? await this.files.latest() : await this.files.latestOnOrBefore(date)
     if (served === null) return null
-    const stored = this.files.get(served)!
+    const stored = (await this.files.get(served))!
     return { date: served, sha256: stored.sha256, rows: stored.file.periods[period].groups[group].rows }
   }
 

@@ -76,7 +76,7 @@ export function rankingRowFor(rows: readonly RankedRow[], strategy: string): Ran
 
 export class SignalsService {
   private readonly liveCache: TtlCache<ReturnType<typeof signalItem>[]>
-  private readonly realtimeCache: TtlCache<ReturnType<SignalsService['computeRealtime']>>
+  private readonly realtimeCache: TtlCache<Awaited<ReturnType<SignalsService['computeRealtime']>>>
   private readonly dayFiles: DayFiles
 
   constructor(private readonly deps: SignalsServiceDeps) {
@@ -86,21 +86,21 @@ export class SignalsService {
   }
 
   /** /signals/realtime: the contract's rules 1–5 (docs/signals.md). */
-  realtime(minPf: number, maxResults: number) {
+  async realtime(minPf: number, maxResults: number) {
     // keyed by the newest scanned bar too: a scan made inside the 5 minutes shows at once
-    return this.realtimeCache.get(`${minPf}|${maxResults}|${latestScan(this.deps.db, '1H')?.signalBarMs}`, () => this.computeRealtime(minPf, maxResults))
+    return this.realtimeCache.getAsync(`${minPf}|${maxResults}|${(await latestScan(this.deps.db, '1H'))?.signalBarMs}`, () => this.computeRealtime(minPf, maxResults))
   }
 
-  private computeRealtime(minPf: number, maxResults: number) {
+  private async computeRealtime(minPf: number, maxResults: number) {
     const now = this.deps.clock.now()
-    const scan = latestScan(this.deps.db, '1H')
+    const scan = await latestScan(this.deps.db, '1H')
     if (!scan || now - scan.scannedAtMs > SCANNER_WARM_MS) return []
-    const date = this.dayFiles.latest()
+    const date = await this.dayFiles.latest()
     if (date === null) return []
     // the ranked list users see: rows held back for too few trades are not in it, ranks are eligible ranks
-    const rows = eligibleList(this.dayFiles.get(date)!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? [], null, false)
+    const rows = eligibleList((await this.dayFiles.get(date))!.file.periods[REALTIME_PERIOD]?.groups[REALTIME_GROUP]?.rows ?? [], null, false)
     const rank = new Map(this.deps.universe.all().map((c, i) => [c.meta.symbol, i]))
-    return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
+    return (await signalsOfBar(this.deps.db, '1H', scan.signalBarMs))
       .map(s => ({ s, row: rankingRowFor(rows, s.strategy) }))
       .filter((x): x is { s: SignalRow; row: RankedRow } => x.row !== null && x.row.direction === x.s.direction && x.row.profit_factor >= minPf)
       .sort((a, b) => a.row.rank - b.row.rank || (rank.get(a.s.coin) ?? 1e9) - (rank.get(b.s.coin) ?? 1e9))
@@ -118,13 +118,13 @@ export class SignalsService {
   }
 
   /** Verified strategies' 1H signals of the newest scanned bar on the top `topN` coins. */
-  live(topN: number) {
-    const scan = latestScan(this.deps.db, '1H')
+  async live(topN: number) {
+    const scan = await latestScan(this.deps.db, '1H')
     // keyed by the newest scanned bar too: a scan made inside the 5 minutes shows at once
-    return this.liveCache.get(`${topN}|${scan?.signalBarMs}`, () => {
+    return this.liveCache.getAsync(`${topN}|${scan?.signalBarMs}`, async () => {
       if (!scan) return []
       const rank = new Map(this.deps.universe.topN(topN).map((c, i) => [c.meta.symbol, i]))
-      return signalsOfBar(this.deps.db, '1H', scan.signalBarMs)
+      return (await signalsOfBar(this.deps.db, '1H', scan.signalBarMs))
         .filter(s => s.status === 'verified' && rank.has(s.coin))
         .sort((a, b) => rank.get(a.coin)! - rank.get(b.coin)! || a.strategy.localeCompare(b.strategy))
         .map(signalItem)
@@ -136,18 +136,18 @@ export class SignalsService {
    * page and carried in the cursor, so the pages of one listing neither shift nor overlap
    * while new signals are recorded.
    */
-  history(q: { hours: number; limit: number; cursor?: string }) {
+  async history(q: { hours: number; limit: number; cursor?: string }) {
     const c = q.cursor === undefined ? null : decodeHistoryCursor(q.cursor, q.hours)
     const toMs = c ? c.to : this.deps.clock.now()
     const fromMs = toMs - q.hours * HOUR_MS
-    const { rows, total } = signalsPage(this.deps.db, { fromMs, toMs, after: c ? { signalTimeMs: c.t, id: c.id } : null, limit: q.limit + 1 })
+    const { rows, total } = await signalsPage(this.deps.db, { fromMs, toMs, after: c ? { signalTimeMs: c.t, id: c.id } : null, limit: q.limit + 1 })
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
     const next_cursor = rows.length > q.limit && last ? encodeHistoryCursor({ to: toMs, hours: q.hours, t: last.signalTimeMs, id: last.id }) : null
     return { as_of: isoInstant(toMs), hours: q.hours, limit: q.limit, count: page.length, total, next_cursor, signals: page.map(signalItem) }
   }
 
-  scored(q: { days: number; limit: number; signal_ids?: string }) {
+  async scored(q: { days: number; limit: number; signal_ids?: string }) {
     const now = this.deps.clock.now()
     let rows: ScoredJoined[]
     if (q.signal_ids !== undefined) {
@@ -161,9 +161,9 @@ export class SignalsService {
           },
         ])
       }
-      rows = scoredRows(this.deps.db, { ids: [...new Set(ids)] })
+      rows = await scoredRows(this.deps.db, { ids: [...new Set(ids)] })
     } else {
-      rows = scoredRows(this.deps.db, { sinceMs: now - q.days * DAY_MS, limit: q.limit })
+      rows = await scoredRows(this.deps.db, { sinceMs: now - q.days * DAY_MS, limit: q.limit })
     }
     return { as_of: isoInstant(now), engine: ENGINE_LABEL, note: SCORED_NOTE, signals: rows.map(scoredItem) }
   }

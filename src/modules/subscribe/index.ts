@@ -15,8 +15,8 @@ export function subscribeModule(deps: AppDeps, mailer: Mailer) {
   return new Elysia({ name: 'subscribe' })
     .post(
       '/api/subscribe',
-      ({ body }) => {
-        subs.subscribe(body.email, body.lang)
+      async ({ body }) => {
+        await subs.subscribe(body.email, body.lang)
         return accepted({
           status: 'pending_confirmation' as const,
           detail: 'If this address can receive mail, a confirmation link is on its way; the weekly alert starts once it is followed.',
@@ -26,24 +26,24 @@ export function subscribeModule(deps: AppDeps, mailer: Mailer) {
     )
     .get(
       '/api/subscribe/confirm',
-      ({ query }) => {
-        const outcome = subs.confirm(query.email, query.token)
-        return new Response(linkAnswerPage('confirm', outcome, subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
+      async ({ query }) => {
+        const outcome = await subs.confirm(query.email, query.token)
+        return new Response(linkAnswerPage('confirm', outcome, await subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
       },
       { query: SignedLinkQuery, detail: { tags: ['subscription'], summary: 'Confirm a subscription (signed link from the confirmation mail)' } },
     )
     .get(
       '/api/unsubscribe',
-      ({ query }) => {
-        const outcome = subs.unsubscribe(query.email, query.token)
-        return new Response(linkAnswerPage('unsubscribe', outcome, subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
+      async ({ query }) => {
+        const outcome = await subs.unsubscribe(query.email, query.token)
+        return new Response(linkAnswerPage('unsubscribe', outcome, await subs.langOf(query.email)), { status: statusOf(outcome), headers: HTML })
       },
       { query: SignedLinkQuery, detail: { tags: ['subscription'], summary: 'Unsubscribe (signed link from a mail)' } },
     )
     .post(
       '/api/unsubscribe',
-      ({ query }) => {
-        const outcome = subs.unsubscribe(query.email, query.token)
+      async ({ query }) => {
+        const outcome = await subs.unsubscribe(query.email, query.token)
         return new Response(linkAnswerText('unsubscribe', outcome), { status: statusOf(outcome), headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
       },
       {

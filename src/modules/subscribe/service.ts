@@ -20,37 +20,37 @@ export class SubscriptionService {
   constructor(private readonly deps: { db: Db; clock: Clock; mailer: Mailer }) {}
 
   /** (requests per client are limited by the HTTP layer's `subscribe` class, RATE_LIMIT_SUBSCRIBE_PER_MIN) */
-  subscribe(rawEmail: string, lang: Lang): void {
+  async subscribe(rawEmail: string, lang: Lang): Promise<void> {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
-    const pending = requestSubscription(this.deps.db, email, lang, now)
-    if (pending && this.deps.mailer.queueConfirmation(email, lang)) this.deps.mailer.kick()
+    const pending = await requestSubscription(this.deps.db, email, lang, now)
+    if (pending && (await this.deps.mailer.queueConfirmation(email, lang))) this.deps.mailer.kick()
   }
 
-  confirm(rawEmail: string, token: string): LinkOutcome {
+  async confirm(rawEmail: string, token: string): Promise<LinkOutcome> {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
-    if (!this.deps.mailer.tokens.verify('confirm', email, token, now)) return 'forbidden'
-    const row = subscriber(this.deps.db, email)
+    if (!(await this.deps.mailer.tokens()).verify('confirm', email, token, now)) return 'forbidden'
+    const row = await subscriber(this.deps.db, email)
     if (!row || row.status === 'unsubscribed') return 'forbidden'
     if (row.status === 'active') return 'already'
-    activateSubscriber(this.deps.db, email, now)
+    await activateSubscriber(this.deps.db, email, now)
     return 'done'
   }
 
-  unsubscribe(rawEmail: string, token: string): LinkOutcome {
+  async unsubscribe(rawEmail: string, token: string): Promise<LinkOutcome> {
     const email = normaliseEmail(rawEmail)
     const now = this.deps.clock.now()
-    if (!this.deps.mailer.tokens.verify('unsubscribe', email, token, now)) return 'forbidden'
-    const row = subscriber(this.deps.db, email)
+    if (!(await this.deps.mailer.tokens()).verify('unsubscribe', email, token, now)) return 'forbidden'
+    const row = await subscriber(this.deps.db, email)
     if (!row || row.status === 'unsubscribed') return 'already'
-    unsubscribeSubscriber(this.deps.db, email, now)
+    await unsubscribeSubscriber(this.deps.db, email, now)
     return 'done'
   }
 
   /** the language an address asked for (for the answer pages); en when unknown */
-  langOf(rawEmail: string): Lang {
-    const row = subscriber(this.deps.db, normaliseEmail(rawEmail))
+  async langOf(rawEmail: string): Promise<Lang> {
+    const row = await subscriber(this.deps.db, normaliseEmail(rawEmail))
     return row?.lang === 'ko' ? 'ko' : 'en'
   }
 }

@@ -26,7 +26,8 @@ export function trustModule(
       response: { 200: MerkleDay, 404: Detail },
       detail: { tags: ['trust'], summary: 'Merkle day root (RFC 6962, SHA-256) over the records that closed that UTC day' },
     })
-    .get('/trust/merkle/:date/leaves', ({ params }) => (service.isSealed(params.date) ? sealedLeaves.response(params.date, () => service.leaves(params.date)) : service.leaves(params.date)), {
+    // a sealed day's bytes are cached: Elysia sends that Response as it is (typed as the body it holds)
+    .get('/trust/merkle/:date/leaves', async ({ params }) => ((await service.isSealed(params.date)) ? ((await sealedLeaves.response(params.date, () => service.leaves(params.date))) as unknown as typeof MerkleLeaves.static) : service.leaves(params.date)), {
       params: DateParams,
       response: { 200: MerkleLeaves, 404: Detail },
       detail: { tags: ['trust'], summary: 'The canonical leaves of a day and their hashes' },

@@ -67,23 +67,23 @@ export class TrustService {
   }
 
   /** Is the day sealed (its answers never change again)? */
-  isSealed(date: string): boolean {
-    return sealedRoot(this.deps.db, date) !== undefined
+  async isSealed(date: string): Promise<boolean> {
+    return (await sealedRoot(this.deps.db, date)) !== undefined
   }
 
   /** The day's root (sealed, or from the records final so far on a day that has ended); NotFound: the day has not ended. */
-  merkle(date: string) {
+  async merkle(date: string) {
     const dayMs = this.day(date)
     this.mustHaveEnded(date)
-    const sealed = sealedRoot(this.deps.db, date)
+    const sealed = await sealedRoot(this.deps.db, date)
     if (sealed) return dayRootItem(sealed)
-    const v = dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
+    const v = await dayView(this.deps.db, date, dayMs, this.deps.leafSources ?? [])
     return { date, leaf_count: v.leaves.length, root: v.root, algorithm: MERKLE_ALGORITHM, sealed: v.sealed, sealed_at: v.sealedAtMs === null ? null : isoInstant(v.sealedAtMs) }
   }
 
-  leaves(date: string) {
+  async leaves(date: string) {
     this.mustHaveEnded(date)
-    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    const v = await dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     return {
       date,
       algorithm: MERKLE_ALGORITHM,
@@ -94,9 +94,9 @@ export class TrustService {
     }
   }
 
-  proof(date: string, leafHash: string) {
+  async proof(date: string, leafHash: string) {
     this.mustHaveEnded(date)
-    const v = dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
+    const v = await dayView(this.deps.db, date, this.day(date), this.deps.leafSources ?? [])
     const hash = leafHash.toLowerCase()
     const index = v.leaves.findIndex(l => l.leafHash === hash)
     if (index < 0) throw new NotFound(`no leaf with hash ${hash} on ${date}`)
@@ -114,23 +114,22 @@ export class TrustService {
     }
   }
 
-  metrics() {
+  async metrics() {
     const { db } = this.deps
     const now = this.deps.clock.now()
-    const countSince = (ms: number) => publishedCountSince(db, ms)
     const week = now - 7 * DAY_MS
-    const recent = publicationsSince(db, week)
+    const recent = await publicationsSince(db, week)
     const latency = recent.filter(r => !r.backfill).map(r => (r.pub - r.st) / 1000).sort((a, b) => a - b)
     const scored = recent.filter(r => r.status !== null)
     const final = scored.filter(r => r.status !== 'open')
     const unscoreable = final.filter(r => r.status === 'unscoreable')
     const paper = this.deps.paper
-    const slip = paper ? paper.slippagePct(week).map(Math.abs).sort((a, b) => a - b) : []
-    const [withSlTp, positions] = paper ? paper.slTpSet(week) : [0, 0]
+    const slip = paper ? (await paper.slippagePct(week)).map(Math.abs).sort((a, b) => a - b) : []
+    const [withSlTp, positions] = paper ? await paper.slTpSet(week) : [0, 0]
     return {
       generated_at: isoInstant(now),
       window: '7d',
-      signals_published_24h: countSince(now - DAY_MS),
+      signals_published_24h: await publishedCountSince(db, now - DAY_MS),
       signals_published_7d: recent.length,
       publication_latency_s: { median: r4(quantile(latency, 0.5)), p90: r4(quantile(latency, 0.9)), samples: latency.length, measured: 'published_at − signal_time, hourly scans only (backfill excluded)' },
       scoring_coverage: recent.length ? r4(scored.length / recent.length) : null,
@@ -141,8 +140,8 @@ export class TrustService {
     }
   }
 
-  realTrack() {
-    const rows = realTrackRows(this.deps.db)
+  async realTrack() {
+    const rows = await realTrackRows(this.deps.db)
     let peak = -Infinity
     let maxDd = 0
     for (const r of rows) {
@@ -161,18 +160,18 @@ export class TrustService {
     }
   }
 
-  checklist() {
+  async checklist() {
     const now = this.deps.clock.now()
     const { store, universe, db } = this.deps
     const top = universe.topN(100)
     const lastCloses = top.map(c => store.bars(c.meta.symbol)!).filter(b => b.n > 0).map(b => b.t[b.n - 1] + b.stepMs)
     const newest = lastCloses.length ? Math.max(...lastCloses) : null
     const ageH = newest === null ? null : (now - newest) / HOUR_MS
-    const scan = latestScan(db, '1H')
+    const scan = await latestScan(db, '1H')
     const scanAgeH = scan ? (now - scan.scannedAtMs) / HOUR_MS : null
-    const firstScanMs = firstPublishedMs(db)
-    const m = this.metrics()
-    const cycles = this.deps.paper?.completedCycles() ?? 0
+    const firstScanMs = await firstPublishedMs(db)
+    const m = await this.metrics()
+    const cycles = (await this.deps.paper?.completedCycles()) ?? 0
     const slipP90 = m.paper_vs_reference_slippage_pct.p90
     const latencyP90 = m.publication_latency_s.p90
     const item = (id: string, ok: boolean, value: unknown, threshold: string, todo: string) => ({ id, status: ok ? ('pass' as const) : ('fail' as const), value, threshold, action: ok ? null : todo })

@@ -63,10 +63,10 @@ export class WebhooksService {
         at('url', `expected a Discord webhook URL: ${prefix}<id>/<token>`, redactDiscordUrl(body.url))
     }
     if (problems.length) throw new InvalidRequest(problems)
-    const active = activeEndpoints(this.deps.db).length
+    const active = (await activeEndpoints(this.deps.db)).length
     if (active >= MAX_ENDPOINTS) throw new OverLimit(`at most ${MAX_ENDPOINTS} endpoints are registered at once: remove one first`, { endpoints: active, max_endpoints: MAX_ENDPOINTS })
     const secret = body.sink === 'webhook' ? newSecret() : null
-    const row = addEndpoint(this.deps.db, this.deps.clock.now(), {
+    const row = await addEndpoint(this.deps.db, this.deps.clock.now(), {
       sink: body.sink,
       url: body.sink === 'telegram' ? null : body.url!,
       secret,
@@ -81,17 +81,17 @@ export class WebhooksService {
     return { ...this.view(row, new Map()), secret }
   }
 
-  list(): typeof EndpointList.static {
-    const counts = PushOutbox.counts(this.deps.db)
-    return { endpoints: activeEndpoints(this.deps.db).map(r => this.view(r, counts)) }
+  async list(): Promise<typeof EndpointList.static> {
+    const counts = await PushOutbox.counts(this.deps.db)
+    return { endpoints: (await activeEndpoints(this.deps.db)).map(r => this.view(r, counts)) }
   }
 
-  remove(id: number): typeof Removed.static {
+  async remove(id: number): Promise<typeof Removed.static> {
     const db = this.deps.db
     let cancelled = 0
-    const removed = removeEndpoint(db, this.deps.clock.now(), id, tx => {
-      const referenced = PushOutbox.referenced(tx, id)
-      if (referenced) cancelled = new PushOutbox(tx, this.deps.clock, 'admin').cancelPending(id)
+    const removed = await removeEndpoint(db, this.deps.clock.now(), id, async tx => {
+      const referenced = await PushOutbox.referenced(tx, id)
+      if (referenced) cancelled = await PushOutbox.cancelPending(tx, id)
       return referenced
     })
     if (removed === null) throw new NotFound(`No webhook endpoint ${id}: see GET /admin/webhooks`)
@@ -99,7 +99,7 @@ export class WebhooksService {
   }
 
   async ping(id: number): Promise<typeof PingAnswer.static> {
-    const row = endpointById(this.deps.db, id)
+    const row = await endpointById(this.deps.db, id)
     if (!row || row.disabledAtMs !== null) throw new NotFound(`No webhook endpoint ${id}: see GET /admin/webhooks`)
     return this.deps.pusher.ping(row)
   }

@@ -4,8 +4,8 @@
  * exact stored bytes; parsed files are kept in memory (they never change).
  */
 import { createHash } from 'node:crypto'
-import { desc, eq, lte, sql } from 'drizzle-orm'
-import { schema, type Db } from '../../db'
+import { count, desc, eq, lte } from 'drizzle-orm'
+import type { Db } from '../../db'
 import { isoInstant } from '../../time'
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import { appendEvents, type NewEvent } from '../events'
@@ -74,32 +74,29 @@ export class DayFiles {
    * Publish a day file: canonical JSON and its sha256 in one insert (atomic). Returns false
    * when that date is already published (the stored file is never replaced).
    */
-  publish(file: DayFile, generatedAtMs: number): { published: boolean; sha256: string } {
+  async publish(file: DayFile, generatedAtMs: number): Promise<{ published: boolean; sha256: string }> {
     // the form every published day file has been written in (docs/canonical-json.md), so
     // all files stay one form; a NaN figure is written null, as before, not a failed day
     const body = canonicalJsonLikeStringify(file)
     const sha256 = sha256Hex(body)
-    const res = this.db.transaction(tx => {
-      const rows = tx
-        .insert(schema.rankingDayFiles)
-        .values({ date: file.date, sha256, body, schemaVersion: file.schema_version, generatedAtMs })
-        .onConflictDoNothing()
-        .returning({ date: schema.rankingDayFiles.date })
-        .all()
-      if (rows.length === 1) appendEvents(tx, generatedAtMs, [rankingEvent(file, sha256, generatedAtMs)])
+    const t = this.db.t.rankingDayFiles
+    const res = await this.db.tx(async tx => {
+      const rows = await tx.orm.insert(t).values({ date: file.date, sha256, body, schemaVersion: file.schema_version, generatedAtMs }).onConflictDoNothing().returning({ date: t.date })
+      if (rows.length === 1) await appendEvents(tx, generatedAtMs, [rankingEvent(file, sha256, generatedAtMs)])
       return rows
     })
     return { published: res.length === 1, sha256 }
   }
 
-  get(date: string): StoredDayFile | null {
+  async get(date: string): Promise<StoredDayFile | null> {
     const hit = this.parsed.get(date)
     if (hit) {
       this.parsed.delete(date)
       this.parsed.set(date, hit)
       return hit
     }
-    const row = this.db.select({ date: schema.rankingDayFiles.date, sha256: schema.rankingDayFiles.sha256, body: schema.rankingDayFiles.body }).from(schema.rankingDayFiles).where(eq(schema.rankingDayFiles.date, date)).get()
+    const t = this.db.t.rankingDayFiles
+    const row = (await this.db.orm.select({ date: t.date, sha256: t.sha256, body: t.body }).from(t).where(eq(t.date, date)))[0]
     if (!row) return null
     const stored = { ...row, file: JSON.parse(row.body) as DayFile }
     this.parsed.set(date, stored)
@@ -109,15 +106,17 @@ export class DayFiles {
   }
 
   /** The newest published date on or before `date` (null: none). */
-  latestOnOrBefore(date: string): string | null {
-    return this.db.select({ date: schema.rankingDayFiles.date }).from(schema.rankingDayFiles).where(lte(schema.rankingDayFiles.date, date)).orderBy(desc(schema.rankingDayFiles.date)).limit(1).get()?.date ?? null
+  async latestOnOrBefore(date: string): Promise<string | null> {
+    const t = this.db.t.rankingDayFiles
+    return (await this.db.orm.select({ date: t.date }).from(t).where(lte(t.date, date)).orderBy(desc(t.date)).limit(1))[0]?.date ?? null
   }
 
-  latest(): string | null {
-    return this.db.select({ date: schema.rankingDayFiles.date }).from(schema.rankingDayFiles).orderBy(desc(schema.rankingDayFiles.date)).limit(1).get()?.date ?? null
+  async latest(): Promise<string | null> {
+    const t = this.db.t.rankingDayFiles
+    return (await this.db.orm.select({ date: t.date }).from(t).orderBy(desc(t.date)).limit(1))[0]?.date ?? null
   }
 
-  count(): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(schema.rankingDayFiles).get()?.n ?? 0
+  async count(): Promise<number> {
+    return (await this.db.orm.select({ n: count() }).from(this.db.t.rankingDayFiles))[0]?.n ?? 0
   }
 }
