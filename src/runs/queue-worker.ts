@@ -22,6 +22,7 @@ import { hostname } from 'node:os'
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { CandleFeed } from '../market/candle-feed'
 import { CandleStore } from '../market/candle-store'
+import { HOUR_MS } from '../time'
 import { PoolExecutor } from './compute/executor'
 import { snapshotOf } from './compute/store-view'
 import { taskNamed } from './compute/tasks'
@@ -59,7 +60,6 @@ export interface RunningQueueWorker {
 const REREAD_MS = 5_000
 /** the hourly feed runs this long past the hour, as the server's candles job (cron 5 0 * * * *) */
 const FEED_PAST_HOUR_MS = 5_000
-const HOUR_MS = 3_600_000
 
 /** a refused task waits this long before another worker (or this one, after a re-read) may take it */
 const REFUSED_DELAY_MS = 100
