@@ -1,8 +1,8 @@
 /**
  * `perpsim db migrate` and `perpsim db copy` (src/db-admin.ts does the work):
  *   db migrate [--database sqlite:<path>|postgres://…]
- *     the configured database by default: Postgres when DATABASE_URL is postgres://…,
- *     else the SQLite file DATA_DIR/perpsim.sqlite
+ *     the configured database by default (configuredDatabase, src/config.ts): DATABASE_URL's
+ *     Postgres, or the SQLite file DATA_DIR/perpsim.sqlite when it is unset
  *   db copy [--from sqlite:<path>] [--to postgres://…] [--allow-non-empty]
  *     from the SQLite file (default DATA_DIR/perpsim.sqlite) to Postgres (default DATABASE_URL)
  */
