@@ -1,24 +1,16 @@
 /**
  * `perpsim db migrate` and `perpsim db copy` (src/db-admin.ts does the work):
  *   db migrate [--database sqlite:<path>|postgres://…]
- *     the configured database by default: Postgres when DATABASE_URL is postgres://…,
- *     else the SQLite file DATA_DIR/perpsim.sqlite
+ *     the configured database by default (configuredDatabase, src/config.ts): DATABASE_URL's
+ *     Postgres, or the SQLite file DATA_DIR/perpsim.sqlite when it is unset
  *   db copy [--from sqlite:<path>] [--to postgres://…] [--allow-non-empty]
  *     from the SQLite file (default DATA_DIR/perpsim.sqlite) to Postgres (default DATABASE_URL)
  */
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Config } from './config'
+import { configuredDatabase, type Config } from './config'
 import { CopyError, copySqliteToPostgres, formatCopyReport, migratePostgres, migrateSqlite, sqlitePathOf, type MigrateReport } from './db-admin'
 import { isPostgresUrl } from './db-postgres'
-
-/** The records' database this installation is configured for. */
-export function configuredDatabase(config: Config, env: Record<string, string | undefined> = process.env): string {
-  const url = env.DATABASE_URL ?? ''
-  if (url === '') return `sqlite:${join(config.dataDir, 'perpsim.sqlite')}`
-  if (!isPostgresUrl(url)) throw new CopyError(`DATABASE_URL ${url}: expected postgres://user@host:port/database (unset: the SQLite file under DATA_DIR)`, true)
-  return url
-}
 
 function describeMigrate(r: MigrateReport): string {
   return r.applied === 0 ? `${r.database}: up to date (${r.total} migrations)` : `${r.database}: applied ${r.applied} migrations (${r.total} in all)`

@@ -67,7 +67,7 @@ const USAGE = `usage: perpsim <command>
   mail weekly [--dry-run]                     queue and send this week's alert now (--dry-run: print it, send nothing)
   db migrate [--database sqlite:PATH|postgres://…]
                                               apply the migrations of the records' database (default: DATABASE_URL,
-                                              else DATA_DIR/perpsim.sqlite)
+                                              unset: DATA_DIR/perpsim.sqlite)
   db copy [--from sqlite:PATH] [--to postgres://…] [--allow-non-empty]
                                               move the records from the SQLite file to Postgres (default --to:
                                               DATABASE_URL) in one transaction, verified (row counts, day files' sha256)`

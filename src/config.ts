@@ -4,7 +4,7 @@
  * (ConfigError). README.md lists the same variables; keep the two in step.
  */
 import { cpus } from 'node:os'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { DAY_MS, HOUR_MS } from './time'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -134,6 +134,38 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>
 
+/** postgres:// or postgresql:// (what DATABASE_URL must be to mean Postgres) */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url)
+}
+
+/** The URL with its password masked, for logs, errors and the CLI's output. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@')
+  }
+}
+
+/**
+ * The records' database this installation is configured for: DATABASE_URL when it is set
+ * (postgres:// only), else `sqlite:` and the file DATA_DIR/perpsim.sqlite. Any other
+ * DATABASE_URL (a typo, mysql://) is a ConfigError, never a silent fall back to SQLite: a
+ * fleet node that quietly kept its own file would publish beside the others. `loadConfig`
+ * checks it, so `serve`, `perpsim worker` and every command refuse such a value at start;
+ * `openConfiguredDb` (src/db.ts) and `db migrate` open what it names.
+ */
+export function configuredDatabase(config: { dataDir: string }, env: Env = process.env): string {
+  const url = env.DATABASE_URL ?? ''
+  if (url === '') return `sqlite:${join(config.dataDir, 'perpsim.sqlite')}`
+  if (!isPostgresUrl(url))
+    throw new ConfigError(`DATABASE_URL=${JSON.stringify(redactUrl(url))}: expected postgres://user@host:port/database (or postgresql://); unset, the records are the SQLite file DATA_DIR/perpsim.sqlite`)
+  return url
+}
+
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return def
@@ -246,7 +278,7 @@ export const DEFAULT_NEWS_FEEDS = [
 
 export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, cpus().length)
-  return {
+  const config: Config = {
     port: int(env, 'PORT', 8000, 0, 65535),
     host: host(env),
     dataDir: resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
@@ -306,4 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
       stalledMs: int(env, 'QUEUE_STALLED_MS', 15_000, 500, 600_000),
     },
   }
+  // DATABASE_URL: postgres:// or unset (refused here, so no process starts on the wrong records)
+  configuredDatabase(config, env)
+  return config
 }

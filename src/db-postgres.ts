@@ -18,21 +18,8 @@ export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: Pool }
  */
 const MIGRATION_LOCK = 2_702_027_001
 
-/** postgres:// or postgresql:// (what DATABASE_URL must be to mean Postgres) */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url)
-}
-
-/** The URL with its password masked, for logs and the CLI's output. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@')
-  }
-}
+// where DATABASE_URL is read and checked (src/config.ts)
+export { isPostgresUrl, redactUrl } from './config'
 
 /** Apply db/pg-migrations to the database behind `pool` (under the migration lock); returns how many were new. */
 export async function migratePg(pool: Pool): Promise<number> {

@@ -32,6 +32,7 @@ import { drizzle as drizzleProxy, type SqliteRemoteDatabase } from 'drizzle-orm/
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core'
 import { sql, type SQL } from 'drizzle-orm'
 import * as schema from '../db/schema'
+import { configuredDatabase } from './config'
 import { MIGRATIONS_DIR } from './paths'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -210,12 +211,13 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 /**
- * The records' database of this installation: DATABASE_URL when it names Postgres, else the
- * SQLite file DATA_DIR/perpsim.sqlite (the default).
+ * The records' database of this installation (`configuredDatabase`, src/config.ts): Postgres
+ * for DATABASE_URL=postgres://…, the SQLite file DATA_DIR/perpsim.sqlite when it is unset; any
+ * other DATABASE_URL is refused (ConfigError), never replaced by the SQLite file.
  */
 export function openConfiguredDb(config: { dataDir: string }, env: Record<string, string | undefined> = process.env): Promise<Db> {
-  const url = env.DATABASE_URL ?? ''
-  return openDatabase(/^postgres(ql)?:\/\//i.test(url) ? url : join(config.dataDir, 'perpsim.sqlite'))
+  const target = configuredDatabase(config, env)
+  return openDatabase(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target)
 }
 
 export { schema }

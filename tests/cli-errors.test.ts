@@ -4,7 +4,7 @@
  * with its line, and never copies control characters to the terminal.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './helpers/fixtures'
 
@@ -49,6 +49,16 @@ describe('one line and a non-zero exit', () => {
     expect(ok.out).toContain('market caps: 2 rows of 1 coins (2025-01-01 to 2025-01-02); 2 stored, 0 already held')
   }, 30_000) // four processes
   test('a bad HOST', () => expectOneLine(cli(['serve'], { HOST: 'not a host!' }), /HOST="not a host!"/))
+  test('a DATABASE_URL that is not postgres:// stops serve, perpsim worker and the commands that read records, naming the variable', () => {
+    const refused = /^configuration error: DATABASE_URL="mysql:\/\/h\/db": expected postgres:\/\/user@host:port\/database/
+    for (const args of [['serve'], ['worker'], ['jobs', 'run', 'rankings'], ['db', 'migrate']]) {
+      const r = cli(args, { DATABASE_URL: 'mysql://h/db', REDIS_URL: 'redis://127.0.0.1:1', PORT: '0' })
+      expect({ args, code: r.code }).toEqual({ args, code: 2 })
+      expectOneLine(r, refused)
+    }
+    // and no SQLite file was opened in its place
+    expect(existsSync(join(dir, 'data', 'perpsim.sqlite'))).toBe(false)
+  })
   test('a DATA_DIR that is a file', () => {
     const file = join(dir, 'a-file')
     writeFileSync(file, 'x')

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, loadConfig } from '../src/config'
+import { ConfigError, configuredDatabase, loadConfig } from '../src/config'
 
 describe('configuration', () => {
   test('defaults', () => {
@@ -59,6 +59,26 @@ describe('past one machine (REDIS_URL)', () => {
     for (const [env, msg] of cases) {
       expect(() => loadConfig(env)).toThrow(ConfigError)
       expect(() => loadConfig(env)).toThrow(msg)
+    }
+  })
+
+  test('DATABASE_URL: postgres:// or unset (the SQLite file); anything else stops start-up, never a fall back to SQLite', () => {
+    expect(configuredDatabase({ dataDir: '/d' }, {})).toBe('sqlite:/d/perpsim.sqlite')
+    expect(configuredDatabase({ dataDir: '/d' }, { DATABASE_URL: '' })).toBe('sqlite:/d/perpsim.sqlite')
+    expect(configuredDatabase({ dataDir: '/d' }, { DATABASE_URL: 'postgres://u@h:5432/db' })).toBe('postgres://u@h:5432/db')
+    expect(configuredDatabase({ dataDir: '/d' }, { DATABASE_URL: 'postgresql://u@h/db' })).toBe('postgresql://u@h/db')
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).port).toBe(8000)
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ DATABASE_URL: 'mysql://h/db' }, /^DATABASE_URL="mysql:\/\/h\/db": expected postgres:\/\/user@host:port\/database \(or postgresql:\/\/\); unset, the records are the SQLite file DATA_DIR\/perpsim\.sqlite$/],
+      [{ DATABASE_URL: 'postgress://u@h/db' }, /^DATABASE_URL="postgress:\/\/u@h\/db": expected postgres:\/\//],
+      [{ DATABASE_URL: '/var/lib/perpsim.sqlite' }, /^DATABASE_URL="\/var\/lib\/perpsim\.sqlite": expected postgres:\/\//],
+      // the password is never printed
+      [{ DATABASE_URL: 'mysql://u:secret@h/db' }, /^DATABASE_URL="mysql:\/\/u:\*\*\*@h\/db": expected/],
+    ]
+    for (const [env, msg] of cases) {
+      expect(() => loadConfig(env)).toThrow(ConfigError)
+      expect(() => loadConfig(env)).toThrow(msg)
+      expect(() => configuredDatabase({ dataDir: '/d' }, env)).toThrow(msg)
     }
   })
 })

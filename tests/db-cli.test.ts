@@ -73,7 +73,7 @@ describe('db migrate on SQLite (the default)', () => {
   test('a DATABASE_URL that is not postgres:// is refused in one line', () => {
     const r = cli(['db', 'migrate'], { DATA_DIR: join(dir, 'x'), DATABASE_URL: 'mysql://h/db' })
     expect(r.code).toBe(2)
-    expect(r.err).toMatch(/^DATABASE_URL mysql:\/\/h\/db: expected postgres:\/\/user@host:port\/database/)
+    expect(r.err).toMatch(/^configuration error: DATABASE_URL="mysql:\/\/h\/db": expected postgres:\/\/user@host:port\/database/)
   })
 
   test('db copy without a Postgres target says what it needs', () => {

@@ -1,28 +1,33 @@
 /**
  * The fleet end to end (issue 27 §5, README "Past one machine"): two real API processes
- * (`perpsim serve` with REDIS_URL) on one shared database, two real `perpsim worker`
+ * (`perpsim serve` with REDIS_URL and DATABASE_URL) on one Postgres database, two real `perpsim worker`
  * processes each on its own copy of the candle store, and Redis. Against one plain process
  * (`perpsim serve`, its in-process pool) on the same store they answer every simulation route
  * with the same bytes, whichever node is asked; a ranking day computed on the fleet
- * (`perpsim jobs run rankings` with REDIS_URL, two at once on the shared database, as two
- * nodes' schedulers would) is published once and served by both nodes as the one process
+ * (`perpsim jobs run rankings` with REDIS_URL and DATABASE_URL, two at once on the shared
+ * database, as two nodes' schedulers would) is published once through Postgres' slot claim
+ * and served by both nodes, byte for byte, as the one process (its SQLite file)
  * publishes it; a worker killed with SIGKILL in the middle
  * of a 535-coin run loses its task to the other, and the run completes with the same bytes,
  * every task completed once. Last, Redis stops: both nodes answer runs 503 with the reason
  * and /health says degraded.
  *
- * The database is a shared SQLite file for now; with DATABASE_URL=postgres:// (issue 27 §3)
- * the same test is meant to run the nodes on Postgres.
+ * The fleet's database is a fresh Postgres database of this file (tests/helpers/postgres.ts);
+ * the test skips, with the printed "(on Postgres)" reason .ci/run fails on, only when no
+ * Postgres can be had. The child processes get DATABASE_URL explicitly: the test preload
+ * keeps it out of process.env (tests/helpers/setup.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { cpSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { Queue, QueueEvents } from 'bullmq'
 import { Redis } from 'ioredis'
+import { Client } from 'pg'
 import { fleetKey, QUEUE_NAME } from '../src/runs/queue-wire'
 import { tempDir } from './helpers/fixtures'
+import { testPostgres } from './helpers/postgres'
 import { privateRedis, testRedis } from './helpers/redis'
 import { SIMULATION_REQUESTS } from './helpers/route-requests'
 import { BUN, freePort, ROOT } from './helpers/serve'
@@ -37,9 +42,12 @@ const CHUNKS = 4
 const own = await privateRedis()
 const shared = own ? null : await testRedis('the fleet end-to-end test (BullMQ on Redis)')
 const redis = own ? { url: own.url, prefix: 'fleet' } : shared ? { url: shared.url, prefix: shared.prefix } : null
+// the fleet's records: a database of this file's own on Postgres
+const pg = redis ? await testPostgres('the fleet end-to-end test (2 API nodes on one database)') : null
 afterAll(async () => {
   await own?.stop().catch(() => {})
   await shared?.cleanup()
+  await pg?.cleanup()
 })
 
 const timeless = (x: unknown): unknown =>
@@ -106,9 +114,10 @@ async function cliAsync(dataDir: string, args: string[], env: Record<string, str
   return { code, out, err }
 }
 
-describe.skipIf(!redis)('the fleet: 2 API processes, 2 `perpsim worker` processes, Redis', () => {
+describe.skipIf(!redis || !pg)('the fleet: 2 API processes, 2 `perpsim worker` processes, Redis, Postgres', () => {
   const r = redis!
-  const fleetEnv = { REDIS_URL: r.url, REDIS_PREFIX: r.prefix }
+  // the API nodes' and their jobs' environment (the workers read no records: DATABASE_URL would only be checked)
+  const fleetEnv = { REDIS_URL: r.url, REDIS_PREFIX: r.prefix, DATABASE_URL: pg?.url ?? '' }
   const dirs: string[] = []
   let single: Node
   let singleDir = ''
@@ -116,8 +125,8 @@ describe.skipIf(!redis)('the fleet: 2 API processes, 2 `perpsim worker` processe
   let nodes: Node[] = []
   let workers: Subprocess[] = []
   beforeAll(async () => {
-    // one store, generated once and copied: the plain process's, the API nodes' (their shared
-    // database file beside it) and each worker host's own
+    // one store, generated once and copied: the plain process's (its SQLite file beside it),
+    // the API nodes' (their records on Postgres) and each worker host's own
     const made = tempDir()
     dirs.push(made)
     const gen = cli(made, ['data', 'generate', '--coins', String(COINS), '--days', String(DAYS)])
@@ -156,12 +165,13 @@ describe.skipIf(!redis)('the fleet: 2 API processes, 2 `perpsim worker` processe
     const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
     const a = cli(singleDir, ['jobs', 'run', 'rankings', '--date', day])
     expect({ code: a.code, out: a.out }).toEqual({ code: 0, out: expect.stringMatching(/attempt 1: ok in /) })
-    // two runs of the same slot on the fleet's shared database at once (as two nodes' schedulers would):
-    // one publishes, the other finds the slot or the day taken
+    // two runs of the same slot on the fleet's Postgres database at once (as two nodes' schedulers
+    // would): one claims the slot and publishes, the other finds the slot or the day taken
     const runs = await Promise.all([cliAsync(apiDir, ['jobs', 'run', 'rankings', '--date', day], fleetEnv), cliAsync(apiDir, ['jobs', 'run', 'rankings', '--date', day], fleetEnv)])
     const published = runs.filter(x => x.code === 0 && /: ok in /.test(x.out))
     const others = runs.filter(x => !published.includes(x))
-    expect(published.length).toBe(1)
+    // (the two runs' output when it is not one: what each said)
+    expect({ published: published.length, runs: published.length === 1 ? [] : runs }).toEqual({ published: 1, runs: [] })
     for (const o of others) expect(o.out + o.err).toMatch(/: skipped in |another process claimed this attempt first/)
     const file = (n: Node) => fetch(`${n.base}/rankings/files/${day.replaceAll('-', '')}`).then(async res => ({ status: res.status, text: await res.text() }))
     const [expected, first, second] = [await file(single), await file(nodes[0]), await file(nodes[1])]
@@ -175,6 +185,19 @@ describe.skipIf(!redis)('the fleet: 2 API processes, 2 `perpsim worker` processe
     const again = cli(apiDir, ['jobs', 'run', 'rankings', '--date', day], fleetEnv)
     expect(again.code).toBe(0)
     expect(await file(nodes[1])).toEqual(first)
+    // the fleet's records are Postgres': the day file and one 'ok' run of its slot are there, and
+    // no SQLite file was opened beside the API nodes' store
+    const client = new Client({ connectionString: pg!.url })
+    await client.connect()
+    try {
+      const files = await client.query<{ body: string }>('SELECT body FROM ranking_day_files')
+      expect(files.rows.map(x => x.body)).toEqual([first.text])
+      const ok = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM job_runs WHERE job = 'rankings' AND outcome = 'ok'")
+      expect(ok.rows[0]!.n).toBe(1)
+    } finally {
+      await client.end()
+    }
+    expect(existsSync(join(apiDir, 'perpsim.sqlite'))).toBe(false)
   }, 600_000)
 
   test('a worker killed with SIGKILL in the middle of a 535-coin run: the run completes with the same bytes, every task completed once', async () => {

@@ -18,7 +18,10 @@
  * the timer beats whenever the event loop is free, which is exactly while the process
  * lives and is not frozen. The lease is three missed beats, so a busy SQLite (the write
  * waits up to busy_timeout, 5 s) or a slow step never loses a live run's slot. Processes
- * sharing one SQLite file share one machine's clock, so the lease needs no skew margin.
+ * sharing one SQLite file share one machine's clock; API nodes sharing a Postgres database
+ * on several hosts compare each other's heartbeats with their own clocks, so their clocks
+ * must agree to well under the lease (3 min; NTP keeps them within milliseconds:
+ * docs/operations.md says so).
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'

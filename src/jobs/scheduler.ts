@@ -324,7 +324,9 @@ export class Scheduler {
       }
     } catch (e) {
       outcome = 'failed'
-      error = (e as Error)?.stack ?? String(e)
+      // a database's refusal (a trigger's message, a constraint) is the cause drizzle wraps
+      const cause = (e as { cause?: unknown })?.cause
+      error = ((e as Error)?.stack ?? String(e)) + (cause instanceof Error ? `\ncaused by: ${cause.message}` : '')
       this.deps.log.error(`job ${slot} failed: ${error}`)
     } finally {
       beat.stop()

@@ -47,10 +47,11 @@ export function generateStore(dataDir: string, opts: GenerateStoreOptions, repla
  * Write every coin's derived minutes (synthetic-minutes.ts) to the store as stored 1m
  * detail: the store of the stored-detail benchmark (`data generate --detail-stored`),
  * whose runs then read minutes from disk, lazily, as on real data. `coins` limits it to the
- * first coins by name. Returns the minutes written.
+ * first trading coins by name (the synthetic delisted coins, whose candles end early, are
+ * not the ones a detail benchmark means). Returns the minutes written.
  */
 export function storeDerivedDetail(store: CandleStore, seed: number, coins = Infinity, onProgress?: (done: number, total: number) => void): number {
-  const symbols = store.symbols().slice(0, coins)
+  const symbols = store.symbols().filter(s => store.meta(s)?.status !== 'delisted').slice(0, coins)
   let written = 0
   // a month of minutes at a time: one segment per UTC month, as an import of a month's file writes them
   const cap = 31 * 24 * MINUTES_PER_HOUR

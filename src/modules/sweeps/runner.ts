@@ -80,7 +80,12 @@ export class ResearchRunner {
       const abort = new AbortController()
       const entry: Live = { client, abort, listeners: new Set(), done: Promise.resolve() }
       this.live.set(id, entry)
-      entry.done = this.go(id, entry, work)
+      // a run whose database goes away under it (the process closing it while the run still
+      // writes) cannot record its end: its row stays unfinished under this owner, and the next
+      // start marks it failed, interrupted (failInterrupted above); nothing else to do here
+      entry.done = this.go(id, entry, work).catch(() => {
+        this.live.delete(id)
+      })
       return id
     } finally {
       const n = (this.starting.get(client) ?? 1) - 1
