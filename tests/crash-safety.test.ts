@@ -273,6 +273,10 @@ describe('SIGKILL mid scoring pass (live-records job)', () => {
   test('the recorded signals survive; after a restart every signal is scored exactly once and every day root matches its leaves', async () => {
     const { walkCandles } = await import('./helpers/fixtures')
     const { merkleRoot, leafHash, toHex } = await import('../src/engine/merkle')
+    // the killed slot must still be the newest one when the server restarts, so the whole
+    // scene plays inside one clock hour: started in an hour's last 90 s, it waits for the next
+    const toHour = HOUR_MS - (Date.now() % HOUR_MS)
+    if (toHour < 90_000) await Bun.sleep(toHour + 5_000)
     const data = join(dir, 'score-data')
     // 60 coins of 40 days ending at the last completed hour: the start-up catch-up records
     // ~6,000 backfill signals, and scoring them takes long enough (~0.5 s) to be hit
@@ -360,7 +364,7 @@ describe('SIGKILL mid scoring pass (live-records job)', () => {
       again.kill('SIGTERM')
       expect(await again.exited).toBe(0)
     }
-  }, 180_000)
+  }, 300_000)
 })
 
 describe('SIGKILL mid mail delivery (SMTP)', () => {
