@@ -1,8 +1,31 @@
 /** Helpers for benchmarks against the real started server (by PID, never through npm). */
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '..')
 export const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
+
+/**
+ * The synthetic store a benchmark reads: BENCH_DATA_DIR when set (reused, never removed),
+ * otherwise `data generate --coins N --days D` into a new temp DATA_DIR (`temp`: the caller
+ * removes it when done).
+ */
+export function benchStore(label: string, coins: number, days = 730): { dir: string; temp: boolean } {
+  const given = process.env.BENCH_DATA_DIR
+  const dir = given ?? mkdtempSync(join(tmpdir(), `perpsim-bench-${label}-`))
+  if (!given) {
+    const gen = Bun.spawnSync([BUN, join(ROOT, 'src/cli.ts'), 'data', 'generate', '--coins', String(coins), '--days', String(days)], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir, OFFLINE: '1', LOG_LEVEL: 'warn' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    })
+    if (gen.exitCode !== 0) throw new Error(`data generate exited with ${gen.exitCode}`)
+  }
+  if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${dir}`)
+  return { dir, temp: !given }
+}
 
 export interface Server {
   url: string

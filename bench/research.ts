@@ -9,9 +9,8 @@
  * DATA_DIR (about 15 s), or read from BENCH_DATA_DIR when set.
  * Env: BENCH_REPS (default 15), BENCH_WORKERS (default: the machine's cores).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { openDb } from '../src/db'
 import { CandleStore } from '../src/market/candle-store'
 import { Universe } from '../src/market/universe'
@@ -22,27 +21,13 @@ import { executionBodyOf } from '../src/runs/execution-spec'
 import { registrySpec, registryStrategy } from '../src/runs/spec'
 import { workerPoolTransport } from '../src/runs/transport'
 import { RunService } from '../src/runs/service'
-import { BUN, pct, ROOT } from './_server'
+import { benchStore, pct } from './_server'
 
 const REPS = Number(process.env.BENCH_REPS ?? 15)
 const WORKERS = Number(process.env.BENCH_WORKERS ?? availableParallelism())
 const STRATEGY = 'bb-squeeze-short'
 
-function storeDir(): { dir: string; temp: boolean } {
-  if (process.env.BENCH_DATA_DIR) return { dir: process.env.BENCH_DATA_DIR, temp: false }
-  const dir = mkdtempSync(join(tmpdir(), 'perpsim-bench-research-'))
-  const gen = Bun.spawnSync([BUN, join(ROOT, 'src/cli.ts'), 'data', 'generate', '--coins', '535', '--days', '730'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, OFFLINE: '1', LOG_LEVEL: 'warn' },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  })
-  if (gen.exitCode !== 0) throw new Error(`data generate exited with ${gen.exitCode}`)
-  return { dir, temp: true }
-}
-
-const { dir, temp } = storeDir()
-if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${dir}`)
+const { dir, temp } = benchStore('research', 535)
 const store = CandleStore.open(dir)
 const universe = new Universe(store)
 const transport = workerPoolTransport(store, WORKERS, 1024)

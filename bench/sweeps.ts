@@ -10,29 +10,13 @@
  * 100 ms). The store is generated once into a temp DATA_DIR, or read from BENCH_DATA_DIR.
  * Env: BENCH_ONLY (comma-separated row keys: exit, entry, wfo, load).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { BUN, pct, ROOT, startServer } from './_server'
+import { rmSync } from 'node:fs'
+import { benchStore, pct, startServer } from './_server'
 
 const ONLY = process.env.BENCH_ONLY?.split(',')
 const want = (k: string) => !ONLY || ONLY.includes(k)
 
-function storeDir(): { dir: string; temp: boolean } {
-  if (process.env.BENCH_DATA_DIR) return { dir: process.env.BENCH_DATA_DIR, temp: false }
-  const dir = mkdtempSync(join(tmpdir(), 'perpsim-bench-sweeps-'))
-  const gen = Bun.spawnSync([BUN, join(ROOT, 'src/cli.ts'), 'data', 'generate', '--coins', '100', '--days', '730'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, OFFLINE: '1', LOG_LEVEL: 'warn' },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  })
-  if (gen.exitCode !== 0) throw new Error(`data generate exited with ${gen.exitCode}`)
-  return { dir, temp: true }
-}
-
-const { dir, temp } = storeDir()
-if (!existsSync(join(dir, 'store'))) throw new Error(`no candle store under ${dir}`)
+const { dir, temp } = benchStore('sweeps', 100)
 // no scheduled jobs: a fresh store's ranking backfill would share the background lane with the sweeps
 const server = await startServer(dir, { JOBS: '0' })
 const post = (path: string, json: unknown) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) })

@@ -19,6 +19,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureDir, listSegments, segmentName, writeSegment } from './segment-file'
+import type { MinuteColumns } from './synthetic-minutes'
 import { lowerBound, upperBound } from '../sorted-search'
 import { MINUTE_MS } from '../time'
 
@@ -29,14 +30,8 @@ const MAGIC = 0x31475350
 
 export class DetailStoreError extends Error {}
 
-/** Minute candles of one range: rows 0 … n − 1. */
-export interface MinuteRows {
-  t: Float64Array
-  o: Float64Array
-  h: Float64Array
-  l: Float64Array
-  c: Float64Array
-  v: Float64Array
+/** Minute candles of one range: rows 0 … n − 1 of the columns. */
+export interface MinuteRows extends MinuteColumns {
   n: number
 }
 

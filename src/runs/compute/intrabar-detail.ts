@@ -14,7 +14,7 @@ import { lowerBound } from '../../sorted-search'
 /** Minutes derived from a synthetic coin's 1H candles: a pure function of (seed, symbol, hour). */
 export class DerivedMinutes implements IntrabarDetail {
   private cap = 0
-  private cols: MinuteColumns & { v: Float64Array } = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), v: new Float64Array(0) }
+  private cols: MinuteColumns = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), v: new Float64Array(0) }
   private readonly span: MinuteSpan
   private readonly label: number
 
