@@ -6,7 +6,6 @@
  * `IntrabarDetail` (built by the coin task from the store: stored 1m candles or the
  * synthetic market's derived minutes), so the engine stays pure.
  */
-import { profitFactor } from './metrics-breakdown'
 import { EXIT_REASON_CODE } from './types'
 import { MINUTE_MS } from '../time'
 
@@ -191,22 +190,3 @@ export interface IntrabarCounts {
   markLeftToRule?: number
 }
 
-/** The three figures `rule_bias` sets side by side (docs/metrics.md §3's formulas, over the given trades). */
-export interface RuleFigures {
-  total_return_pct: number
-  win_rate: number
-  profit_factor: number
-}
-
-/** total_return_pct, win_rate and profit_factor of the rows `rows` of `pnlPct` (as metrics.ts computes them). */
-export function ruleFigures(pnlPct: Float64Array, rows: Int32Array): RuleFigures {
-  const p = new Float64Array(rows.length)
-  let sum = 0
-  let wins = 0
-  for (let k = 0; k < rows.length; k++) {
-    p[k] = pnlPct[rows[k]]
-    sum += p[k]
-    if (p[k] > 0) wins++
-  }
-  return { total_return_pct: sum, win_rate: rows.length > 0 ? (100 * wins) / rows.length : 0, profit_factor: profitFactor(p).value }
-}

@@ -70,6 +70,29 @@ export function grossSums(pnlPct: ArrayLike<number>): { grossWin: number; grossL
   return { grossWin, grossLoss }
 }
 
+/**
+ * total_return_pct, win_rate and profit_factor of the rows `rows` of `pnlPct`, as metrics.ts
+ * computes them (the sums run in the order of `rows`): the bar rule's figures of `rule_bias`
+ * and a point-in-time run's twin on today's coins (engine/run.ts headlineFigures).
+ */
+export interface PnlFigures {
+  total_return_pct: number
+  win_rate: number
+  profit_factor: number
+}
+
+export function pnlFigures(pnlPct: Float64Array, rows: Int32Array): PnlFigures {
+  const p = new Float64Array(rows.length)
+  let sum = 0
+  let wins = 0
+  for (let k = 0; k < rows.length; k++) {
+    p[k] = pnlPct[rows[k]]
+    sum += p[k]
+    if (p[k] > 0) wins++
+  }
+  return { total_return_pct: sum, win_rate: rows.length > 0 ? (100 * wins) / rows.length : 0, profit_factor: profitFactor(p).value }
+}
+
 /** Profit factor of net P&L values (see profitFactorOf): the one every response reports. */
 export function profitFactor(pnlPct: ArrayLike<number>): ProfitFactor {
   const { grossWin, grossLoss } = grossSums(pnlPct)

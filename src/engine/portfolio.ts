@@ -100,13 +100,19 @@ export interface Acceptance {
   entriesAfterRuin: number
 }
 
+/**
+ * The columns the portfolio's choice reads (a table's rows in input order: ties of entry
+ * time go by it): a run's trade table, or the few columns of one booked for figures only.
+ */
+export type AcceptInput = Pick<TradeTable, 'n' | 'entryMs' | 'exitMs' | 'pnlPct'>
+
 /** The entries the slots and the margin allow, in entry-time order. */
-export function acceptTrades(trades: TradeTable, opts: PortfolioOptions): Acceptance {
+export function acceptTrades(trades: AcceptInput, opts: PortfolioOptions): Acceptance {
   return finish(acceptSteps(trades, opts))
 }
 
 /** acceptTrades, pausing between the entry-time sort and the slot accounting. */
-export function* acceptSteps(trades: TradeTable, opts: PortfolioOptions): Steps<Acceptance> {
+export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
   const initial = initialCapitalUsd(opts)
   const { n, entryMs, exitMs, pnlPct } = trades

@@ -9,7 +9,8 @@ import { type Bars } from '../market/types'
 import { DAY_MS } from '../time'
 import type { MarkToMarket } from './equity-curve'
 import { metricsSteps, type BacktestMetrics } from './metrics'
-import { acceptSteps, markPortfolio, sizeSteps, type Acceptance, type PortfolioOptions, type PortfolioResult } from './portfolio'
+import { pnlFigures, type PnlFigures } from './metrics-breakdown'
+import { acceptSteps, acceptTrades, markPortfolio, sizeSteps, type AcceptInput, type Acceptance, type PortfolioOptions, type PortfolioResult } from './portfolio'
 import { reliabilityChecks, reliabilityInput, reliabilityWarning, type ReliabilityCheck } from './reliability'
 import { simulateCoin, type CoinSimInput } from './trade-model'
 import { finish, type Steps } from './steps'
@@ -69,6 +70,22 @@ export function* bookSteps(trades: TradeTable, opts: PortfolioOptions, mark: Mar
 /** bookSteps without pausing. */
 export function book(trades: TradeTable, opts: PortfolioOptions, mark: MarkToMarket): Booked {
   return finish(bookSteps(trades, opts, mark))
+}
+
+/** The four figures of a run a point-in-time run's survivorship block reports of its twin. */
+export interface HeadlineFigures extends PnlFigures {
+  total_trades: number
+}
+
+/**
+ * total_return_pct, win_rate, profit_factor and total_trades of a run, the numbers `book`
+ * gives, from the portfolio's choice alone: they are sums over the taken trades' net P&L,
+ * which neither the sizing nor the daily marks change, so no marks are needed. The sums
+ * run over the taken rows in input order, as the sized table `book` measures keeps them.
+ */
+export function headlineFigures(trades: AcceptInput, opts: PortfolioOptions): HeadlineFigures {
+  const rows = acceptTrades(trades, opts).taken.slice().sort()
+  return { ...pnlFigures(trades.pnlPct, rows), total_trades: rows.length }
 }
 
 export interface BacktestRun {

@@ -498,8 +498,14 @@ function wordView(mask: Uint8Array): Uint32Array | null {
 /**
  * Simulate every trade of one coin; trades come out in time order. With `input.detail`,
  * the coin's replay counts are added to `counts`.
+ *
+ * `known`: trades of this coin already simulated from the same input under another entry
+ * mask, in time order (a point-in-time run's own trades, for its twin on today's coins,
+ * whose mask has more signals). Given the rest of the input a trade depends on its entry
+ * bar alone, so one entering where a known trade entered is that trade, taken as it is
+ * (the replay counts then leave it out: callers passing `known` do not read them).
  */
-export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts): Trade[] {
+export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts, known?: readonly Trade[]): Trade[] {
   const { bars, entry, symbol } = input
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
@@ -508,6 +514,7 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
   const t = bars.t
   const words = wordView(entry)
   let i = Math.max(input.fromIdx, 0)
+  let next = 0
   for (;;) {
     i = nextSignal(entry, words, i, lastIdx)
     if (i >= lastIdx) break
@@ -516,6 +523,15 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
     if (!(entryPrice > 0)) {
       i++
       continue
+    }
+    if (known) {
+      while (next < known.length && known[next].entryIdx < e) next++
+      if (next < known.length && known[next].entryIdx === e) {
+        const k = known[next].exitIdx
+        trades.push(known[next])
+        i = k > i + 1 ? k : i + 1
+        continue
+      }
     }
     model.tradeFrom(e)
     const k = model.exitIdx

@@ -3,7 +3,7 @@
  * `detail_required`, the chunks' replay counts merged, and the bar rule's figures of the
  * same run beside the detail's (`rule_bias`).
  */
-import { ruleFigures } from '../engine/intrabar'
+import { pnlFigures } from '../engine/metrics-breakdown'
 import type { BacktestMetrics } from '../engine/metrics'
 import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
 import { mergeCoinTables, selectRows, type TradeTable } from '../engine/trade-table'
@@ -89,7 +89,7 @@ export async function intrabarBlock(
     const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
     // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
     const barAcceptance = finish(acceptSteps(barTrades, portfolio))
-    bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+    bar = pnlFigures(barTrades.pnlPct, barAcceptance.taken)
   }
   let changed = 0
   for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++

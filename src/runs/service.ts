@@ -21,8 +21,8 @@
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
-import { acceptSteps } from '../engine/portfolio'
-import { bookSteps, daySpan, markOver } from '../engine/run'
+import { acceptSteps, type AcceptInput } from '../engine/portfolio'
+import { bookSteps, daySpan, headlineFigures, markOver, type HeadlineFigures } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { RankHistory } from '../market/rank-history'
@@ -30,7 +30,7 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runBookTrades, runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type CoinTradesResult, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
+import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -45,7 +45,7 @@ import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } 
 import { ResultStore } from './result-store'
 import { checkMargin } from './margin-check'
 import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
-import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
+import { delistedAmong, planUniverse, survivorshipOf, twinTradesOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { seedOfHash, tradeColumns } from './statistics-inputs'
@@ -294,21 +294,12 @@ export class RunService {
     const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
     checkDetailRequired(spec, symbols, this.deps.store)
     // a point-in-time run shows its bias against the same run on today's universe: its
-    // twin, whose coins' trades come back from the same tasks (a coin in every set of the
-    // window is simulated once for both), booked on a worker while this thread books the run
+    // twin, whose coins' trades come back from the same tasks (a coin whose membership
+    // limited nothing is simulated and sent once, for both), booked here for its four
+    // figures by the portfolio's choice alone (engine/run.ts headlineFigures: no marks)
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const { coins, trades, twinPart, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
-    const twinMetrics = !twin
-      ? null
-      : twin.cached
-        ? Promise.resolve(twin.cached)
-        : lane.run(runBookTrades, { spec: twin.spec, symbols: twin.symbols, coins: twinPart!.coins, trades: twinPart!.trades }).then(m => {
-            this.results.rememberMetrics(twin.hash, m)
-            return m
-          })
-    // awaited in the booking, after the run's own; a failure then fails the run, not the process
-    twinMetrics?.catch(() => {})
-    const universe = plan && twin && twinMetrics ? { plan, twinSymbols: twin.symbols, twinMetrics } : null
+    const { coins, trades, twinTrades, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const universe = plan && twin ? { plan, twinSymbols: twin.symbols, twinFigures: twin.cached ?? headlineFigures(twinTrades!, portfolioOptionsOf(twin.spec, twin.symbols.length)) } : null
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     await this.results.remember(result, this.deps.store.dataVersion())
     return result
@@ -329,7 +320,7 @@ export class RunService {
       coins: CoinOutcome[]
       trades: TradeTable
       intrabar?: RunIntrabar | null
-      universe?: { plan: UniversePlan; twinSymbols: string[]; twinMetrics: Promise<RunMetricsResult> } | null
+      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: HeadlineFigures } | null
     },
     statistics: boolean,
     lane: Lane,
@@ -357,10 +348,10 @@ export class RunService {
       universe: null,
     }
     // the survivorship block is set before the body is built (assembledOf builds it when first read)
-    const survivorship = async () => {
+    const survivorship = () => {
       const u = o.universe
       if (!u) return
-      const m = (await u.twinMetrics).metrics
+      const m = u.twinFigures
       const startMs = u.plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
       const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
       outcome.universe = {
@@ -400,7 +391,7 @@ export class RunService {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
-    await survivorship()
+    survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
     if (statistics) {
@@ -415,29 +406,26 @@ export class RunService {
 
   /**
    * The same run on today's universe, for a point-in-time run's survivorship figures: its
-   * spec, coins and hash, and its metrics when a result or the metrics of that run are
-   * cached (not with no-cache); booked otherwise beside the run, its metrics then cached
-   * as that run's (a compare over it is a hit).
+   * spec and coins, and its figures when a result or the metrics of that run are
+   * cached (not with no-cache); booked otherwise beside the run (compute).
    */
-  private twinOf(spec: RunSpec, noCache: boolean): { spec: RunSpec; symbols: string[]; hash: string; cached: RunMetricsResult | null } {
+  private twinOf(spec: RunSpec, noCache: boolean): { spec: RunSpec; symbols: string[]; cached: HeadlineFigures | null } {
     const { universe: _u, rebalance: _r, ...twin } = spec
     const hash = resultHash(twin, this.deps.store.dataVersion())
-    let cached: RunMetricsResult | null = null
+    let cached: HeadlineFigures | null = null
     if (!noCache) {
-      const full = this.results.peek(hash)
-      if (full) {
-        const curve = full.assembled.portfolio.equityCurve
-        cached = { metrics: full.assembled.metrics, span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null, ruinedAtMs: full.assembled.portfolio.ruinedAtMs }
-      } else cached = this.results.metricsOf(hash) ?? null
+      const m = this.results.peek(hash)?.assembled.metrics ?? this.results.metricsOf(hash)?.metrics
+      if (m) cached = { total_return_pct: m.total_return_pct, win_rate: m.win_rate, profit_factor: m.profit_factor, total_trades: m.total_trades }
     }
-    return { spec: twin, symbols: this.resolveUniverse(twin).symbols, hash, cached }
+    return { spec: twin, symbols: this.resolveUniverse(twin).symbols, cached }
   }
 
   /**
    * Trades of every coin, computed in chunks spread over the workers: one table in universe
-   * order. `placeLike`: the coins of a run computed beside this one (a point-in-time run's
-   * twin on today's universe): a coin of both goes to the chunk it has there, so its
-   * signals are computed once, on one worker.
+   * order. `twin`: the coins of a run computed beside this one (a point-in-time run's twin
+   * on today's universe): a coin of both goes to one chunk, so its signals are computed
+   * once, on one worker; the twin's trades come back as the columns its figures read
+   * (universe-plan.ts twinTradesOf).
    */
   private async coinOutcomes(
     spec: RunSpec,
@@ -445,7 +433,7 @@ export class RunService {
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
     twin?: readonly string[],
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinPart: { coins: CoinOutcome[]; trades: TradeTable } | null }> {
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinTrades: AcceptInput | null }> {
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
     const all = twin ? [...new Set([...symbols, ...twin])] : symbols
     const chunks = chunkCount(all.length, lane.parallelism)
@@ -465,13 +453,15 @@ export class RunService {
     }
     const results = await Promise.all(parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k)))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
-    const merged = (order: readonly string[], of: (r: CoinTradesResult) => { coins: CoinOutcome[]; trades: TradeTable }) => {
-      const bySymbol = new Map<string, CoinOutcome>()
-      for (const r of results) for (const c of of(r).coins) bySymbol.set(c.symbol, c)
-      return { coins: order.map(s => bySymbol.get(s)!), trades: mergeCoinTables(order, spec.direction, results.map(r => of(r).trades)) }
+    const bySymbol = new Map<string, CoinOutcome>()
+    for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
+    const trades = mergeCoinTables(symbols, spec.direction, results.map(r => r.trades))
+    return {
+      coins: symbols.map(s => bySymbol.get(s)!),
+      trades,
+      intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
+      twinTrades: twin ? twinTradesOf(twin, trades, results.map(r => r.twin!)) : null,
     }
-    const own = merged(symbols, r => r)
-    return { ...own, intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)), twinPart: twin ? merged(twin, r => r.twin!) : null }
   }
 
   /**

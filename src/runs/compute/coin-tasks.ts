@@ -29,8 +29,9 @@ export interface CoinTradesPayload {
   delisted?: string[]
   /**
    * a point-in-time run's twin on today's universe (its survivorship figures): the chunk's
-   * coins of today's top N, whose trades come back as `twin` (without membership limits);
-   * a coin that was in every set of the window has the same trades in both, computed once
+   * coins of today's top N, simulated without membership limits. A coin whose membership
+   * limits nothing (in the set over the whole window) has the same trades in both: it is
+   * simulated once and sent once, in `trades`; only the other coins' rows come back as `twin`
    */
   twin?: string[]
 }
@@ -54,18 +55,27 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
-  /** the twin's coins and trades (CoinTradesPayload.twin), coin by coin in its order */
-  twin?: { coins: CoinOutcome[]; trades: TradeTable }
+  /** the twin's rows of its coins whose trades differ from the run's (CoinTradesPayload.twin) */
+  twin?: TwinRows
+
   /** the chunk's minute replays (absent with intrabar 'bar') */
   intrabar?: ChunkIntrabar
 }
 
-/** A run's trades booked whole on a worker (a point-in-time run's twin, while the main thread books the run). */
-export interface BookTradesPayload {
-  spec: RunSpec
+/**
+ * A chunk's rows of a point-in-time run's twin (CoinTradesPayload.twin), for its
+ * survivorship figures (engine/run.ts headlineFigures: the portfolio's choice and the net
+ * P&L, no marks): the columns that choice reads, for the twin's coins whose trades are not
+ * those of the run. Every other twin coin of the chunk has its run trades (or none).
+ */
+export interface TwinRows {
+  /** the twin coins with rows of their own, in the payload's twin order */
   symbols: string[]
-  coins: CoinOutcome[]
-  trades: TradeTable
+  /** coin k's rows are start[k] … start[k + 1] − 1, in time order */
+  start: Int32Array
+  entryMs: Float64Array
+  exitMs: Float64Array
+  pnlPct: Float64Array
 }
 
 /** What a chunk's coins did with minute detail. */
@@ -154,85 +164,109 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   // a twin's coin with the same membership as the run's (none, or every entry of the window) is simulated once
   const shared: CoinRunMemo | undefined = memo ?? (payload.twin ? new Map() : undefined)
   const delistedSet = new Set(payload.delisted ?? [])
-  /** one list of coins: `membershipOf` a coin's point-in-time intervals (null: none); `withBars`: the intrabar block */
-  const listOf = (symbols: string[], membershipOf: (symbol: string) => number[] | null, withBars: boolean): CoinTradesResult => {
-    const coins: CoinOutcome[] = []
-    const table = new TradeTableBuilder(params.direction, symbols)
-    const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
-    const coinsWithout: string[] = []
-    const changedCoins: string[] = []
-    const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
-    symbols.forEach((symbol, coin) => {
-      const bars = ctx.bars(symbol, spec.timeframe)
-      const win = windowOf(spec, bars)
-      if (!bars || !win) {
-        coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-        return
-      }
-      const membership = membershipOf(symbol)
-      const delisted = delistedSet.has(symbol)
-      // a single interval over every entry instant of the window masks nothing
-      const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
-      const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
-      let run = shared?.get(key)
-      if (!run) {
-        const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
-        let detail: IntrabarDetail | null = null
-        if (withDetail) {
-          detail = ctx.detail(symbol)
-          if (detail === null) {
-            coinsWithout.push(symbol)
-            detail = NO_MINUTES
-          }
+  /**
+   * A coin's trades under its membership (null: none): its outcome and trades, the memo key
+   * they are kept under, and whether the membership limited nothing. `known`: trades of
+   * the coin under a narrower membership, reused (simulateCoin).
+   */
+  const coinRun = (symbol: string, membership: number[] | null, counts: IntrabarCounts, coinsWithout: string[], known?: Trade[]): { run: CoinRun; key: string; covered: boolean } | null => {
+    const bars = ctx.bars(symbol, spec.timeframe)
+    const win = windowOf(spec, bars)
+    if (!bars || !win) return null
+    const delisted = delistedSet.has(symbol)
+    // a single interval over every entry instant of the window masks nothing
+    const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+    const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+    let run = shared?.get(key)
+    if (!run) {
+      const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+      let detail: IntrabarDetail | null = null
+      if (withDetail) {
+        detail = ctx.detail(symbol)
+        if (detail === null) {
+          coinsWithout.push(symbol)
+          detail = NO_MINUTES
         }
-        const input = {
-          symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-          funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-          ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
-          detail,
-          delisted,
-        }
-        const trades = simulateCoin(input, params, counts)
-        const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
-        shared?.set(key, run)
       }
-      const markBars = ctx.view.bars(symbol)
-      let changed = 0
-      for (const tr of run.trades) {
-        markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
-        table.push(tr, coin)
-        if (tr.exitChanged) changed++
+      const input = {
+        symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+        funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+        ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+        detail,
+        delisted,
       }
-      if (barTable && changed > 0) {
-        // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
-        // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
-        changedCoins.push(symbol)
-        const first = run.trades.findIndex(tr => tr.exitChanged)
-        for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
-        for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
-      }
-      coins.push(run.outcome)
-    })
-    const trades = table.finish()
-    if (!barTable) return { coins, trades }
-    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
+      const trades = simulateCoin(input, params, counts, known)
+      const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+      run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+      shared?.set(key, run)
+    }
+    return { run, key, covered }
   }
-  const result = listOf(payload.symbols, s => (payload.tradable ? (payload.tradable[s] ?? []) : null), true)
+  /** the keys of the run's own coins (a twin coin under one of them has its run trades) */
+  const runKeys = new Set<string>()
+  /** the run's trades of its coins whose membership limited them (the twin's simulation reuses them) */
+  const limited = new Map<string, Trade[]>()
+  const { symbols, tradable } = payload
+  const coins: CoinOutcome[] = []
+  const table = new TradeTableBuilder(params.direction, symbols)
+  const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+  const coinsWithout: string[] = []
+  const changedCoins: string[] = []
+  const barTable = withDetail ? new TradeTableBuilder(params.direction, symbols) : null
+  symbols.forEach((symbol, coin) => {
+    const got = coinRun(symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout)
+    if (!got) {
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      return
+    }
+    const { run, key, covered } = got
+    runKeys.add(key)
+    if (payload.twin && !covered) limited.set(symbol, run.trades)
+    const markBars = ctx.view.bars(symbol)
+    let changed = 0
+    for (const tr of run.trades) {
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+      table.push(tr, coin)
+      if (tr.exitChanged) changed++
+    }
+    if (barTable && changed > 0) {
+      // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
+      // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+      changedCoins.push(symbol)
+      const first = run.trades.findIndex(tr => tr.exitChanged)
+      for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
+      for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+    }
+    coins.push(run.outcome)
+  })
+  const result: CoinTradesResult = { coins, trades: table.finish() }
+  if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() }
   if (payload.twin) {
-    const twin = listOf(payload.twin, () => null, false)
-    result.twin = { coins: twin.coins, trades: twin.trades }
+    // the twin's coins without membership limits: only those whose trades are not the run's come back
+    const own: string[] = []
+    const runs: Trade[][] = []
+    const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+    for (const symbol of payload.twin) {
+      const got = coinRun(symbol, null, unused, [], limited.get(symbol))
+      if (!got || runKeys.has(got.key)) continue
+      own.push(symbol)
+      runs.push(got.run.trades)
+    }
+    const start = new Int32Array(own.length + 1)
+    runs.forEach((t, k) => (start[k + 1] = start[k] + t.length))
+    const n = start[own.length]
+    const rows: TwinRows = { symbols: own, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
+    let r = 0
+    for (const trades of runs)
+      for (const tr of trades) {
+        rows.entryMs[r] = tr.entryTimeMs
+        rows.exitMs[r] = tr.exitTimeMs
+        rows.pnlPct[r++] = tr.pnlPct
+      }
+    result.twin = rows
   }
   return result
 }
-
-/** A run's trades booked on this thread (engine/run.ts): the metrics of the run, as runWholeRuns answers them. */
-export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): RunMetricsResult {
-  const span = daySpan(payload.coins)
-  const { metrics, portfolio } = book(payload.trades, portfolioOptionsOf(payload.spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
-  return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
-}
-
 
 /**
  * Several small runs done whole in this thread (compare): each run's trades booked by the

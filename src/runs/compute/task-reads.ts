@@ -14,8 +14,6 @@ const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } =
   // a point-in-time chunk also simulates its twin's coins (today's top N)
   coinTrades: p => [...p.symbols, ...(p.twin ?? [])],
   wholeRuns: p => p.symbols,
-  // the twin's booking marks its coins' positions on their candles
-  bookTrades: p => p.symbols,
   nestedRuns: p => (p.ownGroups ? p.ownGroups.flatMap(g => g.symbols) : p.symbols),
   gridTrades: p => p.symbols,
   randomEntry: p => p.coins.map(c => c.symbol),

@@ -6,7 +6,7 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runBookTrades, runCoinTrades, runWholeRuns } from './coin-tasks'
+import { runCoinTrades, runWholeRuns } from './coin-tasks'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 import { runScanSignals } from './signal-tasks'
@@ -15,7 +15,6 @@ import { runCscv, runSweepTrials } from './sweep-tasks'
 export const TASKS = {
   coinTrades: runCoinTrades,
   wholeRuns: runWholeRuns,
-  bookTrades: runBookTrades,
   nestedRuns: runNestedRuns,
   randomEntry: runRandomEntry,
   gridTrades: runGridTrades,
