@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { MarkToMarket } from '../src/engine/equity-curve'
 import { IndexHeap } from '../src/engine/index-heap'
 import { entryOrder } from '../src/engine/entry-order'
+import { book, headlineFigures } from '../src/engine/run'
 import { runPortfolio as runPortfolioOnTable, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
 import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
@@ -251,4 +252,35 @@ describe('ruin: the realised equity reaching zero', () => {
     expect(r.equityCurve.map((p) => p.equityUsd)).toEqual([-40, -40, -40])
     expect(r.equityCurve.map((p) => p.drawdownPct)).toEqual([100, 100, 100])
   })
+})
+
+describe("headlineFigures: a run's four figures from the portfolio's choice alone", () => {
+  // coin by coin, each coin's trades in time order (as the run's table is), overlapping across coins
+  function coinTrades(seed: number, coins: number, perCoin: number): Trade[] {
+    let x = seed
+    const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    const out: Trade[] = []
+    for (let c = 0; c < coins; c++) {
+      let h = Math.floor(rnd() * 10)
+      for (let k = 0; k < perCoin; k++) {
+        const held = 1 + Math.floor(rnd() * 30)
+        out.push(tradeOf(`C${c}`, h, h + held, (rnd() - 0.52) * 17.3))
+        h += held + Math.floor(rnd() * 5)
+      }
+    }
+    return out
+  }
+  const cases: [string, Trade[], Partial<PortfolioOptions>][] = [
+    ['every trade taken', coinTrades(1, 4, 30), { maxConcurrent: 10, coinCount: 4 }],
+    ['slots full: entries skipped', coinTrades(2, 12, 40), { maxConcurrent: 3, coinCount: 12 }],
+    ['compounding', coinTrades(3, 8, 40), { maxConcurrent: 4, coinCount: 8, compounding: true }],
+    ['ruined, then no entry', [...coinTrades(4, 3, 10).map(t => ({ ...t, pnlPct: -90 })), ...coinTrades(5, 2, 20)], { maxConcurrent: 2, coinCount: 5 }],
+  ]
+  for (const [name, trades, over] of cases)
+    test(`the numbers book gives, to the last bit: ${name}`, () => {
+      const table = tradeTableOf(trades)
+      const o = opts(over)
+      const { metrics } = book(table, o, noMark)
+      expect(headlineFigures(table, o)).toEqual({ total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor, total_trades: metrics.total_trades })
+    })
 })

@@ -5,8 +5,11 @@
  * come from days before d only; the survivorship block compares with today's universe.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
+import { entryCandidates } from '../src/engine/random-entry'
 import { CandleStore } from '../src/market/candle-store'
 import { RankHistory } from '../src/market/rank-history'
+import { TaskContext } from '../src/runs/compute/context'
+import { randomEntryCoinOf, type RandomEntryPayload } from '../src/runs/compute/research-tasks'
 import { DAY_MS, HOUR_MS, isoDay } from '../src/time'
 import { makeHarness, tempDir, walkCandles } from './helpers/harness'
 import { rmSync } from 'node:fs'
@@ -43,7 +46,22 @@ function fill(store: CandleStore, cutMs = Infinity): void {
   if (cutMs === Infinity) store.markDelisted('LUNAUSDT')
 }
 
-const h = makeHarness({ fill: s => fill(s) })
+/** the random-entry null's task payloads, as the run service sent them */
+const randomEntryPayloads: RandomEntryPayload[] = []
+const h = makeHarness({
+  fill: s => fill(s),
+  transport: inner => ({
+    get parallelism() {
+      return inner.parallelism
+    },
+    submit(task, payload, opts) {
+      if (task === 'randomEntry') randomEntryPayloads.push(payload as RandomEntryPayload)
+      return inner.submit(task, payload, opts)
+    },
+    stats: () => inner.stats(),
+    close: () => inner.close(),
+  }),
+})
 afterAll(() => h.cleanup())
 
 /** always in the market: a short from every bar, held up to a week */
@@ -181,6 +199,39 @@ describe('point-in-time universe', () => {
     expect(cur.body.best.total_trades).toBe(pit.body.survivorship.current_universe_result.total_trades)
     const bad = await h.req('/simulate/optimize', { method: 'POST', json: { ...tree, universe: 'then' } })
     expect(bad.status).toBe(422)
+  })
+
+  test("validate's random-entry null draws a coin's entries only while it was in the set, as the run's own entries", async () => {
+    const tree = { entry: ALWAYS, indicators: {}, direction: 'short', sl_pct: 50, tp_pct: 100, max_bars: 168, top_n: 3, start_date: '2025-01-15', rebalance: 'weekly' }
+    randomEntryPayloads.length = 0
+    const v = await h.req('/simulate/validate', { method: 'POST', json: { ...tree, universe: 'point_in_time', n_simulations: 50 } })
+    expect(v.status).toBe(200)
+    const sent = randomEntryPayloads.find(p => p.coins.some(c => c.symbol === 'LUNAUSDT'))!
+    expect(sent.tradable).toBeDefined()
+    // LUNA left the top 3 as its volume collapsed, weeks before its delisting
+    const member = sent.tradable!.LUNAUSDT
+    const isMember = (ms: number) => member.some((from, k) => k % 2 === 0 && ms >= from && ms < member[k + 1])
+    expect(member[member.length - 1]).toBeLessThan(T0 + LUNA_LAST_DAY * DAY_MS)
+    // the same membership as the run's: every LUNA trade of the point-in-time run entered inside it
+    const run = await h.req('/backtest', { method: 'POST', json: body({ universe: 'point_in_time', rebalance: 'weekly' }) })
+    const lunaEntries = run.body.trades.filter((t: any) => t.symbol === 'LUNAUSDT').map((t: any) => Date.parse(t.entry_time))
+    expect(lunaEntries.length).toBeGreaterThan(0)
+    for (const ms of lunaEntries) expect(isMember(ms)).toBe(true)
+    // the bars the null draws from: each enters (at the next bar's open) inside the membership
+    const ctx = new TaskContext(h.deps.store)
+    const bars = h.deps.store.bars('LUNAUSDT')!
+    const drawn = entryCandidates(randomEntryCoinOf(ctx, sent.spec, 'LUNAUSDT', sent.tradable)!)
+    expect(drawn.length).toBeGreaterThan(0)
+    for (const s of drawn) expect(isMember(bars.t[s] + bars.stepMs)).toBe(true)
+    // over the whole window (as before, and as a current run's null) some would enter after LUNA left
+    const whole = entryCandidates(randomEntryCoinOf(ctx, sent.spec, 'LUNAUSDT')!)
+    expect(Array.from(whole).filter(s => !isMember(bars.t[s] + bars.stepMs)).length).toBeGreaterThan(24 * 7)
+    // a current run's null carries no membership: its coins draw over their whole window, as before
+    randomEntryPayloads.length = 0
+    const cur = await h.req('/simulate/validate', { method: 'POST', json: { ...tree, rebalance: undefined, universe: 'current', n_simulations: 50 } })
+    expect(cur.status).toBe(200)
+    expect(randomEntryPayloads.length).toBeGreaterThan(0)
+    for (const p of randomEntryPayloads) expect(p.tradable).toBeUndefined()
   })
 
   test('sweeps and walk-forward refuse a point-in-time universe (they run on today\'s), never drop it silently', async () => {

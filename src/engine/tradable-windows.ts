@@ -23,7 +23,7 @@ export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: rea
     // signal bar i enters at t[i] + step: in [from, to) when t[i] ∈ [from − step, to − step)
     const lo = lowerBound(bars.t, intervals[w] - step, bars.n)
     const hi = lowerBound(bars.t, intervals[w + 1] - step, bars.n)
-    for (let i = lo; i < hi; i++) out[i] = entry[i]
+    out.set(entry.subarray(lo, hi), lo)
   }
   return out
 }

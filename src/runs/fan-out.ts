@@ -4,7 +4,7 @@
  * depend on the chunking (in-process, or any number of workers).
  */
 import type { Trade } from '../engine/types'
-import { runGridTrades, runRandomEntry, type GridCell, type GridTradesPayload as TaskPayloadOf } from './compute/research-tasks'
+import { runGridTrades, runRandomEntry, type GridCell, type GridTradesPayload as TaskPayloadOf, type RandomEntryPayload } from './compute/research-tasks'
 import { unpackTrades } from './compute/trade-codec'
 import type { RunSpec } from './spec'
 import type { Lane } from './transport'
@@ -40,12 +40,17 @@ export async function randomEntryTotals(
   nSymbols: number,
   simulations: number,
   seed: number,
+  /** a point-in-time run's membership intervals (its random entries only while a coin is in the set) */
+  tradable?: Record<string, number[]>,
 ): Promise<Float64Array> {
   const withTrades = coins.filter(c => c.trades > 0)
   const parts = chunksByIndex(withTrades, nSymbols, lane.parallelism)
-  const results = await Promise.all(
-    parts.map(p => lane.run(runRandomEntry, { spec, coins: p.items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }, p.affinity)),
-  )
+  const payloadOf = (items: readonly { symbol: string; trades: number }[]): RandomEntryPayload => {
+    const payload: RandomEntryPayload = { spec, coins: items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }
+    if (tradable) payload.tradable = Object.fromEntries(items.map(c => [c.symbol, tradable[c.symbol] ?? []]))
+    return payload
+  }
+  const results = await Promise.all(parts.map(p => lane.run(runRandomEntry, payloadOf(p.items), p.affinity)))
   const bySymbol = new Map<string, Float64Array>()
   results.forEach((r, k) => parts[k].items.forEach((c, i) => bySymbol.set(c.symbol, r.sums[i])))
   const totals = new Float64Array(simulations)

@@ -69,9 +69,10 @@ export interface RunMonteCarlo {
 
 /**
  * The run's trades resampled (a bootstrap of paths booked with the run's sizing) and the
- * random-entry null over every coin, on the workers at once.
+ * random-entry null over every coin, on the workers at once. `tradable`: a point-in-time
+ * run's membership intervals (the null draws entries only while a coin is in the set).
  */
-export async function runMonteCarlo(lane: Lane, r: RunResult, simulations: number, seed: number): Promise<RunMonteCarlo> {
+export async function runMonteCarlo(lane: Lane, r: RunResult, simulations: number, seed: number, tradable?: Record<string, number[]>): Promise<RunMonteCarlo> {
   const { spec, symbols } = r
   const portfolio = r.assembled.portfolio
   const cols = tradeColumns(portfolio.trades, portfolio.entryOrder)
@@ -83,7 +84,7 @@ export async function runMonteCarlo(lane: Lane, r: RunResult, simulations: numbe
   const unlimited = { maxCoins: Infinity, maxTrades: Infinity }
   const [boot, randomEntry] = await Promise.all([
     bootstrap,
-    startRandomEntryNull({ spec, hash: r.hash, lane, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations, limits: unlimited, seed }),
+    startRandomEntryNull({ spec, hash: r.hash, lane, perCoin: coinSums(symbols, cols), nSymbols: symbols.length, simulations, limits: unlimited, seed, tradable }),
   ])
   return { pnlInExitOrder, sizing, bootstrap: boot, randomEntry }
 }

@@ -21,7 +21,7 @@
  */
 import type { Clock } from '../clock'
 import type { Db } from '../db'
-import { acceptSteps, type AcceptInput } from '../engine/portfolio'
+import { acceptSteps } from '../engine/portfolio'
 import { bookSteps, daySpan, headlineFigures, markOver, type HeadlineFigures } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
@@ -30,7 +30,7 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type WholeRunsPayload } from './compute/coin-tasks'
+import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -278,6 +278,7 @@ export class RunService {
             lane,
             jobs,
             nTrials,
+            tradable: this.planOf(r.spec)?.tradable,
           }),
         )
         .then(stats => {
@@ -296,10 +297,14 @@ export class RunService {
     // a point-in-time run shows its bias against the same run on today's universe: its
     // twin, whose coins' trades come back from the same tasks (a coin whose membership
     // limited nothing is simulated and sent once, for both), booked here for its four
-    // figures by the portfolio's choice alone (engine/run.ts headlineFigures: no marks)
+    // figures by the portfolio's choice alone (engine/run.ts headlineFigures: no marks),
+    // once the run is booked, while its statistics run on the workers
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const { coins, trades, twinTrades, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
-    const universe = plan && twin ? { plan, twinSymbols: twin.symbols, twinFigures: twin.cached ?? headlineFigures(twinTrades!, portfolioOptionsOf(twin.spec, twin.symbols.length)) } : null
+    const { coins, trades, twinParts, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const universe =
+      plan && twin
+        ? { plan, twinSymbols: twin.symbols, twinFigures: () => twin.cached ?? headlineFigures(twinTradesOf(twin.symbols, trades, twinParts!), portfolioOptionsOf(twin.spec, twin.symbols.length)) }
+        : null
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     await this.results.remember(result, this.deps.store.dataVersion())
     return result
@@ -320,7 +325,7 @@ export class RunService {
       coins: CoinOutcome[]
       trades: TradeTable
       intrabar?: RunIntrabar | null
-      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: HeadlineFigures } | null
+      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: () => HeadlineFigures } | null
     },
     statistics: boolean,
     lane: Lane,
@@ -351,7 +356,7 @@ export class RunService {
     const survivorship = () => {
       const u = o.universe
       if (!u) return
-      const m = u.twinFigures
+      const m = u.twinFigures()
       const startMs = u.plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
       const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
       outcome.universe = {
@@ -381,6 +386,7 @@ export class RunService {
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
             bars: s => this.deps.store.bars(s),
+            tradable: plan?.tradable,
           })
         : undefined
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
@@ -424,8 +430,8 @@ export class RunService {
    * Trades of every coin, computed in chunks spread over the workers: one table in universe
    * order. `twin`: the coins of a run computed beside this one (a point-in-time run's twin
    * on today's universe): a coin of both goes to one chunk, so its signals are computed
-   * once, on one worker; the twin's trades come back as the columns its figures read
-   * (universe-plan.ts twinTradesOf).
+   * once, on one worker; the twin's rows come back as the chunks sent them (each chunk's
+   * coins whose trades are not the run's: universe-plan.ts twinTradesOf joins them).
    */
   private async coinOutcomes(
     spec: RunSpec,
@@ -433,7 +439,7 @@ export class RunService {
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
     twin?: readonly string[],
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinTrades: AcceptInput | null }> {
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: TwinRows[] | null }> {
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
     const all = twin ? [...new Set([...symbols, ...twin])] : symbols
     const chunks = chunkCount(all.length, lane.parallelism)
@@ -460,7 +466,7 @@ export class RunService {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades,
       intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
-      twinTrades: twin ? twinTradesOf(twin, trades, results.map(r => r.twin!)) : null,
+      twinParts: twin ? results.map(r => r.twin!) : null,
     }
   }
 
@@ -567,7 +573,8 @@ export class RunService {
       async lane => {
         const run = await this.runOnce(spec, opts.noCache === true, true, false, background)
         const seed = opts.seed ?? seedOfHash(run.hash)
-        return { run, seed, ...(await runMonteCarlo(lane, run, opts.simulations, seed)) }
+        // a point-in-time run's null draws entries only while a coin was in the set, as the run entered
+        return { run, seed, ...(await runMonteCarlo(lane, run, opts.simulations, seed, this.planOf(run.spec)?.tradable)) }
       },
       { background },
     )

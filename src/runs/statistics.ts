@@ -101,6 +101,8 @@ export interface StatisticsInput {
   jobs?: TradeStatisticsJobs
   /** default nTrialsOf(spec) */
   nTrials?: number
+  /** a point-in-time run's membership intervals (UniversePlan.tradable): the random-entry null draws inside them */
+  tradable?: Record<string, number[]>
 }
 
 export interface RandomEntryInput {
@@ -117,6 +119,8 @@ export interface RandomEntryInput {
   limits?: { maxCoins: number; maxTrades: number }
   /** default seedOfHash(hash) */
   seed?: number
+  /** a point-in-time run's membership intervals: entries are drawn only while a coin is in the set */
+  tradable?: Record<string, number[]>
 }
 
 export interface RandomEntryOutcome {
@@ -139,7 +143,7 @@ export function startRandomEntryNull(input: RandomEntryInput): Promise<RandomEnt
   const tested = mcCoins(perCoin, input.limits ?? { maxCoins: MC_MAX_COINS, maxTrades: MC_MAX_TRADES }, deriveSeed(seed, 'mc-coins'))
   if (tested.length === 0) return Promise.resolve(null)
   const simulations = input.simulations ?? MC_SIMULATIONS
-  const p = randomEntryTotals(input.lane, input.spec, tested, input.nSymbols, simulations, deriveSeed(seed, 'random-entry')).then(totals => {
+  const p = randomEntryTotals(input.lane, input.spec, tested, input.nSymbols, simulations, deriveSeed(seed, 'random-entry'), input.tradable).then(totals => {
     let observed = 0
     for (const c of tested) observed += c.sum
     return { test: mcPValue(observed, totals), observed, totals, coinsTested: tested.length }
@@ -173,13 +177,15 @@ export function startTradeStatistics(input: {
   fromDayMs: number
   toDayMs: number
   bars(symbol: string): Bars | undefined
+  /** a point-in-time run's membership intervals (the random-entry null's) */
+  tradable?: Record<string, number[]>
 }): TradeStatisticsJobs {
   const { cols, lane } = input
   const seed = seedOfHash(input.hash)
   if (cols.pnlPct.length === 0) return { cols, randomEntry: Promise.resolve(null), profitFactorCi: Promise.resolve(null), regimes: Promise.resolve(null) }
   // the null's chunks go first: they are short and bound to the workers that hold their
   // coins' signals, so they must not queue behind a bootstrap
-  const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, lane, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length })
+  const randomEntry = startRandomEntryNull({ spec: input.spec, hash: input.hash, lane, perCoin: coinSums(input.symbols, cols), nSymbols: input.symbols.length, tradable: input.tradable })
   const profitFactorCi = lane.run(runBootstrap, profitFactorCiPayload(cols.pnlPct, deriveSeed(seed, 'profit_factor_ci')))
   const btc = input.bars(BENCHMARK_SYMBOL)
   const regimes =

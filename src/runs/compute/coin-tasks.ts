@@ -164,6 +164,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   // a twin's coin with the same membership as the run's (none, or every entry of the window) is simulated once
   const shared: CoinRunMemo | undefined = memo ?? (payload.twin ? new Map() : undefined)
   const delistedSet = new Set(payload.delisted ?? [])
+  // a coin simulated for the run and again for its twin filters its signals once
+  const masksOf = payload.twin ? new Map<string, ReturnType<typeof coinMasks>>() : null
   /**
    * A coin's trades under its membership (null: none): its outcome and trades, the memo key
    * they are kept under, and whether the membership limited nothing. `known`: trades of
@@ -179,7 +181,11 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
     let run = shared?.get(key)
     if (!run) {
-      const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+      let masks = masksOf?.get(symbol)
+      if (!masks) {
+        masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
+        masksOf?.set(symbol, masks)
+      }
       let detail: IntrabarDetail | null = null
       if (withDetail) {
         detail = ctx.detail(symbol)

@@ -27,6 +27,11 @@ export interface RandomEntryPayload {
   simulations: number
   /** request seed; each coin draws from deriveSeed(seed, symbol) */
   seed: number
+  /**
+   * a point-in-time run's membership intervals of the chunk's coins (CoinTradesPayload):
+   * random entries are drawn only where the run could enter, while the coin is in the set
+   */
+  tradable?: Record<string, number[]>
 }
 
 export interface RandomEntryResult {
@@ -94,29 +99,37 @@ function calendarAllowed(spec: RunSpec, bars: Bars): Uint8Array | null {
   return entryMaskOf(new Uint8Array(bars.n).fill(1), bars, { avoidHours: spec.avoidHours, avoidMonths: spec.avoidMonths, minVolRegime: null })
 }
 
+/**
+ * What a coin's random entries draw from in a run (engine/random-entry.ts): its window,
+ * exits and costs, and the signal bars allowed: the calendar filters', and for a
+ * point-in-time run (`tradable`) only those whose entry falls inside the coin's
+ * membership, as the run's own entries did. Null: no bar in the window.
+ */
+export function randomEntryCoinOf(ctx: TaskContext, spec: RunSpec, symbol: string, tradable?: Record<string, number[]>): RandomEntryCoin | null {
+  const params = tradeParamsOf(spec)
+  const bars = ctx.bars(symbol, spec.timeframe)
+  const win = windowOf(spec, bars)
+  if (!bars || !win) return null
+  const calendar = calendarAllowed(spec, bars)
+  return {
+    bars,
+    // the run's own exit mask: the worker that ran the coin has it cached (chunk affinity)
+    exit: spec.strategy.exit_conditions ? ctx.signals(spec, strategyKeyOf(spec.strategy), symbol, bars).exit : null,
+    allowed: tradable ? maskOutsideWindows(calendar ?? new Uint8Array(bars.n).fill(1), bars, tradable[symbol] ?? []) : calendar,
+    fromIdx: win.fromIdx,
+    toIdx: win.toIdx,
+    funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
+    ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+  }
+}
+
 export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): RandomEntryResult {
   const { spec, simulations, seed } = payload
   const params = tradeParamsOf(spec)
-  const strategyKey = strategyKeyOf(spec.strategy)
   const sums: Float64Array[] = []
   for (const { symbol, trades } of payload.coins) {
-    const bars = ctx.bars(symbol, spec.timeframe)
-    const win = windowOf(spec, bars)
-    if (!bars || !win || trades === 0) {
-      sums.push(new Float64Array(simulations))
-      continue
-    }
-    const coin: RandomEntryCoin = {
-      bars,
-      // the run's own exit mask: the worker that ran the coin has it cached (chunk affinity)
-      exit: spec.strategy.exit_conditions ? ctx.signals(spec, strategyKey, symbol, bars).exit : null,
-      allowed: calendarAllowed(spec, bars),
-      fromIdx: win.fromIdx,
-      toIdx: win.toIdx,
-      funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
-      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
-    }
-    sums.push(randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)))
+    const coin = trades === 0 ? null : randomEntryCoinOf(ctx, spec, symbol, payload.tradable)
+    sums.push(coin ? randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)) : new Float64Array(simulations))
   }
   return { sums }
 }
