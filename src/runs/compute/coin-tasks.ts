@@ -57,7 +57,6 @@ export interface CoinTradesResult {
   trades: TradeTable
   /** the twin's rows of its coins whose trades differ from the run's (CoinTradesPayload.twin) */
   twin?: TwinRows
-
   /** the chunk's minute replays (absent with intrabar 'bar') */
   intrabar?: ChunkIntrabar
 }
