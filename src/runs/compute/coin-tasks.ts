@@ -39,6 +39,12 @@ export interface CoinTradesPayload {
    * a coin that was in every set of the window has the same trades in both, computed once
    */
   twin?: string[]
+  /**
+   * false: do not simulate the bar rule's trades of the coins a minute replay changed (they
+   * serve only `rule_bias`: a run that answers no intrabar block, like a metrics-only batch,
+   * skips them); default true
+   */
+  ruleTrades?: boolean
 }
 
 export interface CoinOutcome {
@@ -169,7 +175,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
     const coinsWithout: string[] = []
     const changedCoins: string[] = []
-    const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
+    const barTable = withDetail && withBars && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
     symbols.forEach((symbol, coin) => {
       const bars = ctx.bars(symbol, spec.timeframe)
       const win = windowOf(spec, bars)
@@ -249,7 +255,8 @@ export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): Run
  */
 export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
   return payload.specs.map(spec => {
-    const { coins, trades, intrabar } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
+    // the bar rule's trades behind rule_bias only when the blocks are asked for
+    const { coins, trades, intrabar } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted, ruleTrades: payload.report === true })
     const span = daySpan(coins)
     const opts = portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length)
     const acceptance = finish(acceptSteps(trades, opts))
