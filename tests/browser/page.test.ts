@@ -355,6 +355,11 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const rows = await page.locator('#compare-table tbody tr').count()
     expect(rows).toBeGreaterThan(10)
     expect(await page.locator('#compare-chart li').count()).toBe(rows)
+    // each strategy's costs, its return under the bar rule and its size at half edge, as the API answers them
+    const heads = await page.locator('#compare-table thead th').allTextContents()
+    expect(heads.slice(-3)).toEqual(['Costs, % of notional', 'Return, bar rule', 'Size at half edge'])
+    const costs = await page.locator('#compare-table tbody td:nth-last-child(3)').allTextContents()
+    expect(costs.every(c => /^-?\d+\.\d{4} %$/.test(c))).toBe(true)
     await screenshot(page, 'compare')
     expect(errors).toEqual([])
     await page.close()
