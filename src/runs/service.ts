@@ -417,9 +417,9 @@ export class RunService {
    */
   private twinOf(spec: RunSpec, noCache: boolean): { spec: RunSpec; symbols: string[]; cached: HeadlineFigures | null } {
     const { universe: _u, rebalance: _r, ...twin } = spec
-    const hash = resultHash(twin, this.deps.store.dataVersion())
     let cached: HeadlineFigures | null = null
     if (!noCache) {
+      const hash = resultHash(twin, this.deps.store.dataVersion())
       const m = this.results.peek(hash)?.assembled.metrics ?? this.results.metricsOf(hash)?.metrics
       if (m) cached = { total_return_pct: m.total_return_pct, win_rate: m.win_rate, profit_factor: m.profit_factor, total_trades: m.total_trades }
     }
