@@ -5,7 +5,7 @@
  */
 export const SIMULATION_REQUESTS: [string, unknown][] = [
   ['/simulate', { strategy: 'bb-squeeze-short', top_n: 7 }],
-  // a point-in-time universe: its twin on today's coins comes back from the same tasks and is booked on a worker
+  // a point-in-time universe: its twin on today's coins comes back from the same tasks (the rows of the coins whose membership limited them)
   ['/simulate', { strategy: 'bb-squeeze-short', top_n: 5, start_date: '2026-08-20', universe: 'point_in_time', rebalance: 'weekly' }],
   ['/simulate/compare', { top_n: 5 }],
   ['/backtest', { name: 't', direction: 'short', indicators: { bb: {}, rsi: {} }, entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_lower' } }, { field: 'rsi', op: '<', value: 40 }] }, top_n: 7 }],
