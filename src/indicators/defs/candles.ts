@@ -26,11 +26,15 @@ export const candleDef = define({
   run(b, _p, col, wants) {
     // direction alone (the common case in strategies) needs one comparison per bar
     if (CANDLE_SHAPES.every(f => !wants(f))) {
-      const bull = col('is_bullish')
-      const bear = col('is_bearish')
-      for (let i = 0; i < b.n; i++) {
-        bull[i] = +(b.c[i] > b.o[i])
-        bear[i] = +(b.c[i] < b.o[i])
+      const { c, o } = b
+      // a strategy reads one direction: one column written, not two
+      if (wants('is_bullish')) {
+        const bull = col('is_bullish')
+        for (let i = 0; i < b.n; i++) bull[i] = +(c[i] > o[i])
+      }
+      if (wants('is_bearish')) {
+        const bear = col('is_bearish')
+        for (let i = 0; i < b.n; i++) bear[i] = +(c[i] < o[i])
       }
       return
     }
