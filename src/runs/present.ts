@@ -272,6 +272,12 @@ export interface RunResult {
   assembled: AssembledRun
   /** null until asked for: runs that only need metrics (compare, coin) skip them */
   statistics: StatisticsFields | null
+  /**
+   * What the statistics were computed on, when the booking computed them: the trials and the
+   * accepted trades' digest (statistics-inputs.ts columnsDigest). The same run computed again
+   * with the same key reuses them (RunService.bookOutcome).
+   */
+  statisticsKey?: string
   computeMs: number
 }
 

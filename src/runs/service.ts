@@ -48,7 +48,7 @@ import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type Ru
 import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
-import { seedOfHash, tradeColumns } from './statistics-inputs'
+import { columnsDigest, seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
 
@@ -379,14 +379,21 @@ export class RunService {
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
+    const cols = statistics && span ? tradeColumns(trades, acceptance.taken) : null
+    // a run computed again (no-cache) whose trades came out as those of the cached result of
+    // its hash (same spec, same data) has that result's statistics: they are a function of
+    // those inputs alone, seeds included, and the costliest part of a warm answer
+    const statisticsKey = cols ? `${nTrials ?? 'spec'}|${columnsDigest(cols)}` : undefined
+    const prior = statisticsKey ? this.results.peek(hash) : undefined
+    const known = prior?.statistics && prior.statisticsKey === statisticsKey ? prior.statistics : null
     const jobs =
-      statistics && span
+      cols && span && !known
         ? startTradeStatistics({
             spec,
             hash,
             symbols,
             lane,
-            cols: tradeColumns(trades, acceptance.taken),
+            cols,
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
             bars: s => this.deps.store.bars(s),
@@ -402,9 +409,10 @@ export class RunService {
     }
     await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
-    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, statisticsKey, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, lane, jobs, nTrials)
+      if (known) result.statistics = known
+      else await this.addStatistics(result, lane, jobs, nTrials)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
