@@ -33,7 +33,7 @@ async function side(src: string) {
   const { openDb } = await import(join(src, 'db.ts'))
   const { CandleStore } = await import(join(src, 'market/candle-store.ts'))
   const { inProcessTransport } = await import(join(src, 'runs/transport.ts'))
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', SHED_LAG_MS: '0', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
   const store = CandleStore.open(dataDir)
   const db = openDb(join(mkdtempSync(join(tmpdir(), 'perpsim-ab-')), 'perpsim.sqlite'))
   const app = buildApp(composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 }))

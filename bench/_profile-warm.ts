@@ -26,7 +26,7 @@ const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":5
 const path = arg('path') ?? '/simulate'
 const dataDir = process.env.BENCH_DATA_DIR
 if (!dataDir) throw new Error('BENCH_DATA_DIR: a generated store')
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
+const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', SHED_LAG_MS: '0', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
 const store = CandleStore.open(dataDir)
 const db = openDb(join(mkdtempSync(join(tmpdir(), 'perpsim-prof-')), 'perpsim.sqlite'))
 const deps = composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 })

@@ -273,11 +273,11 @@ export interface RunResult {
   /** null until asked for: runs that only need metrics (compare, coin) skip them */
   statistics: StatisticsFields | null
   /**
-   * What the statistics were computed on, when the booking computed them: the trials and the
-   * accepted trades' digest (statistics-inputs.ts columnsDigest). The same run computed again
-   * with the same key reuses them (RunService.bookOutcome).
+   * The trials and the accepted trades' digest (statistics-inputs.ts columnsDigest) of a run
+   * booked with its statistics: the same run computed again (no-cache) whose key comes out the
+   * same reuses this one's statistics and its bar rule's figures (RunService.bookOutcome).
    */
-  statisticsKey?: string
+  tradesKey?: string
   computeMs: number
 }
 

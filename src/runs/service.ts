@@ -383,9 +383,10 @@ export class RunService {
     // a run computed again (no-cache) whose trades came out as those of the cached result of
     // its hash (same spec, same data) has that result's statistics: they are a function of
     // those inputs alone, seeds included, and the costliest part of a warm answer
-    const statisticsKey = cols ? `${nTrials ?? 'spec'}|${columnsDigest(cols)}` : undefined
-    const prior = statisticsKey ? this.results.peek(hash) : undefined
-    const known = prior?.statistics && prior.statisticsKey === statisticsKey ? prior.statistics : null
+    const tradesKey = cols ? `${nTrials ?? 'spec'}|${columnsDigest(cols)}` : undefined
+    const prior = tradesKey ? this.results.peek(hash) : undefined
+    const same = prior !== undefined && prior.tradesKey === tradesKey
+    const known = same ? prior.statistics : null
     const jobs =
       cols && span && !known
         ? startTradeStatistics({
@@ -402,14 +403,16 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
-    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    // the bar rule's figures (rule_bias) of the same run's trades are the cached result's too
+    const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
+    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar)
     if (ib) {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
     await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
-    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, statisticsKey, computeMs: 0 }
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, tradesKey, computeMs: 0 }
     if (statistics) {
       if (known) result.statistics = known
       else await this.addStatistics(result, lane, jobs, nTrials)
