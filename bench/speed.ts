@@ -4,8 +4,9 @@
  * minute detail on by `intrabar`'s default and impact slippage on) on the synthetic 535-coin
  * × 2-year store, each printed with its target, its figure, the figure as a multiple of the
  * floor taken in the same process (bench/floor.ts: one pass over the store's five OHLCV
- * columns), the server's CPU time per request (user + system of the whole process, the
- * workers included, from /proc: what a busy machine distorts least) and the load average.
+ * columns; its fastest pass's wall time), the server's CPU time per request (user + system
+ * of the whole process, the workers included, from /proc: what a busy machine distorts
+ * least) and that as a multiple of the floor's CPU time per pass, and the load average.
  *
  * Rows:
  * - warm /simulate bb-squeeze-short top 535, p50: signal masks cached by warm-ups, result
@@ -139,12 +140,13 @@ async function throughput(server: Server): Promise<Row> {
 }
 
 function print(rows: Row[], floor: Floor): void {
-  console.log('| path | target | figure | × floor | server CPU ms per run | load (1/5/15 min) |')
-  console.log('|---|---|---:|---:|---:|---|')
+  console.log('| path | target | figure | × floor (wall) | server CPU ms per run | × floor (CPU) | load (1/5/15 min) |')
+  console.log('|---|---|---:|---:|---:|---:|---|')
   for (const r of rows) {
     const fig = `${r.figure.toFixed(1)} ${r.unit}`
     const ratio = r.unit === '/s' ? `${(r.perRunMs / floor.ms).toFixed(2)} (${r.perRunMs.toFixed(1)} ms a run)` : (r.perRunMs / floor.ms).toFixed(2)
-    console.log(`| ${r.path} | ${r.target} | ${fig} | ${ratio} | ${Number.isNaN(r.cpuPerRunMs) ? '' : r.cpuPerRunMs.toFixed(0)} | ${r.load} |`)
+    const cpu = Number.isNaN(r.cpuPerRunMs) ? ['', ''] : [r.cpuPerRunMs.toFixed(0), (r.cpuPerRunMs / floor.cpuMs).toFixed(2)]
+    console.log(`| ${r.path} | ${r.target} | ${fig} | ${ratio} | ${cpu[0]} | ${cpu[1]} | ${r.load} |`)
   }
 }
 

@@ -403,8 +403,9 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
-    // the bar rule's figures (rule_bias) of the same run's trades are the cached result's too
+    // the bar rule's figures (rule_bias) and the capacity curve of the same run's trades are the cached result's too
     const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
+    if (same && prior.assembled.body.capacity) outcome.knownCapacity = prior.assembled.body.capacity
     const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar)
     if (ib) {
       outcome.intrabar = ib.block
