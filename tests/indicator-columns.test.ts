@@ -1,0 +1,74 @@
+/**
+ * The indicator columns a worker thread keeps between strategies (runs/compute/
+ * indicator-columns.ts): scoped to a coin's bars on a timeframe, least recently used out
+ * first within the byte budget, and a column dropped while its coin is being computed is
+ * never handed out to be written again.
+ */
+import { describe, expect, test } from 'bun:test'
+import type { Bars } from '../src/market/types'
+import { IndicatorColumnCache } from '../src/runs/compute/indicator-columns'
+
+const HOUR = 3_600_000
+function bars(n: number, t0 = Date.UTC(2025, 0, 1)): Bars {
+  const z = new Float64Array(n)
+  return { t: Float64Array.from({ length: n }, (_, i) => t0 + i * HOUR), o: z, h: z, l: z, c: z, v: z, n, stepMs: HOUR }
+}
+const col = (n: number, x: number) => new Float64Array(n).fill(x)
+
+describe('indicator columns kept per coin, timeframe and bars', () => {
+  test('a column is found only for the coin, timeframe and bars it was computed on', () => {
+    const cache = new IndicatorColumnCache(1 << 20)
+    const b = bars(10)
+    cache.of('BTCUSDT', '1H', b).put('rsi(period=14)|rsi', col(10, 1))
+    expect(cache.of('BTCUSDT', '1H', b).get('rsi(period=14)|rsi')?.[0]).toBe(1)
+    expect(cache.of('BTCUSDT', '1H', b).get('rsi(period=7)|rsi')).toBeUndefined()
+    expect(cache.of('ETHUSDT', '1H', b).get('rsi(period=14)|rsi')).toBeUndefined()
+    expect(cache.of('BTCUSDT', '4H', b).get('rsi(period=14)|rsi')).toBeUndefined()
+    // one more candle (the store grew): other bars, other columns
+    expect(cache.of('BTCUSDT', '1H', bars(11)).get('rsi(period=14)|rsi')).toBeUndefined()
+    expect(cache.of('BTCUSDT', '1H', bars(10, Date.UTC(2025, 0, 2))).get('rsi(period=14)|rsi')).toBeUndefined()
+    cache.clear()
+    expect(cache.of('BTCUSDT', '1H', b).get('rsi(period=14)|rsi')).toBeUndefined()
+    expect(cache.size).toBe(0)
+  })
+
+  test('over the budget the least recently used columns go first', () => {
+    const b = bars(100) // 800 bytes a column
+    const cache = new IndicatorColumnCache(3 * 800)
+    const k = cache.of('BTCUSDT', '1H', b)
+    k.put('a', col(100, 1))
+    k.put('b', col(100, 2))
+    k.put('c', col(100, 3))
+    k.get('a') // a is now the most recently used
+    k.put('d', col(100, 4))
+    expect(cache.size).toBe(3 * 800)
+    expect(k.get('b')).toBeUndefined()
+    for (const key of ['a', 'c', 'd']) expect(k.get(key)).toBeDefined()
+    // a column larger than the whole budget is not kept, and evicts nothing
+    cache.of('BTCUSDT', '1H', bars(1000)).put('e', col(1000, 5))
+    expect(cache.size).toBe(3 * 800)
+  })
+
+  test('an evicted column is reused for another coin, never for the coin being computed', () => {
+    const b = bars(100)
+    const cache = new IndicatorColumnCache(2 * 800)
+    const btc = cache.of('BTCUSDT', '1H', b)
+    const first = col(100, 1)
+    btc.put('a', first)
+    btc.put('b', col(100, 2))
+    // ETH's column evicts BTC's oldest: BTC is not being computed, so its column is spare
+    const eth = cache.of('ETHUSDT', '1H', b)
+    eth.put('a', col(100, 3))
+    expect(btc.get('a')).toBeUndefined()
+    expect(eth.column(100)).toBe(first)
+    // a column evicted by its own coin's put may still be read by that coin's tree
+    const alone = new IndicatorColumnCache(2 * 800)
+    const sol = alone.of('SOLUSDT', '1H', b)
+    const own = col(100, 4)
+    sol.put('x', own)
+    sol.put('y', col(100, 5))
+    sol.put('z', col(100, 6))
+    expect(sol.get('x')).toBeUndefined()
+    expect(sol.column(100)).not.toBe(own)
+  })
+})
