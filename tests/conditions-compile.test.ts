@@ -255,12 +255,13 @@ describe('an AND of comparisons, evaluated on the list of bars where its leaves 
 })
 
 describe('indicator columns kept between strategies', () => {
-  /** a keeper with no budget: every column offered is kept */
-  function keeper() {
+  /** a keeper with no budget: it wants every column, and keeps every column offered */
+  function keeper(wants = true) {
     const kept = new Map<string, Float64Array>()
     const offered: string[] = []
     const columns: IndicatorColumns = {
       get: key => kept.get(key),
+      wants: () => wants,
       column: n => new Float64Array(n),
       put: (key, col) => {
         offered.push(key)
@@ -294,6 +295,17 @@ describe('indicator columns kept between strategies', () => {
     expect(computeCalls).toEqual({ sma: 2, flags: 2 })
     expect(k.offered).toEqual(['sma(period=3)|sma', 'flags()|green', 'sma(period=2)|sma', 'flags()|prev_close'])
     expect(Array.from(m.entry)).toEqual(mask(tree, b, { flags: {} }))
+  })
+  test('a column the keeper does not want is computed in scratch and not offered', () => {
+    const k = keeper(false)
+    computeCalls = {}
+    const tree: ConditionNode = { type: 'AND', conditions: [leaf('close', '>', { field: 'sma' }), leaf('sma', '>', 2)] }
+    const s = prepareStrategy({ indicators: { sma: {} }, entry: tree }, catalog)
+    const first = Array.from(s.signals(b, undefined, k.columns).entry)
+    expect(Array.from(s.signals(b, undefined, k.columns).entry)).toEqual(first)
+    expect(computeCalls).toEqual({ sma: 2 })
+    expect(k.offered).toEqual([])
+    expect(first).toEqual(mask(tree, b, { sma: {} }))
   })
 })
 

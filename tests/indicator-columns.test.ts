@@ -1,8 +1,8 @@
 /**
  * The indicator columns a worker thread keeps between strategies (runs/compute/
- * indicator-columns.ts): scoped to a coin's bars on a timeframe, least recently used out
- * first within the byte budget, and a column dropped while its coin is being computed is
- * never handed out to be written again.
+ * indicator-columns.ts): wanted from a key's second miss on, scoped to a coin's bars on a
+ * timeframe, least recently used out first within the byte budget, and a column dropped
+ * while its coin is being computed is never handed out to be written again.
  */
 import { describe, expect, test } from 'bun:test'
 import type { Bars } from '../src/market/types'
@@ -32,6 +32,17 @@ describe('indicator columns kept per coin, timeframe and bars', () => {
     expect(cache.size).toBe(0)
   })
 
+  test('a column is wanted from its second miss on: a key never seen again costs no kept column', () => {
+    const cache = new IndicatorColumnCache(1 << 20)
+    const k = cache.of('BTCUSDT', '1H', bars(10))
+    expect(k.wants('rsi(period=14)|rsi')).toBe(false)
+    expect(k.wants('rsi(period=7)|rsi')).toBe(false)
+    expect(k.wants('rsi(period=14)|rsi')).toBe(true)
+    // another coin's miss is its own
+    expect(cache.of('ETHUSDT', '1H', bars(10)).wants('rsi(period=7)|rsi')).toBe(false)
+    expect(k.wants('rsi(period=7)|rsi')).toBe(true)
+  })
+
   test('over the budget the least recently used columns go first', () => {
     const b = bars(100) // 800 bytes a column
     const cache = new IndicatorColumnCache(3 * 800)
@@ -46,6 +57,30 @@ describe('indicator columns kept per coin, timeframe and bars', () => {
     for (const key of ['a', 'c', 'd']) expect(k.get(key)).toBeDefined()
     // a column larger than the whole budget is not kept, and evicts nothing
     cache.of('BTCUSDT', '1H', bars(1000)).put('e', col(1000, 5))
+    expect(cache.size).toBe(3 * 800)
+  })
+
+  test('trees cycling over more columns than fit keep hitting the ones kept; columns gone unused make room', () => {
+    const b = bars(100)
+    const cache = new IndicatorColumnCache(3 * 800)
+    const k = cache.of('BTCUSDT', '1H', b)
+    // what the compiler does per field: a hit, or a compute offered when wanted
+    const pass = (keys: string[]) => {
+      let hits = 0
+      for (const key of keys) {
+        if (k.get(key)) hits++
+        else if (k.wants(key)) k.put(key, k.column(100))
+      }
+      return hits
+    }
+    const five = ['a', 'b', 'c', 'd', 'e']
+    for (let i = 0; i < 3; i++) pass(five)
+    // least recently used alone would evict every column before its next use: no hit at all
+    expect([pass(five), pass(five), pass(five)]).toEqual([3, 3, 3])
+    // another set of columns: the old ones, unused, give way within a few passes
+    const other = ['f', 'g', 'h']
+    for (let i = 0; i < 6; i++) pass(other)
+    expect(pass(other)).toBe(3)
     expect(cache.size).toBe(3 * 800)
   })
 

@@ -172,7 +172,12 @@ interface IndicatorJob {
  */
 export interface IndicatorColumns {
   get(key: string): Float64Array | undefined
-  /** a column of n rows to compute a field into and then offer (put); no other holder reads it */
+  /**
+   * after a miss: whether the keeper wants the column (else it is computed into this
+   * thread's scratch, which stays in cache, and not offered)
+   */
+  wants(key: string): boolean
+  /** a column of n rows to compute a wanted field into and then offer (put); no other holder reads it */
   column(n: number): Float64Array
   /** offered after a compute; the keeper may drop it (its memory budget) */
   put(key: string, col: Float64Array): void
@@ -455,24 +460,33 @@ function computeFrame(
   const computed = new Map<string, Record<string, Float64Array>>()
   for (const [id, job] of frame.jobs) {
     const cols: Record<string, Float64Array> = {}
-    // the fields not kept are computed, in one call (a field's values do not depend on which others are asked)
+    // the fields not kept are computed, in one call (a field's values do not depend on which
+    // others are asked: tests/indicators-subset.test.ts)
     let out: Record<string, Float64Array> | null = null
+    let offer: string[] | null = null
     const defFields = job.def.fields
     for (let k = 0; k < defFields.length; k++) {
       const name = defFields[k].name
       if (!job.used.has(name)) continue
-      const hit = kept?.get(`${job.key}|${name}`)
-      if (hit) cols[name] = hit
-      else {
-        out ??= {}
-        // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile;
+      const key = `${job.key}|${name}`
+      const hit = kept?.get(key)
+      if (hit) {
+        cols[name] = hit
+        continue
+      }
+      out ??= {}
+      if (kept?.wants(key)) {
         // a column offered to the keeper is its own
-        out[name] = cols[name] = kept ? kept.column(n) : alloc(job.slots[k], n)
+        out[name] = cols[name] = kept.column(n)
+        ;(offer ??= []).push(name)
+      } else {
+        // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
+        out[name] = cols[name] = alloc(job.slots[k], n)
       }
     }
     if (out !== null) {
       job.def.compute(bars, job.params, out)
-      if (kept) for (const name in out) kept.put(`${job.key}|${name}`, out[name])
+      if (offer !== null) for (const name of offer) kept!.put(`${job.key}|${name}`, out[name])
     }
     computed.set(id, cols)
   }
