@@ -107,3 +107,49 @@ describe('indicator columns kept per coin, timeframe and bars', () => {
     expect(sol.column(100)).not.toBe(own)
   })
 })
+
+describe("a worker's task context keeps a custom tree's indicator columns", () => {
+  const n = 600
+  const walk = (seed: number) => {
+    let s = seed
+    let p = 100
+    const c = Float64Array.from({ length: n }, () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+      return (p *= 1 + (s / 2 ** 32 - 0.5) * 0.04)
+    })
+    const b = bars(n)
+    return { ...b, o: c, h: c.map(x => x * 1.01), l: c.map(x => x * 0.99), c, v: c.map((x, i) => 1000 + (i % 17) * 50) }
+  }
+  const coins: Record<string, Bars> = { AAAUSDT: walk(1), BBBUSDT: walk(2) }
+  const view = {
+    bars: (s: string) => coins[s],
+    funding: () => undefined,
+    marginBrackets: () => undefined,
+    dataVersion: () => 'v1',
+    detailInfo: () => ({ syntheticSeed: null, storedDir: '', stored: [] }),
+  }
+  const spec = (rsiBelow: number, strategyId: string | null = null) =>
+    ({
+      strategyId,
+      timeframe: '1H',
+      strategy: {
+        indicators: { bb: {}, rsi: {} },
+        entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_mid' } }, { field: 'rsi', op: '<', value: rsiBelow }] },
+      },
+    }) as never
+
+  test('trees run after others over the same indicators give the masks a fresh thread gives', async () => {
+    const { TaskContext, strategyKeyOf } = await import('../src/runs/compute/context')
+    const warm = new TaskContext(view)
+    const masks = (ctx: InstanceType<typeof TaskContext>, s: { strategy: never }) => Object.keys(coins).map(sym => Array.from(ctx.signals(s as never, strategyKeyOf(s.strategy), sym, coins[sym]).entry))
+    // three trees before: the columns are kept from their second use on
+    for (const x of [40, 41, 42]) masks(warm, spec(x))
+    for (const x of [45, 50, 60]) {
+      const fresh = new TaskContext(view)
+      expect(masks(warm, spec(x))).toEqual(masks(fresh, spec(x)))
+      // a registry strategy of the same tree: its own masks, the columns not consulted
+      expect(masks(warm, spec(x, 'some-strategy'))).toEqual(masks(fresh, spec(x)))
+    }
+    expect(masks(new TaskContext(view), spec(50)).flat().some(x => x === 1)).toBe(true)
+  })
+})

@@ -1,8 +1,9 @@
 /**
  * What a task sees on its thread: the store view, and the caches kept between tasks —
- * resampled series, compiled strategies and signal masks (dropped when the data changes).
- * A run that only changes exits, costs or sizing reuses the masks instead of recomputing
- * every indicator.
+ * resampled series, compiled strategies, signal masks and custom trees' indicator columns
+ * (dropped when the data changes). A run that only changes exits, costs or sizing reuses
+ * the masks instead of recomputing every indicator; a new custom tree over indicators
+ * earlier trees read compares on their kept columns.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
