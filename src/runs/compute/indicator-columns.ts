@@ -11,11 +11,14 @@ import type { Bars } from '../../market/types'
 import type { IndicatorColumns } from '../../strategies/compile'
 
 /**
- * Per thread: 96 MiB holds three fields of the coins a worker gets of a 535-coin two-year
- * run (82 MB on the synthetic store: up to 17,520 bars × 8 bytes, 140 KB a column; a run's
- * coins are cut into the same chunks on the same workers every time).
+ * Per thread: 64 MiB, four fifths of the three fields a worker's coins of a 535-coin
+ * two-year run read (82 MB on the synthetic store: up to 17,520 bars × 8 bytes, 140 KB a
+ * column; a run's coins are cut into the same chunks on the same workers every time). The
+ * issue's memory bound (the server within 1.2× of its size before) is shared by every
+ * change of issue 30: 96 MiB held all three fields (+164 MB of the server's ~990 MB on the
+ * synthetic store, 1.15×); 64 MiB keeps +128 MB at most and computes the rest in scratch.
  */
-export const INDICATOR_COLUMN_BYTES = 96 * 1024 * 1024
+export const INDICATOR_COLUMN_BYTES = 64 * 1024 * 1024
 
 /** evicted columns held for reuse: a run whose columns outgrow the budget computes into them instead of allocating */
 const SPARE_COLUMNS = 8
