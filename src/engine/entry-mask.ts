@@ -20,8 +20,8 @@ export interface EntryFilterSpec {
 
 /**
  * `entry` (the strategy's signals, not changed) with the filtered entries cleared: a new
- * mask, or `entry` itself when the run has no entry filter (callers only read it; a copy
- * per coin was a pass and 17.5 KB of a two-year coin for nothing).
+ * mask, or `entry` itself when the run has no entry filter (most runs: a copy of every
+ * coin's mask per run for nothing). Callers read it and never write it.
  */
 export function entryMaskOf(entry: Uint8Array, bars: Bars, spec: EntryFilterSpec): Uint8Array {
   if (spec.avoidHours.length === 0 && (spec.avoidMonths === null || spec.avoidMonths.length === 0) && spec.minVolRegime === null) return entry
