@@ -52,7 +52,11 @@ export interface NewTreeFigures {
   /** the answers' compute_time_ms, p50 */
   computeP50Ms: number
   trades: number
-  /** the same tree again between the new ones (its masks cached, result cache off): what a new tree adds is the difference */
+  /**
+   * the same tree again between the new ones (its masks cached, result cache off; its
+   * accepted trades are the cached result's, so the warm path reuses that result's
+   * statistics too): a lower bound, what the tree and its new trades add is the difference
+   */
   repeat: { p50Ms: number; cpuMsPerRequest: number }
 }
 
