@@ -55,6 +55,7 @@ const scored = (over: Partial<ScoredRow> = {}): ScoredRow => ({
   markedThroughMs: 1000 + 2 * HOUR_MS,
   updatedAtMs: 0,
   finalizedAtMs: null,
+  exitResolution: null,
   ...over,
 })
 
