@@ -395,7 +395,7 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
-    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
     if (ib) {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
@@ -479,9 +479,10 @@ export class RunService {
    * run, each done whole in a worker: the runs split over the workers by position (the
    * same strategy lands on the same worker every time, where its signal masks are cached).
    * Metrics are cached by result hash like results (a cached full result serves too). The
-   * coins are the first spec's universe.
+   * coins are the first spec's universe. `report`: each run's `intrabar`, `costs` and
+   * `capacity` too (RunMetricsResult.report), built on the workers beside the metrics.
    */
-  batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
+  batch(specs: RunSpec[], opts: { noCache?: boolean; report?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
     return this.admitted(
       async lane => {
         const { symbols, accounting, plan, delisted } = this.runUniverse(specs[0])
@@ -489,6 +490,7 @@ export class RunService {
         const universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}
         if (plan) Object.assign(universe, { tradable: plan.tradable, coinCount: plan.largestSet })
         if (delisted.length) universe.delisted = delisted
+        if (opts.report) universe.report = true
         return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true, universe) }
       },
       { background: opts.background },
@@ -503,13 +505,22 @@ export class RunService {
       const full = this.results.peek(h)
       if (full) {
         const curve = full.assembled.portfolio.equityCurve
-        return {
+        const m: RunMetricsResult = {
           metrics: full.assembled.metrics,
           span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null,
           ruinedAtMs: full.assembled.portfolio.ruinedAtMs,
         }
+        if (universe.report) {
+          // the blocks of the full result's body (built on first read): the same code builds them on the workers
+          const body = full.assembled.body
+          if (!body.costs) return undefined
+          m.report = { intrabar: body.intrabar ?? null, costs: body.costs, capacity: body.capacity ?? null }
+        }
+        return m
       }
-      return this.results.metricsOf(h)
+      const cached = this.results.metricsOf(h)
+      // metrics cached without the blocks (a twin's, the hot strategies'): run again to get them
+      return universe.report && cached && !cached.report ? undefined : cached
     })
     const todo = specs.map((_, i) => i).filter(i => out[i] === undefined)
     if (todo.length === 0) return out as RunMetricsResult[]

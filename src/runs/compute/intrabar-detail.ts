@@ -77,7 +77,14 @@ export class StoredMinutes implements IntrabarDetail {
  * minutes derived from `hours` (its 1H candles), else null.
  */
 export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined): IntrabarDetail | null {
-  if (info.stored.includes(symbol)) return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`))
-  if (info.syntheticSeed !== null && hours) return new DerivedMinutes(hours, info.syntheticSeed, symbol)
+  const source = detailSourceOf(info, symbol, hours !== undefined)
+  if (source === 'stored') return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`))
+  if (source === 'derived') return new DerivedMinutes(hours!, info.syntheticSeed!, symbol)
   return null
+}
+
+/** Where a coin's minutes come from on this thread (CandleStore.detailSource's rule, read from the view's DetailInfo); `hasHours`: the coin has 1H candles. */
+export function detailSourceOf(info: DetailInfo, symbol: string, hasHours: boolean): 'stored' | 'derived' | null {
+  if (info.stored.includes(symbol)) return 'stored'
+  return info.syntheticSeed !== null && hasHours ? 'derived' : null
 }
