@@ -31,7 +31,8 @@ export interface ExecutionStore {
   mark(symbol: string): unknown
 }
 
-export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, store: ExecutionStore): ExecutionReport {
+/** `knownCapacity`: the capacity block of the same run and trades, already worked out (a cached result's): taken as it is. */
+export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, store: ExecutionStore, knownCapacity?: ExecutionReport['capacity']): ExecutionReport {
   const brackets = (s: string) => store.marginBrackets(s)
   const t = portfolio.trades
   const lev = effectiveLeverage(spec)
@@ -61,15 +62,7 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
   const flatCoins = symbols.filter(s => !useBrackets || !brackets(s)?.length)
   // the coin task hands the trade model the mark candles of a futures run's coin wherever the store has them (coin-tasks.ts executionInputs)
   const markCoins = spec.marketType === 'futures' ? symbols.filter(s => store.mark(s) !== undefined) : []
-  const cap = capacityCurve({
-    trades: t,
-    perCoinUsd: spec.perCoinUsd,
-    notionalUsd: ex.notionalUsd,
-    leverage: lev,
-    long: spec.direction === 'long',
-    flatMmr: DEFAULT_MMR_FRAC,
-    brackets: coinBrackets,
-  })
+  const capacity = knownCapacity ?? capacityOf(spec, t, ex, lev, coinBrackets)
   return {
     execution: {
       slippage: ex.slippage,
@@ -86,17 +79,31 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
       fills_without_estimate: missing,
     },
     costs,
-    capacity: {
-      curve: cap.curve.map(p => ({
-        multiple: p.multiple,
-        per_coin_usd: round(p.perCoinUsd, 6),
-        total_return_pct: round(p.totalReturnPct, 6),
-        profit_factor: round(p.profitFactor, 6),
-        liquidations: p.liquidations,
-        leverage_allowed: p.leverageAllowed,
-      })),
-      size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
-    },
+    capacity,
+  }
+}
+
+/** The run's trades re-booked at larger sizes (engine/capacity.ts), as the answer's `capacity`. */
+function capacityOf(spec: RunSpec, t: PortfolioResult['trades'], ex: NonNullable<ReturnType<typeof executionOf>>, lev: number, coinBrackets: (readonly MarginBracket[] | null)[]): NonNullable<ExecutionReport['capacity']> {
+  const cap = capacityCurve({
+    trades: t,
+    perCoinUsd: spec.perCoinUsd,
+    notionalUsd: ex.notionalUsd,
+    leverage: lev,
+    long: spec.direction === 'long',
+    flatMmr: DEFAULT_MMR_FRAC,
+    brackets: coinBrackets,
+  })
+  return {
+    curve: cap.curve.map(p => ({
+      multiple: p.multiple,
+      per_coin_usd: round(p.perCoinUsd, 6),
+      total_return_pct: round(p.totalReturnPct, 6),
+      profit_factor: round(p.profitFactor, 6),
+      liquidations: p.liquidations,
+      leverage_allowed: p.leverageAllowed,
+    })),
+    size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
   }
 }
 

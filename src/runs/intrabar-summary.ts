@@ -92,6 +92,8 @@ export function intrabarBlock(
   acceptance: Acceptance,
   metrics: BacktestMetrics,
   portfolio: PortfolioOptions,
+  /** the bar rule's figures when known (the cached result of the same run and trades): not chosen and booked again */
+  knownBar: NonNullable<IntrabarBlock['rule_bias']>['bar'] | null = null,
 ): { block: IntrabarBlock; warning: string | null } | null {
   if (spec.intrabar === undefined) return null
   const mode = intrabarOf(spec)
@@ -102,7 +104,8 @@ export function intrabarBlock(
   // the bar rule's run: its own portfolio choice over its own trades (the run's own where no replay changed one)
   const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
   let bar = detail
-  if (run.changedCoins.size > 0) {
+  if (knownBar !== null) bar = knownBar
+  else if (run.changedCoins.size > 0) {
     const keep: number[] = []
     for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
     const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])

@@ -48,7 +48,7 @@ import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type Ru
 import { delistedAmong, planUniverse, survivorshipOf, twinTradesOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
-import { seedOfHash, tradeColumns } from './statistics-inputs'
+import { columnsDigest, seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
 
@@ -375,14 +375,22 @@ export class RunService {
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
+    const cols = statistics && span ? tradeColumns(trades, acceptance.taken) : null
+    // a run computed again (no-cache) whose trades came out as those of the cached result of
+    // its hash (same spec, same data) has that result's statistics: they are a function of
+    // those inputs alone, seeds included, and the costliest part of a warm answer
+    const tradesKey = cols ? `${nTrials ?? 'spec'}|${columnsDigest(cols)}` : undefined
+    const prior = tradesKey ? this.results.peek(hash) : undefined
+    const same = prior !== undefined && prior.tradesKey === tradesKey
+    const known = same ? prior.statistics : null
     const jobs =
-      statistics && span
+      cols && span && !known
         ? startTradeStatistics({
             spec,
             hash,
             symbols,
             lane,
-            cols: tradeColumns(trades, acceptance.taken),
+            cols,
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
             bars: s => this.deps.store.bars(s),
@@ -392,16 +400,20 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
-    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    // the bar rule's figures (rule_bias) and the capacity curve of the same run's trades are the cached result's too
+    const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
+    if (same && prior.assembled.body.capacity) outcome.knownCapacity = prior.assembled.body.capacity
+    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar)
     if (ib) {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
     survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
-    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, tradesKey, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, lane, jobs, nTrials)
+      if (known) result.statistics = known
+      else await this.addStatistics(result, lane, jobs, nTrials)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
@@ -515,7 +527,7 @@ export class RunService {
         return m
       }
       const cached = this.results.metricsOf(h)
-      // metrics cached without the blocks (a twin's, the hot strategies'): run again to get them
+      // metrics cached without the blocks (the hot strategies'): run again to get them
       return universe.report && cached && !cached.report ? undefined : cached
     })
     const todo = specs.map((_, i) => i).filter(i => out[i] === undefined)
