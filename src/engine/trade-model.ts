@@ -500,57 +500,100 @@ function wordView(mask: Uint8Array): Uint32Array | null {
  * the coin's replay counts are added to `counts`.
  */
 export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts): Trade[] {
-  const { bars, entry, symbol } = input
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
-  const lastIdx = model.lastIdx
-  const o = bars.o
-  const t = bars.t
-  const words = wordView(entry)
-  let i = Math.max(input.fromIdx, 0)
-  for (;;) {
-    i = nextSignal(entry, words, i, lastIdx)
-    if (i >= lastIdx) break
-    const e = i + 1
-    const entryPrice = o[e]
-    if (!(entryPrice > 0)) {
-      i++
-      continue
-    }
-    model.tradeFrom(e)
-    const k = model.exitIdx
-    trades.push({
-      symbol,
-      direction: p.direction,
-      entryIdx: e,
-      exitIdx: k,
-      entryTimeMs: t[e],
-      exitTimeMs: model.exitTimeMs,
-      entryPrice,
-      exitPrice: model.exitPrice,
-      barsHeld: model.barsHeld,
-      exitReason: EXIT_REASONS[model.reason],
-      pnlPct: model.pnlPct,
-      grossPct: model.grossPct,
-      feePct: model.feePct,
-      fundingPct: model.fundingPct,
-      slTpSameBar: model.sameBar,
-      fundingEvents: model.fundingEvents,
-      fundingEventsReal: model.fundingEventsReal,
-      slippagePct: model.slippagePct,
-      slipSpread: model.slipSpread,
-      slipImpact: model.slipImpact,
-      maeFrac: model.maeFrac,
-      fillsUnestimated: model.fillsUnestimated,
-      // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
-      ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
-    })
-    i = k > i + 1 ? k : i + 1
-  }
+  tradesFrom(model, input, p, Math.max(input.fromIdx, 0), trades)
   if (counts && model.replay) {
     counts.replayed += model.replay.replayed
     counts.leftToRule += model.replay.leftToRule
     if (model.replay.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + model.replay.markLeftToRule
   }
   return trades
+}
+
+/** The trades whose signal bar is at or after bar i, one position at a time, appended to `trades`. */
+function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: number, trades: Trade[]): void {
+  const { entry } = input
+  const lastIdx = model.lastIdx
+  const o = input.bars.o
+  const words = wordView(entry)
+  for (;;) {
+    i = nextSignal(entry, words, i, lastIdx)
+    if (i >= lastIdx) break
+    const e = i + 1
+    if (!(o[e] > 0)) {
+      i++
+      continue
+    }
+    model.tradeFrom(e)
+    trades.push(tradeOf(model, input, p, e))
+    const k = model.exitIdx
+    i = k > i + 1 ? k : i + 1
+  }
+}
+
+/** The trade `model` just priced (entered at bar e's open) as a Trade. */
+function tradeOf(model: TradeModel, input: CoinSimInput, p: TradeParams, e: number): Trade {
+  return {
+    symbol: input.symbol,
+    direction: p.direction,
+    entryIdx: e,
+    exitIdx: model.exitIdx,
+    entryTimeMs: input.bars.t[e],
+    exitTimeMs: model.exitTimeMs,
+    entryPrice: input.bars.o[e],
+    exitPrice: model.exitPrice,
+    barsHeld: model.barsHeld,
+    exitReason: EXIT_REASONS[model.reason],
+    pnlPct: model.pnlPct,
+    grossPct: model.grossPct,
+    feePct: model.feePct,
+    fundingPct: model.fundingPct,
+    slTpSameBar: model.sameBar,
+    fundingEvents: model.fundingEvents,
+    fundingEventsReal: model.fundingEventsReal,
+    slippagePct: model.slippagePct,
+    slipSpread: model.slipSpread,
+    slipImpact: model.slipImpact,
+    maeFrac: model.maeFrac,
+    fillsUnestimated: model.fillsUnestimated,
+    // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
+    ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
+  }
+}
+
+/**
+ * The bar rule's trades of a coin whose trades `detailTrades` came from simulateCoin with
+ * minute detail (for `rule_bias`), or null where no replay changed a trade (the bar rule
+ * gives the same trades). The trades up to the first changed one are the same; a changed
+ * trade is priced again by the bar rule from its entry, and while the bar rule exits in
+ * the same bar as the minutes did, the next signal and so every following trade are the
+ * same as the detail's up to the next changed one (one position at a time: the next entry
+ * depends on the exit bar only; an unchanged exit is the bar rule's own). Where the bar
+ * rule exits in another bar (a trailing stop the minutes saw touched inside a bar the
+ * bar rule passes), its own trades follow from there. So only the changed trades are
+ * priced twice, not the coin's rest: the result equals simulateCoin without detail.
+ */
+export function barRuleTrades(input: CoinSimInput, p: TradeParams, detailTrades: readonly Trade[]): Trade[] | null {
+  const first = detailTrades.findIndex(tr => tr.exitChanged === true)
+  if (first < 0) return null
+  const model = new TradeModel({ ...input, detail: null }, p)
+  const out = detailTrades.slice(0, first)
+  for (let j = first; j < detailTrades.length; j++) {
+    const tr = detailTrades[j]
+    if (tr.exitChanged !== true) {
+      out.push(tr)
+      continue
+    }
+    const e = tr.entryIdx
+    model.tradeFrom(e)
+    out.push(tradeOf(model, input, p, e))
+    const k = model.exitIdx
+    if (k !== tr.exitIdx) {
+      // the paths part: the bar rule's own trades from the signal bar at or after its exit bar
+      tradesFrom(model, input, p, k > e ? k : e, out)
+      break
+    }
+  }
+  return out
 }

@@ -84,12 +84,20 @@ export async function intrabarBlock(
   const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
   let bar = detail
   if (run.changedCoins.size > 0) {
-    const keep: number[] = []
-    for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
-    const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
-    // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
-    const barAcceptance = finish(acceptSteps(barTrades, portfolio))
-    bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+    const patched = patchedBarTrades(symbols, trades, run.barParts)
+    if (patched === null) {
+      const keep: number[] = []
+      for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
+      const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
+      // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
+      const barAcceptance = finish(acceptSteps(barTrades, portfolio))
+      bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+    } else if (!anyTaken(acceptance, trades.n, patched.rows)) {
+      // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
+      bar = ruleFigures(patched.table.pnlPct, acceptance.taken)
+    } else {
+      bar = ruleFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio)).taken)
+    }
   }
   let changed = 0
   for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
@@ -115,4 +123,61 @@ export async function intrabarBlock(
       ? `intrabar: in ${run.markLeftToRule} bars the mark price reached the liquidation price and the minutes could have put another exit first; the store holds no mark-price minutes, so the mark bar decided (liquidation)`
       : null
   return { block, warning: [warning, markWarning].filter(w => w !== null).join('; ') || null }
+}
+
+/**
+ * The bar rule's trades of the run as the run's own table with the rows the bar rule
+ * prices differently patched (exit time and net P&L: what the portfolio's choice and
+ * `ruleFigures` read), and those rows; null where a changed coin's bar-rule trades do
+ * not pair one to one with its detail trades (same count, same entries: the paths parted
+ * at a trailing exit) or the run's table is not coin-grouped in `symbols` order. The
+ * rows and their order are then the merged table's (coin blocks in universe order), so
+ * the choice over it and the figures are the same to the last bit, without merging and
+ * copying every column.
+ */
+function patchedBarTrades(symbols: readonly string[], trades: TradeTable, barParts: readonly TradeTable[]): { table: TradeTable; rows: number[] } | null {
+  if (trades.symbols !== symbols && (trades.symbols.length !== symbols.length || trades.symbols.some((s, i) => s !== symbols[i]))) return null
+  // each coin's row range in the run's table (coin blocks in universe order)
+  const from = new Int32Array(symbols.length).fill(-1)
+  const to = new Int32Array(symbols.length)
+  for (let r = 0; r < trades.n; ) {
+    const c = trades.coin[r]
+    if (from[c] !== -1 || (r > 0 && c < trades.coin[r - 1])) return null
+    let j = r + 1
+    while (j < trades.n && trades.coin[j] === c) j++
+    from[c] = r
+    to[c] = j
+    r = j
+  }
+  const index = new Map(symbols.map((s, i) => [s, i]))
+  const exitMs = trades.exitMs.slice()
+  const pnlPct = trades.pnlPct.slice()
+  const rows: number[] = []
+  for (const part of barParts) {
+    for (let i = 0; i < part.n; ) {
+      const pc = part.coin[i]
+      let j = i + 1
+      while (j < part.n && part.coin[j] === pc) j++
+      const u = index.get(part.symbols[pc])
+      if (u === undefined || from[u] === -1 || to[u] - from[u] !== j - i) return null
+      for (let k = 0; k < j - i; k++) {
+        const r = from[u] + k
+        if (part.entryMs[i + k] !== trades.entryMs[r]) return null
+        if (part.exitMs[i + k] === exitMs[r] && Object.is(part.pnlPct[i + k], pnlPct[r])) continue
+        exitMs[r] = part.exitMs[i + k]
+        pnlPct[r] = part.pnlPct[i + k]
+        rows.push(r)
+      }
+      i = j
+    }
+  }
+  return { table: { ...trades, exitMs, pnlPct }, rows }
+}
+
+/** whether any of `rows` was taken */
+function anyTaken(acceptance: Acceptance, n: number, rows: readonly number[]): boolean {
+  if (rows.length === 0) return false
+  const taken = new Uint8Array(n)
+  for (const r of acceptance.taken) taken[r] = 1
+  return rows.some(r => taken[r] === 1)
 }

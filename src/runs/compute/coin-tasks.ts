@@ -9,7 +9,7 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import { barRuleTrades, simulateCoin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -205,12 +205,9 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         if (tr.exitChanged) changed++
       }
       if (barTable && changed > 0) {
-        // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
-        // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+        // the bar rule's trades of this coin (trade-model.ts barRuleTrades: only the changed trades are priced again)
         changedCoins.push(symbol)
-        const first = run.trades.findIndex(tr => tr.exitChanged)
-        for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
-        for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+        for (const tr of barRuleTrades(run.input, params, run.trades)!) barTable.push(tr, coin)
       }
       coins.push(run.outcome)
     })

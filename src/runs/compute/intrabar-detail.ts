@@ -3,28 +3,159 @@
  * the store's 1m series where it holds one for the coin (read lazily, only the hours a
  * replay asks for: market/detail-store.ts), else, on a synthetic store, the minutes derived
  * from the coin's hourly candles (market/synthetic-minutes.ts), else none.
+ *
+ * A replay reads only the prices (no volume). The hours decoded or derived are kept in the
+ * thread's MinuteCache, bounded in rows: the same request again (or another that replays
+ * the same bars: other sizes, costs or portfolio settings) reads no minute twice.
  */
 import type { IntrabarDetail, MinuteSpan } from '../../engine/intrabar'
 import type { DetailInfo } from '../../market/candle-store'
 import { MinuteReader } from '../../market/detail-store'
-import { MINUTES_PER_HOUR, minuteLabel, syntheticMinutes, type MinuteColumns } from '../../market/synthetic-minutes'
+import { MINUTES_PER_HOUR, minuteLabel, syntheticMinutes, type MinutePrices } from '../../market/synthetic-minutes'
 import type { Bars } from '../../market/types'
 import { lowerBound } from '../../sorted-search'
 
-/** Minutes derived from a synthetic coin's 1H candles: a pure function of (seed, symbol, hour). */
-export class DerivedMinutes implements IntrabarDetail {
-  private cap = 0
-  private cols: MinuteColumns = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), v: new Float64Array(0) }
-  private readonly span: MinuteSpan
-  private readonly label: number
+/**
+ * Minutes a thread keeps decoded (5 price columns of 8 bytes: 40 bytes a minute, so
+ * 16 MB): about 6,600 replayed hours, a run's worth even with tight exits.
+ */
+export const MINUTE_CACHE_ROWS = 400_000
 
-  /** `hours`: the coin's 1H candles (the store's base series) */
-  constructor(private readonly hours: Bars, seed: number, symbol: string) {
-    this.label = minuteLabel(seed, symbol)
-    this.span = { t: this.cols.t, o: this.cols.o, h: this.cols.h, l: this.cols.l, c: this.cols.c, from: 0, to: 0 }
+/** One replayed bar's minutes, kept: rows 0 … n − 1 of the columns. */
+interface Kept {
+  endMs: number
+  t: Float64Array
+  o: Float64Array
+  h: Float64Array
+  l: Float64Array
+  c: Float64Array
+  n: number
+  /** its place in the cache's list */
+  slot: number
+  owner: Map<number, Kept>
+  key: number
+}
+
+/**
+ * The thread's decoded minutes, over every coin's detail: each detail keeps its bars by
+ * open time in its own map, the cache bounds their rows together. When full, a new bar
+ * replaces bars chosen at random (a run replaying more bars than fit still finds a share
+ * of them again, where dropping the oldest would find none).
+ */
+export class MinuteCache {
+  private rows = 0
+  private readonly list: Kept[] = []
+  private seed = 0x2545f491
+
+  constructor(readonly capacityRows = MINUTE_CACHE_ROWS) {}
+
+  get(owner: Map<number, Kept>, startMs: number, endMs: number): Kept | undefined {
+    const k = owner.get(startMs)
+    return k !== undefined && k.endMs === endMs ? k : undefined
   }
 
+  /** Keep rows from … from + n − 1 of `src` as the bar [startMs, endMs) of `owner` (none when n exceeds the whole cache). */
+  put(owner: Map<number, Kept>, startMs: number, endMs: number, src: MinutePrices, from: number, n: number): void {
+    if (n > this.capacityRows) return
+    const old = owner.get(startMs)
+    if (old !== undefined) this.drop(old)
+    while (this.rows + n > this.capacityRows) this.drop(this.list[this.random(this.list.length)])
+    const buf = new Float64Array(5 * n)
+    const col = (k: number, a: Float64Array) => {
+      const c = buf.subarray(k * n, (k + 1) * n)
+      c.set(a.subarray(from, from + n))
+      return c
+    }
+    const kept: Kept = { endMs, t: col(0, src.t), o: col(1, src.o), h: col(2, src.h), l: col(3, src.l), c: col(4, src.c), n, slot: this.list.length, owner, key: startMs }
+    this.list.push(kept)
+    owner.set(startMs, kept)
+    this.rows += n
+  }
+
+  clear(): void {
+    for (const k of this.list) k.owner.delete(k.key)
+    this.list.length = 0
+    this.rows = 0
+  }
+
+  /** rows kept */
+  size(): number {
+    return this.rows
+  }
+
+  private drop(k: Kept): void {
+    const last = this.list.pop()!
+    if (last !== k) {
+      this.list[k.slot] = last
+      last.slot = k.slot
+    }
+    k.owner.delete(k.key)
+    this.rows -= k.n
+  }
+
+  /** an index below n (xorshift: which bar goes does not change any answer) */
+  private random(n: number): number {
+    let x = this.seed
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    this.seed = x >>> 0
+    return this.seed % n
+  }
+}
+
+/** the cache of details opened without one (a test's, a script's): one per thread too */
+const threadCache = new MinuteCache()
+
+/** A coin's detail: the bars found in the thread's cache, else read by `load`. */
+abstract class CachedMinutes implements IntrabarDetail {
+  private readonly kept = new Map<number, Kept>()
+  private readonly span: MinuteSpan = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), from: 0, to: 0 }
+
+  constructor(private readonly cache: MinuteCache) {}
+
   minutes(startMs: number, endMs: number): MinuteSpan | null {
+    let k = this.cache.get(this.kept, startMs, endMs)
+    if (k === undefined) {
+      const got = this.load(startMs, endMs)
+      if (got === null) return null
+      this.cache.put(this.kept, startMs, endMs, got.cols, 0, got.n)
+      k = this.cache.get(this.kept, startMs, endMs)
+      if (k === undefined) return this.show(got.cols, got.n)
+    }
+    return this.show(k, k.n)
+  }
+
+  /** the bar's minutes (rows 0 … n − 1 of a scratch the next call may reuse), or null */
+  protected abstract load(startMs: number, endMs: number): { cols: MinutePrices; n: number } | null
+
+  private show(cols: MinutePrices, n: number): MinuteSpan {
+    const s = this.span
+    s.t = cols.t
+    s.o = cols.o
+    s.h = cols.h
+    s.l = cols.l
+    s.c = cols.c
+    s.from = 0
+    s.to = n
+    return s
+  }
+}
+
+/** Minutes derived from a synthetic coin's 1H candles: a pure function of (seed, symbol, hour). */
+export class DerivedMinutes extends CachedMinutes {
+  private cap = 0
+  private cols: MinutePrices = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0) }
+  private readonly label: number
+  private readonly got = { cols: this.cols, n: 0 }
+
+  /** `hours`: the coin's 1H candles (the store's base series) */
+  constructor(private readonly hours: Bars, seed: number, symbol: string, cache: MinuteCache = threadCache) {
+    super(cache)
+    this.label = minuteLabel(seed, symbol)
+  }
+
+  protected load(startMs: number, endMs: number): { cols: MinutePrices; n: number } | null {
     const b = this.hours
     let i = lowerBound(b.t, startMs, b.n)
     const first = i
@@ -36,48 +167,43 @@ export class DerivedMinutes implements IntrabarDetail {
       const k = first + j
       syntheticMinutes(this.label, b.t[k], b.o[k], b.h[k], b.l[k], b.c[k], b.v[k], this.cols, j * MINUTES_PER_HOUR)
     }
-    this.span.from = 0
-    this.span.to = count * MINUTES_PER_HOUR
-    return this.span
+    this.got.n = count * MINUTES_PER_HOUR
+    return this.got
   }
 
   private ensure(rows: number): void {
     if (rows <= this.cap) return
     const cap = Math.max(rows, 4 * MINUTES_PER_HOUR)
-    this.cols = { t: new Float64Array(cap), o: new Float64Array(cap), h: new Float64Array(cap), l: new Float64Array(cap), c: new Float64Array(cap), v: new Float64Array(cap) }
+    this.cols = { t: new Float64Array(cap), o: new Float64Array(cap), h: new Float64Array(cap), l: new Float64Array(cap), c: new Float64Array(cap) }
+    this.got.cols = this.cols
     this.cap = cap
-    Object.assign(this.span, { t: this.cols.t, o: this.cols.o, h: this.cols.h, l: this.cols.l, c: this.cols.c })
   }
 }
 
+/** A coin's stored 1m candles, read lazily (detail-store.ts MinuteReader; its folder is listed at the first replay). */
+export class StoredMinutes extends CachedMinutes {
+  private readonly got = { cols: null as unknown as MinutePrices, n: 0 }
 
-/** A coin's stored 1m candles, read lazily (detail-store.ts MinuteReader). */
-export class StoredMinutes implements IntrabarDetail {
-  private readonly span: MinuteSpan = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), from: 0, to: 0 }
+  constructor(private readonly reader: MinuteReader, cache: MinuteCache = threadCache) {
+    super(cache)
+  }
 
-  constructor(private readonly reader: MinuteReader) {}
-
-  minutes(startMs: number, endMs: number): MinuteSpan | null {
-    const r = this.reader.rows(startMs, endMs)
+  protected load(startMs: number, endMs: number): { cols: MinutePrices; n: number } | null {
+    const r = this.reader.prices(startMs, endMs)
     if (!r) return null
-    const s = this.span
-    s.t = r.t
-    s.o = r.o
-    s.h = r.h
-    s.l = r.l
-    s.c = r.c
-    s.from = 0
-    s.to = r.n
-    return s
+    this.got.cols = r
+    this.got.n = r.n
+    return this.got
   }
 }
 
 /**
  * A coin's minute detail on this thread: its stored minutes, else on a synthetic store the
- * minutes derived from `hours` (its 1H candles), else null.
+ * minutes derived from `hours` (its 1H candles), else null. Nothing is read until a replay
+ * asks for a bar.
  */
-export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined): IntrabarDetail | null {
-  if (info.stored.includes(symbol)) return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`))
-  if (info.syntheticSeed !== null && hours) return new DerivedMinutes(hours, info.syntheticSeed, symbol)
+export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined, cache: MinuteCache): IntrabarDetail | null {
+  if (info.stored.includes(symbol)) return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`), cache)
+  if (info.syntheticSeed !== null && hours) return new DerivedMinutes(hours, info.syntheticSeed, symbol, cache)
   return null
 }
