@@ -9,7 +9,7 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { barRuleTrades, simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -75,10 +75,16 @@ export interface ChunkIntrabar extends IntrabarCounts {
   /** coins of the chunk where a minute replay changed a trade */
   changedCoins: string[]
   /**
-   * those coins' trades under the bar rule (for `rule_bias`), each coin simulated again
-   * without detail; the other coins' bar-rule trades are their trades
+   * those coins' trades under the bar rule (for `rule_bias`; the other coins' bar-rule
+   * trades are their trades), coin by coin: where the bar rule's trades pair one to one
+   * with the coin's trades (the same entries) only the ones that differ, else all of them
    */
   barTrades: TradeTable
+  /**
+   * for each row of barTrades, the index among its coin's trades (in time order) of the
+   * trade it stands for; −1 on every row of a coin whose bar-rule trades are all there
+   */
+  barRows: Int32Array
 }
 
 /** a coin without minutes: every bar that needed them is counted as left to the rule */
@@ -136,6 +142,8 @@ export interface CoinRun {
   outcome: CoinOutcome
   trades: Trade[]
   input: Parameters<typeof simulateCoin>[0]
+  /** with minute detail: the bar rule's trades where a replay changed one (simulateCoin's twin), else null */
+  barRule: Trade[] | null
 }
 
 /**
@@ -162,6 +170,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     const coinsWithout: string[] = []
     const changedCoins: string[] = []
     const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
+    const barRows: number[] = []
     symbols.forEach((symbol, coin) => {
       const bars = ctx.bars(symbol, spec.timeframe)
       const win = windowOf(spec, bars)
@@ -192,9 +201,10 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
           detail,
           delisted,
         }
-        const trades = simulateCoin(input, params, counts)
+        const twin: BarRuleTwin = { trades: null }
+        const trades = simulateCoin(input, params, counts, twin)
         const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin.trades }
         shared?.set(key, run)
       }
       const markBars = ctx.view.bars(symbol)
@@ -205,15 +215,28 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         if (tr.exitChanged) changed++
       }
       if (barTable && changed > 0) {
-        // the bar rule's trades of this coin (trade-model.ts barRuleTrades: only the changed trades are priced again)
+        // the bar rule's trades of this coin (simulateCoin's twin: only the changed trades are priced again)
         changedCoins.push(symbol)
-        for (const tr of barRuleTrades(run.input, params, run.trades)!) barTable.push(tr, coin)
+        const bar = run.barRule!
+        const own = run.trades
+        if (bar.length === own.length && bar.every((tr, k) => tr.entryIdx === own[k].entryIdx)) {
+          // the same entries: the trades that differ stand in for theirs (the twin holds the others themselves)
+          bar.forEach((tr, k) => {
+            if (tr === own[k]) return
+            barTable.push(tr, coin)
+            barRows.push(k)
+          })
+        } else
+          for (const tr of bar) {
+            barTable.push(tr, coin)
+            barRows.push(-1)
+          }
       }
       coins.push(run.outcome)
     })
     const trades = table.finish()
     if (!barTable) return { coins, trades }
-    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
+    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) } }
   }
   const result = listOf(payload.symbols, s => (payload.tradable ? (payload.tradable[s] ?? []) : null), true)
   if (payload.twin) {

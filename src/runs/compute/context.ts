@@ -10,6 +10,7 @@ import { alignMark, type MarkBars } from '../../engine/mark-price'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
+import type { DetailInfo } from '../../market/candle-store'
 import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
@@ -43,6 +44,8 @@ export class TaskContext {
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
   private detailVersion = ''
+  /** where the minutes come from, under detailVersion */
+  private detailInfo: DetailInfo | null = null
   /** the replayed bars' minutes, over every coin (bounded: intrabar-detail.ts) */
   private readonly minuteCache = new MinuteCache()
 
@@ -83,14 +86,15 @@ export class TaskContext {
   detail(symbol: string): IntrabarDetail | null {
     // readers and derivers hold the coin's series of one data version
     const version = this.view.dataVersion()
-    if (version !== this.detailVersion) {
+    if (version !== this.detailVersion || this.detailInfo === null) {
       this.details.clear()
       this.minuteCache.clear()
       this.detailVersion = version
+      this.detailInfo = this.view.detailInfo()
     }
     let d = this.details.get(symbol)
     if (d === undefined) {
-      d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol), this.minuteCache)
+      d = openDetail(this.detailInfo, symbol, this.view.bars(symbol), this.minuteCache)
       if (this.details.size > 4096) {
         this.details.clear()
         this.minuteCache.clear()
