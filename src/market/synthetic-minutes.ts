@@ -119,7 +119,7 @@ export function syntheticMinutes(label: number, hourMs: number, o: number, h: nu
     out.l[at + i] = ml
     // volume follows the minute's range, with noise
     if (outV !== null) W[i] = ((mh - ml) / range + 0.15) * Math.exp(0.5 * rng.normal())
-    else if (i < N - 1) rng.normal() // the next minute's wicks come after this draw
+    else if (i < N - 1) rng.skipNormal() // the next minute's wicks come after this draw (the rest of the hour's normals are skipped too)
   }
   if (outV !== null) splitVolume(W, v, c, outV, at)
 }

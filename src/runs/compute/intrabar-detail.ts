@@ -17,11 +17,11 @@ import { lowerBound } from '../../sorted-search'
 
 /**
  * Minutes a thread keeps decoded (5 price columns of 8 bytes: 40 bytes a minute, so
- * 16 MB): about 6,600 replayed hours, a run's worth even with tight exits.
+ * 16 MB): 6,666 replayed hours, a run's worth even with tight exits.
  */
 export const MINUTE_CACHE_ROWS = 400_000
 
-/** One replayed bar's minutes, kept: rows 0 … n − 1 of the columns. */
+/** One replayed bar's minutes, kept: rows from … from + n − 1 of the columns. */
 interface Kept {
   endMs: number
   t: Float64Array
@@ -29,23 +29,44 @@ interface Kept {
   h: Float64Array
   l: Float64Array
   c: Float64Array
+  from: number
   n: number
+  /** the block of the cache's chunks it sits in (−1: columns of its own) */
+  block: number
   /** its place in the cache's list */
   slot: number
   owner: Map<number, Kept>
   key: number
 }
 
+/** an hour's minutes: the cache's unit of room */
+const BLOCK_ROWS = 60
+/** blocks per chunk of columns (a chunk is 5 × 7,680 minutes, 300 KB) */
+const CHUNK_BLOCKS = 128
+
+interface Chunk {
+  t: Float64Array
+  o: Float64Array
+  h: Float64Array
+  l: Float64Array
+  c: Float64Array
+}
+
 /**
  * The thread's decoded minutes, over every coin's detail: each detail keeps its bars by
- * open time in its own map, the cache bounds their rows together. When full, a new bar
- * replaces bars chosen at random (a run replaying more bars than fit still finds a share
- * of them again, where dropping the oldest would find none).
+ * open time in its own map, the cache bounds their rows together. An hour's minutes go
+ * to a block of 60 rows in shared chunks of columns (no allocation per bar once the
+ * chunks are there); a longer bar (a 4H or 1D run's) gets columns of its own. When full,
+ * a new bar replaces bars chosen at random (a run replaying more bars than fit still
+ * finds a share of them again, where dropping the oldest would find none).
  */
 export class MinuteCache {
   private rows = 0
   private readonly list: Kept[] = []
   private seed = 0x2545f491
+  private chunks: Chunk[] = []
+  private blocks = 0
+  private free: number[] = []
 
   constructor(readonly capacityRows = MINUTE_CACHE_ROWS) {}
 
@@ -56,26 +77,44 @@ export class MinuteCache {
 
   /** Keep rows from … from + n − 1 of `src` as the bar [startMs, endMs) of `owner` (none when n exceeds the whole cache). */
   put(owner: Map<number, Kept>, startMs: number, endMs: number, src: MinutePrices, from: number, n: number): void {
-    if (n > this.capacityRows) return
+    const room = n <= BLOCK_ROWS ? BLOCK_ROWS : n
+    if (room > this.capacityRows) return
     const old = owner.get(startMs)
     if (old !== undefined) this.drop(old)
-    while (this.rows + n > this.capacityRows) this.drop(this.list[this.random(this.list.length)])
-    const buf = new Float64Array(5 * n)
-    const col = (k: number, a: Float64Array) => {
-      const c = buf.subarray(k * n, (k + 1) * n)
-      c.set(a.subarray(from, from + n))
-      return c
+    while (this.rows + room > this.capacityRows) this.drop(this.list[this.random(this.list.length)])
+    let cols: Chunk
+    let at = 0
+    let block = -1
+    if (n <= BLOCK_ROWS) {
+      block = this.free.length > 0 ? this.free.pop()! : this.blocks++
+      const c = block / CHUNK_BLOCKS | 0
+      if (c === this.chunks.length) {
+        const rows = CHUNK_BLOCKS * BLOCK_ROWS
+        this.chunks.push({ t: new Float64Array(rows), o: new Float64Array(rows), h: new Float64Array(rows), l: new Float64Array(rows), c: new Float64Array(rows) })
+      }
+      cols = this.chunks[c]
+      at = (block % CHUNK_BLOCKS) * BLOCK_ROWS
+    } else cols = { t: new Float64Array(n), o: new Float64Array(n), h: new Float64Array(n), l: new Float64Array(n), c: new Float64Array(n) }
+    for (let i = 0; i < n; i++) {
+      cols.t[at + i] = src.t[from + i]
+      cols.o[at + i] = src.o[from + i]
+      cols.h[at + i] = src.h[from + i]
+      cols.l[at + i] = src.l[from + i]
+      cols.c[at + i] = src.c[from + i]
     }
-    const kept: Kept = { endMs, t: col(0, src.t), o: col(1, src.o), h: col(2, src.h), l: col(3, src.l), c: col(4, src.c), n, slot: this.list.length, owner, key: startMs }
+    const kept: Kept = { endMs, t: cols.t, o: cols.o, h: cols.h, l: cols.l, c: cols.c, from: at, n, block, slot: this.list.length, owner, key: startMs }
     this.list.push(kept)
     owner.set(startMs, kept)
-    this.rows += n
+    this.rows += room
   }
 
   clear(): void {
     for (const k of this.list) k.owner.delete(k.key)
     this.list.length = 0
     this.rows = 0
+    this.chunks = []
+    this.blocks = 0
+    this.free = []
   }
 
   /** rows kept */
@@ -90,7 +129,8 @@ export class MinuteCache {
       last.slot = k.slot
     }
     k.owner.delete(k.key)
-    this.rows -= k.n
+    this.rows -= k.block >= 0 ? BLOCK_ROWS : k.n
+    if (k.block >= 0) this.free.push(k.block)
   }
 
   /** an index below n (xorshift: which bar goes does not change any answer) */
@@ -107,10 +147,14 @@ export class MinuteCache {
 /** the cache of details opened without one (a test's, a script's): one per thread too */
 const threadCache = new MinuteCache()
 
+const NONE = new Float64Array(0)
+/** the thread's scratch for derived minutes (a replay walks them before the next is derived) */
+let scratch: MinutePrices = { t: NONE, o: NONE, h: NONE, l: NONE, c: NONE }
+
 /** A coin's detail: the bars found in the thread's cache, else read by `load`. */
 abstract class CachedMinutes implements IntrabarDetail {
   private readonly kept = new Map<number, Kept>()
-  private readonly span: MinuteSpan = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), from: 0, to: 0 }
+  private readonly span: MinuteSpan = { t: NONE, o: NONE, h: NONE, l: NONE, c: NONE, from: 0, to: 0 }
 
   constructor(private readonly cache: MinuteCache) {}
 
@@ -121,33 +165,31 @@ abstract class CachedMinutes implements IntrabarDetail {
       if (got === null) return null
       this.cache.put(this.kept, startMs, endMs, got.cols, 0, got.n)
       k = this.cache.get(this.kept, startMs, endMs)
-      if (k === undefined) return this.show(got.cols, got.n)
+      if (k === undefined) return this.show(got.cols, 0, got.n)
     }
-    return this.show(k, k.n)
+    return this.show(k, k.from, k.n)
   }
 
   /** the bar's minutes (rows 0 … n − 1 of a scratch the next call may reuse), or null */
   protected abstract load(startMs: number, endMs: number): { cols: MinutePrices; n: number } | null
 
-  private show(cols: MinutePrices, n: number): MinuteSpan {
+  private show(cols: MinutePrices, from: number, n: number): MinuteSpan {
     const s = this.span
     s.t = cols.t
     s.o = cols.o
     s.h = cols.h
     s.l = cols.l
     s.c = cols.c
-    s.from = 0
-    s.to = n
+    s.from = from
+    s.to = from + n
     return s
   }
 }
 
 /** Minutes derived from a synthetic coin's 1H candles: a pure function of (seed, symbol, hour). */
 export class DerivedMinutes extends CachedMinutes {
-  private cap = 0
-  private cols: MinutePrices = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0) }
   private readonly label: number
-  private readonly got = { cols: this.cols, n: 0 }
+  private readonly got = { cols: scratch, n: 0 }
 
   /** `hours`: the coin's 1H candles (the store's base series) */
   constructor(private readonly hours: Bars, seed: number, symbol: string, cache: MinuteCache = threadCache) {
@@ -162,21 +204,18 @@ export class DerivedMinutes extends CachedMinutes {
     while (i < b.n && b.t[i] < endMs) i++
     const count = i - first
     if (count === 0) return null
-    this.ensure(count * MINUTES_PER_HOUR)
+    const rows = count * MINUTES_PER_HOUR
+    if (rows > scratch.t.length) {
+      const cap = Math.max(rows, 4 * MINUTES_PER_HOUR)
+      scratch = { t: new Float64Array(cap), o: new Float64Array(cap), h: new Float64Array(cap), l: new Float64Array(cap), c: new Float64Array(cap) }
+    }
     for (let j = 0; j < count; j++) {
       const k = first + j
-      syntheticMinutes(this.label, b.t[k], b.o[k], b.h[k], b.l[k], b.c[k], b.v[k], this.cols, j * MINUTES_PER_HOUR)
+      syntheticMinutes(this.label, b.t[k], b.o[k], b.h[k], b.l[k], b.c[k], b.v[k], scratch, j * MINUTES_PER_HOUR)
     }
-    this.got.n = count * MINUTES_PER_HOUR
+    this.got.cols = scratch
+    this.got.n = rows
     return this.got
-  }
-
-  private ensure(rows: number): void {
-    if (rows <= this.cap) return
-    const cap = Math.max(rows, 4 * MINUTES_PER_HOUR)
-    this.cols = { t: new Float64Array(cap), o: new Float64Array(cap), h: new Float64Array(cap), l: new Float64Array(cap), c: new Float64Array(cap) }
-    this.got.cols = this.cols
-    this.cap = cap
   }
 }
 
