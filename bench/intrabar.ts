@@ -52,7 +52,7 @@ async function run(ctx: TaskContext, store: CandleStore, spec: RunSpec, symbols:
   const portfolio = portfolioOptionsOf(spec, symbols.length)
   const acceptance = await stepped(acceptSteps(res.trades, portfolio))
   const booked = await stepped(bookSteps(res.trades, portfolio, markOver(daySpan(res.coins), s => store.bars(s)), acceptance))
-  const ib = await intrabarBlock(spec, symbols, store, mergeIntrabar(symbols, [res.intrabar]), res.trades, acceptance, booked.metrics, portfolio)
+  const ib = intrabarBlock(spec, symbols, store, mergeIntrabar(symbols, [res.intrabar]), res.trades, acceptance, booked.metrics, portfolio)
   return { trades: booked.portfolio.trades.n, ib: ib?.block }
 }
 

@@ -5,7 +5,7 @@
  *   worker                                  run queued simulation tasks (REDIS_URL) on this host's threads
  *   data generate [--coins N] [--days D] [--seed S] [--force]
  *   data import [--replace-synthetic] <path...>
- *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives] [--mark]
+ *   data sync [--symbols A,B] [--since YYYY-MM-DD] [--derivatives] [--mark] [--brackets]
  *   data info
  *   jobs list | jobs run <name> [--date YYYY-MM-DD]
  *   trust verify <leaf.json> --date YYYYMMDD [--url URL]
@@ -53,11 +53,13 @@ const USAGE = `usage: perpsim <command>
                                               --delisted: these perps' markets closed (their candles end)
   data market-caps <file.csv> | --coingecko [--days N]
                                               daily market caps for the rank history (CSV: date,symbol,market_cap)
-  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives] [--mark]
+  data sync [--symbols A,B] [--since YYYY-MM-DD] [--detail 1m] [--derivatives] [--mark] [--brackets]
                                               sync 1H candles and funding from Binance USDT-M (ccxt);
                                               --detail 1m also the 1m candles (minute detail);
                                               --derivatives: also premium index and open interest
                                               --mark: also the 1h mark-price candles (liquidation tests them)
+                                              --brackets: also the leverage brackets (needs BINANCE_API_KEY
+                                              and BINANCE_API_SECRET: a signed endpoint)
   data info                                   what the store holds
   jobs list                                   scheduled jobs: schedule (UTC), next run, last run and outcome
   jobs run <name> [--date YYYY-MM-DD]         run one slot of a job now (default: its latest slot), printing progress
@@ -201,8 +203,11 @@ async function dataMarketCaps(config: Config, args: string[]): Promise<number> {
 
 async function dataSync(config: Config, args: string[]): Promise<number> {
   if (config.offline) throw new UsageError('data sync needs the network, and OFFLINE=1 forbids outbound calls')
-  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' }, derivatives: { type: 'boolean' }, mark: { type: 'boolean' } } })
+  const { values } = parseFlags({ args, options: { symbols: { type: 'string' }, since: { type: 'string' }, detail: { type: 'string' }, derivatives: { type: 'boolean' }, mark: { type: 'boolean' }, brackets: { type: 'boolean' } } })
   if (values.detail !== undefined && values.detail !== '1m') throw new UsageError(`--detail ${values.detail}: the only detail timeframe is 1m`)
+  const credentials = apiCredentials()
+  if (values.brackets && !credentials)
+    throw new UsageError('--brackets: Binance signs its bracket endpoint; set BINANCE_API_KEY and BINANCE_API_SECRET (a read-only key is enough), or import a fetchLeverageTiers JSON file with data import')
   const baseUrl = (process.env.BINANCE_FUTURES_URL || 'https://fapi.binance.com').replace(/\/+$/, '')
   const unreachable = await reachable(baseUrl)
   if (unreachable) throw new RuntimeError(`data sync: cannot reach ${baseUrl} (${unreachable}); offline? nothing was changed`)
@@ -215,11 +220,20 @@ async function dataSync(config: Config, args: string[]): Promise<number> {
     detail: values.detail === '1m' ? '1m' : undefined,
     derivatives: values.derivatives === true,
     mark: values.mark === true,
+    brackets: values.brackets === true,
+    credentials: values.brackets && credentials ? credentials : undefined,
     baseUrl: process.env.BINANCE_FUTURES_URL || undefined,
     log: line => process.stderr.write(line + '\n'),
   })
   console.log(formatSyncReport(report))
-  return report.failed > 0 || report.stopped ? 1 : 0
+  return report.failed > 0 || report.stopped || (report.brackets?.errors.length ?? 0) > 0 ? 1 : 0
+}
+
+/** Both halves of a Binance API key from the environment, or null when either is unset. */
+function apiCredentials(): { apiKey: string; secret: string } | null {
+  const apiKey = process.env.BINANCE_API_KEY?.trim()
+  const secret = process.env.BINANCE_API_SECRET?.trim()
+  return apiKey && secret ? { apiKey, secret } : null
 }
 
 async function mailWeekly(config: Config, args: string[]): Promise<number> {

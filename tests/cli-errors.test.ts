@@ -70,6 +70,10 @@ describe('one line and a non-zero exit', () => {
     expectOneLine(r, /data sync: cannot reach http:\/\/127\.0\.0\.1:9 .*offline\?/)
     expect(performance.now() - started).toBeLessThan(20_000) // not minutes of retries
   })
+  test('data sync --brackets without an API key names the two settings, before asking the exchange', () => {
+    const r = cli(['data', 'sync', '--brackets'], { OFFLINE: '0', BINANCE_API_KEY: '', BINANCE_API_SECRET: '', BINANCE_FUTURES_URL: 'http://127.0.0.1:9', DATA_DIR: join(dir, 'sync-brackets') })
+    expectOneLine(r, /--brackets: .*BINANCE_API_KEY and BINANCE_API_SECRET/)
+  })
 })
 
 describe('data import', () => {

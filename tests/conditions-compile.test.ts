@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import type { IndicatorDef } from '../src/indicators/types'
 import type { Bars } from '../src/market/types'
 import type { IndicatorCatalog } from '../src/strategies/catalog'
-import { compileStrategy, indicatorsUsed, prepareStrategy } from '../src/strategies/compile'
+import { compileStrategy, indicatorsUsed, prepareStrategy, type IndicatorColumns } from '../src/strategies/compile'
 import { type ConditionNode, conditionsCount } from '../src/strategies/conditions'
 import { StrategyValidationError } from '../src/strategies/validate'
 
@@ -197,6 +197,115 @@ describe('AND, OR and NOT', () => {
       ],
     }
     expect(mask(tree, b)).toEqual([1, 0, 1, 0, 0])
+  })
+})
+
+describe('an AND of comparisons, evaluated on the list of bars where its leaves hold', () => {
+  // a small deterministic generator (mulberry32), so a failure names a tree that can be rerun
+  function rng(seed: number) {
+    let a = seed >>> 0
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0
+      let t = Math.imul(a ^ (a >>> 15), 1 | a)
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    }
+  }
+  const OPS = ['==', '!=', '>', '>=', '<', '<=', 'crosses_above', 'crosses_below']
+  const FIELDS = ['close', 'open', 'sma', 'prev_close']
+  const ones = (m: number[]) => m.flatMap((x, i) => (x ? [i] : []))
+
+  test('every AND gives the mask of its De Morgan form NOT(OR(NOT …)), which is combined mask by mask', () => {
+    const r = rng(30)
+    for (let k = 0; k < 300; k++) {
+      const n = 1 + Math.floor(r() * 60)
+      // few distinct prices, so == and crosses hold somewhere; NaN closes now and then
+      const close = Array.from({ length: n }, () => (r() < 0.05 ? Number.NaN : 1 + Math.floor(r() * 5)))
+      const open = close.map(c => (c !== c ? 3 : c + Math.floor(r() * 3) - 1))
+      const b = bars(close, open)
+      const leafOf = () => {
+        const field = FIELDS[Math.floor(r() * FIELDS.length)]
+        const op = OPS[Math.floor(r() * OPS.length)]
+        const shift = r() < 0.3 ? { shift: 1 + Math.floor(r() * 4) } : {}
+        const value = r() < 0.5 ? 1 + Math.floor(r() * 5) : { field: FIELDS[Math.floor(r() * FIELDS.length)], ...(r() < 0.3 ? { shift: Math.floor(r() * 3) } : {}) }
+        return leaf(field, op, value, shift)
+      }
+      const children: ConditionNode[] = Array.from({ length: 1 + Math.floor(r() * 4) }, leafOf)
+      // groups beside the leaves: evaluated only while some bar is left
+      if (r() < 0.3) children.push({ type: 'OR', conditions: [leafOf(), leafOf()] })
+      if (r() < 0.2) children.push({ type: 'NOT', condition: leafOf() })
+      if (r() < 0.2) children.push(leaf('hour', 'in', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]))
+      const and: ConditionNode = { type: 'AND', conditions: children }
+      const deMorgan: ConditionNode = { type: 'NOT', condition: { type: 'OR', conditions: children.map(c => ({ type: 'NOT', condition: c }) as ConditionNode) } }
+      const indicators = { sma: { period: 2 }, flags: {} }
+      const got = mask(and, b, indicators)
+      expect([k, ones(got)]).toEqual([k, ones(mask(deMorgan, b, indicators))])
+      // and nested one level down (its list and mask are another depth's)
+      const nested: ConditionNode = { type: 'OR', conditions: [leaf('close', '>', 99), and] }
+      expect([k, ones(mask(nested, b, indicators))]).toEqual([k, ones(got)])
+    }
+  })
+  test('a leaf whose shift reaches before the first bar is false there, whichever leaf narrows first', () => {
+    const b = bars([1, 2, 3, 4, 5, 6])
+    // close > 0 holds everywhere; close > close 3 bars back only from bar 3 on
+    expect(mask({ type: 'AND', conditions: [leaf('close', '>', 0), leaf('close', '>', { field: 'close', shift: 3 })] }, b)).toEqual([0, 0, 0, 1, 1, 1])
+    expect(mask({ type: 'AND', conditions: [leaf('close', '>', { field: 'close', shift: 3 }), leaf('close', '>', 0)] }, b)).toEqual([0, 0, 0, 1, 1, 1])
+    expect(mask({ type: 'AND', conditions: [leaf('close', '!=', 9), leaf('close', '!=', 9, { shift: 2 })] }, b)).toEqual([0, 0, 1, 1, 1, 1])
+  })
+})
+
+describe('indicator columns kept between strategies', () => {
+  /** a keeper with no budget: it wants every column, and keeps every column offered */
+  function keeper(wants = true) {
+    const kept = new Map<string, Float64Array>()
+    const offered: string[] = []
+    const columns: IndicatorColumns = {
+      get: key => kept.get(key),
+      wants: () => wants,
+      column: n => new Float64Array(n),
+      put: (key, col) => {
+        offered.push(key)
+        kept.set(key, col)
+      },
+    }
+    return { kept, offered, columns }
+  }
+  const b = bars([1, 3, 2, 5, 4, 6, 2, 8])
+
+  test('a new tree on indicators an earlier tree computed compares on the kept columns and computes nothing', () => {
+    const k = keeper()
+    computeCalls = {}
+    const first = prepareStrategy({ indicators: { sma: {} }, entry: leaf('close', '>', { field: 'sma' }) }, catalog).signals(b, undefined, k.columns)
+    expect(computeCalls).toEqual({ sma: 1 })
+    expect(k.offered).toEqual(['sma(period=3)|sma'])
+    const tree: ConditionNode = { type: 'AND', conditions: [leaf('sma', '>', 3), leaf('close', '<', { field: 'sma', shift: 1 })] }
+    const again = prepareStrategy({ indicators: { sma: {} }, entry: tree }, catalog).signals(b, undefined, k.columns)
+    expect(computeCalls).toEqual({ sma: 1 })
+    expect(Array.from(again.entry)).toEqual(mask(tree, b, { sma: {} }))
+    expect(Array.from(first.entry)).toEqual(mask(leaf('close', '>', { field: 'sma' }), b, { sma: {} }))
+  })
+  test('other params are another column; a field not kept is computed alone and offered', () => {
+    const k = keeper()
+    computeCalls = {}
+    prepareStrategy({ indicators: { sma: {}, flags: {} }, entry: { type: 'AND', conditions: [leaf('close', '>', { field: 'sma' }), leaf('green', '==', true)] } }, catalog).signals(b, undefined, k.columns)
+    prepareStrategy({ indicators: { sma: { period: 2 } }, entry: leaf('close', '>', { field: 'sma' }) }, catalog).signals(b, undefined, k.columns)
+    expect(computeCalls).toEqual({ sma: 2, flags: 1 })
+    const tree: ConditionNode = { type: 'AND', conditions: [leaf('green', '==', true), leaf('close', '>', { field: 'prev_close' })] }
+    const m = prepareStrategy({ indicators: { flags: {} }, entry: tree }, catalog).signals(b, undefined, k.columns)
+    expect(computeCalls).toEqual({ sma: 2, flags: 2 })
+    expect(k.offered).toEqual(['sma(period=3)|sma', 'flags()|green', 'sma(period=2)|sma', 'flags()|prev_close'])
+    expect(Array.from(m.entry)).toEqual(mask(tree, b, { flags: {} }))
+  })
+  test('a column the keeper does not want is computed in scratch and not offered', () => {
+    const k = keeper(false)
+    computeCalls = {}
+    const tree: ConditionNode = { type: 'AND', conditions: [leaf('close', '>', { field: 'sma' }), leaf('sma', '>', 2)] }
+    const s = prepareStrategy({ indicators: { sma: {} }, entry: tree }, catalog)
+    const first = Array.from(s.signals(b, undefined, k.columns).entry)
+    expect(Array.from(s.signals(b, undefined, k.columns).entry)).toEqual(first)
+    expect(computeCalls).toEqual({ sma: 2 })
+    expect(k.offered).toEqual([])
+    expect(first).toEqual(mask(tree, b, { sma: {} }))
   })
 })
 

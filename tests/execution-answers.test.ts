@@ -1,8 +1,8 @@
 /**
  * Which answers carry a run's `execution`, `costs` and `capacity` (docs/api.md "Execution"):
  * /simulate/coin and /simulate/validate carry their run's, the same figures /simulate
- * answers for the same run; /simulate/compare and /simulate/optimize carry none (their
- * answers are per-strategy and per-cell metrics).
+ * answers for the same run; /simulate/compare carries each strategy's costs and capacity
+ * (tests/compare-blocks.test.ts); /simulate/optimize carries none (its answer is per-cell metrics).
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fillWalkUniverse, makeHarness } from './helpers/harness'
@@ -51,11 +51,11 @@ describe('execution, costs and capacity beyond /simulate', () => {
     expect(r.body.capacity.curve.length).toBe(5)
   })
 
-  test('/simulate/compare and /simulate/optimize answer metrics only', async () => {
+  test('/simulate/compare answers costs per strategy, not for the whole; /simulate/optimize answers metrics only', async () => {
     const c = await h.req('/simulate/compare', { method: 'POST', json: { top_n: 3 } })
     expect(c.status).toBe(200)
     expect(c.body.costs).toBeUndefined()
-    expect(c.body.strategies[0].costs).toBeUndefined()
+    expect(c.body.strategies[0].costs.traded_notional_usd).toBeGreaterThanOrEqual(0)
     const o = await h.req('/simulate/optimize', { method: 'POST', json: { strategy: 'bb-squeeze-short', top_n: 3, sl_values: [5, 10], tp_values: [5] } })
     expect(o.status).toBe(200)
     expect(o.body.costs).toBeUndefined()

@@ -133,6 +133,19 @@ describe('request bodies the server accepts', () => {
     expect(coin.body.symbol).toBe('ETHUSDT')
   })
 
+  test("compare's body carries the Execution group's settings; each strategy's costs answer them", async () => {
+    const body = compareBody(settings({ cmpN: '2', slip: 'none', tpOrder: 'limit', intrabar: 'bar' }))
+    expect(body).toMatchObject({ top_n: 2, slippage: 'none', tp_order: 'limit', intrabar: 'bar', impact_k: 1, maker_fee_pct: 0.02, liquidation_fee_pct: 1.25, margin: 'brackets' })
+    const c = await h.req('/simulate/compare', { method: 'POST', json: body })
+    expect(c.status).toBe(200)
+    for (const row of c.body.strategies) {
+      expect(row.costs.slippage_usd).toBe(0)
+      expect(row.intrabar.mode).toBe('bar')
+    }
+    const d = await h.req('/simulate/compare', { method: 'POST', json: compareBody(settings({ cmpN: '2' })) })
+    expect(d.body.strategies.some((row: { costs: { slippage_usd: number } }) => row.costs.slippage_usd > 0)).toBe(true)
+  })
+
   test('nothing is clamped: a value out of range or not a number is sent as typed and the 422 names its field', async () => {
     const plan = simulatePlan(settings({ strategy: 'ma-cross-long', sl: '99', tp: 'abc', topN: '3' }), meta)
     expect(plan.body).toMatchObject({ sl_pct: 99, tp_pct: 'abc' })

@@ -5,7 +5,7 @@
  * curve as a small chart (total return against the position size, log scale).
  */
 import type { RunResult } from './api'
-import { described, Field, useI18n } from './ui'
+import { described, Field, Metric, useI18n } from './ui'
 import { err, TextField } from './form'
 import type { Settings } from './settings'
 
@@ -102,6 +102,18 @@ function CapacityChart(props: { capacity: NonNullable<RunResult['capacity']> }) 
   )
 }
 
+const NAMED_MARK_COINS = 5
+
+/** the candles liquidation was tested on (execution.liquidation_price_source) in words; a value the page does not know is shown as the server writes it */
+function liquidationSource(execution: NonNullable<RunResult['execution']>, coins: number, t: ReturnType<typeof useI18n>['t']): string {
+  const src = execution.liquidation_price_source as string
+  if (src === 'last' || src === 'mark') return t(`costs.liqSrc.${src}`)
+  if (src !== 'mixed') return src
+  const marked = execution.coins_mark_price
+  const named = marked.slice(0, NAMED_MARK_COINS).join(', ') + (marked.length > NAMED_MARK_COINS ? ', …' : '')
+  return t('costs.liqSrc.mixed', { n: marked.length, of: coins, coins: named })
+}
+
 export function CostsAndCapacity(props: { r: RunResult }) {
   const { t, n } = useI18n()
   const { costs, capacity, execution } = props.r
@@ -134,9 +146,16 @@ export function CostsAndCapacity(props: { r: RunResult }) {
         </tbody>
       </table>
       {execution && (
-        <p class="hint" id="margin-note">
-          {t('costs.margin', { with: execution.coins_with_brackets, flat: execution.coins_flat_margin.length, src: execution.liquidation_price_source })}
-        </p>
+        <>
+          <dl class="metrics" id="liq-source">
+            <Metric label={t('costs.liqSrc')} id="liq-source-value">
+              {liquidationSource(execution, props.r.coins_used, t)}
+            </Metric>
+          </dl>
+          <p class="hint" id="margin-note">
+            {t('costs.margin', { with: execution.coins_with_brackets, flat: execution.coins_flat_margin.length })} {t('costs.liqSrc.hint')}
+          </p>
+        </>
       )}
       {capacity && props.r.total_trades > 0 && <CapacityChart capacity={capacity} />}
     </section>

@@ -87,11 +87,14 @@ function PaperState(props: { p: Paper }) {
     { key: 'ref', label: t('pp.ref'), value: x => x.reference_entry_price, render: x => price(x.reference_entry_price), numeric: true },
     { key: 'slip', label: t('pp.slip'), value: x => slip(x) ?? 0, render: x => <Pct v={slip(x)} digits={3} />, numeric: true },
   ]
+  // the execution model the position was priced with, as the server labels it (absent on positions opened before the labels)
+  const engineCol: Column<PaperPosition> = { key: 'engine', label: t('pp.engine'), value: x => x.engine ?? '', render: x => x.engine ?? t('pp.engineNone') }
   const openCols: Column<PaperPosition>[] = [
     ...common,
     { key: 'status', label: t('pp.status'), value: x => x.status, render: x => reason(x.status) },
     { key: 'mark', label: t('pp.mark'), value: x => x.mark_price ?? 0, render: x => price(x.mark_price), numeric: true },
     { key: 'unreal', label: t('pp.unrealizedUsd'), value: x => x.unrealized_usd ?? 0, render: x => n(x.unrealized_usd), numeric: true },
+    engineCol,
   ]
   const closedCols: Column<PaperPosition>[] = [
     ...common,
@@ -100,6 +103,7 @@ function PaperState(props: { p: Paper }) {
     { key: 'reason', label: t('tr.reason'), value: x => x.exit_reason ?? x.status, render: x => reason(x.exit_reason ?? x.status) },
     { key: 'pnl', label: t('tr.pnl'), value: x => x.pnl_pct ?? 0, render: x => <Pct v={x.pnl_pct} />, numeric: true },
     { key: 'pnlUsd', label: t('tr.pnlUsd'), value: x => x.pnl_usd ?? 0, render: x => n(x.pnl_usd), numeric: true },
+    engineCol,
   ]
   return (
     <section class="results" id="results" aria-label={t('view.paper')}>
@@ -155,6 +159,11 @@ function PaperState(props: { p: Paper }) {
       {p.history.length > 0 ? <LineChart id="paper-equity" title={t('pp.chart')} lines={lines} /> : <p class="empty">{t('pp.noHistory')}</p>}
       {p.open_positions.length > 0 ? <DataTable id="open-positions" caption={t('pp.open')} rows={p.open_positions} columns={openCols} pageSize={25} /> : <p class="empty">{t('pp.noOpen')}</p>}
       {p.closed_positions.length > 0 ? <DataTable id="closed-positions" caption={t('pp.closed')} rows={p.closed_positions} columns={closedCols} pageSize={25} /> : <p class="empty">{t('pp.noClosed')}</p>}
+      {p.open_positions.length + p.closed_positions.length > 0 && (
+        <p class="hint" id="pp-engine-note">
+          {t('pp.engineHint')}
+        </p>
+      )}
     </section>
   )
 }

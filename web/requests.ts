@@ -89,7 +89,8 @@ export function optimizeBody(s: Settings): OptimizeBody {
 }
 
 export function compareBody(s: Settings): CompareBody {
-  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)), intrabar: s.intrabar as CompareBody['intrabar'] }
+  // every strategy runs with the Execution group's settings, as /simulate does
+  return { sl_pct: num(s.sl) ?? 10, tp_pct: num(s.tp) ?? 8, max_bars: num(s.bars) ?? 48, top_n: orNull(num(s.cmpN)), ...executionBody(s) }
 }
 
 export function coinBody(s: Settings, meta: Meta): CoinSimBody {

@@ -5,7 +5,7 @@
 import { setPriority } from 'node:os'
 import { TaskContext } from '../src/runs/compute/context'
 import { boundedView, reachesFurther, viewOf, type StoreSnapshot, type StoreView, type TaskView } from '../src/runs/compute/store-view'
-import { taskNamed } from '../src/runs/compute/tasks'
+import { taskNamed, transferablesOf } from '../src/runs/compute/tasks'
 
 declare const self: Worker
 
@@ -44,7 +44,7 @@ self.onmessage = (ev: MessageEvent) => {
     // caches built on it are not mixed with the whole view's
     ctx.setView(msg.view && reachesFurther(whole, msg.view.bounds) ? boundedView(whole, msg.view.bounds, msg.view.version) : whole)
     const result = task(ctx, msg.payload)
-    self.postMessage({ type: 'result', id: msg.id, ok: true, result })
+    self.postMessage({ type: 'result', id: msg.id, ok: true, result }, transferablesOf(msg.task, result))
   } catch (e) {
     self.postMessage({ type: 'result', id: msg.id, ok: false, error: (e as Error)?.message ?? String(e) })
   }

@@ -37,6 +37,14 @@ export interface CoinCostSeries {
   pArN: Float64Array
   /** per day: the smallest price step seen relative to the price (a tick as far as the candles show it); Infinity when none */
   tickRel: Float64Array
+  /**
+   * The estimate of a fill on each fill day d in [0, days + COST_WINDOW_DAYS) (every day whose
+   * window holds a day of candles), worked out once here rather than per fill: at 2d the
+   * half spread, at 2d+1 the impact per √USD; NaN at 2d where the day has no estimate. A
+   * fill's inputs depend on its day alone, and a run asks for the same days thousands of times
+   * (every trade's two fills, every random entry of the Monte Carlo null).
+   */
+  perDay: Float64Array
 }
 
 /** the estimate of one fill: half spread and σ/√ADV (impact per √USD), fractions of the price */
@@ -103,15 +111,37 @@ export function coinCostSeries(bars: Bars): CoinCostSeries | null {
     for (let d = 0; d < days; d++) p[d + 1] = p[d] + x[d]
     return p
   }
-  return { t0, days, pDays: pre(has), pRet: pre(ret), pRet2: pre(ret2), pRetN: pre(retN), pQuote: pre(quote), pAr: pre(ar), pArN: pre(arN), tickRel }
+  const series: CoinCostSeries = { t0, days, pDays: pre(has), pRet: pre(ret), pRet2: pre(ret2), pRetN: pre(retN), pQuote: pre(quote), pAr: pre(ar), pArN: pre(arN), tickRel, perDay: new Float64Array(0) }
+  const fillDays = days + COST_WINDOW_DAYS
+  const perDay = new Float64Array(2 * fillDays)
+  const est: FillCostInputs = { halfSpread: 0, impactPerSqrtUsd: 0 }
+  for (let d = 0; d < fillDays; d++) {
+    if (windowEstimate(series, d, est)) {
+      perDay[2 * d] = est.halfSpread
+      perDay[2 * d + 1] = est.impactPerSqrtUsd
+    } else perDay[2 * d] = NaN
+  }
+  series.perDay = perDay
+  return series
 }
 
 /**
  * The estimate for a fill at instant `tMs`, written into `out`: false (out untouched) when
- * the 30 days before hold fewer than MIN_COST_DAYS days of candles or no volume.
+ * the 30 days before hold fewer than MIN_COST_DAYS days of candles or no volume. Read from
+ * the per-day table `coinCostSeries` filled with `windowEstimate`.
  */
 export function fillCostInputs(s: CoinCostSeries, tMs: number, out: FillCostInputs): boolean {
   const day = Math.floor((tMs - s.t0) / DAY_MS)
+  if (!(day >= 0 && day < s.days + COST_WINDOW_DAYS)) return false
+  const half = s.perDay[2 * day]
+  if (half !== half) return false // NaN: no estimate that day
+  out.halfSpread = half
+  out.impactPerSqrtUsd = s.perDay[2 * day + 1]
+  return true
+}
+
+/** The estimate for a fill on day `day` (days since t0) from the 30 whole days before it: the formula of docs/metrics.md §1. */
+function windowEstimate(s: CoinCostSeries, day: number, out: FillCostInputs): boolean {
   const hi = Math.min(day, s.days) // exclusive: the fill's own day is not read
   const lo = Math.max(0, day - COST_WINDOW_DAYS)
   if (hi - lo <= 0) return false

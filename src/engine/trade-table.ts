@@ -163,7 +163,7 @@ export function tradeAt(t: TradeTable, i: number): Trade {
   }
 }
 
-const TRADE_COLUMNS = [
+export const TRADE_COLUMNS = [
   'coin',
   'entryIdx',
   'exitIdx',
@@ -391,8 +391,12 @@ export class TradeTableBuilder {
   }
 
   finish(): TradeTable {
-    const n = this.t.n
-    const t = selectRows(this.t, Int32Array.from({ length: n }, (_, i) => i))
+    const src = this.t
+    const n = src.n
+    // each column cut to its rows in a copy of its own (a memcpy, not a gather): the table is
+    // the task's answer, handed to the other thread with its buffers (compute/tasks.ts)
+    const t: TradeTable = { ...src }
+    for (const k of TRADE_COLUMNS) (t as unknown as Record<string, Float64Array>)[k] = (src[k] as Float64Array).slice(0, n)
     t.marks = { start: this.starts.slice(0, n + 1), move: this.moves.slice(0, this.nMoves) }
     return t
   }

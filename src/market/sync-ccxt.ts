@@ -13,12 +13,15 @@
  * premium index, like `data import`'s) and its hourly open interest follow the same way;
  * Binance serves open-interest history for the last 30 days only, so older hours stay
  * empty unless the metrics files are imported (docs/data.md).
+ * With `brackets` (and an API key: Binance signs that endpoint), the leverage brackets of
+ * the synced symbols follow once, after the symbols, as a new bracket snapshot.
  */
 import type { CandleStore } from './candle-store'
 import { baseOf, classifySymbol } from './import-classify'
 import { candleProblem, isoOf } from './import-csv'
 import { metaForCandles } from './import-universe'
-import { createBinanceUsdm, isTransient, SyncError, withRetry, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
+import { parseLeverageTiers } from './leverage-tiers'
+import { createBinanceUsdm, isTransient, SyncError, withRetry, type ApiCredentials, type ExchangeLike, type MarketLike, type RetryPolicy } from './sync-exchange'
 import type { AssetClass, CoinMeta } from './types'
 import { HOUR_MS, MINUTE_MS, parseDay } from '../time'
 
@@ -62,6 +65,25 @@ export interface SyncOptions {
    * funding: from the last stored minute, else `since`, else the symbol's first stored candle
    */
   detail?: '1m'
+  /**
+   * also the symbols' leverage brackets (GET /fapi/v1/leverageBracket through ccxt's
+   * fetchLeverageTiers), stored as a new `sync` bracket snapshot; needs `credentials`
+   */
+  brackets?: boolean
+  /** the API key the signed endpoints (the brackets) need; read-only is enough */
+  credentials?: ApiCredentials
+}
+
+/** What the brackets part of a sync did (null when it was not asked). */
+export interface BracketSyncResult {
+  /** symbols whose brackets were stored */
+  symbols: number
+  /** the snapshot's file name under brackets/, null when nothing was stored */
+  snapshot: string | null
+  /** synced symbols whose brackets break a rule (refused alone, as an import refuses them), or why the request failed */
+  errors: { key: string; reason: string }[]
+  /** synced symbols the exchange gave no brackets for (a closed market has none): they keep what the store had */
+  missing: string[]
 }
 
 export interface SyncSymbolResult {
@@ -91,6 +113,7 @@ export interface SyncReport {
   samplesAppended: number
   /** mark-price candles appended */
   markAppended: number
+  brackets: BracketSyncResult | null
   requests: number
   /** requests repeated after a rate-limit or network failure */
   retries: number
@@ -114,7 +137,9 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
   const sinceMs = parseSince(opts.since)
   if (store.isSynthetic())
     throw new SyncError('the store holds synthetic data; real candles cannot continue synthetic ones. Sync into an empty DATA_DIR (or wipe the store) first')
-  const exchange: ExchangeLike = opts.exchange ?? (await createBinanceUsdm(opts.baseUrl))
+  if (opts.brackets && !opts.credentials && !opts.exchange)
+    throw new SyncError('leverage brackets come from a signed Binance endpoint (/fapi/v1/leverageBracket): give an API key (BINANCE_API_KEY and BINANCE_API_SECRET; read-only is enough), or import a fetchLeverageTiers JSON file')
+  const exchange: ExchangeLike = opts.exchange ?? (await createBinanceUsdm(opts.baseUrl, opts.credentials))
   let requests = 0, retries = 0
   const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     requests++
@@ -146,6 +171,16 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
     log(`${symbol}: ${result.candlesAppended} candles, ${result.fundingAppended} funding events` +
       (result.lastCandleMs !== null ? `, up to ${isoOf(result.lastCandleMs)}` : '') + (result.error ? `; ERROR ${result.error}` : ''))
   }
+  let brackets: BracketSyncResult | null = null
+  if (opts.brackets && !stopped) {
+    try {
+      brackets = await syncBrackets(store, exchange, symbols, call, now)
+      log(`brackets: ${brackets.symbols} symbols${brackets.snapshot ? ` (snapshot ${brackets.snapshot})` : ''}${brackets.errors.length ? `; ${brackets.errors.length} refused` : ''}${brackets.missing.length ? `; none given for ${brackets.missing.join(', ')}` : ''}`)
+    } catch (e) {
+      brackets = { symbols: 0, snapshot: null, errors: [{ key: 'brackets', reason: (e as Error).message }], missing: [] }
+      log(`brackets: ERROR ${(e as Error).message}`)
+    }
+  }
   return {
     exchange: exchange.id,
     symbols: results,
@@ -154,12 +189,33 @@ export async function syncFromExchange(store: CandleStore, opts: SyncOptions = {
     detailAppended: results.reduce((s, r) => s + r.detailAppended, 0),
     samplesAppended: results.reduce((s, r) => s + r.premiumAppended + r.openInterestAppended, 0),
     markAppended: results.reduce((s, r) => s + r.markAppended, 0),
+    brackets,
     requests,
     retries,
     failed: results.filter(r => r.error).length,
     stopped,
     elapsedMs: performance.now() - t0,
   }
+}
+
+/**
+ * One request for every symbol's brackets (Binance answers them all at once), parsed as an
+ * import of the same tiers is (leverage-tiers.ts); the synced symbols' become a snapshot.
+ */
+async function syncBrackets(store: CandleStore, exchange: ExchangeLike, symbols: string[], call: <T>(what: string, fn: () => Promise<T>) => Promise<T>, now: () => number): Promise<BracketSyncResult> {
+  const fetchTiers = exchange.fetchLeverageTiers?.bind(exchange)
+  if (!fetchTiers) throw new SyncError(`${exchange.id} has no leverage brackets`)
+  const parsed = parseLeverageTiers(await call('leverage brackets', () => fetchTiers()))
+  const wanted = new Set(symbols)
+  const kept = Object.fromEntries(Object.entries(parsed.brackets).filter(([symbol]) => wanted.has(symbol)))
+  const errors = parsed.errors.filter(e => {
+    const m = /^([A-Z0-9]+)\/USDT:USDT$/.exec(e.key)
+    return m !== null && wanted.has(`${m[1]}USDT`)
+  })
+  const missing = symbols.filter(symbol => !(symbol in kept) && !errors.some(e => e.key === `${symbol.slice(0, -4)}/USDT:USDT`))
+  const n = Object.keys(kept).length
+  const snapshot = n > 0 ? store.addBrackets({ asOfMs: now(), source: 'ccxt', brackets: kept }) : null
+  return { symbols: n, snapshot, errors, missing }
 }
 
 function emptyResult(store: CandleStore, symbol: string): SyncSymbolResult {
@@ -484,6 +540,7 @@ export function formatSyncReport(report: SyncReport): string {
     `${report.exchange}: ${report.symbols.length} symbols, ${report.candlesAppended} candles${report.detailAppended > 0 ? `, ${report.detailAppended} minutes of detail` : ''} and ${report.fundingAppended} funding events appended, ` +
       (report.samplesAppended ? `${report.samplesAppended} premium-index / open-interest samples, ` : '') +
       (report.markAppended ? `${report.markAppended} mark-price candles, ` : '') +
+      (report.brackets ? `brackets of ${report.brackets.symbols} symbols${report.brackets.errors.length ? ` (refused: ${report.brackets.errors.map(e => `${e.key}: ${e.reason}`).join('; ')})` : ''}${report.brackets.missing.length ? ` (none given for ${report.brackets.missing.join(', ')})` : ''}, ` : '') +
       `${report.requests} requests (${report.retries} retried), ${report.failed} failed${report.stopped ? ', stopped early' : ''} (${(report.elapsedMs / 1000).toFixed(1)} s)`,
   )
   return lines.join('\n')

@@ -20,6 +20,14 @@ export interface ExchangeLike {
   fetchMarkOHLCV?(symbol: string, timeframe: string, since?: number, limit?: number): Promise<(number | undefined)[][]>
   /** Binance's open-interest history (GET /futures/data/openInterestHist: the last 30 days only) */
   fetchOpenInterestHistory?(symbol: string, timeframe: string, since?: number, limit?: number, params?: Record<string, unknown>): Promise<{ timestamp?: number; openInterestAmount?: number }[]>
+  /** Binance's leverage brackets (GET /fapi/v1/leverageBracket, a signed endpoint: needs the API key), by unified symbol */
+  fetchLeverageTiers?(symbols?: string[], params?: Record<string, unknown>): Promise<Record<string, unknown[]>>
+}
+
+/** An API key of Binance USDⓈ-M (read-only is enough): the signed endpoints need one. */
+export interface ApiCredentials {
+  apiKey: string
+  secret: string
 }
 
 export interface MarketLike {
@@ -44,13 +52,15 @@ export function loadCcxt(): Promise<Ccxt> {
 
 /**
  * ccxt's binanceusdm with its rate limiter on. With `baseUrl`, every API root in
- * `urls.api` (fapiPublic, fapiPublicV2, fapiPublicV3, fapiData, and the spot / sapi /
- * dapi ones it never needs here) keeps its path but moves to that origin, so no request
+ * `urls.api` (fapiPublic, fapiPublicV2, fapiPublicV3, fapiData, fapiPrivate, and the spot /
+ * sapi / dapi ones it never needs here) keeps its path but moves to that origin, so no request
  * can leave for the real hosts.
  */
-export async function createBinanceUsdm(baseUrl?: string): Promise<ExchangeLike> {
+export async function createBinanceUsdm(baseUrl?: string, credentials?: ApiCredentials): Promise<ExchangeLike> {
   const ccxt = await loadCcxt()
-  const exchange = new ccxt.binanceusdm({ enableRateLimit: true })
+  // with a key ccxt would also load the spot wallet's currencies (/sapi/v1/capital/config/getall
+  // on the spot host): nothing the futures sync reads, so it is not asked
+  const exchange = new ccxt.binanceusdm({ enableRateLimit: true, ...(credentials ? { ...credentials, options: { fetchCurrencies: false } } : {}) })
   if (baseUrl) retarget(exchange.urls as { api: Record<string, unknown> }, baseUrl)
   return exchange as unknown as ExchangeLike
 }

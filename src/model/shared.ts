@@ -56,7 +56,7 @@ export const Intrabar = t.UnionEnum([...INTRABAR_MODES], {
 // The body of a run (/backtest, /simulate and the research answers) is the run pipeline's own
 // schema (src/runs/result-model.ts), so present.ts builds it as that schema's static type;
 // the models read it from here like the other shared pieces.
-export { CoinResult, DeflatedSharpeInfo, EquityPoint, executionFields, MetricCI, PeriodStat, ReliabilityCheck, resultFields, RunResultBody, TradeItem } from '../runs/result-model'
+export { CapacityInfo, CoinResult, CostBreakdown, DeflatedSharpeInfo, EquityPoint, executionFields, IntrabarInfo, MetricCI, PeriodStat, ReliabilityCheck, resultFields, RunResultBody, TradeItem } from '../runs/result-model'
 
 /** A string from a fixed list (t.UnionEnum would also publish its first value as a default). */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>

@@ -3,9 +3,10 @@
  * the settings it ran with and where the flat maintenance rate stood in for brackets
  * (`execution`), where its edge went (`costs`: fees, funding and slippage in USD and in %
  * of the notional traded), and how its result scales with size (`capacity`,
- * engine/capacity.ts). Built with the response body from the trades the portfolio took.
+ * engine/capacity.ts). Built with the response body from the trades the portfolio took, and
+ * by compare's runs on the workers (compute/coin-tasks.ts runWholeRuns). Their schemas are in
+ * result-model.ts (this file loads no TypeBox, so the workers need not).
  */
-import { Type, type Static } from '@sinclair/typebox'
 import { capacityCurve } from '../engine/capacity'
 import type { PortfolioResult } from '../engine/portfolio'
 import { DEFAULT_MMR_FRAC, effectiveLeverage } from '../engine/types'
@@ -13,62 +14,15 @@ import type { MarginBracket } from '../market/types'
 import { roundTo } from '../round'
 import { lowerBound } from '../sorted-search'
 import { TIMEFRAME_MS } from '../market/timeframe'
+import type { CapacityBlock, CostsBlock, ExecutionBlock } from './result-model'
 import { executionOf, type RunSpec } from './spec'
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
-const NullableNumber = Type.Union([Type.Number(), Type.Null()])
-
-export const ExecutionInfo = Type.Object({
-  slippage: Type.Union([Type.Literal('impact'), Type.Literal('none')]),
-  impact_k: Type.Number(),
-  tp_order: Type.Union([Type.Literal('market'), Type.Literal('limit')]),
-  maker_fee_pct: Type.Number({ description: 'maker fee per side on notional, percent (a limit take profit)' }),
-  liquidation_fee_pct: Type.Number({ description: "fee on a liquidated position's notional, percent (margin 'brackets')" }),
-  margin: Type.Union([Type.Literal('brackets'), Type.Literal('flat')]),
-  position_notional_usd: Type.Number({ description: 'the notional every trade was priced at for slippage and its bracket: per_coin_usd (with compounding: initial capital / max_concurrent_positions) × leverage' }),
-  liquidation_price_source: Type.Union([Type.Literal('last'), Type.Literal('mark'), Type.Literal('mixed')], {
-    description: "the candles liquidation is tested on: 'mark' where every coin of the run has mark-price candles in the store, 'last' where none has (or on spot), 'mixed' otherwise (coins_mark_price names the coins on the mark)",
-  }),
-  coins_mark_price: Type.Array(Type.String(), { description: "coins whose liquidation was tested on the mark price's candles (the rest on the last price's)" }),
-  coins_with_brackets: Type.Integer(),
-  coins_flat_margin: Type.Array(Type.String(), { description: "coins priced at the flat 0.5 % maintenance rate: no brackets in the store (all coins when margin is 'flat' or on spot)" }),
-  fills_without_estimate: Type.Integer({ description: 'market fills with fewer than 5 days of candles before them: no slippage charged' }),
-})
-
-export const CostBreakdown = Type.Object({
-  traded_notional_usd: Type.Number({ description: 'Σ over the trades taken of entry notional + exit notional' }),
-  fees_usd: Type.Number(),
-  funding_usd: Type.Number({ description: 'positive = paid' }),
-  slippage_usd: Type.Number(),
-  fees_pct: Type.Number({ description: '% of traded_notional_usd' }),
-  funding_pct: Type.Number({ description: '% of traded_notional_usd' }),
-  slippage_pct: Type.Number({ description: '% of traded_notional_usd' }),
-})
-
-export const CapacityInfo = Type.Object({
-  curve: Type.Array(
-    Type.Object({
-      multiple: Type.Number(),
-      per_coin_usd: Type.Number(),
-      total_return_pct: Type.Number(),
-      profit_factor: Type.Number(),
-      liquidations: Type.Integer(),
-      leverage_allowed: Type.Boolean({ description: "false: at this size some coin's bracket does not allow the run's leverage (Binance would refuse the position)" }),
-    }),
-  ),
-  size_at_half_edge_usd: NullableNumber,
-})
-
-export const executionFields = {
-  execution: Type.Optional(Type.Union([ExecutionInfo, Type.Null()], { description: 'null for a run stored before execution settings existed' })),
-  costs: Type.Optional(CostBreakdown),
-  capacity: Type.Optional(Type.Union([CapacityInfo, Type.Null()])),
-}
 
 export interface ExecutionReport {
-  execution: Static<typeof ExecutionInfo> | null
-  costs: Static<typeof CostBreakdown>
-  capacity: Static<typeof CapacityInfo> | null
+  execution: ExecutionBlock | null
+  costs: CostsBlock
+  capacity: CapacityBlock | null
 }
 
 /** What the report reads of the store: a coin's brackets (undefined where it has none) and whether it has mark-price candles. */
@@ -77,7 +31,8 @@ export interface ExecutionStore {
   mark(symbol: string): unknown
 }
 
-export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, store: ExecutionStore): ExecutionReport {
+/** `knownCapacity`: the capacity block of the same run and trades, already worked out (a cached result's): taken as it is. */
+export function executionReport(spec: RunSpec, symbols: readonly string[], portfolio: PortfolioResult, store: ExecutionStore, knownCapacity?: ExecutionReport['capacity']): ExecutionReport {
   const brackets = (s: string) => store.marginBrackets(s)
   const t = portfolio.trades
   const lev = effectiveLeverage(spec)
@@ -107,15 +62,7 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
   const flatCoins = symbols.filter(s => !useBrackets || !brackets(s)?.length)
   // the coin task hands the trade model the mark candles of a futures run's coin wherever the store has them (coin-tasks.ts executionInputs)
   const markCoins = spec.marketType === 'futures' ? symbols.filter(s => store.mark(s) !== undefined) : []
-  const cap = capacityCurve({
-    trades: t,
-    perCoinUsd: spec.perCoinUsd,
-    notionalUsd: ex.notionalUsd,
-    leverage: lev,
-    long: spec.direction === 'long',
-    flatMmr: DEFAULT_MMR_FRAC,
-    brackets: coinBrackets,
-  })
+  const capacity = knownCapacity ?? capacityOf(spec, t, ex, lev, coinBrackets)
   return {
     execution: {
       slippage: ex.slippage,
@@ -132,17 +79,31 @@ export function executionReport(spec: RunSpec, symbols: readonly string[], portf
       fills_without_estimate: missing,
     },
     costs,
-    capacity: {
-      curve: cap.curve.map(p => ({
-        multiple: p.multiple,
-        per_coin_usd: round(p.perCoinUsd, 6),
-        total_return_pct: round(p.totalReturnPct, 6),
-        profit_factor: round(p.profitFactor, 6),
-        liquidations: p.liquidations,
-        leverage_allowed: p.leverageAllowed,
-      })),
-      size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
-    },
+    capacity,
+  }
+}
+
+/** The run's trades re-booked at larger sizes (engine/capacity.ts), as the answer's `capacity`. */
+function capacityOf(spec: RunSpec, t: PortfolioResult['trades'], ex: NonNullable<ReturnType<typeof executionOf>>, lev: number, coinBrackets: (readonly MarginBracket[] | null)[]): NonNullable<ExecutionReport['capacity']> {
+  const cap = capacityCurve({
+    trades: t,
+    perCoinUsd: spec.perCoinUsd,
+    notionalUsd: ex.notionalUsd,
+    leverage: lev,
+    long: spec.direction === 'long',
+    flatMmr: DEFAULT_MMR_FRAC,
+    brackets: coinBrackets,
+  })
+  return {
+    curve: cap.curve.map(p => ({
+      multiple: p.multiple,
+      per_coin_usd: round(p.perCoinUsd, 6),
+      total_return_pct: round(p.totalReturnPct, 6),
+      profit_factor: round(p.profitFactor, 6),
+      liquidations: p.liquidations,
+      leverage_allowed: p.leverageAllowed,
+    })),
+    size_at_half_edge_usd: cap.sizeAtHalfEdgeUsd === null ? null : round(cap.sizeAtHalfEdgeUsd, 2),
   }
 }
 

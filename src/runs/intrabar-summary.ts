@@ -1,14 +1,14 @@
 /**
  * A run's `intrabar` answer (docs/api.md, docs/metrics.md §1 "Minute detail"): the check of
  * `detail_required`, the chunks' replay counts merged, and the bar rule's figures of the
- * same run beside the detail's (`rule_bias`).
+ * same run beside the detail's (`rule_bias`). Built on the main thread for a run, and on a
+ * worker for each of compare's runs (compute/coin-tasks.ts runWholeRuns).
  */
-import { ruleFigures } from '../engine/intrabar'
+import { ruleFigures, type IntrabarCounts } from '../engine/intrabar'
 import type { BacktestMetrics } from '../engine/metrics'
 import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
 import { mergeCoinTables, selectRows, tradeAt, TradeTableBuilder, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
-import type { ChunkIntrabar } from './compute/coin-tasks'
 import { InvalidRequest } from './errors'
 import type { IntrabarBlock } from './result-model'
 import { intrabarOf, type RunSpec } from './spec'
@@ -31,6 +31,30 @@ export function checkDetailRequired(spec: RunSpec, symbols: readonly string[], s
       input: 'detail_required',
     },
   ])
+}
+
+/** What a chunk's coins did with minute detail (a coin task's answer, compute/coin-tasks.ts). */
+export interface ChunkIntrabar extends IntrabarCounts {
+  /** coins of the chunk with no minute detail at all */
+  coinsWithout: string[]
+  /** coins of the chunk where a minute replay changed a trade */
+  changedCoins: string[]
+  /**
+   * those coins' trades under the bar rule (for `rule_bias`; the other coins' bar-rule
+   * trades are their trades), coin by coin: where the bar rule's trades pair one to one
+   * with the coin's trades (the same entries) only the ones that differ, else all of them
+   */
+  barTrades: TradeTable
+  /**
+   * for each row of barTrades, the index among its coin's trades (in time order) of the
+   * trade it stands for; −1 on every row of a coin whose bar-rule trades are all there
+   */
+  barRows: Int32Array
+}
+
+/** Where a coin's minutes come from (CandleStore.detailSource; a worker answers it from its view: compute/intrabar-detail.ts). */
+export interface DetailSources {
+  detailSource(symbol: string): 'stored' | 'derived' | null
 }
 
 /** The chunks' replays as one: counts summed, coins without detail in universe order, the bar rule's trades merged. */
@@ -66,16 +90,18 @@ export function mergeIntrabar(symbols: readonly string[], parts: readonly (Chunk
  * The `intrabar` block of a run that asked for a mode (a spec without one, made before the
  * setting or by a job that does not say, answers none), and its warning.
  */
-export async function intrabarBlock(
+export function intrabarBlock(
   spec: RunSpec,
   symbols: readonly string[],
-  store: CandleStore,
+  store: DetailSources,
   run: RunIntrabar | null,
   trades: TradeTable,
   acceptance: Acceptance,
   metrics: BacktestMetrics,
   portfolio: PortfolioOptions,
-): Promise<{ block: IntrabarBlock; warning: string | null } | null> {
+  /** the bar rule's figures when known (the cached result of the same run and trades): not chosen and booked again */
+  knownBar: NonNullable<IntrabarBlock['rule_bias']>['bar'] | null = null,
+): { block: IntrabarBlock; warning: string | null } | null {
   if (spec.intrabar === undefined) return null
   const mode = intrabarOf(spec)
   if (mode === 'bar' || run === null) {
@@ -85,7 +111,8 @@ export async function intrabarBlock(
   // the bar rule's run: its own portfolio choice over its own trades (the run's own where no replay changed one)
   const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
   let bar = detail
-  if (run.changedCoins.size > 0) {
+  if (knownBar !== null) bar = knownBar
+  else if (run.changedCoins.size > 0) {
     const ranges = coinRanges(symbols, trades)
     const patched = ranges && patchedBarTrades(symbols, trades, ranges, run.barParts, run.barRows)
     if (!patched) {

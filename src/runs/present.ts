@@ -39,6 +39,8 @@ export interface RunOutcome {
   universe: { plan: UniversePlan; survivorship: Survivorship } | null
   /** how exits inside bars were found (absent: a run made before the setting, or a path that does not say) */
   intrabar?: IntrabarBlock
+  /** the capacity block when known: the cached result's of the same run and trades (RunService.bookOutcome), not re-booked at every size again */
+  knownCapacity?: ExecutionReport['capacity']
 }
 
 const round = (x: number, d = 6) => (Number.isFinite(x) ? roundTo(x, d) : 0)
@@ -214,7 +216,7 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const span = daySpan(run.coins)
   const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
-  const report = executionReport(spec, run.symbols, portfolio, store)
+  const report = executionReport(spec, run.symbols, portfolio, store, run.knownCapacity)
   const warnings = warningsOf(run, portfolio, metrics, taken, report, store)
   const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
   yield
@@ -272,6 +274,12 @@ export interface RunResult {
   assembled: AssembledRun
   /** null until asked for: runs that only need metrics (compare, coin) skip them */
   statistics: StatisticsFields | null
+  /**
+   * The trials and the accepted trades' digest (statistics-inputs.ts columnsDigest) of a run
+   * booked with its statistics: the same run computed again (no-cache) whose key comes out the
+   * same reuses this one's statistics and its bar rule's figures (RunService.bookOutcome).
+   */
+  tradesKey?: string
   computeMs: number
 }
 

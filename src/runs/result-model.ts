@@ -6,15 +6,64 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { EXIT_REASONS } from '../engine/types'
-import { executionFields } from './execution-report'
-
-/** a run's `execution`, `costs` and `capacity` (execution-report.ts): /simulate/coin and validate carry them beside their own fields */
-export { executionFields }
 
 /** One of the given strings (a union of literals, typed as the union of the strings). */
 const OneOf = <const T extends readonly [string, ...string[]]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map(v => Type.Literal(v))))
 const NullableNumber = Type.Union([Type.Number(), Type.Null()])
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()])
+
+/** A run's `execution`, `costs` and `capacity` (built by execution-report.ts; docs/api.md "Execution"). */
+export const ExecutionInfo = Type.Object({
+  slippage: Type.Union([Type.Literal('impact'), Type.Literal('none')]),
+  impact_k: Type.Number(),
+  tp_order: Type.Union([Type.Literal('market'), Type.Literal('limit')]),
+  maker_fee_pct: Type.Number({ description: 'maker fee per side on notional, percent (a limit take profit)' }),
+  liquidation_fee_pct: Type.Number({ description: "fee on a liquidated position's notional, percent (margin 'brackets')" }),
+  margin: Type.Union([Type.Literal('brackets'), Type.Literal('flat')]),
+  position_notional_usd: Type.Number({ description: 'the notional every trade was priced at for slippage and its bracket: per_coin_usd (with compounding: initial capital / max_concurrent_positions) × leverage' }),
+  liquidation_price_source: Type.Union([Type.Literal('last'), Type.Literal('mark'), Type.Literal('mixed')], {
+    description: "the candles liquidation is tested on: 'mark' where every coin of the run has mark-price candles in the store, 'last' where none has (or on spot), 'mixed' otherwise (coins_mark_price names the coins on the mark)",
+  }),
+  coins_mark_price: Type.Array(Type.String(), { description: "coins whose liquidation was tested on the mark price's candles (the rest on the last price's)" }),
+  coins_with_brackets: Type.Integer(),
+  coins_flat_margin: Type.Array(Type.String(), { description: "coins priced at the flat 0.5 % maintenance rate: no brackets in the store (all coins when margin is 'flat' or on spot)" }),
+  fills_without_estimate: Type.Integer({ description: 'market fills with fewer than 5 days of candles before them: no slippage charged' }),
+})
+
+export const CostBreakdown = Type.Object({
+  traded_notional_usd: Type.Number({ description: 'Σ over the trades taken of entry notional + exit notional' }),
+  fees_usd: Type.Number(),
+  funding_usd: Type.Number({ description: 'positive = paid' }),
+  slippage_usd: Type.Number(),
+  fees_pct: Type.Number({ description: '% of traded_notional_usd' }),
+  funding_pct: Type.Number({ description: '% of traded_notional_usd' }),
+  slippage_pct: Type.Number({ description: '% of traded_notional_usd' }),
+})
+
+export const CapacityInfo = Type.Object({
+  curve: Type.Array(
+    Type.Object({
+      multiple: Type.Number(),
+      per_coin_usd: Type.Number(),
+      total_return_pct: Type.Number(),
+      profit_factor: Type.Number(),
+      liquidations: Type.Integer(),
+      leverage_allowed: Type.Boolean({ description: "false: at this size some coin's bracket does not allow the run's leverage (Binance would refuse the position)" }),
+    }),
+  ),
+  size_at_half_edge_usd: NullableNumber,
+})
+
+/** a run's `execution`, `costs` and `capacity`: /simulate/coin and validate carry them beside their own fields, compare per strategy (its `costs` and `capacity`) */
+export const executionFields = {
+  execution: Type.Optional(Type.Union([ExecutionInfo, Type.Null()], { description: 'null for a run stored before execution settings existed' })),
+  costs: Type.Optional(CostBreakdown),
+  capacity: Type.Optional(Type.Union([CapacityInfo, Type.Null()])),
+}
+
+export type ExecutionBlock = Static<typeof ExecutionInfo>
+export type CostsBlock = Static<typeof CostBreakdown>
+export type CapacityBlock = Static<typeof CapacityInfo>
 
 export const EquityPoint = Type.Object({
   t: Type.String({ format: 'date' }),

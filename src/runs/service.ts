@@ -48,7 +48,7 @@ import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type Ru
 import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
-import { seedOfHash, tradeColumns } from './statistics-inputs'
+import { columnsDigest, seedOfHash, tradeColumns } from './statistics-inputs'
 import { laneOf, type Lane, type TaskPayload, type TaskResult, type Transport } from './transport'
 import { stepped, yieldToLoop } from './yield'
 
@@ -379,14 +379,22 @@ export class RunService {
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
+    const cols = statistics && span ? tradeColumns(trades, acceptance.taken) : null
+    // a run computed again (no-cache) whose trades came out as those of the cached result of
+    // its hash (same spec, same data) has that result's statistics: they are a function of
+    // those inputs alone, seeds included, and the costliest part of a warm answer
+    const tradesKey = cols ? `${nTrials ?? 'spec'}|${columnsDigest(cols)}` : undefined
+    const prior = tradesKey ? this.results.peek(hash) : undefined
+    const same = prior !== undefined && prior.tradesKey === tradesKey
+    const known = same ? prior.statistics : null
     const jobs =
-      statistics && span
+      cols && span && !known
         ? startTradeStatistics({
             spec,
             hash,
             symbols,
             lane,
-            cols: tradeColumns(trades, acceptance.taken),
+            cols,
             fromDayMs: span.fromDayMs,
             toDayMs: span.toDayMs,
             bars: s => this.deps.store.bars(s),
@@ -395,16 +403,20 @@ export class RunService {
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
-    const ib = await intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio)
+    // the bar rule's figures (rule_bias) and the capacity curve of the same run's trades are the cached result's too
+    const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
+    if (same && prior.assembled.body.capacity) outcome.knownCapacity = prior.assembled.body.capacity
+    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar)
     if (ib) {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
     await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
-    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, computeMs: 0 }
+    const result: RunResult = { hash, spec, symbols, assembled, statistics: null, tradesKey, computeMs: 0 }
     if (statistics) {
-      await this.addStatistics(result, lane, jobs, nTrials)
+      if (known) result.statistics = known
+      else await this.addStatistics(result, lane, jobs, nTrials)
       // a full run is answered with its body: build it in steps of its own, not in the
       // response's (which still validates and serialises it)
       await result.assembled.prepareBody()
@@ -479,9 +491,10 @@ export class RunService {
    * run, each done whole in a worker: the runs split over the workers by position (the
    * same strategy lands on the same worker every time, where its signal masks are cached).
    * Metrics are cached by result hash like results (a cached full result serves too). The
-   * coins are the first spec's universe.
+   * coins are the first spec's universe. `report`: each run's `intrabar`, `costs` and
+   * `capacity` too (RunMetricsResult.report), built on the workers beside the metrics.
    */
-  batch(specs: RunSpec[], opts: { noCache?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
+  batch(specs: RunSpec[], opts: { noCache?: boolean; report?: boolean } & AdmitOptions = {}): Promise<{ symbols: string[]; accounting: UniverseAccounting; runs: RunMetricsResult[] }> {
     return this.admitted(
       async lane => {
         const { symbols, accounting, plan, delisted } = this.runUniverse(specs[0])
@@ -489,6 +502,7 @@ export class RunService {
         const universe: Omit<WholeRunsPayload, 'specs' | 'symbols'> = {}
         if (plan) Object.assign(universe, { tradable: plan.tradable, coinCount: plan.largestSet })
         if (delisted.length) universe.delisted = delisted
+        if (opts.report) universe.report = true
         return { symbols, accounting, runs: await this.batchMetrics(lane, specs, symbols, opts.noCache === true, universe) }
       },
       { background: opts.background },
@@ -503,13 +517,22 @@ export class RunService {
       const full = this.results.peek(h)
       if (full) {
         const curve = full.assembled.portfolio.equityCurve
-        return {
+        const m: RunMetricsResult = {
           metrics: full.assembled.metrics,
           span: curve.length ? { fromDayMs: curve[0].tMs, toDayMs: curve[curve.length - 1].tMs } : null,
           ruinedAtMs: full.assembled.portfolio.ruinedAtMs,
         }
+        if (universe.report) {
+          // the blocks of the full result's body (built on first read): the same code builds them on the workers
+          const body = full.assembled.body
+          if (!body.costs) return undefined
+          m.report = { intrabar: body.intrabar ?? null, costs: body.costs, capacity: body.capacity ?? null }
+        }
+        return m
       }
-      return this.results.metricsOf(h)
+      const cached = this.results.metricsOf(h)
+      // metrics cached without the blocks (a twin's, the hot strategies'): run again to get them
+      return universe.report && cached && !cached.report ? undefined : cached
     })
     const todo = specs.map((_, i) => i).filter(i => out[i] === undefined)
     if (todo.length === 0) return out as RunMetricsResult[]

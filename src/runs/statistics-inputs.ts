@@ -4,6 +4,7 @@
  * simulation counts, seeds and the number of trials. Pure functions and constants; the
  * orchestration on the workers is statistics.ts. docs/statistics.md, "Statistics of a run".
  */
+import { createHash } from 'node:crypto'
 import { Mulberry32 } from '../engine/random'
 import type { TradeTable } from '../engine/trade-table'
 import { listStrategies } from '../strategies/registry'
@@ -89,6 +90,18 @@ export interface TradeColumns {
   exitMs: Float64Array
   /** index of the trade's coin in the run's symbols */
   coin: Int32Array
+}
+
+/**
+ * A digest of the accepted trades' columns: with a run's result hash (its spec and data
+ * version) it names the inputs its statistics were computed on, so a run computed again
+ * (`Cache-Control: no-cache`) reuses the statistics of the cached result of the same hash
+ * only when its trades came out the same, bit for bit.
+ */
+export function columnsDigest(cols: TradeColumns): string {
+  const h = createHash('sha1')
+  for (const c of [cols.pnlPct, cols.entryMs, cols.exitMs, cols.coin]) h.update(new Uint8Array(c.buffer, c.byteOffset, c.byteLength))
+  return h.digest('hex')
 }
 
 /** The columns of table rows `entryOrder` (the accepted trades in entry order). */

@@ -3,10 +3,11 @@
  *
  * `prepareStrategy` resolves every field once (validation included); `signals(bars)`
  * then computes each indicator the tree names once, with the request's params merged
- * over the defaults, and evaluates the tree a whole column at a time: one tight loop per
- * leaf over typed arrays, AND / OR / NOT as byte-wise combinations. mask[i] = 1 means the
- * condition holds at the CLOSE of bar i, using bars ≤ i only (indicators are causal and
- * `shift` only reads backwards). NaN on either side of a comparison gives 0, so warm-up
+ * over the defaults (or reads them from the columns a caller keeps: IndicatorColumns), and
+ * evaluates the tree a whole column at a time: one tight loop per leaf over typed arrays,
+ * OR / NOT as byte-wise combinations, an AND's leaves narrowing a list of bars (andInto).
+ * mask[i] = 1 means the condition holds at the CLOSE of bar i, using bars ≤ i only
+ * (indicators are causal and `shift` only reads backwards). NaN on either side of a comparison gives 0, so warm-up
  * bars never signal.
  */
 import type { IndicatorDef } from '../indicators/types'
@@ -85,10 +86,14 @@ type Source =
   | { kind: 'affine'; a: number; shiftA: number; multA: number; b: number; shiftB: number; multB: number; constant: number; slot: number }
   | { kind: 'align'; frame: number; src: number; shift: number; slot: number }
 
+type LeafPlan = { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number }
+
 type Plan =
-  | { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number }
+  | LeafPlan
   | { kind: 'list'; a: number; shiftA: number; values: number[]; negate: boolean }
-  | { kind: 'and' | 'or'; children: Plan[] }
+  /** an AND's comparison leaves apart from its other children: they narrow a list of bars (andInto) */
+  | { kind: 'and'; children: Plan[]; leaves: LeafPlan[]; rest: Plan[] }
+  | { kind: 'or'; children: Plan[] }
   | { kind: 'not'; child: Plan }
   | { kind: 'any_prior'; bars: number; child: Plan }
 
@@ -130,6 +135,15 @@ class Scratch {
     if (!b || b.length < n) this.u8[slot] = b = new Uint8Array(n + (n >> 3))
     return b.subarray(0, n)
   }
+
+  private i32: Int32Array[] = []
+
+  /** a list of bar indices (an AND's bars still true), one per depth */
+  positions(slot: number, n: number): Int32Array {
+    let b = this.i32[slot]
+    if (!b || b.length < n) this.i32[slot] = b = new Int32Array(n + (n >> 3))
+    return b
+  }
 }
 
 const scratch = new Scratch()
@@ -144,6 +158,29 @@ interface IndicatorJob {
   slots: number[]
   /** the fields the trees read: only these are asked of compute */
   used: Set<string>
+  /** the indicator and its params as text: what its columns are kept by (IndicatorColumns) */
+  key: string
+}
+
+/**
+ * Indicator columns kept between strategies on one coin's bars (a worker's TaskContext
+ * keeps them: runs/compute/indicator-columns.ts), so a new tree reading indicators an
+ * earlier tree computed there compares on those columns instead of computing them again.
+ * A key names the indicator, its params and the field (`bb(period=20,…)|bb_lower`); the
+ * keeper answers only columns of the bars it was asked for (the coin, its timeframe, the
+ * data version). A kept column is never written: the trees only read indicator columns.
+ */
+export interface IndicatorColumns {
+  get(key: string): Float64Array | undefined
+  /**
+   * after a miss: whether the keeper wants the column (else it is computed into this
+   * thread's scratch, which stays in cache, and not offered)
+   */
+  wants(key: string): boolean
+  /** a column of n rows to compute a wanted field into and then offer (put); no other holder reads it */
+  column(n: number): Float64Array
+  /** offered after a compute; the keeper may drop it (its memory budget) */
+  put(key: string, col: Float64Array): void
 }
 
 /**
@@ -204,11 +241,13 @@ export class CompiledStrategy {
    * Entry and exit masks over `bars`. A tree that reads other coins, other timeframes or
    * derivatives data needs `data` (the coin's symbol and the store); `absent` then marks
    * the bars where some of that data was missing (those leaves were false there).
+   * `kept`: indicator columns of these bars kept between strategies (read, and offered
+   * the ones computed here); valid for this strategy's catalog only.
    */
-  signals(bars: Bars, data?: MarketData): SignalMasks {
+  signals(bars: Bars, data?: MarketData, kept?: IndicatorColumns): SignalMasks {
     if (this.readsMarketData && !data) throw new Error('this strategy reads other coins, timeframes or market data: signals(bars, data) needs the market data')
     const n = bars.n
-    const { cols: columns, absent } = this.columns(bars, data)
+    const { cols: columns, absent } = this.columns(bars, data, kept)
     const entry = new Uint8Array(n)
     evaluate(this.entryPlan, entry, columns, n, 0)
     let exit: Uint8Array | null = null
@@ -220,7 +259,7 @@ export class CompiledStrategy {
   }
 
   /** Every column the plans read: the other frames first, then the run's frame in order. */
-  private columns(bars: Bars, data: MarketData | undefined): FrameColumns {
+  private columns(bars: Bars, data: MarketData | undefined, kept: IndicatorColumns | undefined): FrameColumns {
     const runTf = timeframeOf(bars)
     const others: (FrameColumns | null)[] = this.frames.map((f, k) => (k === 0 ? null : this.foreignColumns(f, runTf, data!)))
     const main = this.frames[0]
@@ -228,7 +267,7 @@ export class CompiledStrategy {
     return computeFrame(main, bars, data?.symbol ?? '', data, (slot, n) => scratch.column(slot, n), reads ? scratch.mask(2 * ANY_PRIOR_MASKS + 1, bars.n) : null, (s, out, absent) => {
       const fc = others[s.frame]!
       alignColumn(bars, fc, fc.cols[s.src], s.shift, out, absent)
-    })
+    }, kept)
   }
 
   /** The columns of another frame over its own bars (a fixed other coin's are cached). */
@@ -277,10 +316,10 @@ export class CompiledStrategy {
     }
     if (node.type === 'NOT') return { kind: 'not', child: this.plan(onlyChild(node), listed, spec) }
     if (node.type === 'ANY_PRIOR') return { kind: 'any_prior', bars: node.bars, child: this.plan(onlyChild(node), listed, spec) }
-    return {
-      kind: node.type === 'AND' ? 'and' : 'or',
-      children: node.conditions.map(c => this.plan(c, listed, spec)),
-    }
+    const children = node.conditions.map(c => this.plan(c, listed, spec))
+    if (node.type === 'OR') return { kind: 'or', children }
+    const leaves = children.filter((c): c is LeafPlan => c.kind === 'leaf')
+    return { kind: 'and', children, leaves, rest: children.filter(c => c.kind !== 'leaf') }
   }
 
   /** The right side of a comparison with a field: a plain (shifted) series, or an affine column. */
@@ -366,8 +405,16 @@ export class CompiledStrategy {
     for (const [k, p] of Object.entries(def.params)) params[k] = p.default
     Object.assign(params, spec.indicators[id] ?? {})
     const slots = def.fields.map(() => this.nextSlot++)
-    frame.jobs.set(id, { def, params, slots, used: new Set() })
+    frame.jobs.set(id, { def, params, slots, used: new Set(), key: indicatorKey(id, params) })
   }
+}
+
+/** `id(name=value,…)`, params by name; -0 spelled apart from 0 (String(-0) is "0") */
+function indicatorKey(id: string, params: Record<string, number>): string {
+  const parts = Object.keys(params)
+    .sort()
+    .map(k => `${k}=${Object.is(params[k], -0) ? '-0' : String(params[k])}`)
+  return `${id}(${parts.join(',')})`
 }
 
 /** how far a funding or samples series reaches: its length and last time */
@@ -406,18 +453,42 @@ function computeFrame(
   alloc: (slot: number, n: number) => Float64Array,
   absent: Uint8Array | null,
   align: (s: Extract<Source, { kind: 'align' }>, out: Float64Array, absent: Uint8Array | null) => void,
+  kept?: IndicatorColumns,
 ): FrameColumns {
   const n = bars.n
   if (absent) absent.fill(0)
   const computed = new Map<string, Record<string, Float64Array>>()
   for (const [id, job] of frame.jobs) {
-    const out: Record<string, Float64Array> = {}
-    job.def.fields.forEach((f, k) => {
-      // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
-      if (job.used.has(f.name)) out[f.name] = alloc(job.slots[k], n)
-    })
-    job.def.compute(bars, job.params, out)
-    computed.set(id, out)
+    const cols: Record<string, Float64Array> = {}
+    // the fields not kept are computed, in one call (a field's values do not depend on which
+    // others are asked: tests/indicators-subset.test.ts)
+    let out: Record<string, Float64Array> | null = null
+    let offer: string[] | null = null
+    const defFields = job.def.fields
+    for (let k = 0; k < defFields.length; k++) {
+      const name = defFields[k].name
+      if (!job.used.has(name)) continue
+      const key = `${job.key}|${name}`
+      const hit = kept?.get(key)
+      if (hit) {
+        cols[name] = hit
+        continue
+      }
+      out ??= {}
+      if (kept?.wants(key)) {
+        // a column offered to the keeper is its own
+        out[name] = cols[name] = kept.column(n)
+        ;(offer ??= []).push(name)
+      } else {
+        // reused buffers: IndicatorDef.compute writes every row (warm-up as NaN), tested in conditions-compile
+        out[name] = cols[name] = alloc(job.slots[k], n)
+      }
+    }
+    if (out !== null) {
+      job.def.compute(bars, job.params, out)
+      if (offer !== null) for (const name of offer) kept!.put(`${job.key}|${name}`, out[name])
+    }
+    computed.set(id, cols)
   }
   const cols: Float64Array[] = []
   for (const s of frame.sources) {
@@ -647,6 +718,11 @@ function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: numbe
     }
     case 'and':
     case 'or': {
+      if (plan.kind === 'and' && plan.leaves.length > 0) {
+        andInto(plan.leaves, plan.rest, dst, columns, n, depth)
+        return
+      }
+      // an OR, or an AND of groups alone: mask by mask
       evaluate(plan.children[0], dst, columns, n, depth + 1)
       if (plan.children.length === 1) return
       const tmp = scratch.mask(depth, n)
@@ -829,3 +905,400 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
     TABLE_KERNELS[kind](dst, a, sa, table, start, n)
   } else VALUES_KERNELS[kind](dst, a, sa, values, start, n)
 }
+
+
+/*
+ * An AND with comparison leaves, evaluated on a list of bars rather than mask by mask
+ * (issue 30: a new tree on kept indicator columns is these loops alone). The leaf that
+ * holds on the fewest of 64 sampled bars writes the list of bars where it holds (one pass
+ * over the coin); each other leaf, the fewest first, keeps only the listed bars where it
+ * holds too, and the AND's groups (OR, NOT, ANY_PRIOR, lists) are evaluated mask by mask
+ * only while some bar is left. The same comparisons on the same bars as compareInto, so
+ * the mask is the same bit for bit; the order only decides how many bars are visited.
+ */
+function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Float64Array[], n: number, depth: number): void {
+  const pos = scratch.positions(depth, n)
+  let order = leaves
+  if (leaves.length > 1) {
+    const held = leaves.map(l => sampledHolds(l, columns, n))
+    order = leaves.map((_, i) => i).sort((x, y) => held[x] - held[y] || x - y).map(i => leaves[i])
+  }
+  const first = order[0]
+  let k =
+    first.b < 0
+      ? SEED_CONST_KERNELS[first.op](pos, columns[first.a], first.shiftA, first.constB, leafStart(first, n), n)
+      : SEED_FIELD_KERNELS[first.op](pos, columns[first.a], first.shiftA, columns[first.b], first.shiftB, leafStart(first, n), n)
+  for (let c = 1; c < order.length && k > 0; c++) {
+    const l = order[c]
+    // bars before the leaf's start (its shifts reach before row 0) are false: leave them out
+    const start = leafStart(l, n)
+    let from = 0
+    while (from < k && pos[from] < start) from++
+    k =
+      l.b < 0
+        ? FILTER_CONST_KERNELS[l.op](pos, from, k, columns[l.a], l.shiftA, l.constB)
+        : FILTER_FIELD_KERNELS[l.op](pos, from, k, columns[l.a], l.shiftA, columns[l.b], l.shiftB)
+  }
+  if (k > 0 && rest.length > 0) {
+    const tmp = scratch.mask(depth, n)
+    for (let c = 0; c < rest.length && k > 0; c++) {
+      evaluate(rest[c], tmp, columns, n, depth + 1)
+      k = MASK_FILTER_KERNELS[0](pos, k, tmp)
+    }
+  }
+  // the root's mask (depth 0, from signals()) is new, so already zero
+  if (depth > 0) dst.fill(0, 0, n)
+  for (let j = 0; j < k; j++) dst[pos[j]] = 1
+}
+
+/** the first bar a leaf can hold on: before it a shift (or a cross's previous bar) reaches before row 0 */
+function leafStart(l: LeafPlan, n: number): number {
+  const lag = l.op === OpCode.CROSS_UP || l.op === OpCode.CROSS_DOWN ? 1 : 0
+  return Math.min(n, Math.max(l.shiftA, l.b < 0 ? 0 : l.shiftB) + lag)
+}
+
+/** sampled bars: 4 runs of 16 consecutive bars (a few cache lines per column; scattered single bars cost a miss each) */
+const SAMPLE_RUNS = 4
+const SAMPLE_RUN = 16
+
+/** On how many of 64 bars spread over the coin a leaf holds: which leaf narrows the list first. */
+function sampledHolds(l: LeafPlan, columns: Float64Array[], n: number): number {
+  const start = leafStart(l, n)
+  const span = n - start
+  if (span < SAMPLE_RUNS * SAMPLE_RUN) return 0
+  const a = columns[l.a]
+  const b = l.b < 0 ? null : columns[l.b]
+  const sa = l.shiftA
+  const sb = l.shiftB
+  let held = 0
+  for (let r = 0; r < SAMPLE_RUNS; r++) {
+    const from = start + Math.floor((span * (2 * r + 1)) / (2 * SAMPLE_RUNS)) - SAMPLE_RUN
+    for (let i = Math.max(start, from); i < Math.max(start, from) + SAMPLE_RUN; i++) {
+      const x = a[i - sa]
+      const y = b === null ? l.constB : b[i - sb]
+      switch (l.op) {
+        case OpCode.EQ: held += +(x === y); break
+        case OpCode.NE: held += +(x === x) & +(y === y) & +(x !== y); break
+        case OpCode.GT: case OpCode.CROSS_UP: held += +(x > y); break
+        case OpCode.GE: held += +(x >= y); break
+        case OpCode.LT: case OpCode.CROSS_DOWN: held += +(x < y); break
+        default: held += +(x <= y)
+      }
+    }
+  }
+  return held
+}
+
+type SeedConstKernel = (pos: Int32Array, a: Float64Array, sa: number, y: number, start: number, n: number) => number
+type SeedFieldKernel = (pos: Int32Array, a: Float64Array, sa: number, b: Float64Array, sb: number, start: number, n: number) => number
+type FilterConstKernel = (pos: Int32Array, from: number, k: number, a: Float64Array, sa: number, y: number) => number
+type FilterFieldKernel = (pos: Int32Array, from: number, k: number, a: Float64Array, sa: number, b: Float64Array, sb: number) => number
+
+/*
+ * The comparisons of CONST_KERNELS / FIELD_KERNELS, writing bar indices instead of a mask:
+ * pos[k] = i, and k moves on only where the leaf holds (no branch to mispredict). A seed
+ * kernel lists the bars start … n − 1 where its leaf holds and answers how many; a filter
+ * kernel keeps, of pos[from … k − 1], those where its leaf holds, moved to the front.
+ */
+const SEED_CONST_KERNELS: readonly SeedConstKernel[] = [
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] === y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      const x = a[i - sa]
+      pos[k] = i
+      k += +(x === x) & +(x !== y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] > y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] >= y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] < y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] <= y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] > y) & +(a[i - 1 - sa] <= y)
+    }
+    return k
+  },
+  (pos, a, sa, y, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] < y) & +(a[i - 1 - sa] >= y)
+    }
+    return k
+  },
+]
+
+const SEED_FIELD_KERNELS: readonly SeedFieldKernel[] = [
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] === b[i - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      const x = a[i - sa]
+      const y = b[i - sb]
+      pos[k] = i
+      k += +(x === x) & +(y === y) & +(x !== y)
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] > b[i - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] >= b[i - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] < b[i - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] <= b[i - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] > b[i - sb]) & +(a[i - 1 - sa] <= b[i - 1 - sb])
+    }
+    return k
+  },
+  (pos, a, sa, b, sb, start, n) => {
+    let k = 0
+    for (let i = start; i < n; i++) {
+      pos[k] = i
+      k += +(a[i - sa] < b[i - sb]) & +(a[i - 1 - sa] >= b[i - 1 - sb])
+    }
+    return k
+  },
+]
+
+const FILTER_CONST_KERNELS: readonly FilterConstKernel[] = [
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] === y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      const x = a[i - sa]
+      pos[m] = i
+      m += +(x === x) & +(x !== y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] > y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] >= y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] < y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] <= y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] > y) & +(a[i - 1 - sa] <= y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, y) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] < y) & +(a[i - 1 - sa] >= y)
+    }
+    return m
+  },
+]
+
+const FILTER_FIELD_KERNELS: readonly FilterFieldKernel[] = [
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] === b[i - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      const x = a[i - sa]
+      const y = b[i - sb]
+      pos[m] = i
+      m += +(x === x) & +(y === y) & +(x !== y)
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] > b[i - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] >= b[i - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] < b[i - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] <= b[i - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] > b[i - sb]) & +(a[i - 1 - sa] <= b[i - 1 - sb])
+    }
+    return m
+  },
+  (pos, from, k, a, sa, b, sb) => {
+    let m = 0
+    for (let j = from; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += +(a[i - sa] < b[i - sb]) & +(a[i - 1 - sa] >= b[i - 1 - sb])
+    }
+    return m
+  },
+]
+
+/** keeps, of pos[0 … k − 1], the bars where a group's mask holds */
+const MASK_FILTER_KERNELS: readonly ((pos: Int32Array, k: number, mask: Uint8Array) => number)[] = [
+  (pos, k, mask) => {
+    let m = 0
+    for (let j = 0; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += mask[i]
+    }
+    return m
+  },
+]

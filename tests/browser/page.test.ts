@@ -231,7 +231,32 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     // five points on the capacity chart, each labelled with its size
     expect(await page.locator('#capacity-chart circle').count()).toBe(5)
     expect(await page.getAttribute('#capacity-chart svg', 'aria-label')).toMatch(/^Capacity: total return at larger position sizes: 60 USD: /)
+    // the candles liquidation was tested on: a synthetic store has no mark-price candles
+    expect(await page.textContent('#liq-source-value dt')).toBe('Liquidation tested on')
+    expect(await page.textContent('#liq-source-value dd')).toBe('the last price')
     await screenshot(page, 'execution')
+    // the answer's other values, intercepted: every coin on its mark price, then some of them
+    const answerWith = async (execution: Record<string, unknown>) => {
+      await page.unroute('**/simulate')
+      await page.route('**/simulate', async route => {
+        const res = await route.fetch()
+        const body = await res.json()
+        Object.assign(body.execution, execution)
+        await route.fulfill({ response: res, json: body })
+      })
+      await page.click('#run')
+    }
+    await answerWith({ liquidation_price_source: 'mark' })
+    await until(async () => (await page.textContent('#liq-source-value dd')) === 'the mark price')
+    await answerWith({ liquidation_price_source: 'mixed', coins_mark_price: ['BTCUSDT', 'ETHUSDT'] })
+    await until(async () => (await page.textContent('#liq-source-value dd')) === 'the mark price for 2 of 10 coins (BTCUSDT, ETHUSDT), the last price for the others')
+    await page.selectOption('#lang', 'ko')
+    await until(async () => (await page.getAttribute('html', 'lang')) === 'ko')
+    expect(await page.textContent('#liq-source-value dt')).toBe('청산 판정 가격')
+    expect(await page.textContent('#liq-source-value dd')).toBe('10개 중 2개 코인(BTCUSDT, ETHUSDT)은 마크 가격, 나머지는 최종 체결가')
+    await page.selectOption('#lang', 'en')
+    await until(async () => (await page.getAttribute('html', 'lang')) === 'en')
+    await page.unroute('**/simulate')
     // the old model: no slippage, flat margin; the settings go into the address
     await page.selectOption('#f-slip', 'none')
     await page.selectOption('#f-margin', 'flat')
@@ -330,6 +355,11 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
     const rows = await page.locator('#compare-table tbody tr').count()
     expect(rows).toBeGreaterThan(10)
     expect(await page.locator('#compare-chart li').count()).toBe(rows)
+    // each strategy's costs, its return under the bar rule and its size at half edge, as the API answers them
+    const heads = await page.locator('#compare-table thead th').allTextContents()
+    expect(heads.slice(-3)).toEqual(['Costs, % of notional', 'Return, bar rule', 'Size at half edge'])
+    const costs = await page.locator('#compare-table tbody td:nth-last-child(3)').allTextContents()
+    expect(costs.every(c => /^-?\d+\.\d{4} %$/.test(c))).toBe(true)
     await screenshot(page, 'compare')
     expect(errors).toEqual([])
     await page.close()

@@ -74,7 +74,13 @@ describe.skipIf(!CHROMIUM)(`paper trading and trust${SKIP_REASON ? ` (skipped: $
     expect(await page.locator('#open-positions tbody tr').count()).toBe(Math.min(25, api.open_positions.length))
     expect(await page.locator('#closed-positions tbody tr').count()).toBe(Math.min(25, api.closed_positions.length))
     const heads = await page.locator('#closed-positions thead th').allTextContents()
-    expect(heads).toEqual(['Symbol', 'Strategy', 'Direction', 'Entry (UTC)', 'Entry price', 'Reference entry', 'Entry vs reference', 'Exit (UTC)', 'Exit price', 'Exit', 'P&L %', 'P&L $'].map(h => (h === 'Symbol' ? 'Coin' : h)))
+    expect(heads).toEqual(['Symbol', 'Strategy', 'Direction', 'Entry (UTC)', 'Entry price', 'Reference entry', 'Entry vs reference', 'Exit (UTC)', 'Exit price', 'Exit', 'P&L %', 'P&L $', 'Engine'].map(h => (h === 'Symbol' ? 'Coin' : h)))
+    // each position's engine label as the API gives it (the positions opened here are labelled)
+    expect(api.closed_positions.every((x: any) => typeof x.engine === 'string')).toBe(true)
+    const shown = api.closed_positions.slice(0, 25)
+    expect(await page.locator('#closed-positions tbody td:nth-child(13)').allTextContents()).toEqual(shown.map((x: any) => x.engine))
+    expect((await page.locator('#open-positions thead th').allTextContents()).at(-1)).toBe('Engine')
+    expect(await page.textContent('#pp-engine-note')).toContain('fixed when it opened')
     const reasons = await page.locator('#closed-positions tbody td:nth-child(10)').allTextContents()
     const words = new Set(['take profit', 'stop loss', 'time out', 'liquidated', 'exit signal', 'cycle end', 'cancelled'])
     expect(reasons.every(r => words.has(r))).toBe(true)
@@ -82,6 +88,32 @@ describe.skipIf(!CHROMIUM)(`paper trading and trust${SKIP_REASON ? ` (skipped: $
     expect(await page.textContent('#perf-regime dt')).toBe('Market regime')
     expect(await page.textContent('#perf-exposure dd')).toContain(`${api.open_positions.filter((p: any) => p.status === 'open').length} open`)
     await screenshot(page, 'paper')
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  test('paper view: the engine column shows whatever label the server writes, and "none" for a position opened before labels', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors = collectErrors(page)
+    await page.route('**/paper-trading', async route => {
+      const res = await route.fetch()
+      const body = await res.json()
+      // the first closed position as an old one (no label), the second under a label the page has never seen
+      delete body.closed_positions[0].engine
+      delete body.closed_positions[0].execution
+      if (body.closed_positions[1]) body.closed_positions[1].engine = 'reference-engine-v9'
+      await route.fulfill({ response: res, json: body })
+    })
+    await page.goto(`${served.base}/?view=paper`)
+    await page.waitForSelector('#closed-positions', { timeout: 30_000 })
+    const cells = await page.locator('#closed-positions tbody td:nth-child(13)').allTextContents()
+    expect(cells[0]).toBe('none (before labels)')
+    if (cells.length > 1) expect(cells[1]).toBe('reference-engine-v9')
+    await page.selectOption('#lang', 'ko')
+    await until(async () => (await page.getAttribute('html', 'lang')) === 'ko')
+    expect((await page.locator('#closed-positions thead th').allTextContents()).at(-1)).toBe('엔진')
+    expect(await page.locator('#closed-positions tbody td:nth-child(13)').first().textContent()).toBe('없음 (라벨 이전)')
+    expect(await page.textContent('#pp-engine-note')).toContain('진입 시점에 고정')
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)

@@ -11,6 +11,9 @@ import { useRunOnSignal, type ViewProps } from './view'
 
 type CmpRow = CompareResult['strategies'][number] & { direction?: string; status?: string; total_return_pct?: number; max_drawdown_pct?: number; sharpe_ratio?: number }
 
+/** fees, funding and slippage together, in % of the notional the strategy traded */
+const costsPct = (x: CmpRow) => x.costs.fees_pct + x.costs.funding_pct + x.costs.slippage_pct
+
 export function CompareView(p: ViewProps) {
   const { t, n } = useI18n()
   const run = useRun<CompareResult>()
@@ -60,6 +63,16 @@ export function CompareView(p: ViewProps) {
               { key: 'ret', label: t('tbl.return'), value: x => x.total_return_pct ?? 0, render: x => <Pct v={x.total_return_pct} />, numeric: true },
               { key: 'mdd', label: t('res.mdd'), value: x => x.max_drawdown_pct ?? 0, render: x => <Pct v={x.max_drawdown_pct === undefined ? undefined : -x.max_drawdown_pct} />, numeric: true },
               { key: 'sharpe', label: t('res.sharpe'), value: x => x.sharpe_ratio ?? 0, render: x => n(x.sharpe_ratio), numeric: true },
+              // where each strategy's edge went, what the bar rule would have said, and how far it scales (the strategy's costs, intrabar and capacity)
+              {
+                key: 'costs',
+                label: t('cmp.costs'),
+                value: x => costsPct(x),
+                render: x => <span title={t('cmp.costsTitle', { fees: n(x.costs.fees_pct, 4), funding: n(x.costs.funding_pct, 4), slip: n(x.costs.slippage_pct, 4) })}>{n(costsPct(x), 4)} %</span>,
+                numeric: true,
+              },
+              { key: 'barRet', label: t('cmp.barRet'), value: x => x.intrabar.rule_bias?.bar.total_return_pct ?? x.total_return_pct ?? 0, render: x => <Pct v={x.intrabar.rule_bias ? x.intrabar.rule_bias.bar.total_return_pct : x.total_return_pct} />, numeric: true },
+              { key: 'halfEdge', label: t('cmp.halfEdge'), value: x => x.capacity.size_at_half_edge_usd ?? Infinity, render: x => (x.capacity.size_at_half_edge_usd === null ? '—' : `${n(x.capacity.size_at_half_edge_usd, 0)} USD`), numeric: true },
             ]}
           />
         </section>

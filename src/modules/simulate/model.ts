@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateOrNull, ExecutionRequestFields, executionFields, Intrabar, resultFields, Timeframe, TradeItem, universeRequestFields } from '../../model/shared'
+import { CapacityInfo, CostBreakdown, DateOrNull, ExecutionRequestFields, executionFields, IntrabarInfo, resultFields, Timeframe, TradeItem, universeRequestFields } from '../../model/shared'
 import { exitCountFields } from '../../runs/result-model'
 
 const MarketType = t.UnionEnum(['futures', 'spot'], { default: 'futures' })
@@ -90,7 +90,8 @@ export const CompareRequest = t.Object({
   max_bars: t.Integer({ minimum: 1, maximum: 168, default: 48 }),
   top_n: t.Union([t.Integer({ minimum: 1, maximum: 535 }), t.Null()], { default: null, description: 'null = 5; 6 to 535 answers 400 (use /simulate)' }),
   ...universeRequestFields,
-  intrabar: Intrabar,
+  // every strategy's run takes the execution settings, as /simulate's does
+  ...ExecutionRequestFields,
 })
 
 export const CompareResponse = t.Object(
@@ -118,6 +119,10 @@ export const CompareResponse = t.Object(
           total_trades: t.Integer(),
           max_drawdown_pct: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
           ruined_at: t.Optional(t.Union([t.String({ format: 'date-time' }), t.Null()])),
+          // the strategy's run as /simulate answers these blocks for it (built by the same code: runs/intrabar-summary.ts, runs/execution-report.ts)
+          intrabar: IntrabarInfo,
+          costs: CostBreakdown,
+          capacity: CapacityInfo,
         },
         { additionalProperties: true },
       ),

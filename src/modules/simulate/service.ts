@@ -8,6 +8,9 @@ import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
 import { dataRange, executionOf, responseBody, tradeItem } from '../../runs/present'
 import { isoInstant } from '../../time'
+import type { RunMetricsResult } from '../../runs/compute/coin-tasks'
+import { executionSpecOf } from '../../runs/execution-spec'
+import type { CapacityBlock, CostsBlock, IntrabarBlock } from '../../runs/result-model'
 import type { RunService } from '../../runs/service'
 import { checkDates, registrySpec, registryStrategy } from '../../runs/spec'
 import { checkSpotSide, marketSpecOf, simulateSpec } from '../../runs/simulate-spec'
@@ -98,9 +101,10 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
       alternative: '/simulate',
     })
   const strategies = listStrategies()
-  const specs = strategies.map(s => runService.withUniverse(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, intrabar: body.intrabar }), body))
-  // one request: its strategies run as one batch
-  const { symbols, accounting, runs } = await runService.batch(specs, { noCache })
+  const execution = executionSpecOf(body)
+  const specs = strategies.map(s => runService.withUniverse(registrySpec(s, { slPct: body.sl_pct, tpPct: body.tp_pct, maxBars: body.max_bars, topN, ...execution }), body))
+  // one request: its strategies run as one batch, each with its intrabar, costs and capacity blocks
+  const { symbols, accounting, runs } = await runService.batch(specs, { noCache, report: true })
   // the indicator cache bounds the coins a cached path computes; compare_max_coins no longer binds
   const target = Math.min(topN, accounting.eligible_universe ?? topN)
   const runCap = target > INDICATOR_CACHE_COINS ? INDICATOR_CACHE_COINS : null
@@ -121,6 +125,7 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
     strategies: runs.map((r, i) => {
       const m = r.metrics
       const s = strategies[i]
+      const report = reportOf(r)
       return {
         strategy_id: s.id,
         name: s.name,
@@ -133,9 +138,19 @@ export async function runCompare(runService: RunService, body: CompareBody, noCa
         max_drawdown_pct: m.max_drawdown_pct,
         ruined_at: r.ruinedAtMs === null ? null : isoInstant(r.ruinedAtMs),
         sharpe_ratio: m.sharpe_ratio,
+        intrabar: report.intrabar,
+        costs: report.costs,
+        capacity: report.capacity,
       }
     }),
   }
+}
+
+/** A compare run's blocks: its specs carry intrabar and the execution settings, so the batch built all three. */
+function reportOf(r: RunMetricsResult): { intrabar: IntrabarBlock; costs: CostsBlock; capacity: CapacityBlock } {
+  const rep = r.report
+  if (!rep || !rep.intrabar || !rep.capacity) throw new Error('compare: a run came back without its intrabar, costs or capacity block')
+  return { intrabar: rep.intrabar, costs: rep.costs, capacity: rep.capacity }
 }
 
 /**

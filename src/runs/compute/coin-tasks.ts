@@ -8,11 +8,17 @@ import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
-import { book, daySpan, markOver, type DaySpan } from '../../engine/run'
+import { book, bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
+import { executionReport } from '../execution-report'
+import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
+import type { CapacityBlock, CostsBlock, IntrabarBlock } from '../result-model'
+import { detailSourceOf } from './intrabar-detail'
+import { acceptSteps } from '../../engine/portfolio'
+import { finish } from '../../engine/steps'
 import type { Bars } from '../../market/types'
 import type { Trade } from '../../engine/types'
 import { strategyKeyOf, type TaskContext } from './context'
@@ -33,6 +39,12 @@ export interface CoinTradesPayload {
    * a coin that was in every set of the window has the same trades in both, computed once
    */
   twin?: string[]
+  /**
+   * false: do not simulate the bar rule's trades of the coins a minute replay changed (they
+   * serve only `rule_bias`: a run that answers no intrabar block, like a metrics-only batch,
+   * skips them); default true
+   */
+  ruleTrades?: boolean
 }
 
 export interface CoinOutcome {
@@ -68,25 +80,6 @@ export interface BookTradesPayload {
   trades: TradeTable
 }
 
-/** What a chunk's coins did with minute detail. */
-export interface ChunkIntrabar extends IntrabarCounts {
-  /** coins of the chunk with no minute detail at all */
-  coinsWithout: string[]
-  /** coins of the chunk where a minute replay changed a trade */
-  changedCoins: string[]
-  /**
-   * those coins' trades under the bar rule (for `rule_bias`; the other coins' bar-rule
-   * trades are their trades), coin by coin: where the bar rule's trades pair one to one
-   * with the coin's trades (the same entries) only the ones that differ, else all of them
-   */
-  barTrades: TradeTable
-  /**
-   * for each row of barTrades, the index among its coin's trades (in time order) of the
-   * trade it stands for; −1 on every row of a coin whose bar-rule trades are all there
-   */
-  barRows: Int32Array
-}
-
 /** a coin without minutes: every bar that needed them is counted as left to the rule */
 const NO_MINUTES: IntrabarDetail = { minutes: () => null }
 
@@ -99,6 +92,19 @@ export interface WholeRunsPayload {
   delisted?: string[]
   /** the portfolio's coin count when it is not the symbols' (a point-in-time run's largest set) */
   coinCount?: number
+  /** each run's `intrabar`, `costs` and `capacity` too (compare's answer; RunMetricsResult.report) */
+  report?: boolean
+}
+
+/**
+ * What compare shows of a run beside its metrics, built by the code that builds them for
+ * /simulate's body (intrabar-summary.ts, execution-report.ts): `intrabar` null for a spec
+ * without the setting, `capacity` null for one without execution settings.
+ */
+export interface RunReport {
+  intrabar: IntrabarBlock | null
+  costs: CostsBlock
+  capacity: CapacityBlock | null
 }
 
 /** The metrics of a run done whole in one worker, and its day span (null: no bar in the window). */
@@ -107,6 +113,8 @@ export interface RunMetricsResult {
   span: DaySpan | null
   /** when the portfolio's equity reached zero (PortfolioResult.ruinedAtMs) */
   ruinedAtMs: number | null
+  /** asked for with WholeRunsPayload.report (absent from every other task's answer) */
+  report?: RunReport
 }
 
 /**
@@ -169,7 +177,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
     const coinsWithout: string[] = []
     const changedCoins: string[] = []
-    const barTable = withDetail && withBars ? new TradeTableBuilder(params.direction, symbols) : null
+    const barTable = withDetail && withBars && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
     const barRows: number[] = []
     symbols.forEach((symbol, coin) => {
       const bars = ctx.bars(symbol, spec.timeframe)
@@ -256,13 +264,25 @@ export function runBookTrades(ctx: TaskContext, payload: BookTradesPayload): Run
 
 /**
  * Several small runs done whole in this thread (compare): each run's trades booked by the
- * same step the main thread takes for one big run (engine/run.ts); only the metrics go back.
+ * same step the main thread takes for one big run (engine/run.ts); the metrics go back,
+ * and with `report` the run's `intrabar`, `costs` and `capacity` as /simulate's body has them.
  */
 export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
+    // the bar rule's trades behind rule_bias only when the blocks are asked for
+    const { coins, trades, intrabar } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted, ruleTrades: payload.report === true })
     const span = daySpan(coins)
-    const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
-    return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
+    const opts = portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length)
+    const acceptance = finish(acceptSteps(trades, opts))
+    const { metrics, portfolio } = finish(bookSteps(trades, opts, markOver(span, s => ctx.view.bars(s)), acceptance))
+    const result: RunMetricsResult = { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
+    if (payload.report) {
+      const info = ctx.view.detailInfo()
+      const sources = { detailSource: (s: string) => detailSourceOf(info, s, ctx.view.bars(s) !== undefined) }
+      const ib = intrabarBlock(spec, payload.symbols, sources, mergeIntrabar(payload.symbols, [intrabar]), trades, acceptance, metrics, opts)
+      const { costs, capacity } = executionReport(spec, payload.symbols, portfolio, { marginBrackets: s => ctx.view.marginBrackets(s), mark: s => ctx.view.mark?.(s) })
+      result.report = { intrabar: ib?.block ?? null, costs, capacity }
+    }
+    return result
   })
 }

@@ -1,8 +1,9 @@
 /**
  * What a task sees on its thread: the store view, and the caches kept between tasks —
- * resampled series, compiled strategies and signal masks (dropped when the data changes).
- * A run that only changes exits, costs or sizing reuses the masks instead of recomputing
- * every indicator.
+ * resampled series, compiled strategies, signal masks and custom trees' indicator columns
+ * (dropped when the data changes). A run that only changes exits, costs or sizing reuses
+ * the masks instead of recomputing every indicator; a new custom tree over indicators
+ * earlier trees read compares on their kept columns.
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
@@ -15,6 +16,7 @@ import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
+import { IndicatorColumnCache } from './indicator-columns'
 import { MinuteCache, openDetail } from './intrabar-detail'
 import type { StoreView } from './store-view'
 
@@ -38,6 +40,8 @@ export class TaskContext {
   private readonly resampled = new Map<string, Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
   private readonly signalCache = new Map<string, CachedSignals>()
+  /** indicator columns kept between strategies, so a new tree on known indicators only compares */
+  private readonly indicatorColumns = new IndicatorColumnCache()
   private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private readonly marks = new Map<string, MarkBars | null>()
   private signalBytes = 0
@@ -58,6 +62,7 @@ export class TaskContext {
       this.details.clear()
       this.minuteCache.clear()
       this.signalCache.clear()
+      this.indicatorColumns.clear()
       this.costSeries.clear()
       this.marks.clear()
       this.signalBytes = 0
@@ -140,7 +145,11 @@ export class TaskContext {
       this.signalCache.set(key, hit)
       return hit
     }
-    const masks = this.strategy(spec).signals(bars, this.marketData(symbol))
+    // a custom tree's indicator columns are kept for the next tree (one edited in the builder
+    // and run again); a registry strategy's masks are cached whole above, and the rankings'
+    // daily pass over every strategy would only churn the columns of the trees being edited
+    const kept = spec.strategyId === null ? this.indicatorColumns.of(symbol, spec.timeframe, bars) : undefined
+    const masks = this.strategy(spec, strategyKey).signals(bars, this.marketData(symbol), kept)
     const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       this.signalCache.set(key, masks)
@@ -164,8 +173,8 @@ export class TaskContext {
     }
   }
 
-  strategy(spec: RunSpec): CompiledStrategy {
-    const key = strategyKeyOf(spec.strategy)
+  /** `key`: strategyKeyOf(spec.strategy) when the caller has it (a canonical text per coin cost more than the coin's leaves) */
+  strategy(spec: RunSpec, key = strategyKeyOf(spec.strategy)): CompiledStrategy {
     let c = this.compiled.get(key)
     if (!c) {
       c = prepareStrategy(spec.strategy)

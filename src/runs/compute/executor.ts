@@ -11,7 +11,7 @@ import { TaskContext, type Task } from './context'
 import { WorkerPool, type PoolStats } from './pool'
 import { snapshotOf, type TaskView } from './store-view'
 import type { Priority } from './task-queue'
-import { taskName } from './tasks'
+import { taskName, transferablesOf } from './tasks'
 
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
@@ -38,8 +38,9 @@ export class InProcessExecutor implements Executor {
     // as the pool would: a task missing from the registry fails here too, not first in production
     taskName(task)
     this.ctx.setView(this.store)
-    // a structured clone, as a worker's answer would be: callers may not share memory with it
-    return structuredClone(task(this.ctx, payload))
+    // a structured clone, as a worker's answer would be (its trade tables moved, not copied): callers may not share memory with it
+    const result = task(this.ctx, payload)
+    return structuredClone(result, { transfer: transferablesOf(taskName(task), result) })
   }
 
   async close(): Promise<void> {}

@@ -242,7 +242,14 @@ export class StoredMinutes extends CachedMinutes {
  * asks for a bar.
  */
 export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined, cache: MinuteCache): IntrabarDetail | null {
-  if (info.stored.includes(symbol)) return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`), cache)
-  if (info.syntheticSeed !== null && hours) return new DerivedMinutes(hours, info.syntheticSeed, symbol, cache)
+  const source = detailSourceOf(info, symbol, hours !== undefined)
+  if (source === 'stored') return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`), cache)
+  if (source === 'derived') return new DerivedMinutes(hours!, info.syntheticSeed!, symbol, cache)
   return null
+}
+
+/** Where a coin's minutes come from on this thread (CandleStore.detailSource's rule, read from the view's DetailInfo); `hasHours`: the coin has 1H candles. */
+export function detailSourceOf(info: DetailInfo, symbol: string, hasHours: boolean): 'stored' | 'derived' | null {
+  if (info.stored.includes(symbol)) return 'stored'
+  return info.syntheticSeed !== null && hasHours ? 'derived' : null
 }

@@ -53,7 +53,7 @@ export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): Run
     return payload.specs.map(spec => {
       const memo: CoinRunMemo = new Map()
       return groups.map(g => {
-        const { coins, trades } = runCoinTrades(ctx, { spec, symbols: g.symbols, tradable: g.tradable, delisted: g.delisted }, memo)
+        const { coins, trades } = runCoinTrades(ctx, { spec, symbols: g.symbols, tradable: g.tradable, delisted: g.delisted, ruleTrades: false }, memo)
         const span = daySpan(coins)
         const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, g.coinCount), markOver(span, s => ctx.view.bars(s)))
         return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
@@ -61,7 +61,7 @@ export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): Run
     })
   }
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted, ruleTrades: false })
     return payload.groups.map(group => {
       const groupCoins: CoinOutcome[] = group.map(c => coins[c])
       const span = daySpan(groupCoins)

@@ -42,7 +42,8 @@ export function scalarMetrics(m: BacktestMetrics): ScalarMetrics {
 /** Each trial run whole here: its coins' trades (signals from the thread's cache), booked as a portfolio of its own. */
 export function runSweepTrials(ctx: TaskContext, payload: SweepTrialsPayload): SweepTrialOutcome[] {
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols })
+    // metrics only: no bar-rule trades for a rule_bias no trial answers
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, ruleTrades: false })
     const span = daySpan(coins)
     const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, payload.symbols.length), markOver(span, s => ctx.view.bars(s)))
     return {

@@ -6,7 +6,8 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runBookTrades, runCoinTrades, runWholeRuns } from './coin-tasks'
+import { runBookTrades, runCoinTrades, runWholeRuns, type CoinTradesResult } from './coin-tasks'
+import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
 import { runScanSignals } from './signal-tasks'
@@ -44,4 +45,30 @@ export function taskName<P, R>(task: Task<P, R>): TaskName {
 /** The task registered under `name`, for the worker (its payload arrives untyped in a message). */
 export function taskNamed(name: string): Task<unknown, unknown> | undefined {
   return (TASKS as unknown as Record<string, Task<unknown, unknown>>)[name]
+}
+
+/** The buffers of a trade table's columns and marks (each array its own buffer, as TradeTableBuilder.finish makes them). */
+function tableBuffers(t: TradeTable | undefined, out: Set<ArrayBuffer>): void {
+  if (!t) return
+  for (const k of TRADE_COLUMNS) out.add((t[k] as Float64Array).buffer as ArrayBuffer)
+  if (t.marks) {
+    out.add(t.marks.start.buffer as ArrayBuffer)
+    out.add(t.marks.move.buffer as ArrayBuffer)
+  }
+}
+
+/**
+ * What a task's result hands over to the other thread instead of copying: the buffers of
+ * the trade tables a chunk of a run made (megabytes for a 535-coin run), which the worker
+ * allocated for this answer alone and never reads again. Other tasks' results are copied:
+ * they may hold arrays the worker keeps (a cache).
+ */
+export function transferablesOf(name: string, result: unknown): ArrayBuffer[] {
+  if (name !== 'coinTrades') return []
+  const r = result as CoinTradesResult
+  const out = new Set<ArrayBuffer>()
+  tableBuffers(r.trades, out)
+  tableBuffers(r.twin?.trades, out)
+  tableBuffers(r.intrabar?.barTrades, out)
+  return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }

@@ -1,0 +1,71 @@
+/**
+ * A/B of the warm /simulate path in one process (issue 30): the real app (buildApp over
+ * composeDeps, in-process transport: one thread does the workers' part too) built from
+ * another checkout's src/ and from this tree's, on the same store, requests alternated
+ * A, B, B, A, ... with `Cache-Control: no-cache` after warm-ups, so a load that changes
+ * while it runs weighs on both alike. Prints each side's CPU ms per request (p50, mean) and
+ * wall p50, and checks both answer the same bytes (compute_time_ms aside).
+ * Make the other tree with
+ *   mkdir -p /tmp/base && git archive <commit> src workers db assets web package.json | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
+ * then
+ *   BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts /tmp/base [rounds] [--body json] [--path /simulate]
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const other = process.argv[2]
+const rounds = Number(process.argv[3]) > 0 ? Number(process.argv[3]) : 10
+const arg = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at >= 0 ? process.argv[at + 1] : undefined
+}
+const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":535}')
+const path = arg('path') ?? '/simulate'
+const dataDir = process.env.BENCH_DATA_DIR
+if (!other || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts <dir holding the other src/> [rounds]')
+
+async function side(src: string) {
+  const { buildApp } = await import(join(src, 'app.ts'))
+  const { systemClock } = await import(join(src, 'clock.ts'))
+  const { composeDeps } = await import(join(src, 'compose.ts'))
+  const { loadConfig } = await import(join(src, 'config.ts'))
+  const { openDb } = await import(join(src, 'db.ts'))
+  const { CandleStore } = await import(join(src, 'market/candle-store.ts'))
+  const { inProcessTransport } = await import(join(src, 'runs/transport.ts'))
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', SHED_LAG_MS: '0', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
+  const store = CandleStore.open(dataDir)
+  const db = openDb(join(mkdtempSync(join(tmpdir(), 'perpsim-ab-')), 'perpsim.sqlite'))
+  const app = buildApp(composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 }))
+  return async (): Promise<{ wall: number; cpu: number; text: string }> => {
+    const c0 = process.cpuUsage()
+    const t0 = performance.now()
+    const r = await app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(body) }))
+    const text = await r.text()
+    if (!r.ok) throw new Error(`HTTP ${r.status}: ${text.slice(0, 300)}`)
+    const c = process.cpuUsage(c0)
+    return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000, text }
+  }
+}
+
+const sides = [
+  { name: 'other', run: await side(join(other, 'src')), cpu: [] as number[], wall: [] as number[], text: '' },
+  { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], wall: [] as number[], text: '' },
+]
+for (const s of sides) for (let i = 0; i < 3; i++) await s.run() // JIT, signal masks, the result's statistics
+const strip = (t: string) => t.replace(/"compute_time_ms":\d+/, '')
+for (let r = 0; r < rounds; r++) {
+  for (const s of r % 2 === 0 ? sides : [...sides].reverse()) {
+    const m = await s.run()
+    s.cpu.push(m.cpu)
+    s.wall.push(m.wall)
+    s.text = strip(m.text)
+  }
+}
+const med = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)]
+const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length
+console.log('| side | CPU ms p50 | CPU ms mean | wall ms p50 |')
+console.log('|---|---:|---:|---:|')
+for (const s of sides) console.log(`| ${s.name} | ${med(s.cpu).toFixed(1)} | ${mean(s.cpu).toFixed(1)} | ${med(s.wall).toFixed(1)} |`)
+console.log(`answers byte-identical (compute_time_ms aside): ${sides[0].text === sides[1].text ? 'yes' : 'NO'} (${sides[1].text.length} bytes); load ${require('node:os').loadavg().map((x: number) => x.toFixed(2)).join(' ')}`)
+process.exit(0)
