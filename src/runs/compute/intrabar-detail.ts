@@ -144,7 +144,7 @@ export class MinuteCache {
   }
 }
 
-/** the cache of details opened without one (a test's, a script's): one per thread too */
+/** the cache of details opened without one (the live scorer's, a test's): one per thread, bounded alike */
 const threadCache = new MinuteCache()
 
 const NONE = new Float64Array(0)
@@ -239,9 +239,10 @@ export class StoredMinutes extends CachedMinutes {
 /**
  * A coin's minute detail on this thread: its stored minutes, else on a synthetic store the
  * minutes derived from `hours` (its 1H candles), else null. Nothing is read until a replay
- * asks for a bar.
+ * asks for a bar. `cache`: a task context's; without one the thread's own (the live
+ * scorer's on the main thread), bounded alike.
  */
-export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined, cache: MinuteCache): IntrabarDetail | null {
+export function openDetail(info: DetailInfo, symbol: string, hours: Bars | undefined, cache: MinuteCache = threadCache): IntrabarDetail | null {
   const source = detailSourceOf(info, symbol, hours !== undefined)
   if (source === 'stored') return new StoredMinutes(new MinuteReader(`${info.storedDir}/${symbol}`), cache)
   if (source === 'derived') return new DerivedMinutes(hours!, info.syntheticSeed!, symbol, cache)
