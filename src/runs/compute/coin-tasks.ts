@@ -9,7 +9,7 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -159,6 +159,8 @@ export interface CoinRun {
   outcome: CoinOutcome
   trades: Trade[]
   input: Parameters<typeof simulateCoin>[0]
+  /** with minute detail: the bar rule's trades where a replay changed one (simulateCoin's twin), else null */
+  barRule: Trade[] | null
 }
 
 /**
@@ -182,7 +184,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   /**
    * A coin's trades under its membership (null: none): its outcome and trades, the memo key
    * they are kept under, and whether the membership limited nothing. `known`: trades of
-   * the coin under a narrower membership, reused (simulateCoin).
+   * the coin under a narrower membership, reused (simulateCoin; the bar rule's trades are
+   * then not made: the twin answers no rule_bias).
    */
   const coinRun = (symbol: string, membership: number[] | null, counts: IntrabarCounts, coinsWithout: string[], known?: Trade[]): { run: CoinRun; key: string; covered: boolean } | null => {
     const bars = ctx.bars(symbol, spec.timeframe)
@@ -214,9 +217,10 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         detail,
         delisted,
       }
-      const trades = simulateCoin(input, params, counts, known)
+      const twin: BarRuleTwin | undefined = known ? undefined : { trades: null }
+      const trades = simulateCoin(input, params, counts, twin, known)
       const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-      run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+      run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null }
       shared?.set(key, run)
     }
     return { run, key, covered }
@@ -232,6 +236,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const coinsWithout: string[] = []
   const changedCoins: string[] = []
   const barTable = withDetail && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
+  const barRows: number[] = []
   symbols.forEach((symbol, coin) => {
     const got = coinRun(symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout)
     if (!got) {
@@ -249,17 +254,27 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
       if (tr.exitChanged) changed++
     }
     if (barTable && changed > 0) {
-      // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
-      // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+      // the bar rule's trades of this coin (simulateCoin's twin: only the changed trades are priced again)
       changedCoins.push(symbol)
-      const first = run.trades.findIndex(tr => tr.exitChanged)
-      for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
-      for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+      const bar = run.barRule!
+      const own = run.trades
+      if (bar.length === own.length && bar.every((tr, k) => tr.entryIdx === own[k].entryIdx)) {
+        // the same entries: the trades that differ stand in for theirs (the twin holds the others themselves)
+        bar.forEach((tr, k) => {
+          if (tr === own[k]) return
+          barTable.push(tr, coin)
+          barRows.push(k)
+        })
+      } else
+        for (const tr of bar) {
+          barTable.push(tr, coin)
+          barRows.push(-1)
+        }
     }
     coins.push(run.outcome)
   })
   const result: CoinTradesResult = { coins, trades: table.finish() }
-  if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() }
+  if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
   if (payload.twin) {
     // the twin's coins without membership limits: only those whose trades are not the run's come back
     const own: string[] = []
