@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { entryCandidates, randomEntrySums, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { entryCandidates, randomEntrySums, RandomEntryScratch, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { keptFunding } from '../src/engine/funding'
+import { quietExtremes } from '../src/engine/quiet-blocks'
 import { simulateCoin } from '../src/engine/trade-model'
 import type { TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
@@ -111,6 +113,32 @@ describe('random-entry trades', () => {
     const outcomes = new TradeOutcomes(coin, p)
     const possible = new Set(Array.from(entryCandidates(coin), s => outcomes.pnlPct(s)))
     for (const x of randomEntrySums(coin, p, 1, 200, 7)) expect(possible.has(x)).toBe(true)
+  })
+
+  test('inputs kept between runs (whole-bar quiet extremes and funding amounts, a reused scratch) give the same bits as fresh ones', () => {
+    const bits = (x: Float64Array) => Buffer.from(x.buffer).toString('hex')
+    // a worker keeps them over the coin's whole bars; a run's window is a stretch inside
+    const quiet = quietExtremes(bars)
+    const whole = keptFunding(bars, funding)
+    expect(whole!.realAmt.length).toBeGreaterThan(0)
+    expect(whole!.gridAmt.some(x => x !== 0)).toBe(true)
+    const scratch = new RandomEntryScratch()
+    let compared = 0
+    // whole, the real events' span (bars 1000–2000) inside, across either end, the stand-ins only before and after it
+    const windows = [[0, bars.n - 1], [1200, 1800], [400, 1600], [1500, 2999], [777, 2345], [5, 400], [2100, 2900]]
+    for (const [fromIdx, toIdx] of windows) {
+      for (const [, over] of CONFIGS) {
+        for (const withExit of [false, true]) {
+          const p = params(over)
+          const coin: RandomEntryCoin = { bars, exit: withExit ? exit : null, allowed: null, fromIdx, toIdx, funding }
+          const fresh = randomEntrySums(coin, p, 9, 40, 11)
+          const kept = randomEntrySums({ ...coin, quietExtremes: () => quiet, keptFunding: () => whole }, p, 9, 40, 11, scratch)
+          expect(bits(kept)).toBe(bits(fresh))
+          compared++
+        }
+      }
+    }
+    expect(compared).toBe(windows.length * CONFIGS.length * 2)
   })
 
   test('a window with no bar that can enter gives NaN sums', () => {
