@@ -9,7 +9,11 @@
  *      by `storeDerivedDetail`, as `data generate --detail-stored`), warm and cold, and the
  *      process's resident memory after the bar run and after the detail runs;
  *   3. `data import` of one coin-year of 1m klines (12-column CSV, 525,600 rows).
- *   bun bench/intrabar.ts   (BENCH_COINS, BENCH_DETAIL_COINS, BENCH_DETAIL_DAYS for smaller stores)
+ * Each timed run starts after a full collection; wall and CPU time (user + system) are both
+ * printed, and the ratios to the bar rule's run at the end (the CPU ratio is the one to
+ * trust on a shared machine).
+ *   bun bench/intrabar.ts   (BENCH_COINS, BENCH_DETAIL_COINS, BENCH_DETAIL_DAYS for smaller stores;
+ *   BENCH_DERIVED_DIR, BENCH_STORED_DIR: data folders to reuse instead of generating them)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -52,19 +56,28 @@ async function run(ctx: TaskContext, store: CandleStore, spec: RunSpec, symbols:
   return { trades: booked.portfolio.trades.n, ib: ib?.block }
 }
 
-async function timed(f: () => Promise<unknown>): Promise<number> {
+/** wall and CPU time (user + system, this process) of one run, after a full collection (so no run pays for another's garbage) */
+async function timed(f: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  Bun.gc(true)
+  const c0 = process.cpuUsage()
   const t0 = performance.now()
   await f()
-  return performance.now() - t0
+  const wall = performance.now() - t0
+  const c = process.cpuUsage(c0)
+  return { wall, cpu: (c.user + c.system) / 1000 }
 }
 
-/** warm p50 of bar and detail, the cold detail run (fresh context, masks warmed by a bar run first), and the detail block */
+const COLD = 5
+const p50 = (xs: { wall: number; cpu: number }[]) => ({ wall: median(xs.map(x => x.wall)), cpu: median(xs.map(x => x.cpu)) })
+const targets: string[] = []
+
+/** warm p50 of bar and detail (alternating), the cold detail run (fresh context, masks warmed by a bar run first), and the detail block */
 async function compare(store: CandleStore, label: string, over: object) {
   const barSpec = simulateSpec({ ...body, ...over, intrabar: 'bar' })
   const detailSpec = simulateSpec({ ...body, ...over, intrabar: 'detail' })
   const symbols = new Universe(store).eligible().map(c => c.meta.symbol)
-  const cold: number[] = []
-  for (let r = 0; r < 3; r++) {
+  const cold: { wall: number; cpu: number }[] = []
+  for (let r = 0; r < COLD; r++) {
     const ctx = new TaskContext(store)
     await run(ctx, store, barSpec, symbols) // masks warm, no minute touched
     cold.push(await timed(() => run(ctx, store, detailSpec, symbols)))
@@ -73,45 +86,59 @@ async function compare(store: CandleStore, label: string, over: object) {
   await run(ctx, store, barSpec, symbols)
   const memBar = process.memoryUsage().rss
   const d = await run(ctx, store, detailSpec, symbols)
-  const bar: number[] = [], detail: number[] = []
+  const bar: { wall: number; cpu: number }[] = [], detail: { wall: number; cpu: number }[] = []
   for (let r = 0; r < REPS; r++) {
     bar.push(await timed(() => run(ctx, store, barSpec, symbols)))
     detail.push(await timed(() => run(ctx, store, detailSpec, symbols)))
   }
   const memDetail = process.memoryUsage().rss
-  const b = median(bar), w = median(detail), c = median(cold)
+  const b = p50(bar), w = p50(detail), c = p50(cold)
+  const x = (a: number, base: number) => `${(a / base).toFixed(2)}×`
+  targets.push(`${label}: warm ${x(w.wall, b.wall)} wall / ${x(w.cpu, b.cpu)} CPU (target ≤ 1.3×), cold ${x(c.wall, b.wall)} wall / ${x(c.cpu, b.cpu)} CPU (target ≤ 2×)`)
   return {
-    row: `| ${label} | ${symbols.length} | ${d.trades} | ${d.ib!.bars_replayed} | ${b.toFixed(1)} | ${w.toFixed(1)} (${(w / b).toFixed(2)}×) | ${c.toFixed(1)} (${(c / b).toFixed(2)}×) |`,
+    row: `| ${label} | ${symbols.length} | ${d.trades} | ${d.ib!.bars_replayed} | ${b.wall.toFixed(1)} / ${b.cpu.toFixed(1)} | ${w.wall.toFixed(1)} / ${w.cpu.toFixed(1)} (${x(w.wall, b.wall)}) | ${c.wall.toFixed(1)} / ${c.cpu.toFixed(1)} (${x(c.wall, b.wall)}) |`,
     memBar,
     memDetail,
   }
 }
 
 const rows = [
-  '| store | coins | trades | bars replayed | bar p50 (ms) | detail warm p50 (ms) | detail cold p50 (ms) |',
+  '| store | coins | trades | bars replayed | bar p50 wall / CPU (ms) | detail warm p50 wall / CPU (ms) | detail cold p50 wall / CPU (ms) |',
   '|---|---:|---:|---:|---:|---:|---:|',
 ]
 const dirs: string[] = []
 try {
-  // 1. derived minutes
-  const d1 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-'))
-  dirs.push(d1)
-  generateStore(d1, { coins: COINS, days: 730, seed: 7, endMs: END })
-  for (const e of EXITS) rows.push((await compare(CandleStore.open(d1), `synthetic, derived minutes, ${COINS} coins × 2 years, ${e.label}`, e.over)).row)
-  rmSync(d1, { recursive: true, force: true })
+  // 1. derived minutes (BENCH_DERIVED_DIR: a data folder from `data generate --coins 535 --days 730`, reused)
+  let d1 = process.env.BENCH_DERIVED_DIR
+  if (!d1) {
+    d1 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-'))
+    dirs.push(d1)
+    generateStore(d1, { coins: COINS, days: 730, seed: 7, endMs: END })
+  }
+  const derived = CandleStore.open(d1)
+  const derivedCoins = derived.symbols().length
+  for (const e of EXITS) rows.push((await compare(derived, `synthetic, derived minutes, ${derivedCoins} coins × 2 years, ${e.label}`, e.over)).row)
 
-  // 2. stored minutes
-  const d2 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-stored-'))
-  dirs.push(d2)
-  const gen = generateStore(d2, { coins: DETAIL_COINS, days: DETAIL_DAYS, seed: 7, endMs: END })
-  const t0 = performance.now()
-  const minutes = storeDerivedDetail(gen.store, 7)
-  const writeS = (performance.now() - t0) / 1000
+  // 2. stored minutes (BENCH_STORED_DIR: a data folder from `data generate --coins 100 --days 365 --detail-stored`, reused)
+  let d2 = process.env.BENCH_STORED_DIR
+  let minutes = 0
+  let writeS = 0
+  if (!d2) {
+    d2 = mkdtempSync(join(tmpdir(), 'perpsim-intrabar-stored-'))
+    dirs.push(d2)
+    const gen = generateStore(d2, { coins: DETAIL_COINS, days: DETAIL_DAYS, seed: 7, endMs: END })
+    const t0 = performance.now()
+    minutes = storeDerivedDetail(gen.store, 7)
+    writeS = (performance.now() - t0) / 1000
+  }
   const storedStore = CandleStore.open(d2)
+  if (minutes === 0) for (const s of storedStore.storedDetailSymbols()) minutes += storedStore.detailCoverage(s)?.minutes ?? 0
+  const storedCoins = storedStore.storedDetailSymbols().size
+  const storedDays = Math.round(Math.max(...storedStore.symbols().map(s => storedStore.bars(s)?.n ?? 0)) / 24)
   const rssOpen = process.memoryUsage().rss
   let stored = { row: '', memBar: 0, memDetail: 0 }
   for (const e of EXITS) {
-    stored = await compare(storedStore, `stored 1m detail, ${DETAIL_COINS} coins × ${DETAIL_DAYS} days (${(minutes / 1e6).toFixed(1)} M minutes), ${e.label}`, e.over)
+    stored = await compare(storedStore, `stored 1m detail, ${storedCoins} coins × ${storedDays} days (${(minutes / 1e6).toFixed(1)} M minutes), ${e.label}`, e.over)
     rows.push(stored.row)
   }
 
@@ -140,10 +167,11 @@ try {
     if (rep.detailAppended !== 525_600) throw new Error(`imported ${rep.detailAppended} minutes`)
   }
 
-  console.log(`intrabar detail, one core, p50 of ${REPS} warm runs, cold = 3 fresh contexts; load average ${loadavg()[0].toFixed(1)} (the machine was shared with other work)\n`)
+  console.log(`intrabar detail, one core, p50 of ${REPS} warm runs (bar and detail alternating), cold = ${COLD} fresh contexts; load average ${loadavg()[0].toFixed(1)} at the end\n`)
   console.log(rows.join('\n'))
-  console.log(`\nstored detail: ${minutes} minutes written in ${writeS.toFixed(1)} s; resident memory: ${mb(rssOpen)} MB with the store open, ${mb(stored.memBar)} MB after the bar runs, ${mb(stored.memDetail)} MB after the detail runs (${(stored.memDetail / stored.memBar).toFixed(2)}×)`)
+  console.log(`\nstored detail: ${minutes} minutes${writeS > 0 ? ` written in ${writeS.toFixed(1)} s` : ' (store reused)'}; resident memory: ${mb(rssOpen)} MB with the store open, ${mb(stored.memBar)} MB after the bar runs, ${mb(stored.memDetail)} MB after the detail runs (${(stored.memDetail / stored.memBar).toFixed(2)}×, target ≤ 1.5×)`)
   console.log(`data import of one coin-year of 1m klines (525,600 rows, 12 columns): p50 ${(median(importTimes) / 1000).toFixed(2)} s of 3`)
+  console.log(`\nratios to the same request with intrabar "bar" (p50):\n${targets.map(t => `- ${t}`).join('\n')}`)
 } finally {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 }

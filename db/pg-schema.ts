@@ -113,6 +113,12 @@ export const scoredSignals = pgTable('scored_signals', {
   markedThroughMs: ms('marked_through_ms').notNull(),
   updatedAtMs: ms('updated_at_ms').notNull(),
   finalizedAtMs: ms('finalized_at_ms'),
+  /**
+   * How the exit was found, for rows of an engine that replays minutes ('reference-engine-v4':
+   * records/scoring-execution.ts): 'detail' (its bar replayed minute by minute) or 'bar' (the bar
+   * rule: no ambiguity, or no minutes there); null while open, and on the rows of earlier engines.
+   */
+  exitResolution: text('exit_resolution'),
 }, t => [index('scored_status').on(t.status), index('scored_exit').on(t.exitTimeMs), index('scored_finalized').on(t.finalizedAtMs)])
 
 export const dayRoots = pgTable('day_roots', {
@@ -200,11 +206,13 @@ export const paperPositions = pgTable('paper_positions', {
   openedAtMs: ms('opened_at_ms').notNull(),
   closedAtMs: ms('closed_at_ms'),
   /**
-   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3'
-   * (records/scoring-execution.ts: impact slippage, market take profit, margin brackets, the
-   * mark price where stored); null for positions opened before it (taker fee only, flat margin).
+   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3' or
+   * 'reference-engine-v4' (records/scoring-execution.ts: impact slippage, market take profit,
+   * margin brackets; v4 adds minute detail and the mark price where stored); null for positions opened before it (taker fee only, flat margin).
    */
   engine: text('engine'),
+  /** how the exit was found ('detail' or 'bar') for positions of 'reference-engine-v4' on; null while open and before it */
+  exitResolution: text('exit_resolution'),
 }, t => [index('paper_positions_cycle').on(t.cycleId, t.status)])
 
 export const paperHistory = pgTable('paper_history', {

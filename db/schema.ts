@@ -135,6 +135,12 @@ export const scoredSignals = sqliteTable('scored_signals', {
   updatedAtMs: integer('updated_at_ms').notNull(),
   /** when the row became final; null while open */
   finalizedAtMs: integer('finalized_at_ms'),
+  /**
+   * How the exit was found, for rows of an engine that replays minutes ('reference-engine-v4':
+   * records/scoring-execution.ts): 'detail' (its bar replayed minute by minute) or 'bar' (the bar
+   * rule: no ambiguity, or no minutes there); null while open, and on the rows of earlier engines.
+   */
+  exitResolution: text('exit_resolution'),
 }, t => [index('scored_status').on(t.status), index('scored_exit').on(t.exitTimeMs), index('scored_finalized').on(t.finalizedAtMs)])
 
 /**
@@ -255,11 +261,13 @@ export const paperPositions = sqliteTable('paper_positions', {
   openedAtMs: integer('opened_at_ms').notNull(),
   closedAtMs: integer('closed_at_ms'),
   /**
-   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3'
-   * (records/scoring-execution.ts: impact slippage, market take profit, margin brackets, the
-   * mark price where stored); null for positions opened before it (taker fee only, flat margin).
+   * The execution model the position is priced with, frozen at its opening: 'reference-engine-v3' or
+   * 'reference-engine-v4' (records/scoring-execution.ts: impact slippage, market take profit,
+   * margin brackets; v4 adds minute detail and the mark price where stored); null for positions opened before it (taker fee only, flat margin).
    */
   engine: text('engine'),
+  /** how the exit was found ('detail' or 'bar') for positions of 'reference-engine-v4' on; null while open and before it */
+  exitResolution: text('exit_resolution'),
 }, t => [index('paper_positions_cycle').on(t.cycleId, t.status)])
 
 /** A cycle's equity at the end of each completed UTC day (append-only). */

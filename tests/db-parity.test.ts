@@ -132,7 +132,7 @@ describe('the Postgres mirror of the schema', () => {
     expect(schemaDiff(lite, pg)).toEqual([])
     // and the check is not vacuous: all 22+ tables were compared, with their columns
     expect(tablesOf(lite, SQLiteTable).size).toBeGreaterThanOrEqual(22)
-    expect(shape(liteConfig(lite.scoredSignals)).filter(x => x.startsWith('column ')).length).toBe(27)
+    expect(shape(liteConfig(lite.scoredSignals)).filter(x => x.startsWith('column ')).length).toBe(28)
   })
 
   test('fails on a made-up mismatch (each kind of difference is named)', () => {

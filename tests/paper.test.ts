@@ -172,7 +172,7 @@ describe('paper trading', () => {
     }
   })
 
-  test('positions are priced with the execution costs of their engine label, as a scored signal of reference-engine-v3 is', async () => {
+  test('positions are priced with the execution costs of their engine label, as a scored signal of that label is (v4; this store has no minute detail: every exit by the bar rule)', async () => {
     const all = await h.deps.db.orm.select().from(paperPositions)
     expect(all.every(p => p.engine === EXECUTION_ENGINE)).toBe(true)
     const closed = all.filter(p => ['tp', 'sl', 'timeout', 'liquidation'].includes(p.status))
@@ -201,8 +201,10 @@ describe('paper trading', () => {
       }
     }
     expect(slipped).toBeGreaterThan(3)
+    // no coin of this store has minutes: every closed v4 position says its exit was the bar rule's
+    expect(closed.every(p => p.exitResolution === 'bar')).toBe(true)
     const item = (await h.req('/paper-trading?cycle=1')).body.closed_positions[0]
-    expect(item).toMatchObject({ engine: EXECUTION_ENGINE, execution: { slippage: 'impact', margin: 'brackets', position_notional_usd: STARTING_CAPITAL / SLOTS } })
+    expect(item).toMatchObject({ engine: EXECUTION_ENGINE, execution: { slippage: 'impact', margin: 'brackets', position_notional_usd: STARTING_CAPITAL / SLOTS, intrabar: 'detail' }, exit_resolution: 'bar' })
   })
 
   test('a position opened before the execution model keeps the old one; its label never changes (SQLite trigger)', async () => {

@@ -97,6 +97,7 @@ const scored = (s: SignalRow, over: Partial<ScoredRow> = {}): ScoredRow => ({
   markedThroughMs: s.signalTimeMs + HOUR,
   updatedAtMs: 0,
   finalizedAtMs: null,
+  exitResolution: null,
   ...over,
 })
 const owner: RunOwner = { host: 'test-host', pid: 1, instance: 'a' }

@@ -55,6 +55,7 @@ const scored = (over: Partial<ScoredRow> = {}): ScoredRow => ({
   markedThroughMs: 1000 + 2 * HOUR_MS,
   updatedAtMs: 0,
   finalizedAtMs: null,
+  exitResolution: null,
   ...over,
 })
 
@@ -230,10 +231,12 @@ describe('signals over HTTP', () => {
     expect(r.body.signals.length).toBe(all.length) // every signal was scored (open or final)
     const item = r.body.signals.find((s: any) => s.status !== 'open')
     for (const k of ['strategy', 'strategy_name', 'coin', 'direction', 'entry_price', 'sl_pct', 'tp_pct', 'signal_time', 'status', 'pnl_pct', 'exit_price', 'exit_time', 'bars_held']) expect(item).toHaveProperty(k)
-    expect(item.engine).toBe('reference-engine-v3')
+    expect(item.engine).toBe('reference-engine-v4')
     expect(item.frozen_inputs.fee_frac).toBe(0.0005)
-    // rows of v3 show the execution they paid (issue 25); a v2 row's item has none
-    expect(item.frozen_inputs.execution).toEqual({ slippage: 'impact', impact_k: 1, tp_order: 'market', liquidation_fee_pct: 1.25, margin: 'brackets', position_notional_usd: 60 })
+    // rows of v4 show the execution they paid (issue 25), minute detail included, and how their exit was found
+    // (this store has no minute detail: the bar rule); a v2 row's item has none
+    expect(item.frozen_inputs.execution).toEqual({ slippage: 'impact', impact_k: 1, tp_order: 'market', liquidation_fee_pct: 1.25, margin: 'brackets', position_notional_usd: 60, intrabar: 'detail' })
+    expect(item.exit_resolution).toBe(item.status === 'unscoreable' ? null : 'bar')
     expect((await h.req('/signals/scored?limit=3')).body.signals.length).toBe(3)
     const ids = [all[0]!.id, all[5]!.id]
     h.clock.advance(200 * DAY_MS) // far past every window: the exact lookup still finds them
@@ -252,11 +255,17 @@ describe('signals over HTTP', () => {
 })
 
 describe('the published item of a scored signal and its engine (issue 25)', () => {
-  test('a reference-engine-v2 row shows no execution: its item (and Merkle leaf) is what it was; a v3 row shows the execution it paid', () => {
+  test('a reference-engine-v2 row shows no execution: its item (and Merkle leaf) is what it was; a v3 row shows the execution it paid; a v4 row also its minute detail and exit_resolution', () => {
     const { scoredItem } = require('../src/records/scored-item') as typeof import('../src/records/scored-item')
     const v2 = scoredItem({ signal: sig(), scored: scored() })
     expect(Object.keys(v2.frozen_inputs)).toEqual(['fee_frac', 'leverage', 'mmr_frac', 'sl_pct', 'tp_pct', 'max_bars', 'market_type', 'funding_source'])
     const v3 = scoredItem({ signal: sig(), scored: scored({ engine: 'reference-engine-v3', leverage: 3 }) })
     expect((v3.frozen_inputs as { execution?: { position_notional_usd: number } }).execution?.position_notional_usd).toBe(180)
+    // a v3 item keeps the keys it was published with: no intrabar, no exit_resolution
+    expect(Object.keys((v3.frozen_inputs as { execution: object }).execution)).toEqual(['slippage', 'impact_k', 'tp_order', 'liquidation_fee_pct', 'margin', 'position_notional_usd'])
+    expect('exit_resolution' in v3).toBe(false)
+    const v4 = scoredItem({ signal: sig(), scored: scored({ engine: 'reference-engine-v4', status: 'sl', exitResolution: 'detail' }) })
+    expect((v4.frozen_inputs as { execution: { intrabar?: string } }).execution.intrabar).toBe('detail')
+    expect((v4 as { exit_resolution?: string | null }).exit_resolution).toBe('detail')
   })
 })

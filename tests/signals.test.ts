@@ -179,7 +179,8 @@ describe('the scorer', () => {
       expect(sc.feeFrac).toBe(0.0005)
       expect(sc.leverage).toBe(1)
       expect(sc.slPct).toBe(s.slPct)
-      expect(sc.engine).toBe('reference-engine-v3')
+      expect(sc.engine).toBe('reference-engine-v4')
+      expect(sc.exitResolution).toBeNull()
     }
   })
 

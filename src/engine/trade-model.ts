@@ -425,8 +425,11 @@ export class TradeModel implements ExitScratch {
     this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null
   }
 
-  /** The trade entering at bar e's open: e ≤ lastIdx and a positive open at e. */
-  tradeFrom(e: number): void {
+  /**
+   * The trade entering at bar e's open: e ≤ lastIdx and a positive open at e. `barRule`:
+   * priced by the bar rule even where the model has minute detail (no replay).
+   */
+  tradeFrom(e: number, barRule = false): void {
     const bars = this.bars
     const p = this.p
     const lv = this.lv
@@ -435,18 +438,19 @@ export class TradeModel implements ExitScratch {
     lv.timeoutIdx = e + p.maxBars - 1
     const futures = this.funding !== null
     this.replay?.reset()
+    const rp = barRule ? null : this.replay
     if (this.long) {
       lv.stop = entryPrice - (entryPrice * p.slPct) / 100
       lv.tpFill = entryPrice + (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? Infinity : this.limitTp ? nextUp(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice - entryPrice * this.liqMove : -Infinity
-      exitLong(bars, this.exitMask, e, lv, this, this.blocks, this.replay, this.mark)
+      exitLong(bars, this.exitMask, e, lv, this, this.blocks, rp, this.mark)
     } else {
       lv.stop = entryPrice + (entryPrice * p.slPct) / 100
       lv.tpFill = entryPrice - (entryPrice * p.tpPct) / 100
       lv.tp = this.trailing ? -Infinity : this.limitTp ? nextDown(lv.tpFill) : lv.tpFill
       lv.liq = futures ? entryPrice + entryPrice * this.liqMove : Infinity
-      exitShort(bars, this.exitMask, e, lv, this, this.blocks, this.replay, this.mark)
+      exitShort(bars, this.exitMask, e, lv, this, this.blocks, rp, this.mark)
     }
 
     // a limit take profit is tested one step beyond its level (traded through) but fills at it, by the bar rule or the minutes
@@ -510,61 +514,119 @@ function wordView(mask: Uint8Array): Uint32Array | null {
 }
 
 /**
- * Simulate every trade of one coin; trades come out in time order. With `input.detail`,
- * the coin's replay counts are added to `counts`.
+ * The bar rule's trades of a coin simulated with minute detail (for `rule_bias`, filled by
+ * simulateCoin): `trades` null where no replay changed a trade (the bar rule's trades are
+ * the detail's).
  */
-export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts): Trade[] {
-  const { bars, entry, symbol } = input
+export interface BarRuleTwin {
+  trades: Trade[] | null
+}
+
+/**
+ * Simulate every trade of one coin; trades come out in time order. With `input.detail`,
+ * the coin's replay counts are added to `counts`, and `twin` (where given) receives the
+ * bar rule's trades of the coin, the same as simulateCoin without detail gives.
+ *
+ * The twin costs only the changed trades: up to the first trade a replay changed the
+ * trades are the same; a changed trade is priced again by the bar rule (same model, no
+ * replay), and while the bar rule exits in the same bar as the minutes did, the next
+ * signal and so every following trade are the same as the detail's up to the next changed
+ * one (one position at a time: the next entry depends on the exit bar only, and an
+ * unchanged exit is the bar rule's own). Where the bar rule exits in another bar (a
+ * trailing stop the minutes saw touched inside a bar the bar rule passes), its own trades
+ * follow from there, simulated after the detail's.
+ */
+export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts, twin?: BarRuleTwin): Trade[] {
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
+  const rp = model.replay
+  const tw = twin !== undefined && rp !== null ? twin : null
+  if (twin) twin.trades = null
+  /** the bar rule's next signal bar where its path parted from the detail's (−1: not parted) */
+  let partedAt = -1
+  const { entry } = input
   const lastIdx = model.lastIdx
-  const o = bars.o
-  const t = bars.t
+  const o = input.bars.o
   const words = wordView(entry)
   let i = Math.max(input.fromIdx, 0)
   for (;;) {
     i = nextSignal(entry, words, i, lastIdx)
     if (i >= lastIdx) break
     const e = i + 1
-    const entryPrice = o[e]
-    if (!(entryPrice > 0)) {
+    if (!(o[e] > 0)) {
       i++
       continue
     }
     model.tradeFrom(e)
+    const tr = tradeOf(model, input, p, e)
+    trades.push(tr)
     const k = model.exitIdx
-    trades.push({
-      symbol,
-      direction: p.direction,
-      entryIdx: e,
-      exitIdx: k,
-      entryTimeMs: t[e],
-      exitTimeMs: model.exitTimeMs,
-      entryPrice,
-      exitPrice: model.exitPrice,
-      barsHeld: model.barsHeld,
-      exitReason: EXIT_REASONS[model.reason],
-      pnlPct: model.pnlPct,
-      grossPct: model.grossPct,
-      feePct: model.feePct,
-      fundingPct: model.fundingPct,
-      slTpSameBar: model.sameBar,
-      fundingEvents: model.fundingEvents,
-      fundingEventsReal: model.fundingEventsReal,
-      slippagePct: model.slippagePct,
-      slipSpread: model.slipSpread,
-      slipImpact: model.slipImpact,
-      maeFrac: model.maeFrac,
-      fillsUnestimated: model.fillsUnestimated,
-      // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
-      ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
-    })
+    if (tw !== null && partedAt < 0) {
+      if (rp!.changed) {
+        tw.trades ??= trades.slice(0, -1)
+        model.tradeFrom(e, true)
+        tw.trades.push(tradeOf(model, input, p, e))
+        if (model.exitIdx !== k) partedAt = model.exitIdx > e ? model.exitIdx : e
+      } else if (tw.trades !== null) tw.trades.push(tr)
+    }
     i = k > i + 1 ? k : i + 1
   }
-  if (counts && model.replay) {
-    counts.replayed += model.replay.replayed
-    counts.leftToRule += model.replay.leftToRule
-    if (model.replay.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + model.replay.markLeftToRule
+  if (partedAt >= 0) tradesFrom(model, input, p, partedAt, tw!.trades!, true)
+  if (counts && rp) {
+    counts.replayed += rp.replayed
+    counts.leftToRule += rp.leftToRule
+    if (rp.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + rp.markLeftToRule
   }
   return trades
+}
+
+/** The trades whose signal bar is at or after bar i, one position at a time (`barRule`: without replays), appended to `trades`. */
+function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: number, trades: Trade[], barRule: boolean): void {
+  const { entry } = input
+  const lastIdx = model.lastIdx
+  const o = input.bars.o
+  const words = wordView(entry)
+  for (;;) {
+    i = nextSignal(entry, words, i, lastIdx)
+    if (i >= lastIdx) break
+    const e = i + 1
+    if (!(o[e] > 0)) {
+      i++
+      continue
+    }
+    model.tradeFrom(e, barRule)
+    trades.push(tradeOf(model, input, p, e))
+    const k = model.exitIdx
+    i = k > i + 1 ? k : i + 1
+  }
+}
+
+/** The trade `model` just priced (entered at bar e's open) as a Trade. */
+function tradeOf(model: TradeModel, input: CoinSimInput, p: TradeParams, e: number): Trade {
+  return {
+    symbol: input.symbol,
+    direction: p.direction,
+    entryIdx: e,
+    exitIdx: model.exitIdx,
+    entryTimeMs: input.bars.t[e],
+    exitTimeMs: model.exitTimeMs,
+    entryPrice: input.bars.o[e],
+    exitPrice: model.exitPrice,
+    barsHeld: model.barsHeld,
+    exitReason: EXIT_REASONS[model.reason],
+    pnlPct: model.pnlPct,
+    grossPct: model.grossPct,
+    feePct: model.feePct,
+    fundingPct: model.fundingPct,
+    slTpSameBar: model.sameBar,
+    fundingEvents: model.fundingEvents,
+    fundingEventsReal: model.fundingEventsReal,
+    slippagePct: model.slippagePct,
+    slipSpread: model.slipSpread,
+    slipImpact: model.slipImpact,
+    maeFrac: model.maeFrac,
+    fillsUnestimated: model.fillsUnestimated,
+    // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
+    ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
+  }
 }

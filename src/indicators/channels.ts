@@ -15,11 +15,14 @@ export function donchian(
   outLower: Float64Array,
   outMid: Float64Array,
   n?: number,
+  /** compute the upper / lower side (mid needs both; a side left out is not written) */
+  upper = true,
+  lower = true,
 ): void {
   const rows = rowsOf(high, n)
-  rollingMax(high, period, outUpper, rows)
-  rollingMin(low, period, outLower, rows)
-  for (let i = 0; i < rows; i++) outMid[i] = (outUpper[i] + outLower[i]) / 2
+  if (upper) rollingMax(high, period, outUpper, rows)
+  if (lower) rollingMin(low, period, outLower, rows)
+  if (upper && lower) for (let i = 0; i < rows; i++) outMid[i] = (outUpper[i] + outLower[i]) / 2
 }
 
 /**
@@ -34,10 +37,13 @@ export function donchianPrev(
   outUpperPrev: Float64Array,
   outLowerPrev: Float64Array,
   n?: number,
+  /** compute the upper / lower side (a side left out is not written) */
+  upper = true,
+  lower = true,
 ): void {
   const rows = rowsOf(high, n)
-  rollingMax(high, period, outUpperPrev, rows, 1)
-  rollingMin(low, period, outLowerPrev, rows, 1)
+  if (upper) rollingMax(high, period, outUpperPrev, rows, 1)
+  if (lower) rollingMin(low, period, outLowerPrev, rows, 1)
 }
 
 /**

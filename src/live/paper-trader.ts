@@ -16,16 +16,18 @@
  *    slots, leverage 1, futures fee;
  * 4. positions follow the engine's one trade model with the pick's SL/TP/max bars and
  *    are marked to the last completed close every hour; each finished day's equity is
- *    written to the history once. A position opened since issue 25 carries the engine
- *    label `reference-engine-v3` and pays its execution costs as a scored signal of that
- *    label does (records/scoring-execution.ts: impact slippage at its own notional, market
- *    take profit, the coin's margin brackets and liquidation fee); one opened before keeps
- *    the model it was opened with (no `engine`: taker fee, flat margin).
+ *    written to the history once. A position carries, from its opening, the engine label
+ *    current then and is priced as a scored signal of that label is
+ *    (records/scoring-execution.ts, live/trade-inputs.ts): `reference-engine-v4` (opened
+ *    since issue 25 §4) pays the execution costs at its own notional and replays its
+ *    ambiguous bars minute by minute where the coin has minute detail, with liquidation on
+ *    the mark price where stored, as /simulate does, and says how its exit was found
+ *    (`exit_resolution`); `reference-engine-v3` the same costs by the bar rule; one opened
+ *    before issue 25 keeps the model it was opened with (no `engine`: taker fee, flat margin).
  */
 import type { PaperPick } from '../../db/schema'
 import type { Clock } from '../clock'
 import type { Db } from '../db'
-import { coinCostSeries } from '../engine/slippage'
 import { TradeModel } from '../engine/trade-model'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
@@ -56,12 +58,13 @@ import {
   type PaperPositionRow,
 } from '../records/paper'
 import { DayFiles } from '../records/rankings/day-files'
-import { EXECUTION_ENGINE, scoringExecution } from '../records/scoring-execution'
+import { EXECUTION_ENGINE, replaysMinutes } from '../records/scoring-execution'
 import { signalsPublishedBetween } from '../records/signals'
 import { getStrategy } from '../strategies/registry'
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { exitMask, firstBarAtOrAfter } from './signal-scan'
 import { tradeParams } from './signal-score'
+import { exitResolution, LiveMarket } from './trade-inputs'
 import { DAY_MS, HOUR_MS, isoDay } from '../time'
 
 export const CYCLE_DAYS = 30
@@ -194,7 +197,7 @@ async function takeSignals(deps: PaperDeps, cycle: PaperCycleRow, untilMs: numbe
       slPct: pick.sl_pct, tpPct: pick.tp_pct, maxBars: pick.max_bars, feeFrac: DEFAULT_FEE_FRAC.futures, leverage: 1, mmrFrac: DEFAULT_MMR_FRAC,
       marginUsd: cycle.startingCapital / cycle.slots, referenceEntryPrice: s.entryPrice, entryTimeMs, entryPrice: null, status: 'pending',
       exitReason: null, exitPrice: null, exitTimeMs: null, barsHeld: null, pnlPct: null, pnlUsd: null, markPrice: null, unrealizedUsd: null,
-      markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null, engine: EXECUTION_ENGINE,
+      markedThroughMs: entryTimeMs, openedAtMs: s.publishedAtMs, closedAtMs: null, engine: EXECUTION_ENGINE, exitResolution: null,
     }
     await insertPosition(db, row)
     positions.push(row)
@@ -219,8 +222,9 @@ async function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: num
   const { db } = deps
   const updates: { id: string; set: Partial<PaperPositionRow> }[] = []
   let closed = 0
+  const market = new LiveMarket(deps.store)
   for (const p of await openPositions(db, cycle.id)) {
-    const next = advance(deps, p, nowMs, atCycleEnd)
+    const next = advance(deps, market, p, nowMs, atCycleEnd)
     if (next === null) continue
     if (next.status !== undefined && !OPEN_STATUSES.includes(next.status)) closed++
     updates.push({ id: p.id, set: next })
@@ -229,7 +233,7 @@ async function updatePositions(deps: PaperDeps, cycle: PaperCycleRow, nowMs: num
   return closed
 }
 
-function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd: boolean): Partial<PaperPositionRow> | null {
+function advance(deps: PaperDeps, market: LiveMarket, p: PaperPositionRow, nowMs: number, atCycleEnd: boolean): Partial<PaperPositionRow> | null {
   const strategy = getStrategy(p.strategy)
   const bars = isTimeframe(p.timeframe) ? deps.series.get(p.coin, p.timeframe) : undefined
   const cancel = (why: string) => ({ status: 'cancelled', exitReason: why, closedAtMs: nowMs, pnlPct: 0, pnlUsd: 0, unrealizedUsd: 0 })
@@ -247,13 +251,11 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
     return p.status === 'pending' ? { status: 'open', entryPrice } : null
   }
   const exit = strategy.exit_conditions != null ? exitMask(strategy, bars) : null
-  // the position's execution model, frozen by its engine label (none: the model before issue 25)
-  const execution = scoringExecution(p.engine, p.leverage, p.marginUsd)
+  // the position's model, frozen by its engine label (none: the model before issue 25): its
+  // execution costs' inputs, and for v4 the coin's minutes and mark candles
+  const { execution, input } = market.inputs(p.engine, p.coin, p.timeframe, bars, p.leverage, p.marginUsd)
   const params = { ...tradeParams(p.direction as Direction, p), ...(execution ? { execution } : {}) }
-  // the execution costs read the coin's 1H candles (slippage, whatever the position's timeframe) and its brackets
-  const base = execution ? deps.store.bars(p.coin) : undefined
-  const exec = execution ? { costs: base ? coinCostSeries(base) : null, brackets: deps.store.marginBrackets(p.coin) ?? null } : {}
-  const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null, ...exec }, params)
+  const model = new TradeModel({ bars, exit, fromIdx: e, toIdx: last, funding: deps.store.funding(p.coin) ?? null, ...input }, params)
   model.tradeFrom(e)
   const reason = EXIT_REASONS[model.reason]!
   const markedThroughMs = bars.t[last] + bars.stepMs
@@ -275,6 +277,7 @@ function advance(deps: PaperDeps, p: PaperPositionRow, nowMs: number, atCycleEnd
     unrealizedUsd: 0,
     markedThroughMs,
     closedAtMs: nowMs,
+    ...(replaysMinutes(p.engine) ? { exitResolution: exitResolution(model) } : {}),
   }
 }
 

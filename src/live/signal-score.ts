@@ -2,7 +2,11 @@
  * The scorer (docs/signals.md): every recorded signal followed forward by the engine's
  * one trade model (engine/trade-model.ts), entering at the signal's entry bar (bar i+1)
  * with the inputs frozen when the row was first written: the strategy's SL/TP/max bars,
- * futures taker fee, leverage 1, the default maintenance margin.
+ * futures taker fee, leverage 1, the default maintenance margin, and the engine label, which
+ * freezes the model (records/scoring-execution.ts): a row first written under
+ * `reference-engine-v4` replays its ambiguous bars minute by minute where the coin has minute
+ * detail, as /simulate does (live/trade-inputs.ts), and says how its exit was found
+ * (`exit_resolution`); a row written under v3 keeps the bar rule to its end.
  *
  * - The trade still running at the last completed candle: `open`, pnl_pct = the gross
  *   reference move to that candle's close (no fees, no funding: contract rule 1).
@@ -19,9 +23,8 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { resultBucket } from '../engine/metrics-breakdown'
-import { coinCostSeries, type CoinCostSeries } from '../engine/slippage'
 import { TradeModel } from '../engine/trade-model'
-import { scoringExecution } from '../records/scoring-execution'
+import { replaysMinutes } from '../records/scoring-execution'
 import { DEFAULT_FEE_FRAC, DEFAULT_MMR_FRAC, EXIT_REASONS, type Direction, type TradeParams } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import type { SeriesCache } from '../market/series'
@@ -32,6 +35,7 @@ import { ENGINE_LABEL, saveScored, signalsToScore, type ScoredRow, type SignalRo
 import { lastCompletedBar } from '../runs/compute/signal-tasks'
 import { getStrategy } from '../strategies/registry'
 import { exitMask, firstBarAtOrAfter, slicer, type Pause } from './signal-scan'
+import { exitResolution, LiveMarket } from './trade-inputs'
 
 /** an open trade whose coin has had no new candle for this long is unscoreable */
 export const STALE_CANDLES_MS = 48 * HOUR_MS
@@ -78,6 +82,7 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
   const report: ScoreReport = { scored: 0, open: 0, closed: 0, unscoreable: 0 }
   const fundingSource = deps.store.sources().sort().join('+') || 'none'
   let done = 0
+  const market = new LiveMarket(deps.store)
   const existed = new Set<string>()
   for (const group of groups.values()) for (const p of group) if (p.scored) existed.add(p.signal.id)
   for (const group of groups.values()) {
@@ -86,7 +91,7 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
       done = 0
       await pause()
     }
-    for (const row of scoreGroup(deps, group, nowMs, fundingSource)) {
+    for (const row of scoreGroup(deps, market, group, nowMs, fundingSource)) {
       out.push({ row, existed: existed.has(row.signalId) })
       report.scored++
       if (row.status === 'open') report.open++
@@ -100,7 +105,7 @@ export async function scoreSignals(deps: ScoreDeps, pause: Pause = async () => {
   return report
 }
 
-function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSource: string): ScoredRow[] {
+function scoreGroup(deps: ScoreDeps, market: LiveMarket, group: Pending[], nowMs: number, fundingSource: string): ScoredRow[] {
   const first = group[0]!.signal
   const strategy = getStrategy(first.strategy)
   const bars = isTimeframe(first.timeframe) ? deps.series.get(first.coin, first.timeframe) : undefined
@@ -114,14 +119,6 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
   // one trade model per frozen parameter set (rows written at different times may differ),
   // its funding window from the group's first entry (a trade is charged only after its entry)
   const models = new Map<string, TradeModel>()
-  let costs: CoinCostSeries | null | undefined
-  const costsOf = () => {
-    if (costs === undefined) {
-      const base = deps.store.bars(first.coin)
-      costs = base ? coinCostSeries(base) : null
-    }
-    return costs
-  }
   const fromIdx = Math.max(0, firstBarAtOrAfter(bars, Math.min(...group.map(p => p.signal.signalTimeMs))))
   const rows: ScoredRow[] = []
   for (const p of group) {
@@ -148,14 +145,13 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
       if (!p.scored) rows.push({ ...frozen, status: 'open', pnlPct: 0, markedThroughMs: s.signalTimeMs, updatedAtMs: nowMs })
       continue
     }
-    const execution = scoringExecution(frozen.engine, frozen.leverage)
-    const params = { ...tradeParams(s.direction as Direction, frozen), ...(execution ? { execution } : {}) }
     const key = `${frozen.slPct}|${frozen.tpPct}|${frozen.maxBars}|${frozen.feeFrac}|${frozen.leverage}|${frozen.mmrFrac}|${frozen.engine}`
     let model = models.get(key)
     if (!model) {
-      // the execution costs read the coin's 1H candles (slippage) and its brackets, for rows of the engine that pays them
-      const exec = execution ? { costs: costsOf(), brackets: deps.store.marginBrackets(first.coin) ?? null } : {}
-      models.set(key, (model = new TradeModel({ bars, exit, fromIdx, toIdx: last, funding, ...exec }, params, group.length > 8)))
+      // the model of the row's engine label: its execution costs' inputs, and for v4 the coin's minutes and mark candles
+      const { execution, input } = market.inputs(frozen.engine, first.coin, first.timeframe, bars, frozen.leverage)
+      const params = { ...tradeParams(s.direction as Direction, frozen), ...(execution ? { execution } : {}) }
+      models.set(key, (model = new TradeModel({ bars, exit, fromIdx, toIdx: last, funding, ...input }, params, group.length > 8)))
     }
     model.tradeFrom(e)
     const reason = EXIT_REASONS[model.reason]!
@@ -189,6 +185,7 @@ function scoreGroup(deps: ScoreDeps, group: Pending[], nowMs: number, fundingSou
       markedThroughMs,
       updatedAtMs: nowMs,
       finalizedAtMs: nowMs,
+      exitResolution: replaysMinutes(frozen.engine) ? exitResolution(model) : null,
     })
   }
   return rows
@@ -226,6 +223,7 @@ function frozenInputs(p: Pending, fundingSource: string): ScoredRow {
     markedThroughMs: old?.markedThroughMs ?? s.signalTimeMs,
     updatedAtMs: 0,
     finalizedAtMs: null,
+    exitResolution: null,
   }
 }
 

@@ -13,8 +13,9 @@
  * 52 million minutes, 2.5 GB): a reader opens the segment of a bar a replay asks for,
  * finds the bar's first row by positioned reads of the time column (its minute offset
  * first, a binary search where minutes are missing) and reads only that bar's rows (one
- * positioned read per column). Nothing is cached but the segment list. Any thread can
- * open a reader on the folder.
+ * positioned read per column). The reader keeps the segment list and their row counts;
+ * the run's thread keeps a bounded number of decoded hours (runs/compute/intrabar-detail.ts).
+ * Any thread can open a reader on the folder.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs'
 import { join } from 'node:path'
@@ -204,25 +205,28 @@ function firstAtOrAfter(seg: Seg, x: number): number {
 
 /**
  * One symbol's minutes, read on demand: `rows(startMs, endMs)` answers the minutes with
- * open time in [startMs, endMs) (into a buffer reused by the next call).
+ * open time in [startMs, endMs) (into a buffer reused by the next call); `prices` the
+ * same without the volume, for a replay. The segment list is read at the first call and
+ * each segment's row count at its first use (segments are immutable: an append adds new
+ * ones, and changes the store's data version, under which a new reader is opened).
  */
 export class MinuteReader {
-  private names: string[]
-  private starts: Float64Array
+  private names: string[] | null = null
+  private starts = new Float64Array(0)
+  /** each segment's row count, −1 until its header was read */
+  private rowCount = new Float64Array(0)
   private buf: MinuteRows = { t: new Float64Array(0), o: new Float64Array(0), h: new Float64Array(0), l: new Float64Array(0), c: new Float64Array(0), v: new Float64Array(0), n: 0 }
 
-  constructor(private readonly dir: string) {
-    this.names = listSegments(dir)
-    this.starts = Float64Array.from(this.names, n => Number(n.slice(0, -4)))
-  }
+  constructor(private readonly dir: string) {}
 
   rows(startMs: number, endMs: number): MinuteRows | null {
+    const names = this.list()
     // segments that may hold minutes of the range: from the last starting at or before startMs
     let s = upperBound(this.starts, startMs) - 1
     if (s < 0) s = 0
     let n = 0
-    for (; s < this.names.length && this.starts[s] < endMs; s++) {
-      const seg = openSeg(join(this.dir, this.names[s]))
+    for (; s < names.length && this.starts[s] < endMs; s++) {
+      const seg = this.open(s)
       try {
         const a = firstAtOrAfter(seg, startMs)
         const b = firstAtOrAfter(seg, endMs)
@@ -237,6 +241,63 @@ export class MinuteReader {
     if (n === 0) return null
     this.buf.n = n
     return this.buf
+  }
+
+  /**
+   * The minutes with open time in [startMs, endMs) without their volume (`v` is not
+   * filled): the same rows as `rows`. Where the range's minutes are all stored, in one
+   * segment (almost everywhere), they lie at the rows their minute offsets from the
+   * segment's first minute (its name) give: one read of the time column proves it and
+   * four read the prices. Elsewhere (missing minutes, a range across segments) as `rows`.
+   */
+  prices(startMs: number, endMs: number): MinuteRows | null {
+    const names = this.list()
+    const s = upperBound(this.starts, startMs) - 1
+    const count = (endMs - startMs) / MINUTE_MS
+    if (s >= 0 && Number.isInteger(count) && count > 0) {
+      const g = (startMs - this.starts[s]) / MINUTE_MS
+      if (Number.isInteger(g) && (this.rowCount[s] < 0 || g + count <= this.rowCount[s])) {
+        const seg = this.open(s)
+        try {
+          if (g + count <= seg.rows) {
+            this.ensure(count, 0)
+            const b = this.buf
+            readCol(seg, 0, g, g + count, b.t, 0)
+            // whole minutes, strictly increasing: the first and the last in place means every one is
+            if (b.t[0] === startMs && b.t[count - 1] === endMs - MINUTE_MS) {
+              readCol(seg, 1, g, g + count, b.o, 0)
+              readCol(seg, 2, g, g + count, b.h, 0)
+              readCol(seg, 3, g, g + count, b.l, 0)
+              readCol(seg, 4, g, g + count, b.c, 0)
+              b.n = count
+              return b
+            }
+          }
+        } finally {
+          closeSync(seg.fd)
+        }
+      }
+    }
+    return names.length > 0 ? this.rows(startMs, endMs) : null
+  }
+
+  private list(): string[] {
+    if (this.names === null) {
+      const names = listSegments(this.dir)
+      this.starts = Float64Array.from(names, n => Number(n.slice(0, -4)))
+      this.rowCount = new Float64Array(names.length).fill(-1)
+      this.names = names
+    }
+    return this.names
+  }
+
+  /** segment s, opened (its row count read once) */
+  private open(s: number): Seg {
+    const path = join(this.dir, this.names![s])
+    if (this.rowCount[s] >= 0) return { fd: openSync(path, 'r'), rows: this.rowCount[s] }
+    const seg = openSeg(path)
+    this.rowCount[s] = seg.rows
+    return seg
   }
 
   private col(k: number): Float64Array {

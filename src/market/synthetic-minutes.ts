@@ -41,25 +41,32 @@ export interface MinuteColumns {
   v: Float64Array
 }
 
+/** The price columns only (a replay reads no volume). */
+export type MinutePrices = Omit<MinuteColumns, 'v'>
+
 // scratch of one hour (the function is not re-entrant across threads, each thread has its own module)
 const X = new Float64Array(MINUTES_PER_HOUR + 1)
 const W = new Float64Array(MINUTES_PER_HOUR)
+const REM = new Float64Array(MINUTES_PER_HOUR)
 /** expected range of a standard Brownian bridge over n steps is √(π/2)·√n·σ … of its path: ≈ 1.2533 */
 const BRIDGE_RANGE = 1.2533 * Math.sqrt(MINUTES_PER_HOUR)
 
 /**
  * The minutes of the hour opening at `hourMs` with candle (o, h, l, c, v), written to
- * `out` at index `at` (60 rows). `label` = minuteLabel(seed, symbol).
+ * `out` at index `at` (60 rows). `label` = minuteLabel(seed, symbol). Without a `v`
+ * column in `out` (a replay's) the volume split is skipped; the prices are the same
+ * (the stream draws the volume's noise all the same).
  */
-export function syntheticMinutes(label: number, hourMs: number, o: number, h: number, l: number, c: number, v: number, out: MinuteColumns, at: number): void {
+export function syntheticMinutes(label: number, hourMs: number, o: number, h: number, l: number, c: number, v: number, out: MinuteColumns | MinutePrices, at: number): void {
   const N = MINUTES_PER_HOUR
+  const outV = 'v' in out ? out.v : null
   for (let i = 0; i < N; i++) out.t[at + i] = hourMs + i * MINUTE_MS
   if (!(h > l)) {
     // a flat hour (no trade, or one price all hour): flat minutes
     for (let i = 0; i < N; i++) {
       out.o[at + i] = out.h[at + i] = out.l[at + i] = out.c[at + i] = o
     }
-    splitVolume(null, v, c, out.v, at)
+    if (outV !== null) splitVolume(null, v, c, outV, at)
     return
   }
   const rng = Rng.keyed(label, hourMs)
@@ -111,9 +118,10 @@ export function syntheticMinutes(label: number, hourMs: number, o: number, h: nu
     out.h[at + i] = mh
     out.l[at + i] = ml
     // volume follows the minute's range, with noise
-    W[i] = ((mh - ml) / range + 0.15) * Math.exp(0.5 * rng.normal())
+    if (outV !== null) W[i] = ((mh - ml) / range + 0.15) * Math.exp(0.5 * rng.normal())
+    else if (i < N - 1) rng.skipNormal() // the next minute's wicks come after this draw (the rest of the hour's normals are skipped too)
   }
-  splitVolume(W, v, c, out.v, at)
+  if (outV !== null) splitVolume(W, v, c, outV, at)
 }
 
 function pin(a: number, va: number, b: number, vb: number): void {
@@ -150,7 +158,7 @@ function splitVolume(w: Float64Array | null, v: number, price: number, out: Floa
   }
   // whole units: floors, then one more unit to the largest remainders
   let given = 0
-  const rem = new Float64Array(N)
+  const rem = REM
   for (let i = 0; i < N; i++) {
     const exact = (units * (w ? w[i] : 1)) / total
     const f = Math.floor(exact)

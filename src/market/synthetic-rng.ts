@@ -73,6 +73,21 @@ export class Rng {
     return (this.nextU32() + 0.5) / TWO_POW_32
   }
 
+  /**
+   * Advance the stream as normal() would, without the value: the draws are the same, so
+   * what follows is too, as long as the next normal() of this stream is also skipped
+   * (the kept second value is not computed).
+   */
+  skipNormal(): void {
+    if (this.hasSpare) {
+      this.hasSpare = false
+      return
+    }
+    this.nextU32()
+    this.nextU32()
+    this.hasSpare = true
+  }
+
   /** standard normal (Box–Muller, second value kept for the next call) */
   normal(): number {
     if (this.hasSpare) {

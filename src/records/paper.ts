@@ -15,7 +15,7 @@ import { DAY_MS, HOUR_MS, isoDay, isoInstant, isoRecordInstant } from '../time'
 import { appendEvents, type NewEvent } from './events'
 import type { Leaf, LeafSource } from './merkle-leaves'
 import { makeLeaf } from './merkle-leaves'
-import { scoringExecutionItem } from './scoring-execution'
+import { replaysMinutes, scoringExecutionItem } from './scoring-execution'
 
 export type PaperCycleRow = typeof paperCycles.$inferSelect
 export type PaperPositionRow = typeof paperPositions.$inferSelect
@@ -71,6 +71,8 @@ export function positionItem(p: PaperPositionRow) {
     closed_at: p.closedAtMs === null ? null : isoRecordInstant(p.closedAtMs),
     // only positions priced with the execution costs carry these keys: earlier ones (and their leaves) stay as published
     ...(p.engine ? { engine: p.engine, ...scoringExecutionItem(p.engine, p.leverage, p.marginUsd) } : {}),
+    // positions of an engine that replays minutes say how their exit was found (null while open or cancelled)
+    ...(replaysMinutes(p.engine) ? { exit_resolution: (p.exitResolution as 'detail' | 'bar' | null) ?? null } : {}),
   }
 }
 

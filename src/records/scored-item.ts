@@ -5,7 +5,7 @@
 import type { Direction } from '../engine/types'
 import type { StrategyStatus } from '../strategies/status'
 import { isoNoZone, isoRecordInstant } from '../time'
-import { scoringExecutionItem } from './scoring-execution'
+import { replaysMinutes, scoringExecutionItem } from './scoring-execution'
 import type { ScoredJoined } from './signals'
 import { roundTo } from '../round'
 
@@ -40,6 +40,8 @@ export function scoredItem({ signal: s, scored: r }: ScoredJoined) {
     funding_pct: r.fundingPct === null ? null : round(r.fundingPct),
     marked_through: isoRecordInstant(r.markedThroughMs),
     finalized_at: r.finalizedAtMs === null ? null : isoRecordInstant(r.finalizedAtMs),
+    // rows of an engine that replays minutes say how their exit was found; earlier rows' items (and leaves) keep their text
+    ...(replaysMinutes(r.engine) ? { exit_resolution: (r.exitResolution as 'detail' | 'bar' | null) ?? null } : {}),
     frozen_inputs: {
       fee_frac: r.feeFrac,
       leverage: r.leverage,

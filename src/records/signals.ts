@@ -8,14 +8,15 @@ import type { scoredSignals, signalScans, signals } from '../../db/schema'
 import type { Db, Queryable } from '../db'
 import { DAY_MS } from '../time'
 import { appendEvents, type Announcement, type NewEvent } from './events'
+import { EXECUTION_ENGINE } from './scoring-execution'
 import { signalItem } from './signal-item'
 
 export type SignalRow = typeof signals.$inferSelect
 export type ScoredRow = typeof scoredSignals.$inferSelect
 export type ScanRow = typeof signalScans.$inferSelect
 
-// v3: the execution costs of issue 25 (scoring-execution.ts); rows of v2 keep their model
-export const ENGINE_LABEL = 'reference-engine-v3'
+/** the label a scored row gets when first written (scoring-execution.ts: v4, minute detail); rows of earlier labels keep theirs */
+export const ENGINE_LABEL = EXECUTION_ENGINE
 export const FINAL_STATUSES = ['tp', 'sl', 'timeout', 'liquidation', 'unscoreable'] as const
 export type ScoredStatus = (typeof FINAL_STATUSES)[number] | 'open'
 
@@ -150,7 +151,7 @@ const MUTABLE_COLUMNS = [
   ['fee_pct', 'feePct'], ['funding_pct', 'fundingPct'], ['exit_price', 'exitPrice'], ['exit_time_ms', 'exitTimeMs'],
   ['bars_held', 'barsHeld'], ['sl_tp_same_bar', 'slTpSameBar'], ['funding_events', 'fundingEvents'],
   ['funding_events_real', 'fundingEventsReal'], ['marked_through_ms', 'markedThroughMs'], ['updated_at_ms', 'updatedAtMs'],
-  ['finalized_at_ms', 'finalizedAtMs'],
+  ['finalized_at_ms', 'finalizedAtMs'], ['exit_resolution', 'exitResolution'],
 ] as const satisfies readonly (readonly [string, keyof ScoredRow])[]
 
 /**
@@ -182,7 +183,7 @@ export async function saveScored(db: Db, rows: { row: ScoredRow; existed: boolea
   })
 }
 
-/** scored rows per insert (SQLite's bound-variable limit over a row's 28 columns, rounded down) */
+/** scored rows per insert (SQLite's bound-variable limit of 999 over a row's 28 columns, rounded down) */
 const SCORED_CHUNK = 30
 
 export interface ScoredJoined {

@@ -7,7 +7,7 @@
 import { ruleFigures, type IntrabarCounts } from '../engine/intrabar'
 import type { BacktestMetrics } from '../engine/metrics'
 import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
-import { mergeCoinTables, selectRows, type TradeTable } from '../engine/trade-table'
+import { mergeCoinTables, selectRows, tradeAt, TradeTableBuilder, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { InvalidRequest } from './errors'
 import type { IntrabarBlock } from './result-model'
@@ -40,10 +40,16 @@ export interface ChunkIntrabar extends IntrabarCounts {
   /** coins of the chunk where a minute replay changed a trade */
   changedCoins: string[]
   /**
-   * those coins' trades under the bar rule (for `rule_bias`), each coin simulated again
-   * without detail; the other coins' bar-rule trades are their trades
+   * those coins' trades under the bar rule (for `rule_bias`; the other coins' bar-rule
+   * trades are their trades), coin by coin: where the bar rule's trades pair one to one
+   * with the coin's trades (the same entries) only the ones that differ, else all of them
    */
   barTrades: TradeTable
+  /**
+   * for each row of barTrades, the index among its coin's trades (in time order) of the
+   * trade it stands for; −1 on every row of a coin whose bar-rule trades are all there
+   */
+  barRows: Int32Array
 }
 
 /** Where a coin's minutes come from (CandleStore.detailSource; a worker answers it from its view: compute/intrabar-detail.ts). */
@@ -58,9 +64,10 @@ export interface RunIntrabar {
   /** ambiguous bars whose liquidation the mark bar decided (no mark minutes) */
   markLeftToRule: number
   coinsWithout: string[]
-  /** coins where a replay changed a trade, and the chunks' bar-rule trades of those coins */
+  /** coins where a replay changed a trade, and the chunks' bar-rule trades of those coins (ChunkIntrabar barTrades, barRows) */
   changedCoins: Set<string>
   barParts: TradeTable[]
+  barRows: Int32Array[]
 }
 
 export function mergeIntrabar(symbols: readonly string[], parts: readonly (ChunkIntrabar | undefined)[]): RunIntrabar | null {
@@ -74,6 +81,7 @@ export function mergeIntrabar(symbols: readonly string[], parts: readonly (Chunk
     coinsWithout: symbols.filter(s => without.has(s)),
     changedCoins: new Set(ps.flatMap(p => p.changedCoins)),
     barParts: ps.map(p => p.barTrades),
+    barRows: ps.map(p => p.barRows),
   }
 }
 
@@ -105,12 +113,22 @@ export function intrabarBlock(
   let bar = detail
   if (knownBar !== null) bar = knownBar
   else if (run.changedCoins.size > 0) {
-    const keep: number[] = []
-    for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
-    const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts])
-    // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
-    const barAcceptance = finish(acceptSteps(barTrades, portfolio))
-    bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+    const ranges = coinRanges(symbols, trades)
+    const patched = ranges && patchedBarTrades(symbols, trades, ranges, run.barParts, run.barRows)
+    if (!patched) {
+      // a coin's bar-rule trades part from its own (or the table is not in universe order): the bar rule's table, merged
+      const keep: number[] = []
+      for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
+      const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts.map((p, k) => wholeBarTrades(trades, p, run.barRows[k]))])
+      // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
+      const barAcceptance = finish(acceptSteps(barTrades, portfolio))
+      bar = ruleFigures(barTrades.pnlPct, barAcceptance.taken)
+    } else if (!anyTaken(acceptance, trades.n, patched.rows)) {
+      // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
+      bar = ruleFigures(patched.table.pnlPct, acceptance.taken)
+    } else {
+      bar = ruleFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio)).taken)
+    }
   }
   let changed = 0
   for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
@@ -136,4 +154,94 @@ export function intrabarBlock(
       ? `intrabar: in ${run.markLeftToRule} bars the mark price reached the liquidation price and the minutes could have put another exit first; the store holds no mark-price minutes, so the mark bar decided (liquidation)`
       : null
   return { block, warning: [warning, markWarning].filter(w => w !== null).join('; ') || null }
+}
+
+/** Each coin's row range [from, to) in the run's table, by universe index; null unless the table is coin-grouped in `symbols` order. */
+function coinRanges(symbols: readonly string[], trades: TradeTable): { from: Int32Array; to: Int32Array } | null {
+  if (trades.symbols !== symbols && (trades.symbols.length !== symbols.length || trades.symbols.some((s, i) => s !== symbols[i]))) return null
+  const from = new Int32Array(symbols.length).fill(-1)
+  const to = new Int32Array(symbols.length)
+  for (let r = 0; r < trades.n; ) {
+    const c = trades.coin[r]
+    if (from[c] !== -1 || (r > 0 && c < trades.coin[r - 1])) return null
+    let j = r + 1
+    while (j < trades.n && trades.coin[j] === c) j++
+    from[c] = r
+    to[c] = j
+    r = j
+  }
+  return { from, to }
+}
+
+/**
+ * The bar rule's trades of the run as the run's own table with the rows the bar rule
+ * prices differently patched (exit time and net P&L: what the portfolio's choice and
+ * `ruleFigures` read), and those rows; null where a changed coin's bar-rule trades do
+ * not pair one to one with its trades (barRows −1: the paths parted at a trailing exit).
+ * The rows and their order are then the merged table's (coin blocks in universe order,
+ * the same entries), so the choice over it and the figures are the same to the last bit,
+ * without merging and copying every column.
+ */
+function patchedBarTrades(
+  symbols: readonly string[],
+  trades: TradeTable,
+  ranges: { from: Int32Array; to: Int32Array },
+  barParts: readonly TradeTable[],
+  barRows: readonly Int32Array[],
+): { table: TradeTable; rows: number[] } | null {
+  const index = new Map(symbols.map((s, i) => [s, i]))
+  const exitMs = trades.exitMs.slice()
+  const pnlPct = trades.pnlPct.slice()
+  const rows: number[] = []
+  for (let p = 0; p < barParts.length; p++) {
+    const part = barParts[p]
+    const at = barRows[p]
+    for (let i = 0; i < part.n; i++) {
+      const u = index.get(part.symbols[part.coin[i]])
+      if (u === undefined || at[i] < 0 || ranges.from[u] < 0 || at[i] >= ranges.to[u] - ranges.from[u]) return null
+      const r = ranges.from[u] + at[i]
+      if (part.entryMs[i] !== trades.entryMs[r]) return null
+      exitMs[r] = part.exitMs[i]
+      pnlPct[r] = part.pnlPct[i]
+      rows.push(r)
+    }
+  }
+  return { table: { ...trades, exitMs, pnlPct }, rows }
+}
+
+/** A chunk's bar-rule trades of its changed coins, every trade: where they stand in for some of a coin's own (barRows ≥ 0), its own with those replaced. */
+function wholeBarTrades(trades: TradeTable, part: TradeTable, at: Int32Array): TradeTable {
+  const out = new TradeTableBuilder(part.direction, part.symbols)
+  const ownRows = new Map<string, number[]>()
+  for (let r = 0; r < trades.n; r++) {
+    const s = trades.symbols[trades.coin[r]]
+    let list = ownRows.get(s)
+    if (!list) ownRows.set(s, (list = []))
+    list.push(r)
+  }
+  for (let i = 0; i < part.n; ) {
+    const c = part.coin[i]
+    let j = i + 1
+    while (j < part.n && part.coin[j] === c) j++
+    if (at[i] < 0) for (let k = i; k < j; k++) out.push(tradeAt(part, k), c)
+    else {
+      const own = ownRows.get(part.symbols[c]) ?? []
+      const stand = new Map<number, number>()
+      for (let k = i; k < j; k++) stand.set(at[k], k)
+      own.forEach((r, k) => {
+        const s = stand.get(k)
+        out.push(s === undefined ? tradeAt(trades, r) : tradeAt(part, s), c)
+      })
+    }
+    i = j
+  }
+  return out.finish()
+}
+
+/** whether any of `rows` was taken */
+function anyTaken(acceptance: Acceptance, n: number, rows: readonly number[]): boolean {
+  if (rows.length === 0) return false
+  const taken = new Uint8Array(n)
+  for (const r of acceptance.taken) taken[r] = 1
+  return rows.some(r => taken[r] === 1)
 }

@@ -237,6 +237,15 @@ export class CompiledStrategy {
     return undefined
   }
 
+  /** The fields of a used indicator the trees read (the ones its compute is asked for). */
+  fieldsOf(indicatorId: string): readonly string[] | undefined {
+    for (const f of this.frames) {
+      const job = f.jobs.get(indicatorId)
+      if (job) return [...job.used]
+    }
+    return undefined
+  }
+
   /**
    * Entry and exit masks over `bars`. A tree that reads other coins, other timeframes or
    * derivatives data needs `data` (the coin's symbol and the store); `absent` then marks

@@ -26,11 +26,15 @@ export const candleDef = define({
   run(b, _p, col, wants) {
     // direction alone (the common case in strategies) needs one comparison per bar
     if (CANDLE_SHAPES.every(f => !wants(f))) {
-      const bull = col('is_bullish')
-      const bear = col('is_bearish')
-      for (let i = 0; i < b.n; i++) {
-        bull[i] = +(b.c[i] > b.o[i])
-        bear[i] = +(b.c[i] < b.o[i])
+      const { c, o } = b
+      // a strategy reads one direction: one column written, not two
+      if (wants('is_bullish')) {
+        const bull = col('is_bullish')
+        for (let i = 0; i < b.n; i++) bull[i] = +(c[i] > o[i])
+      }
+      if (wants('is_bearish')) {
+        const bear = col('is_bearish')
+        for (let i = 0; i < b.n; i++) bear[i] = +(c[i] < o[i])
       }
       return
     }
@@ -84,12 +88,14 @@ export const heikinAshiDef = define({
     const high = col('ha_high')
     const low = col('ha_low')
     heikinAshi(b.o, b.h, b.l, b.c, { open, close, high, low }, b.n)
-    greater(close, open, col('ha_bullish'), b.n)
-    greater(open, close, col('ha_bearish'), b.n)
+    // each flag, and the wicks, are passes or columns of their own, made only when read
+    if (wants('ha_bullish')) greater(close, open, col('ha_bullish'), b.n)
+    if (wants('ha_bearish')) greater(open, close, col('ha_bearish'), b.n)
     if (HA_BODY.every(f => !wants(f))) return
     const body = col('ha_body')
     const top = col('ha_body_top')
     const bottom = col('ha_body_bottom')
+    const wicks = wants('ha_upper_wick') || wants('ha_lower_wick')
     const upper = col('ha_upper_wick')
     const lower = col('ha_lower_wick')
     for (let i = 0; i < b.n; i++) {
@@ -100,8 +106,10 @@ export const heikinAshiDef = define({
       body[i] = t - m
       top[i] = t
       bottom[i] = m
-      upper[i] = high[i] - t
-      lower[i] = m - low[i]
+      if (wicks) {
+        upper[i] = high[i] - t
+        lower[i] = m - low[i]
+      }
     }
   },
 })

@@ -23,14 +23,16 @@ export const emaDef = define({
     bool('downtrend', 'ema_fast < ema_slow'),
   ],
   warmupBars: (p) => Math.max(p.fast, p.slow) - 1,
-  run(b, p, col) {
+  run(b, p, col, wants) {
     const fast = col('ema_fast')
     const slow = col('ema_slow')
     const mean = p.adjust === 1 ? emaAdjusted : ema
-    mean(b.c, p.fast, fast, b.n)
-    mean(b.c, p.slow, slow, b.n)
-    greater(fast, slow, col('uptrend'), b.n)
-    greater(slow, fast, col('downtrend'), b.n)
+    const trend = wants('uptrend') || wants('downtrend')
+    // a tree reading one line gets one EMA pass; a trend flag needs both lines
+    if (trend || wants('ema_fast')) mean(b.c, p.fast, fast, b.n)
+    if (trend || wants('ema_slow')) mean(b.c, p.slow, slow, b.n)
+    if (wants('uptrend')) greater(fast, slow, col('uptrend'), b.n)
+    if (wants('downtrend')) greater(slow, fast, col('downtrend'), b.n)
   },
 })
 
@@ -76,13 +78,15 @@ export const macdDef = define({
   ],
   warmupBars: (p) => p.slow + p.signal - 1,
   crossCheck: (p) => (p.fast < p.slow ? [] : [`macd: fast (${p.fast}) must be below slow (${p.slow})`]),
-  run(b, p, col) {
+  run(b, p, col, wants) {
     const n = b.n
     const line = col('macd')
     const signal = col('macd_signal')
     const hist = col('macd_hist')
     macd(b.c, p.fast, p.slow, p.signal, line, signal, hist, n)
-    greater(line, signal, col('macd_above_signal'), n)
+    // the flags are passes of their own, made only when a tree reads them
+    if (wants('macd_above_signal')) greater(line, signal, col('macd_above_signal'), n)
+    if (!wants('macd_cross_up') && !wants('macd_cross_down')) return
     const up = col('macd_cross_up')
     const down = col('macd_cross_down')
     fillNaN(up, 0, Math.min(1, n))
@@ -108,11 +112,11 @@ export const adxDef = define({
     bool('di_bullish', 'plus_di > minus_di'),
   ],
   warmupBars: (p) => 2 * p.period - 1,
-  run(b, p, col) {
+  run(b, p, col, wants) {
     const plus = col('plus_di')
     const minus = col('minus_di')
     adx(b.h, b.l, b.c, p.period, col('adx'), plus, minus, b.n)
-    greater(plus, minus, col('di_bullish'), b.n)
+    if (wants('di_bullish')) greater(plus, minus, col('di_bullish'), b.n)
   },
 })
 
@@ -191,24 +195,32 @@ export const ichimokuDef = define({
     bool('chikou_bullish', 'lagging span above the price it is drawn against: close > close displacement bars ago'),
   ],
   warmupBars: (p) => Math.max(Math.max(p.tenkan, p.kijun) - 1 + p.displacement, p.senkou_b - 1 + p.displacement),
-  run(b, p, col) {
+  run(b, p, col, wants) {
     const n = b.n
     const spanA = col('senkou_a')
     const spanB = col('senkou_b')
     const tenkan = col('tenkan')
     const kijun = col('kijun')
-    ichimoku(b.h, b.l, p.tenkan, p.kijun, p.senkou_b, p.displacement, { tenkan, kijun, senkouA: spanA, senkouB: spanB }, n)
-    const above = col('above_cloud')
-    const below = col('below_cloud')
-    for (let i = 0; i < n; i++) {
-      const a = spanA[i]
-      const s = spanB[i]
-      const c = b.c[i]
-      const known = a === a && s === s
-      above[i] = known ? (c > a && c > s ? 1 : 0) : NaN
-      below[i] = known ? (c < a && c < s ? 1 : 0) : NaN
+    // the lines and spans: only chikou_bullish reads none of them
+    const lines = ['tenkan', 'kijun', 'senkou_a', 'senkou_b', 'above_cloud', 'below_cloud', 'tk_bullish'].some(wants)
+    if (lines) ichimoku(b.h, b.l, p.tenkan, p.kijun, p.senkou_b, p.displacement, { tenkan, kijun, senkouA: spanA, senkouB: spanB }, n)
+    // each flag is a pass of its own, made only when a tree reads it
+    const wantAbove = wants('above_cloud')
+    const wantBelow = wants('below_cloud')
+    if (wantAbove || wantBelow) {
+      const above = col('above_cloud')
+      const below = col('below_cloud')
+      for (let i = 0; i < n; i++) {
+        const a = spanA[i]
+        const s = spanB[i]
+        const c = b.c[i]
+        const known = a === a && s === s
+        above[i] = known ? (c > a && c > s ? 1 : 0) : NaN
+        below[i] = known ? (c < a && c < s ? 1 : 0) : NaN
+      }
     }
-    greater(tenkan, kijun, col('tk_bullish'), n)
+    if (wants('tk_bullish')) greater(tenkan, kijun, col('tk_bullish'), n)
+    if (!wants('chikou_bullish')) return
     const chikou = col('chikou_bullish')
     const d = p.displacement
     fillNaN(chikou, 0, Math.min(d, n))

@@ -1,4 +1,4 @@
-import { atr } from '../atr'
+import { atr, trueRange } from '../atr'
 import { bollinger } from '../bollinger'
 import { donchian, donchianPrev, keltner } from '../channels'
 import { barsPerYear, historicalVolatility } from '../hv'
@@ -106,7 +106,9 @@ export const atrDef = define({
   run(b, p, col, wants) {
     const range = col('atr')
     const tr = col('tr')
-    atr(b.h, b.l, b.c, p.period, range, b.n, col('natr'), tr)
+    // atr-breakout reads the mean of the true range alone: no Wilder smoothing, no NATR then
+    if (wants('atr') || wants('natr') || wants('atr_ratio')) atr(b.h, b.l, b.c, p.period, range, b.n, wants('natr') ? col('natr') : undefined, tr)
+    else trueRange(b.h, b.l, b.c, tr, b.n)
     if (wants('atr_ratio')) ratioToMean(range, p.ratio_period, col('atr_ratio'), b.n)
     if (wants('atr_sma_prev')) {
       const prev = col('atr_sma_prev')
@@ -132,13 +134,17 @@ export const donchianDef = define({
     bool('dc_breakout_down', 'close < dc_lower_prev'),
   ],
   warmupBars: (p) => p.period,
-  run(b, p, col) {
-    donchian(b.h, b.l, p.period, col('dc_upper'), col('dc_lower'), col('dc_mid'), b.n)
-    const upPrev = col('dc_upper_prev')
-    const loPrev = col('dc_lower_prev')
-    donchianPrev(b.h, b.l, p.period, upPrev, loPrev, b.n)
-    greater(b.c, upPrev, col('dc_breakout_up'), b.n)
-    greater(loPrev, b.c, col('dc_breakout_down'), b.n)
+  run(b, p, col, wants) {
+    // each side is one rolling pass, made only when a field reads it: a breakout tree
+    // reads one prior level, one pass instead of four
+    const upper = wants('dc_upper') || wants('dc_mid')
+    const lower = wants('dc_lower') || wants('dc_mid')
+    const upPrev = wants('dc_upper_prev') || wants('dc_breakout_up')
+    const loPrev = wants('dc_lower_prev') || wants('dc_breakout_down')
+    if (upper || lower) donchian(b.h, b.l, p.period, col('dc_upper'), col('dc_lower'), col('dc_mid'), b.n, upper, lower)
+    if (upPrev || loPrev) donchianPrev(b.h, b.l, p.period, col('dc_upper_prev'), col('dc_lower_prev'), b.n, upPrev, loPrev)
+    if (wants('dc_breakout_up')) greater(b.c, col('dc_upper_prev'), col('dc_breakout_up'), b.n)
+    if (wants('dc_breakout_down')) greater(col('dc_lower_prev'), b.c, col('dc_breakout_down'), b.n)
   },
 })
 

@@ -36,7 +36,17 @@ export const PaperPosition = t.Object({
   marked_through: t.String(),
   opened_at: t.String(),
   closed_at: Nullable(t.String()),
-  engine: t.Optional(t.String({ description: "the execution model the position is priced with, frozen at its opening: 'reference-engine-v3' (execution costs); absent on positions opened before it (taker fee only, flat margin)" })),
+  engine: t.Optional(
+    t.String({
+      description:
+        "the execution model the position is priced with, frozen at its opening: 'reference-engine-v4' (opened since issue 25 §4: execution costs, ambiguous bars replayed by the coin's minutes where it has them, liquidation on the mark price where stored: /simulate's defaults), 'reference-engine-v3' (execution costs, bar rule, last price); absent on positions opened before them (taker fee only, flat margin)",
+    }),
+  ),
+  exit_resolution: t.Optional(
+    t.Union([t.Literal('detail'), t.Literal('bar'), t.Null()], {
+      description: "reference-engine-v4 positions: 'detail' when the exit bar was replayed minute by minute, 'bar' when the bar rule decided it; null while open or when cancelled; absent on earlier positions",
+    }),
+  ),
   execution: t.Optional(
     t.Object(
       {
@@ -46,6 +56,7 @@ export const PaperPosition = t.Object({
         liquidation_fee_pct: t.Number(),
         margin: t.String(),
         position_notional_usd: t.Number({ description: 'margin_usd × leverage: the size slippage and the bracket are priced at' }),
+        intrabar: t.Optional(t.Literal('detail', { description: "reference-engine-v4: ambiguous bars replayed by the coin's minutes where it has them" })),
       },
       { description: 'the execution settings of an engine-labelled position (docs/paper-trading.md)' },
     ),

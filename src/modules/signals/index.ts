@@ -27,6 +27,6 @@ export function signalsModule(deps: AppDeps) {
     .get('/signals/scored', ({ query }) => cache.response(`scored|${query.days}|${query.limit}|${query.signal_ids ?? ''}`, () => service.scored(query)), {
       query: ScoredQuery,
       response: ScoredResponse,
-      detail: { tags: ['signals'], summary: 'Scored signals (reference-engine-v3; cached 5 minutes)' },
+      detail: { tags: ['signals'], summary: 'Scored signals (reference-engine-v4 from issue 25 §4: minute detail; each row keeps the engine it was first scored with; cached 5 minutes)' },
     })
 }

@@ -103,6 +103,12 @@ export const ScoredSignal = t.Object({
   funding_pct: NullableNumber,
   marked_through: t.String({ description: 'close time of the last candle the scorer used' }),
   finalized_at: t.Union([t.String(), t.Null()]),
+  exit_resolution: t.Optional(
+    t.Union([t.Literal('detail'), t.Literal('bar'), t.Null()], {
+      description:
+        "rows of reference-engine-v4 on: 'detail' when the exit bar was replayed minute by minute (docs/metrics.md §1 \"Minute detail\"), 'bar' when the bar rule decided it (no ambiguity, or no minutes there); null while open or unscoreable; absent on rows of earlier engines",
+    }),
+  ),
   frozen_inputs: t.Object({
     fee_frac: t.Number(),
     leverage: t.Number(),
@@ -112,6 +118,20 @@ export const ScoredSignal = t.Object({
     max_bars: t.Integer(),
     market_type: t.Literal('futures'),
     funding_source: t.String(),
+    execution: t.Optional(
+      t.Object(
+        {
+          slippage: t.String(),
+          impact_k: t.Number(),
+          tp_order: t.String(),
+          liquidation_fee_pct: t.Number(),
+          margin: t.String(),
+          position_notional_usd: t.Number({ description: '60 USD × leverage: the size slippage and the bracket are priced at' }),
+          intrabar: t.Optional(t.Literal('detail', { description: "reference-engine-v4 on: ambiguous bars replayed by the coin's minutes where it has them, as /simulate's default" })),
+        },
+        { description: 'the execution settings the row is priced with, frozen by its engine label (docs/signals.md); absent on rows of reference-engine-v2 and before' },
+      ),
+    ),
   }),
   funding_coverage: t.Union([
     t.Object({ events: t.Integer(), real_events: t.Integer(), coverage_pct: NullableNumber }),

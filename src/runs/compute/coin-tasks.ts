@@ -9,7 +9,7 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, type TradeModelInput } from '../../engine/trade-model'
+import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -150,6 +150,8 @@ export interface CoinRun {
   outcome: CoinOutcome
   trades: Trade[]
   input: Parameters<typeof simulateCoin>[0]
+  /** with minute detail: the bar rule's trades where a replay changed one (simulateCoin's twin), else null */
+  barRule: Trade[] | null
 }
 
 /**
@@ -176,6 +178,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     const coinsWithout: string[] = []
     const changedCoins: string[] = []
     const barTable = withDetail && withBars && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
+    const barRows: number[] = []
     symbols.forEach((symbol, coin) => {
       const bars = ctx.bars(symbol, spec.timeframe)
       const win = windowOf(spec, bars)
@@ -206,9 +209,10 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
           detail,
           delisted,
         }
-        const trades = simulateCoin(input, params, counts)
+        const twin: BarRuleTwin = { trades: null }
+        const trades = simulateCoin(input, params, counts, twin)
         const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input }
+        run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin.trades }
         shared?.set(key, run)
       }
       const markBars = ctx.view.bars(symbol)
@@ -219,18 +223,28 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         if (tr.exitChanged) changed++
       }
       if (barTable && changed > 0) {
-        // the bar rule's trades of this coin: the same ones up to the first the minutes changed,
-        // then the bar rule's own from that trade's signal on (one position at a time: nothing before it differs)
+        // the bar rule's trades of this coin (simulateCoin's twin: only the changed trades are priced again)
         changedCoins.push(symbol)
-        const first = run.trades.findIndex(tr => tr.exitChanged)
-        for (let k = 0; k < first; k++) barTable.push(run.trades[k], coin)
-        for (const tr of simulateCoin({ ...run.input, detail: null, fromIdx: run.trades[first].entryIdx - 1 }, params)) barTable.push(tr, coin)
+        const bar = run.barRule!
+        const own = run.trades
+        if (bar.length === own.length && bar.every((tr, k) => tr.entryIdx === own[k].entryIdx)) {
+          // the same entries: the trades that differ stand in for theirs (the twin holds the others themselves)
+          bar.forEach((tr, k) => {
+            if (tr === own[k]) return
+            barTable.push(tr, coin)
+            barRows.push(k)
+          })
+        } else
+          for (const tr of bar) {
+            barTable.push(tr, coin)
+            barRows.push(-1)
+          }
       }
       coins.push(run.outcome)
     })
     const trades = table.finish()
     if (!barTable) return { coins, trades }
-    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish() } }
+    return { coins, trades, intrabar: { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) } }
   }
   const result = listOf(payload.symbols, s => (payload.tradable ? (payload.tradable[s] ?? []) : null), true)
   if (payload.twin) {

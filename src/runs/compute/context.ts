@@ -13,12 +13,13 @@ import { quietExtremes, type QuietExtremes } from '../../engine/quiet-blocks'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
+import type { DetailInfo } from '../../market/candle-store'
 import type { Bars } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
 import { IndicatorColumnCache } from './indicator-columns'
-import { openDetail } from './intrabar-detail'
+import { MinuteCache, openDetail } from './intrabar-detail'
 import type { StoreView } from './store-view'
 
 /** signal masks a thread keeps between tasks, in bytes (one byte per bar and mask) */
@@ -74,6 +75,10 @@ export class TaskContext {
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
   private detailVersion = ''
+  /** where the minutes come from, under detailVersion */
+  private detailInfo: DetailInfo | null = null
+  /** the replayed bars' minutes, over every coin (bounded: intrabar-detail.ts) */
+  private readonly minuteCache = new MinuteCache()
 
   constructor(public view: StoreView) {}
 
@@ -82,6 +87,7 @@ export class TaskContext {
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
       this.details.clear()
+      this.minuteCache.clear()
       this.signalCache.clear()
       this.indicatorColumns.clear()
       this.costSeries.clear()
@@ -108,19 +114,25 @@ export class TaskContext {
 
   /**
    * The coin's minute detail (stored or derived; null: none), opened once per thread and
-   * data version: only the minutes a replay asks for are ever read (intrabar-detail.ts).
+   * data version: only the minutes a replay asks for are ever read, and the thread keeps
+   * a bounded number of them decoded (intrabar-detail.ts MinuteCache).
    */
   detail(symbol: string): IntrabarDetail | null {
     // readers and derivers hold the coin's series of one data version
     const version = this.view.dataVersion()
-    if (version !== this.detailVersion) {
+    if (version !== this.detailVersion || this.detailInfo === null) {
       this.details.clear()
+      this.minuteCache.clear()
       this.detailVersion = version
+      this.detailInfo = this.view.detailInfo()
     }
     let d = this.details.get(symbol)
     if (d === undefined) {
-      d = openDetail(this.view.detailInfo(), symbol, this.view.bars(symbol))
-      if (this.details.size > 4096) this.details.clear()
+      d = openDetail(this.detailInfo, symbol, this.view.bars(symbol), this.minuteCache)
+      if (this.details.size > 4096) {
+        this.details.clear()
+        this.minuteCache.clear()
+      }
       this.details.set(symbol, d)
     }
     return d
