@@ -146,3 +146,38 @@ describe('random-entry trades', () => {
     expect(Array.from(sums).every(Number.isNaN)).toBe(true)
   })
 })
+
+describe("the null's per-coin inputs a worker keeps between runs", () => {
+  const bars = volatileBars(2000, 9)
+  let funding = someFunding(bars)
+  let coinBars = bars
+  const view = {
+    bars: () => coinBars,
+    funding: () => funding,
+    marginBrackets: () => undefined,
+    dataVersion: () => 'v1',
+    detailInfo: () => ({ syntheticSeed: null, storedDir: '', stored: [] }),
+  }
+
+  test('are computed once per coin, equal to a fresh pass, and again for new bars or a grown funding series', async () => {
+    const { TaskContext } = await import('../src/runs/compute/context')
+    const ctx = new TaskContext(view as never)
+    const q1 = ctx.quietExtremes('X', '1H', bars)
+    expect(ctx.quietExtremes('X', '1H', bars)).toBe(q1)
+    expect(Array.from(q1.low)).toEqual(Array.from(quietExtremes(bars).low))
+    const f1 = ctx.keptFunding('X', '1H', bars)
+    expect(ctx.keptFunding('X', '1H', bars)).toBe(f1)
+    expect(Array.from(f1!.realAmt)).toEqual(Array.from(keptFunding(bars, funding)!.realAmt))
+    // another coin has its own
+    expect(ctx.quietExtremes('Y', '1H', bars)).not.toBe(q1)
+    // the funding series grew (a new event): its amounts are looked up again
+    funding = { t: Float64Array.from([...funding.t, funding.t[funding.n - 1] + 8 * HOUR_MS]), rate: Float64Array.from([...funding.rate, 0.0002]), n: funding.n + 1 }
+    const f2 = ctx.keptFunding('X', '1H', bars)
+    expect(f2).not.toBe(f1)
+    expect(f2!.realAmt.length).toBe(f1!.realAmt.length + 1)
+    // new bars (the series was appended to): both again
+    coinBars = volatileBars(2001, 9)
+    expect(ctx.quietExtremes('X', '1H', coinBars)).not.toBe(q1)
+    expect(ctx.quietExtremes('X', '1H', coinBars).low.length).toBe(Math.ceil(2001 / 8))
+  })
+})
