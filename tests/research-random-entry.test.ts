@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { entryCandidates, randomEntrySums, RandomEntryScratch, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { DEFAULT_MAKER_FEE_FRAC, type Execution } from '../src/engine/execution'
 import { keptFunding } from '../src/engine/funding'
+import type { MarginBracket } from '../src/engine/margin-brackets'
+import { coinCostSeries } from '../src/engine/slippage'
 import { quietExtremes } from '../src/engine/quiet-blocks'
 import { simulateCoin } from '../src/engine/trade-model'
 import type { TradeParams } from '../src/engine/types'
@@ -113,6 +116,33 @@ describe('random-entry trades', () => {
     const outcomes = new TradeOutcomes(coin, p)
     const possible = new Set(Array.from(entryCandidates(coin), s => outcomes.pnlPct(s)))
     for (const x of randomEntrySums(coin, p, 1, 200, 7)) expect(possible.has(x)).toBe(true)
+  })
+
+  test("with bracket margin and impact slippage an outcome is still simulateCoin's net P&L to the bit (the null tracks no adverse excursion)", () => {
+    const brackets: MarginBracket[] = [
+      { bracket: 1, floorUsd: 0, capUsd: 1_000, mmrFrac: 0.01, cumUsd: 0, maxLeverage: 50 },
+      { bracket: 2, floorUsd: 1_000, capUsd: 1e12, mmrFrac: 0.05, cumUsd: 40, maxLeverage: 10 },
+    ]
+    const execution: Execution = { slippage: 'impact', impactK: 1, tpOrder: 'market', makerFeeFrac: DEFAULT_MAKER_FEE_FRAC, liquidationFeeFrac: 0.0125, margin: 'brackets', notionalUsd: 5_000 }
+    const costs = coinCostSeries(bars)
+    for (const over of [{ leverage: 10 }, { direction: 'short' as const, leverage: 20 }]) {
+      const p = params({ ...over, execution })
+      const coin: RandomEntryCoin = { bars, exit, allowed: null, fromIdx: 100, toIdx: 2900, funding, brackets, costs }
+      const outcomes = new TradeOutcomes(coin, p)
+      const mask = new Uint8Array(bars.n)
+      let slipped = 0
+      for (const s of Array.from(entryCandidates(coin)).filter((_, j) => j % 11 === 0)) {
+        mask[s] = 1
+        const ref = simulateCoin({ symbol: 'X', ...coin, entry: mask, fromIdx: s }, p)[0]
+        mask[s] = 0
+        // the reference tracks the adverse excursion the capacity curve reads; the null's outcome needs none of it
+        expect(ref.maeFrac).toBeGreaterThan(0)
+        if (ref.slippagePct > 0) slipped++
+        if (ref.fundingPct === 0) expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
+        else expect(outcomes.pnlPct(s)).toBeCloseTo(ref.pnlPct, 9)
+      }
+      expect(slipped).toBeGreaterThan(0)
+    }
   })
 
   test('inputs kept between runs (whole-bar quiet extremes and funding amounts, a reused scratch) give the same bits as fresh ones', () => {
