@@ -137,7 +137,7 @@ describe('random-entry trades', () => {
         mask[s] = 0
         // the reference tracks the adverse excursion the capacity curve reads; the null's outcome needs none of it
         expect(ref.maeFrac).toBeGreaterThan(0)
-        if (ref.slippagePct > 0) slipped++
+        if ((ref.slippagePct ?? 0) > 0) slipped++
         if (ref.fundingPct === 0) expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
         else expect(outcomes.pnlPct(s)).toBeCloseTo(ref.pnlPct, 9)
       }
