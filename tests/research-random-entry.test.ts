@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { entryCandidates, randomEntrySums, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { entryCandidates, randomEntrySums, RandomEntryScratch, TradeOutcomes, type RandomEntryCoin } from '../src/engine/random-entry'
+import { DEFAULT_MAKER_FEE_FRAC, type Execution } from '../src/engine/execution'
+import { keptFunding } from '../src/engine/funding'
+import type { MarginBracket } from '../src/engine/margin-brackets'
+import { coinCostSeries } from '../src/engine/slippage'
+import { quietExtremes } from '../src/engine/quiet-blocks'
 import { simulateCoin } from '../src/engine/trade-model'
 import type { TradeParams } from '../src/engine/types'
 import type { Bars, FundingSeries } from '../src/market/types'
@@ -113,8 +118,96 @@ describe('random-entry trades', () => {
     for (const x of randomEntrySums(coin, p, 1, 200, 7)) expect(possible.has(x)).toBe(true)
   })
 
+  test("with bracket margin and impact slippage an outcome is still simulateCoin's net P&L to the bit (the null tracks no adverse excursion)", () => {
+    const brackets: MarginBracket[] = [
+      { bracket: 1, floorUsd: 0, capUsd: 1_000, mmrFrac: 0.01, cumUsd: 0, maxLeverage: 50 },
+      { bracket: 2, floorUsd: 1_000, capUsd: 1e12, mmrFrac: 0.05, cumUsd: 40, maxLeverage: 10 },
+    ]
+    const execution: Execution = { slippage: 'impact', impactK: 1, tpOrder: 'market', makerFeeFrac: DEFAULT_MAKER_FEE_FRAC, liquidationFeeFrac: 0.0125, margin: 'brackets', notionalUsd: 5_000 }
+    const costs = coinCostSeries(bars)
+    for (const over of [{ leverage: 10 }, { direction: 'short' as const, leverage: 20 }]) {
+      const p = params({ ...over, execution })
+      const coin: RandomEntryCoin = { bars, exit, allowed: null, fromIdx: 100, toIdx: 2900, funding, brackets, costs }
+      const outcomes = new TradeOutcomes(coin, p)
+      const mask = new Uint8Array(bars.n)
+      let slipped = 0
+      for (const s of Array.from(entryCandidates(coin)).filter((_, j) => j % 11 === 0)) {
+        mask[s] = 1
+        const ref = simulateCoin({ symbol: 'X', ...coin, entry: mask, fromIdx: s }, p)[0]
+        mask[s] = 0
+        // the reference tracks the adverse excursion the capacity curve reads; the null's outcome needs none of it
+        expect(ref.maeFrac).toBeGreaterThan(0)
+        if ((ref.slippagePct ?? 0) > 0) slipped++
+        if (ref.fundingPct === 0) expect(outcomes.pnlPct(s)).toBe(ref.pnlPct)
+        else expect(outcomes.pnlPct(s)).toBeCloseTo(ref.pnlPct, 9)
+      }
+      expect(slipped).toBeGreaterThan(0)
+    }
+  })
+
+  test('inputs kept between runs (whole-bar quiet extremes and funding amounts, a reused scratch) give the same bits as fresh ones', () => {
+    const bits = (x: Float64Array) => Buffer.from(x.buffer).toString('hex')
+    // a worker keeps them over the coin's whole bars; a run's window is a stretch inside
+    const quiet = quietExtremes(bars)
+    const whole = keptFunding(bars, funding)
+    expect(whole!.realAmt.length).toBeGreaterThan(0)
+    expect(whole!.gridAmt.some(x => x !== 0)).toBe(true)
+    const scratch = new RandomEntryScratch()
+    let compared = 0
+    // whole, the real events' span (bars 1000–2000) inside, across either end, the stand-ins only before and after it
+    const windows = [[0, bars.n - 1], [1200, 1800], [400, 1600], [1500, 2999], [777, 2345], [5, 400], [2100, 2900]]
+    for (const [fromIdx, toIdx] of windows) {
+      for (const [, over] of CONFIGS) {
+        for (const withExit of [false, true]) {
+          const p = params(over)
+          const coin: RandomEntryCoin = { bars, exit: withExit ? exit : null, allowed: null, fromIdx, toIdx, funding }
+          const fresh = randomEntrySums(coin, p, 9, 40, 11)
+          const kept = randomEntrySums({ ...coin, quietExtremes: () => quiet, keptFunding: () => whole }, p, 9, 40, 11, scratch)
+          expect(bits(kept)).toBe(bits(fresh))
+          compared++
+        }
+      }
+    }
+    expect(compared).toBe(windows.length * CONFIGS.length * 2)
+  })
+
   test('a window with no bar that can enter gives NaN sums', () => {
     const sums = randomEntrySums({ bars, exit: null, allowed: null, fromIdx: 50, toIdx: 50, funding: null }, params({}), 3, 4, 1)
     expect(Array.from(sums).every(Number.isNaN)).toBe(true)
+  })
+})
+
+describe("the null's per-coin inputs a worker keeps between runs", () => {
+  const bars = volatileBars(2000, 9)
+  let funding = someFunding(bars)
+  let coinBars = bars
+  const view = {
+    bars: () => coinBars,
+    funding: () => funding,
+    marginBrackets: () => undefined,
+    dataVersion: () => 'v1',
+    detailInfo: () => ({ syntheticSeed: null, storedDir: '', stored: [] }),
+  }
+
+  test('are computed once per coin, equal to a fresh pass, and again for new bars or a grown funding series', async () => {
+    const { TaskContext } = await import('../src/runs/compute/context')
+    const ctx = new TaskContext(view as never)
+    const q1 = ctx.quietExtremes('X', '1H', bars)
+    expect(ctx.quietExtremes('X', '1H', bars)).toBe(q1)
+    expect(Array.from(q1.low)).toEqual(Array.from(quietExtremes(bars).low))
+    const f1 = ctx.keptFunding('X', '1H', bars)
+    expect(ctx.keptFunding('X', '1H', bars)).toBe(f1)
+    expect(Array.from(f1!.realAmt)).toEqual(Array.from(keptFunding(bars, funding)!.realAmt))
+    // another coin has its own
+    expect(ctx.quietExtremes('Y', '1H', bars)).not.toBe(q1)
+    // the funding series grew (a new event): its amounts are looked up again
+    funding = { t: Float64Array.from([...funding.t, funding.t[funding.n - 1] + 8 * HOUR_MS]), rate: Float64Array.from([...funding.rate, 0.0002]), n: funding.n + 1 }
+    const f2 = ctx.keptFunding('X', '1H', bars)
+    expect(f2).not.toBe(f1)
+    expect(f2!.realAmt.length).toBe(f1!.realAmt.length + 1)
+    // new bars (the series was appended to): both again
+    coinBars = volatileBars(2001, 9)
+    expect(ctx.quietExtremes('X', '1H', coinBars)).not.toBe(q1)
+    expect(ctx.quietExtremes('X', '1H', coinBars).low.length).toBe(Math.ceil(2001 / 8))
   })
 })

@@ -60,7 +60,15 @@ export class CoinFunding {
    * look every event's amount up once, for many overlapping trades (one position at a
    * time never charges an event twice, so there it would be wasted work).
    */
-  constructor(private readonly bars: Bars, funding: FundingSeries | null, fromIdx: number, lastIdx: number, keep: boolean) {
+  constructor(
+    private readonly bars: Bars,
+    funding: FundingSeries | null,
+    fromIdx: number,
+    lastIdx: number,
+    keep: boolean,
+    /** with `keep`: keptFunding(bars, funding), kept by the caller between runs; absent: looked up here */
+    whole?: KeptFunding | null,
+  ) {
     const from = Math.max(0, Math.min(fromIdx, bars.n - 1))
     const last = Math.max(from, Math.min(lastIdx, bars.n - 1))
     this.startMs = bars.n > 0 ? bars.t[from] : 0
@@ -79,14 +87,22 @@ export class CoinFunding {
     this.realAmt = null
     this.gridAmt = null
     if (!keep || bars.n === 0) return
-    const realAmt = new Float64Array(Math.max(0, lowerBound(ft, this.endMs, nEv) - this.jLo))
-    for (let m = 0, b = from; m < realAmt.length; m++) {
+    const nReal = Math.max(0, lowerBound(ft, this.endMs, nEv) - this.jLo)
+    const nGrid = Math.max(0, Math.ceil(this.endMs / GRID_MS) - this.gridLo)
+    if (whole && whole.nEv === nEv && this.jLo >= whole.jLo && this.gridLo >= whole.gridLo) {
+      // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window)
+      this.realAmt = whole.realAmt.subarray(this.jLo - whole.jLo, this.jLo - whole.jLo + nReal)
+      this.gridAmt = whole.gridAmt.subarray(this.gridLo - whole.gridLo, this.gridLo - whole.gridLo + nGrid)
+      if (this.realAmt.length === nReal && this.gridAmt.length === nGrid) return
+    }
+    const realAmt = new Float64Array(nReal)
+    for (let m = 0, b = from; m < nReal; m++) {
       const j = this.jLo + m
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, ft[j])
       realAmt[m] = rate[j] * bars.o[b]
     }
-    const gridAmt = new Float64Array(Math.max(0, Math.ceil(this.endMs / GRID_MS) - this.gridLo))
-    for (let m = 0, b = from; m < gridAmt.length; m++) {
+    const gridAmt = new Float64Array(nGrid)
+    for (let m = 0, b = from; m < nGrid; m++) {
       const gMs = (this.gridLo + m) * GRID_MS
       if (gMs >= this.firstRealMs && gMs <= this.lastRealMs) continue
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, gMs)
@@ -94,6 +110,12 @@ export class CoinFunding {
     }
     this.realAmt = realAmt
     this.gridAmt = gridAmt
+  }
+
+  /** The kept amounts of this charger (keep mode), as keptFunding returns them for a whole series. */
+  kept(): KeptFunding | null {
+    if (this.realAmt === null || this.gridAmt === null) return null
+    return { nEv: this.nEv, jLo: this.jLo, realAmt: this.realAmt, gridLo: this.gridLo, gridAmt: this.gridAmt }
   }
 
   /**
@@ -159,6 +181,25 @@ export class CoinFunding {
     this.events = events
     this.real = real
   }
+}
+
+/**
+ * CoinFunding's kept amounts over a coin's whole bars: real event jLo + m's rate × P(T) in
+ * realAmt[m], the stand-in at (gridLo + m) × 8h's in gridAmt[m]. A window's amounts are a
+ * stretch of them, so a caller pricing the random-entry null of the same coin run after run
+ * (a worker) keeps them instead of looking every event's price up again.
+ */
+export interface KeptFunding {
+  /** the series' event count they were computed on */
+  nEv: number
+  jLo: number
+  realAmt: Float64Array
+  gridLo: number
+  gridAmt: Float64Array
+}
+
+export function keptFunding(bars: Bars, funding: FundingSeries | null): KeptFunding | null {
+  return bars.n === 0 ? null : new CoinFunding(bars, funding, 0, bars.n - 1, true).kept()
 }
 
 /**

@@ -22,13 +22,22 @@ export interface QuietBlocks {
 export const BLOCK_SHIFT = 3
 export const BLOCK = 1 << BLOCK_SHIFT
 
-export function quietBlocks(bars: Bars, exitMask: Uint8Array | null): QuietBlocks {
+/** The lowest low and highest high of each block of 8 bars: the part of QuietBlocks that depends on the bars only. */
+export interface QuietExtremes {
+  low: Float64Array
+  high: Float64Array
+}
+
+/**
+ * A coin's block extremes. A caller that prices the null of the same coin again (a worker
+ * between runs) keeps them: they are most of the pass over the bars.
+ */
+export function quietExtremes(bars: Bars): QuietExtremes {
   const { l, h } = bars
   const n = bars.n
   const nBlocks = (n + BLOCK - 1) >> BLOCK_SHIFT
   const low = new Float64Array(nBlocks)
   const high = new Float64Array(nBlocks)
-  const exit = new Uint8Array(nBlocks)
   for (let b = 0; b < nBlocks; b++) {
     let lo = Infinity
     let hi = -Infinity
@@ -44,8 +53,15 @@ export function quietBlocks(bars: Bars, exitMask: Uint8Array | null): QuietBlock
     low[b] = lo
     high[b] = hi
   }
+  return { low, high }
+}
+
+/** The quiet blocks of a coin's bars and exit mask; `extremes`: quietExtremes(bars), if kept. */
+export function quietBlocks(bars: Bars, exitMask: Uint8Array | null, extremes: QuietExtremes = quietExtremes(bars)): QuietBlocks {
+  const n = bars.n
+  const exit = new Uint8Array((n + BLOCK - 1) >> BLOCK_SHIFT)
   if (exitMask !== null) for (let k = 0; k < n; k++) if (exitMask[k] !== 0) exit[k >> BLOCK_SHIFT] = 1
-  return { low, high, exit }
+  return { low: extremes.low, high: extremes.high, exit }
 }
 
 /**

@@ -24,13 +24,22 @@ export interface RandomEntryCoin extends TradeModelInput {
   allowed: Uint8Array | null
 }
 
-/** Signal bars a random entry may use: s in [fromIdx, last − 1], allowed, with a positive next open. */
-export function entryCandidates(coin: RandomEntryCoin): Int32Array {
+/**
+ * Signal bars a random entry may use: s in [fromIdx, last − 1], allowed, with a positive next
+ * open. `scratch`: written into its `cand` buffer (grown when too short) instead of a new array.
+ */
+export function entryCandidates(coin: RandomEntryCoin, scratch?: RandomEntryScratch): Int32Array {
   const { bars, allowed } = coin
   const o = bars.o
   const last = Math.min(coin.toIdx, bars.n - 1)
   const from = Math.max(coin.fromIdx, 0)
-  const out = new Int32Array(Math.max(0, last - from))
+  const size = Math.max(0, last - from)
+  let out: Int32Array
+  if (scratch === undefined) out = new Int32Array(size)
+  else {
+    if (scratch.cand.length < size) scratch.cand = new Int32Array(size)
+    out = scratch.cand
+  }
   let k = 0
   for (let s = from; s < last; s++) {
     if (allowed !== null && allowed[s] === 0) continue
@@ -45,7 +54,8 @@ export class TradeOutcomes {
   private readonly model: TradeModel
 
   constructor(coin: RandomEntryCoin, p: TradeParams) {
-    this.model = new TradeModel(coin, p, true)
+    // only the net P&L is read: no adverse excursion walk per trade
+    this.model = new TradeModel(coin, p, true, true)
   }
 
   /** The trade of a signal at bar s's close (entry at s + 1's open); s must be a candidate. */
@@ -53,6 +63,17 @@ export class TradeOutcomes {
     this.model.tradeFrom(s + 1)
     return this.model.pnlPct
   }
+}
+
+/**
+ * Buffers of randomEntrySums kept from one coin to the next of a task (the candidates, the
+ * outcomes and their marks), so a coin's null allocates nothing of the window's size.
+ */
+export class RandomEntryScratch {
+  cand = new Int32Array(0)
+  memo = new Float64Array(0)
+  known = new Uint8Array(0)
+  draws = new Int32Array(0)
 }
 
 /** Draws held at once (a block of simulations), so memory stays bounded for any request. */
@@ -65,18 +86,32 @@ const DRAWS_PER_BLOCK = 1 << 20
  * simulations needs are computed in bar order (sequential memory, about twice as fast as
  * in draw order), each once.
  */
-export function randomEntrySums(coin: RandomEntryCoin, p: TradeParams, tradeCount: number, simulations: number, seed: number): Float64Array {
+export function randomEntrySums(
+  coin: RandomEntryCoin,
+  p: TradeParams,
+  tradeCount: number,
+  simulations: number,
+  seed: number,
+  scratch: RandomEntryScratch = new RandomEntryScratch(),
+): Float64Array {
   const sums = new Float64Array(simulations)
   if (tradeCount <= 0 || simulations <= 0) return sums
-  const candidates = entryCandidates(coin)
+  const candidates = entryCandidates(coin, scratch)
   const nCand = candidates.length
   if (nCand === 0) return sums.fill(Number.NaN)
   const outcomes = new TradeOutcomes(coin, p)
-  const memo = new Float64Array(nCand)
-  const known = new Uint8Array(nCand)
+  if (scratch.memo.length < nCand) {
+    scratch.memo = new Float64Array(nCand)
+    scratch.known = new Uint8Array(nCand)
+  }
+  // a mark is 0 until the bar's outcome is computed; memo is read only where known
+  const memo = scratch.memo
+  const known = scratch.known.fill(0, 0, nCand)
   const rng = new Mulberry32(seed)
   const simsPerBlock = Math.max(1, Math.floor(DRAWS_PER_BLOCK / tradeCount))
-  const draws = new Int32Array(Math.min(simulations, simsPerBlock) * tradeCount)
+  const nDraws = Math.min(simulations, simsPerBlock) * tradeCount
+  if (scratch.draws.length < nDraws) scratch.draws = new Int32Array(nDraws)
+  const draws = scratch.draws
   for (let first = 0; first < simulations; first += simsPerBlock) {
     const sims = Math.min(simsPerBlock, simulations - first)
     const block = draws.subarray(0, sims * tradeCount)

@@ -16,14 +16,18 @@ const TWO_POW_32 = 4294967296
 export class Mulberry32 {
   private state: number
 
-  /** Seeds are taken modulo 2^32 (`seed >>> 0`); non-integers are truncated first. */
+  /**
+   * Seeds are taken modulo 2^32; non-integers are truncated first. The state is held as a
+   * signed 32-bit integer (`| 0`, the same 32 bits as `>>> 0`): the JIT keeps it in an
+   * integer register, where an unsigned value above 2^31 would be a double.
+   */
   constructor(seed: number) {
-    this.state = Math.trunc(seed) >>> 0
+    this.state = Math.trunc(seed) | 0
   }
 
   /** Uniform in [0, 1), a multiple of 2^-32. */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0
+    this.state = (this.state + 0x6d2b79f5) | 0
     let z = this.state
     z = Math.imul(z ^ (z >>> 15), z | 1)
     z ^= z + Math.imul(z ^ (z >>> 7), z | 61)
@@ -37,7 +41,7 @@ export class Mulberry32 {
   fillIndices(out: Int32Array, n: number): void {
     let state = this.state
     for (let i = 0; i < out.length; i++) {
-      state = (state + 0x6d2b79f5) >>> 0
+      state = (state + 0x6d2b79f5) | 0
       let z = state
       z = Math.imul(z ^ (z >>> 15), z | 1)
       z ^= z + Math.imul(z ^ (z >>> 7), z | 61)

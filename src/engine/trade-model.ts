@@ -35,9 +35,9 @@
  *   funding by funding.ts; net = gross − fees − funding, exactly −100 when liquidated.
  */
 import type { Bars, FundingSeries } from '../market/types'
-import { CoinFunding } from './funding'
+import { CoinFunding, type KeptFunding } from './funding'
 import { IntrabarReplay, REPLAY_EXIT, type IntrabarCounts, type IntrabarDetail } from './intrabar'
-import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks } from './quiet-blocks'
+import { BLOCK, lastOfBlock, quietBlocks, stepQuiet, type QuietBlocks, type QuietExtremes } from './quiet-blocks'
 import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './execution'
 import type { MarginBracket } from './margin-brackets'
 import type { MarkBars } from './mark-price'
@@ -321,6 +321,17 @@ export interface TradeModelInput {
    */
   mark?: MarkBars | null
   /**
+   * The bars' quiet-block extremes (quiet-blocks.ts), for a caller that keeps them between
+   * runs; called only when the model steps over quiet blocks. Absent or null: computed here.
+   */
+  quietExtremes?: (() => QuietExtremes) | null
+  /**
+   * The coin's funding amounts over its whole bars (funding.ts keptFunding), for a caller that
+   * keeps them between runs; called only when an overlapping model keeps amounts. Absent or
+   * null: looked up here.
+   */
+  keptFunding?: (() => KeptFunding | null) | null
+  /**
    * the coin was delisted and toIdx is its last candle: a trade still open there exits as
    * `delisted` (at that candle's close, the last price) instead of `end_of_data`
    */
@@ -383,8 +394,11 @@ export class TradeModel implements ExitScratch {
   /**
    * `overlapping`: many trades of the coin will be priced, overlapping in time (the
    * random-entry null): precompute the quiet blocks and keep each funding event's amount.
+   * `pnlOnly`: the caller reads only the net P&L (the random-entry null), so the adverse
+   * excursion (`maeFrac`, a walk over every bar held that the capacity curve reads) is not
+   * tracked; it enters no other field.
    */
-  constructor(input: TradeModelInput, p: TradeParams, overlapping = false) {
+  constructor(input: TradeModelInput, p: TradeParams, overlapping = false, pnlOnly = false) {
     // a trade must end: a max_bars below 1 would let the exit loop run off the bars
     if (!(p.maxBars >= 1) || !(p.leverage > 0)) throw new RangeError('trade model: maxBars must be ≥ 1 and leverage > 0')
     const { bars } = input
@@ -400,12 +414,12 @@ export class TradeModel implements ExitScratch {
     const trailPct = this.trailing ? (p.trailingPct ?? p.tpPct) : 0
     const ex = p.execution
     this.liqMove = futures ? coinLiquidationMove(this.long, this.lev, p.mmrFrac, ex, input.brackets) : 0
-    this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
+    this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, !pnlOnly && futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
     this.limitTp = ex?.tpOrder === 'limit'
-    this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping) : null
+    this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping, overlapping ? input.keptFunding?.() : null) : null
     this.mark = futures ? (input.mark ?? null) : null
     // the quiet blocks are built on the last price's extremes: a mark low below them would be stepped over
-    this.blocks = overlapping && !this.trailing && this.mark === null ? quietBlocks(bars, input.exit) : null
+    this.blocks = overlapping && !this.trailing && this.mark === null ? quietBlocks(bars, input.exit, input.quietExtremes?.() ?? undefined) : null
     const delistedEnd = input.delisted === true && this.lastIdx === bars.n - 1
     this.lv = { entry: 0, stop: 0, tp: 0, tpFill: 0, liq: 0, trailFrac: trailPct / 100, timeoutIdx: 0, lastIdx: this.lastIdx, endReason: delistedEnd ? R_DELISTED : R_END }
     this.replay = input.detail ? new IntrabarReplay(input.detail, bars.stepMs) : null

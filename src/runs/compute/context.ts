@@ -7,7 +7,9 @@
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
+import { keptFunding, type KeptFunding } from '../../engine/funding'
 import { alignMark, type MarkBars } from '../../engine/mark-price'
+import { quietExtremes, type QuietExtremes } from '../../engine/quiet-blocks'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
@@ -29,6 +31,24 @@ const SIGNAL_CACHE_BYTES = 160 * 1024 * 1024
  */
 export const strategyKeyOf = (strategy: StrategySpec): string => canonicalJsonLikeStringify(strategy)
 
+/**
+ * The random-entry null's per-coin inputs a thread keeps between runs, in bytes: about 70 KB
+ * a coin of two years of 1H bars (2 bytes a bar of quiet-block extremes, 16 bytes an 8-hour
+ * funding slot), so most coins of a 535-coin store stay in it.
+ */
+const NULL_INPUT_BYTES = 32 * 1024 * 1024
+
+interface NullInputs {
+  /** the bars they were computed on */
+  bars: Bars
+  quiet: QuietExtremes | null
+  /** undefined: not computed yet */
+  funding: KeptFunding | null | undefined
+  /** the funding series' event count it was computed on */
+  fundingN: number
+  bytes: number
+}
+
 export interface CachedSignals {
   entry: Uint8Array
   exit: Uint8Array | null
@@ -44,6 +64,13 @@ export class TaskContext {
   private readonly indicatorColumns = new IndicatorColumnCache()
   private readonly costSeries = new Map<string, CoinCostSeries | null>()
   private readonly marks = new Map<string, MarkBars | null>()
+  /**
+   * what the random-entry null passes over a coin's whole bars in every run (its quiet-block
+   * extremes, its funding amounts), per coin and timeframe, least recently used first, within
+   * NULL_INPUT_BYTES
+   */
+  private readonly nullInputs = new Map<string, NullInputs>()
+  private nullInputBytes = 0
   private signalBytes = 0
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
@@ -65,6 +92,8 @@ export class TaskContext {
       this.indicatorColumns.clear()
       this.costSeries.clear()
       this.marks.clear()
+      this.nullInputs.clear()
+      this.nullInputBytes = 0
       this.signalBytes = 0
       this.version = view.dataVersion()
     }
@@ -134,6 +163,59 @@ export class TaskContext {
       this.marks.set(key, m)
     }
     return m
+  }
+
+  /**
+   * A coin's quiet-block extremes (engine/quiet-blocks.ts) and funding amounts (engine/funding.ts
+   * keptFunding) on a timeframe, kept for the next run's random-entry null: every run that
+   * tests the coin makes the same passes over its whole bars. Cached per data version, for
+   * the bars and funding series they were computed on (a series that grew gets new ones).
+   */
+  quietExtremes(symbol: string, tf: Timeframe, bars: Bars): QuietExtremes {
+    const e = this.nullInputsOf(symbol, tf, bars)
+    if (e.quiet === null) {
+      e.quiet = quietExtremes(bars)
+      this.growNullInputs(e, e.quiet.low.byteLength + e.quiet.high.byteLength)
+    }
+    return e.quiet
+  }
+
+  keptFunding(symbol: string, tf: Timeframe, bars: Bars): KeptFunding | null {
+    const e = this.nullInputsOf(symbol, tf, bars)
+    const funding = this.view.funding(symbol) ?? null
+    const nEv = funding?.n ?? 0
+    if (e.funding === undefined || e.fundingN !== nEv) {
+      const kept = keptFunding(bars, funding)
+      this.growNullInputs(e, (kept?.realAmt.byteLength ?? 0) + (kept?.gridAmt.byteLength ?? 0) - (e.funding ? e.funding.realAmt.byteLength + e.funding.gridAmt.byteLength : 0))
+      e.funding = kept
+      e.fundingN = nEv
+    }
+    return e.funding
+  }
+
+  private nullInputsOf(symbol: string, tf: Timeframe, bars: Bars): NullInputs {
+    const key = `${symbol}|${tf}`
+    let e = this.nullInputs.get(key)
+    if (e !== undefined && e.bars !== bars) {
+      this.nullInputs.delete(key)
+      this.nullInputBytes -= e.bytes
+      e = undefined
+    }
+    if (e === undefined) e = { bars, quiet: null, funding: undefined, fundingN: -1, bytes: 0 }
+    else this.nullInputs.delete(key)
+    // most recently used last
+    this.nullInputs.set(key, e)
+    return e
+  }
+
+  private growNullInputs(e: NullInputs, bytes: number): void {
+    e.bytes += bytes
+    this.nullInputBytes += bytes
+    for (const [key, old] of this.nullInputs) {
+      if (this.nullInputBytes <= NULL_INPUT_BYTES || old === e) break
+      this.nullInputs.delete(key)
+      this.nullInputBytes -= old.bytes
+    }
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */

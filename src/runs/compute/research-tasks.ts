@@ -6,7 +6,7 @@
  * order, so a result does not depend on the chunking (in-process or any number of workers).
  */
 import { entryMaskOf } from '../../engine/entry-mask'
-import { randomEntrySums, type RandomEntryCoin } from '../../engine/random-entry'
+import { randomEntrySums, RandomEntryScratch, type RandomEntryCoin } from '../../engine/random-entry'
 import { deriveSeed } from '../../engine/random'
 import { BENCHMARK_SYMBOL, regimeSplit } from '../../engine/regime-split'
 import { profitFactorNormalCI } from '../../engine/statistics-bootstrap'
@@ -120,6 +120,9 @@ export function randomEntryCoinOf(ctx: TaskContext, spec: RunSpec, symbol: strin
     toIdx: win.toIdx,
     funding: params.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null),
     ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+    // passes over the coin's whole bars the thread keeps for the next run that tests it
+    quietExtremes: () => ctx.quietExtremes(symbol, spec.timeframe, bars),
+    keptFunding: () => ctx.keptFunding(symbol, spec.timeframe, bars),
   }
 }
 
@@ -127,9 +130,11 @@ export function runRandomEntry(ctx: TaskContext, payload: RandomEntryPayload): R
   const { spec, simulations, seed } = payload
   const params = tradeParamsOf(spec)
   const sums: Float64Array[] = []
+  // the window-sized buffers of the null, allocated once for the chunk's coins
+  const scratch = new RandomEntryScratch()
   for (const { symbol, trades } of payload.coins) {
     const coin = trades === 0 ? null : randomEntryCoinOf(ctx, spec, symbol, payload.tradable)
-    sums.push(coin ? randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol)) : new Float64Array(simulations))
+    sums.push(coin ? randomEntrySums(coin, params, trades, simulations, deriveSeed(seed, symbol), scratch) : new Float64Array(simulations))
   }
   return { sums }
 }
