@@ -29,7 +29,7 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })

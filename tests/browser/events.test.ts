@@ -26,7 +26,7 @@ describe.skipIf(!CHROMIUM)(`the signals view, live${SKIP_REASON ? ` (skipped: ${
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   test('a signal recorded after the page loaded appears in the recent table, with the live indicator on', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })

@@ -18,7 +18,7 @@ describe.skipIf(!CHROMIUM)(`the intrabar setting and block${SKIP_REASON ? ` (ski
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
@@ -45,7 +45,7 @@ describe.skipIf(!CHROMIUM)(`the intrabar setting and block${SKIP_REASON ? ` (ski
     expect(await page.locator('#ib-bias').count()).toBe(0)
     expect(new URL(page.url()).searchParams.get('intrabar')).toBe('bar')
     expect(errors).toEqual([])
-  })
+  }, 60_000)
 
   test('in Korean; an unknown value from the address is sent as typed and the 422 shows at the field', async () => {
     const { page } = await open('/?lang=ko&sl=1&tp=1.5&topN=12')
@@ -60,5 +60,5 @@ describe.skipIf(!CHROMIUM)(`the intrabar setting and block${SKIP_REASON ? ` (ski
     await bad.page.click('#run')
     await bad.page.waitForSelector('#f-intrabar-err', { timeout: 30_000 })
     expect(await bad.page.textContent('#f-intrabar-err')).toContain('minute')
-  })
+  }, 60_000)
 })

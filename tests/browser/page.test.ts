@@ -20,7 +20,7 @@ describe.skipIf(!CHROMIUM)(`the simulator page${SKIP_REASON ? ` (skipped: ${SKIP
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   async function open(path: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport })
@@ -432,7 +432,7 @@ describe.skipIf(!CHROMIUM)('busy and rate-limited answers', () => {
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   test('a 429 from the real server says when to retry', async () => {
     const page = await browser.newPage()
@@ -476,7 +476,7 @@ describe.skipIf(!CHROMIUM)('rankings and signals', () => {
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   test('rankings: the day’s top and worst 3, each with a link that reruns its configuration', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })

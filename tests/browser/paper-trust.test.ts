@@ -40,7 +40,7 @@ describe.skipIf(!CHROMIUM)(`paper trading and trust${SKIP_REASON ? ` (skipped: $
     await browser?.close()
     await served?.stop()
     await fresh?.stop()
-  })
+  }, 30_000)
 
   async function open(base: string, path: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport })

@@ -23,7 +23,7 @@ describe.skipIf(!CHROMIUM)(`the research views${SKIP_REASON ? ` (skipped: ${SKIP
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })

@@ -24,7 +24,7 @@ describe.skipIf(!CHROMIUM)(`the universe on the page${SKIP_REASON ? ` (skipped: 
   afterAll(async () => {
     await browser?.close()
     await served?.stop()
-  })
+  }, 30_000)
 
   test('as known then: the survivorship figures beside today’s coins, the delisted coins named; in Korean too', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
