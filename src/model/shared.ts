@@ -151,3 +151,22 @@ export const ExecutionRequestFields = {
   intrabar: Intrabar,
   margin: t.UnionEnum(['brackets', 'flat'], { default: 'brackets', description: "'brackets': Binance's maintenance-margin brackets where the store has them (the flat rate elsewhere, named in execution.coins_flat_margin); 'flat': 0.5 % for every coin and size, no liquidation fee (the model before it)" }),
 }
+
+/**
+ * The execution settings a live record (a scored signal, a paper position) is priced with,
+ * frozen by its engine label (docs/signals.md, docs/paper-trading.md): the published form of
+ * src/records/scoring-execution.ts. `sized`: what its notional is.
+ */
+export const FrozenExecution = (sized: string, description: string) =>
+  t.Object(
+    {
+      slippage: t.String(),
+      impact_k: t.Number(),
+      tp_order: t.String(),
+      liquidation_fee_pct: t.Number(),
+      margin: t.String(),
+      position_notional_usd: t.Number({ description: `${sized}: the size slippage and the bracket are priced at` }),
+      intrabar: t.Optional(t.Literal('detail', { description: "reference-engine-v4 on: ambiguous bars replayed by the coin's minutes where it has them, as /simulate's default" })),
+    },
+    { description },
+  )

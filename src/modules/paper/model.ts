@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { FrozenExecution } from '../../model/shared'
 
 export const PaperQuery = t.Object({
   cycle: t.Optional(t.Integer({ minimum: 1, description: 'cycle number; default the latest' })),
@@ -47,20 +48,7 @@ export const PaperPosition = t.Object({
       description: "reference-engine-v4 positions: 'detail' when the exit bar was replayed minute by minute, 'bar' when the bar rule decided it; null while open or when cancelled; absent on earlier positions",
     }),
   ),
-  execution: t.Optional(
-    t.Object(
-      {
-        slippage: t.String(),
-        impact_k: t.Number(),
-        tp_order: t.String(),
-        liquidation_fee_pct: t.Number(),
-        margin: t.String(),
-        position_notional_usd: t.Number({ description: 'margin_usd × leverage: the size slippage and the bracket are priced at' }),
-        intrabar: t.Optional(t.Literal('detail', { description: "reference-engine-v4: ambiguous bars replayed by the coin's minutes where it has them" })),
-      },
-      { description: 'the execution settings of an engine-labelled position (docs/paper-trading.md)' },
-    ),
-  ),
+  execution: t.Optional(FrozenExecution('margin_usd × leverage', 'the execution settings of an engine-labelled position (docs/paper-trading.md)')),
 })
 
 const Picks = Nullable(

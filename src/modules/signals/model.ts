@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { FrozenExecution } from '../../model/shared'
 
 export const LiveQuery = t.Object({
   top_n: t.Integer({ minimum: 1, maximum: 100, default: 30, description: 'coins of the scanned top 100, in market-cap order' }),
@@ -119,18 +120,7 @@ export const ScoredSignal = t.Object({
     market_type: t.Literal('futures'),
     funding_source: t.String(),
     execution: t.Optional(
-      t.Object(
-        {
-          slippage: t.String(),
-          impact_k: t.Number(),
-          tp_order: t.String(),
-          liquidation_fee_pct: t.Number(),
-          margin: t.String(),
-          position_notional_usd: t.Number({ description: '60 USD × leverage: the size slippage and the bracket are priced at' }),
-          intrabar: t.Optional(t.Literal('detail', { description: "reference-engine-v4 on: ambiguous bars replayed by the coin's minutes where it has them, as /simulate's default" })),
-        },
-        { description: 'the execution settings the row is priced with, frozen by its engine label (docs/signals.md); absent on rows of reference-engine-v2 and before' },
-      ),
+      FrozenExecution('60 USD × leverage', 'the execution settings the row is priced with, frozen by its engine label (docs/signals.md); absent on rows of reference-engine-v2 and before'),
     ),
   }),
   funding_coverage: t.Union([
