@@ -22,7 +22,7 @@
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { acceptSteps } from '../engine/portfolio'
-import { bookSteps, daySpan, headlineFigures, markOver, type HeadlineFigures } from '../engine/run'
+import { bookSteps, daySpan, markOver, type HeadlineFigures } from '../engine/run'
 import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { RankHistory } from '../market/rank-history'
@@ -30,7 +30,7 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
+import { runCoinTrades, runTwinFigures, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -298,13 +298,18 @@ export class RunService {
     // twin, whose coins' trades come back from the same tasks (a coin whose membership
     // limited nothing is simulated and sent once, for both), booked here for its four
     // figures by the portfolio's choice alone (engine/run.ts headlineFigures: no marks),
-    // once the run is booked, while its statistics run on the workers
+    // on a worker while this thread books the run (the workers are idle then)
     const twin = plan ? this.twinOf(spec, noCache) : null
     const { coins, trades, twinParts, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
-    const universe =
-      plan && twin
-        ? { plan, twinSymbols: twin.symbols, twinFigures: () => twin.cached ?? headlineFigures(twinTradesOf(twin.symbols, trades, twinParts!), portfolioOptionsOf(twin.spec, twin.symbols.length)) }
-        : null
+    let twinFigures: Promise<HeadlineFigures> | null = null
+    if (twin) {
+      twinFigures = twin.cached
+        ? Promise.resolve(twin.cached)
+        : lane.run(runTwinFigures, { trades: twinTradesOf(twin.symbols, trades, twinParts!), opts: portfolioOptionsOf(twin.spec, twin.symbols.length) })
+      // awaited once the run is booked; a booking that fails first must not leave it unhandled
+      twinFigures.catch(() => {})
+    }
+    const universe = plan && twin && twinFigures ? { plan, twinSymbols: twin.symbols, twinFigures } : null
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     await this.results.remember(result, this.deps.store.dataVersion())
     return result
@@ -325,7 +330,7 @@ export class RunService {
       coins: CoinOutcome[]
       trades: TradeTable
       intrabar?: RunIntrabar | null
-      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: () => HeadlineFigures } | null
+      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: Promise<HeadlineFigures> } | null
     },
     statistics: boolean,
     lane: Lane,
@@ -353,10 +358,10 @@ export class RunService {
       universe: null,
     }
     // the survivorship block is set before the body is built (assembledOf builds it when first read)
-    const survivorship = () => {
+    const survivorship = async () => {
       const u = o.universe
       if (!u) return
-      const m = u.twinFigures()
+      const m = await u.twinFigures
       const startMs = u.plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
       const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
       outcome.universe = {
@@ -408,7 +413,7 @@ export class RunService {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)
     }
-    survivorship()
+    await survivorship()
     const assembled = assembledOf(outcome, booked, this.deps.store)
     const result: RunResult = { hash, spec, symbols, assembled, statistics: null, tradesKey, computeMs: 0 }
     if (statistics) {

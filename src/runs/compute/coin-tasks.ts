@@ -8,7 +8,7 @@ import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
-import { book, bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
+import { book, bookSteps, daySpan, headlineFigures, markOver, type DaySpan, type HeadlineFigures } from '../../engine/run'
 import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
@@ -17,7 +17,7 @@ import { executionReport } from '../execution-report'
 import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
 import type { CapacityBlock, CostsBlock, IntrabarBlock } from '../result-model'
 import { detailSourceOf } from './intrabar-detail'
-import { acceptSteps } from '../../engine/portfolio'
+import { acceptSteps, type AcceptInput, type PortfolioOptions } from '../../engine/portfolio'
 import { finish } from '../../engine/steps'
 import type { Bars } from '../../market/types'
 import type { Trade } from '../../engine/types'
@@ -300,6 +300,21 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     result.twin = rows
   }
   return result
+}
+
+/** A point-in-time run's twin on today's coins, joined (universe-plan.ts twinTradesOf), and its portfolio. */
+export interface TwinFiguresPayload {
+  trades: AcceptInput
+  opts: PortfolioOptions
+}
+
+/**
+ * The twin's four survivorship figures (engine/run.ts headlineFigures), on a worker: the
+ * workers are idle while the main thread books the run, so the twin's portfolio choice
+ * runs beside that booking instead of after it.
+ */
+export function runTwinFigures(_ctx: TaskContext, payload: TwinFiguresPayload): HeadlineFigures {
+  return headlineFigures(payload.trades, payload.opts)
 }
 
 /**

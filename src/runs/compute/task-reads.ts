@@ -13,6 +13,8 @@ type PayloadOf<N extends TaskName> = Parameters<(typeof TASKS)[N]>[1]
 const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } = {
   // a point-in-time chunk also simulates its twin's coins (today's top N)
   coinTrades: p => [...p.symbols, ...(p.twin ?? [])],
+  // the twin's figures from the trades the payload carries: no store at all
+  twinFigures: () => [],
   wholeRuns: p => p.symbols,
   nestedRuns: p => (p.ownGroups ? p.ownGroups.flatMap(g => g.symbols) : p.symbols),
   gridTrades: p => p.symbols,

@@ -6,7 +6,7 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinTradesResult } from './coin-tasks'
+import { runCoinTrades, runTwinFigures, runWholeRuns, type CoinTradesResult } from './coin-tasks'
 import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
@@ -15,6 +15,7 @@ import { runCscv, runSweepTrials } from './sweep-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
+  twinFigures: runTwinFigures,
   wholeRuns: runWholeRuns,
   nestedRuns: runNestedRuns,
   randomEntry: runRandomEntry,
