@@ -558,13 +558,9 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
   let i = Math.max(input.fromIdx, 0)
   let next = 0
   for (;;) {
-    i = nextSignal(entry, words, i, lastIdx)
+    i = nextEntrySignal(entry, words, o, i, lastIdx)
     if (i >= lastIdx) break
     const e = i + 1
-    if (!(o[e] > 0)) {
-      i++
-      continue
-    }
     if (known) {
       while (next < known.length && known[next].entryIdx < e) next++
       if (next < known.length && known[next].entryIdx === e) {
@@ -604,17 +600,25 @@ function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: n
   const o = input.bars.o
   const words = wordView(entry)
   for (;;) {
-    i = nextSignal(entry, words, i, lastIdx)
+    i = nextEntrySignal(entry, words, o, i, lastIdx)
     if (i >= lastIdx) break
     const e = i + 1
-    if (!(o[e] > 0)) {
-      i++
-      continue
-    }
     model.tradeFrom(e, barRule)
     trades.push(tradeOf(model, input, p, e))
     const k = model.exitIdx
     i = k > i + 1 ? k : i + 1
+  }
+}
+
+/**
+ * The next signal bar at or after i whose next bar opens at a price (a trade enters there),
+ * or lastIdx or beyond when there is none: the scan simulateCoin and tradesFrom share.
+ */
+function nextEntrySignal(entry: Uint8Array, words: Uint32Array | null, o: Float64Array, i: number, lastIdx: number): number {
+  for (;;) {
+    i = nextSignal(entry, words, i, lastIdx)
+    if (i >= lastIdx || o[i + 1] > 0) return i
+    i++
   }
 }
 
