@@ -49,7 +49,7 @@ export function migrateSqlite(path: string): MigrateReport {
   const client = new Database(path, { create: true, strict: true })
   try {
     // the PRAGMAs of openDb that a migration can meet
-    client.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;')
+    client.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;')
     const before = sqliteApplied(client)
     migrateSqliteFolder(drizzleSqlite({ client }), { migrationsFolder: MIGRATIONS_DIR })
     return { database: `sqlite:${path}`, applied: sqliteApplied(client) - before, total: journalSize(MIGRATIONS_DIR) }

@@ -105,7 +105,9 @@ type Method = 'run' | 'all' | 'values' | 'get'
 export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const client = new Database(path, { create: true, strict: true })
-  client.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;')
+  // busy_timeout first: switching to WAL needs a lock too, and without the timeout a process
+  // opening while another still closes the file fails at once ("database is locked")
+  client.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
   // a deletion by INSERT OR REPLACE meets the append-only DELETE triggers only with recursive
   // triggers on (the records write none, but a hand-written statement could)
   client.exec('PRAGMA recursive_triggers = ON;')
