@@ -10,7 +10,6 @@ import type { AcceptInput } from '../engine/portfolio'
 import type { TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import type { RankHistory } from '../market/rank-history'
-import type { TwinRows } from './compute/coin-tasks'
 import { DAY_MS, isoDay, parseDay } from '../time'
 import { InvalidRequest } from './errors'
 import { DEFAULT_TOP_N, type RunSpec } from './spec'
@@ -167,46 +166,6 @@ export function survivorshipOf(
     }),
     current_universe_result: current,
   }
-}
-
-/**
- * A point-in-time run's twin on today's coins (`twin`, in today's universe order), as its
- * survivorship figures read it (engine/run.ts headlineFigures): each coin's rows from the
- * chunk that sent rows of its own for it (compute/coin-tasks.ts TwinRows), else its rows in
- * the run's table `run` (a coin whose membership limited nothing has the same trades in
- * both), else none. Coin by coin, in time order within a coin: the order the portfolio
- * breaks ties of entry time by, as in the run.
- */
-export function twinTradesOf(twin: readonly string[], run: TradeTable, parts: readonly TwinRows[]): AcceptInput {
-  const own = new Map<string, { part: TwinRows; k: number }>()
-  for (const part of parts) part.symbols.forEach((s, k) => own.set(s, { part, k }))
-  // each run coin's block of rows
-  const block = new Map<string, { from: number; to: number }>()
-  for (let i = 0; i < run.n; ) {
-    const c = run.coin[i]
-    let j = i + 1
-    while (j < run.n && run.coin[j] === c) j++
-    block.set(run.symbols[c], { from: i, to: j })
-    i = j
-  }
-  const sources = twin.map(s => {
-    const o = own.get(s)
-    if (o) return { entryMs: o.part.entryMs, exitMs: o.part.exitMs, pnlPct: o.part.pnlPct, from: o.part.start[o.k], to: o.part.start[o.k + 1] }
-    const b = block.get(s)
-    return b ? { entryMs: run.entryMs, exitMs: run.exitMs, pnlPct: run.pnlPct, ...b } : null
-  })
-  let n = 0
-  for (const src of sources) if (src) n += src.to - src.from
-  const out = { n, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
-  let at = 0
-  for (const src of sources) {
-    if (!src) continue
-    out.entryMs.set(src.entryMs.subarray(src.from, src.to), at)
-    out.exitMs.set(src.exitMs.subarray(src.from, src.to), at)
-    out.pnlPct.set(src.pnlPct.subarray(src.from, src.to), at)
-    at += src.to - src.from
-  }
-  return out
 }
 
 /** The delisted coins among `symbols` (their trades still open at the last candle exit `delisted`). */

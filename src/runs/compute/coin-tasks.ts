@@ -8,7 +8,7 @@ import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
-import { book, bookSteps, daySpan, headlineFigures, markOver, type DaySpan, type HeadlineFigures } from '../../engine/run'
+import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
@@ -17,11 +17,11 @@ import { executionReport } from '../execution-report'
 import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
 import type { CapacityBlock, CostsBlock, IntrabarBlock } from '../result-model'
 import { detailSourceOf } from './intrabar-detail'
-import { acceptSteps, type AcceptInput, type PortfolioOptions } from '../../engine/portfolio'
+import { acceptSteps } from '../../engine/portfolio'
 import { finish } from '../../engine/steps'
 import type { Bars } from '../../market/types'
 import type { Trade } from '../../engine/types'
-import { strategyKeyOf, type TaskContext } from './context'
+import { strategyKeyOf, type KeptCoinTrades, type TaskContext } from './context'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -34,10 +34,15 @@ export interface CoinTradesPayload {
   /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
   delisted?: string[]
   /**
-   * a point-in-time run's twin on today's universe (its survivorship figures): the chunk's
-   * coins of today's top N, simulated without membership limits. A coin whose membership
-   * limits nothing (in the set over the whole window) has the same trades in both: it is
-   * simulated once and sent once, in `trades`; only the other coins' rows come back as `twin`
+   * a point-in-time run's twin on today's universe (its survivorship figures) follows in
+   * tasks of its own (twin-tasks.ts runTwinRows, sent to this worker): keep the chunk's
+   * trades on this thread under this key, so the twin reuses them instead of simulating
+   * its coins again (every coin whose membership limited nothing has the same trades)
+   */
+  keepForTwin?: string
+  /**
+   * the same twin made in this task instead (a transport that may run the twin's task
+   * elsewhere: the queue): the chunk's coins of today's top N, whose rows come back as `twin`
    */
   twin?: string[]
   /**
@@ -67,22 +72,20 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
-  /** the twin's rows of its coins whose trades differ from the run's (CoinTradesPayload.twin) */
+  /** the twin's rows of the payload's `twin` coins */
   twin?: TwinRows
   /** the chunk's minute replays (absent with intrabar 'bar') */
   intrabar?: ChunkIntrabar
 }
 
 /**
- * A chunk's rows of a point-in-time run's twin (CoinTradesPayload.twin), for its
- * survivorship figures (engine/run.ts headlineFigures: the portfolio's choice and the net
- * P&L, no marks): the columns that choice reads, for the twin's coins whose trades are not
- * those of the run. Every other twin coin of the chunk has its run trades (or none).
+ * A chunk's rows of a point-in-time run's twin on today's coins, in the columns its
+ * survivorship figures read (the portfolio's choice and the net P&L; twin-tasks.ts): coin
+ * k's rows are start[k] … start[k + 1] − 1, in time order.
  */
 export interface TwinRows {
-  /** the twin coins with rows of their own, in the payload's twin order */
+  /** the chunk's twin coins with a bar in the window, in the order asked */
   symbols: string[]
-  /** coin k's rows are start[k] … start[k + 1] − 1, in time order */
   start: Int32Array
   entryMs: Float64Array
   exitMs: Float64Array
@@ -170,65 +173,74 @@ export interface CoinRun {
  */
 export type CoinRunMemo = Map<string, CoinRun>
 
+/** What simulating a coin of one spec needs, worked out once per task. */
+export interface SpecRun {
+  spec: RunSpec
+  params: TradeParams
+  strategyKey: string
+  withDetail: boolean
+  delisted: ReadonlySet<string>
+}
+
+export function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
+  return { spec, params: tradeParamsOf(spec), strategyKey: strategyKeyOf(spec.strategy), withDetail: intrabarOf(spec) !== 'bar', delisted: new Set(delisted) }
+}
+
+/**
+ * A coin's trades under its membership (`membership` null: none), or null when the coin
+ * has no bar in the window: its outcome and trades, the memo key they are kept under
+ * (CoinRunMemo), and whether the membership limited nothing. `known`: trades of the coin
+ * under a narrower membership, reused (simulateCoin; the bar rule's trades are then not
+ * made); `barRule` false: they are not made either (a twin answers no rule_bias).
+ */
+export function coinRunOf(
+  ctx: TaskContext,
+  r: SpecRun,
+  symbol: string,
+  membership: number[] | null,
+  counts: IntrabarCounts,
+  coinsWithout: string[],
+  opts: { memo?: CoinRunMemo; known?: readonly Trade[]; barRule?: boolean } = {},
+): { run: CoinRun; key: string; covered: boolean } | null {
+  const { spec, params } = r
+  const bars = ctx.bars(symbol, spec.timeframe)
+  const win = windowOf(spec, bars)
+  if (!bars || !win) return null
+  const delisted = r.delisted.has(symbol)
+  // a single interval over every entry instant of the window masks nothing
+  const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+  const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+  let run = opts.memo?.get(key)
+  if (!run) {
+    const masks = coinMasks(ctx, spec, r.strategyKey, symbol, bars)
+    let detail: IntrabarDetail | null = null
+    if (r.withDetail) {
+      detail = ctx.detail(symbol)
+      if (detail === null) {
+        coinsWithout.push(symbol)
+        detail = NO_MINUTES
+      }
+    }
+    const input = {
+      symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+      funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+      detail,
+      delisted,
+    }
+    const twin: BarRuleTwin | undefined = opts.known || opts.barRule === false ? undefined : { trades: null }
+    const trades = simulateCoin(input, params, counts, twin, opts.known)
+    const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+    run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null }
+    opts.memo?.set(key, run)
+  }
+  return { run, key, covered }
+}
+
 /** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
-  const { spec } = payload
-  const params = tradeParamsOf(spec)
-  const strategyKey = strategyKeyOf(spec.strategy)
-  const withDetail = intrabarOf(spec) !== 'bar'
-  // a twin's coin with the same membership as the run's (none, or every entry of the window) is simulated once
-  const shared: CoinRunMemo | undefined = memo ?? (payload.twin ? new Map() : undefined)
-  const delistedSet = new Set(payload.delisted ?? [])
-  // a coin simulated for the run and again for its twin filters its signals once
-  const masksOf = payload.twin ? new Map<string, ReturnType<typeof coinMasks>>() : null
-  /**
-   * A coin's trades under its membership (null: none): its outcome and trades, the memo key
-   * they are kept under, and whether the membership limited nothing. `known`: trades of
-   * the coin under a narrower membership, reused (simulateCoin; the bar rule's trades are
-   * then not made: the twin answers no rule_bias).
-   */
-  const coinRun = (symbol: string, membership: number[] | null, counts: IntrabarCounts, coinsWithout: string[], known?: Trade[]): { run: CoinRun; key: string; covered: boolean } | null => {
-    const bars = ctx.bars(symbol, spec.timeframe)
-    const win = windowOf(spec, bars)
-    if (!bars || !win) return null
-    const delisted = delistedSet.has(symbol)
-    // a single interval over every entry instant of the window masks nothing
-    const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
-    const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
-    let run = shared?.get(key)
-    if (!run) {
-      let masks = masksOf?.get(symbol)
-      if (!masks) {
-        masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
-        masksOf?.set(symbol, masks)
-      }
-      let detail: IntrabarDetail | null = null
-      if (withDetail) {
-        detail = ctx.detail(symbol)
-        if (detail === null) {
-          coinsWithout.push(symbol)
-          detail = NO_MINUTES
-        }
-      }
-      const input = {
-        symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-        funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-        ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
-        detail,
-        delisted,
-      }
-      const twin: BarRuleTwin | undefined = known ? undefined : { trades: null }
-      const trades = simulateCoin(input, params, counts, twin, known)
-      const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-      run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null }
-      shared?.set(key, run)
-    }
-    return { run, key, covered }
-  }
-  /** the keys of the run's own coins (a twin coin under one of them has its run trades) */
-  const runKeys = new Set<string>()
-  /** the run's trades of its coins whose membership limited them (the twin's simulation reuses them) */
-  const limited = new Map<string, Trade[]>()
+  const r = specRunOf(payload.spec, payload.delisted)
+  const { params, withDetail } = r
   const { symbols, tradable } = payload
   const coins: CoinOutcome[] = []
   const table = new TradeTableBuilder(params.direction, symbols)
@@ -237,15 +249,16 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const changedCoins: string[] = []
   const barTable = withDetail && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
   const barRows: number[] = []
+  /** the chunk's trades, kept for its twin (CoinTradesPayload.keepForTwin, twin) */
+  const kept: KeptCoinTrades | null = payload.keepForTwin || payload.twin ? new Map() : null
   symbols.forEach((symbol, coin) => {
-    const got = coinRun(symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout)
+    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, { memo })
     if (!got) {
       coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
       return
     }
-    const { run, key, covered } = got
-    runKeys.add(key)
-    if (payload.twin && !covered) limited.set(symbol, run.trades)
+    const { run, covered } = got
+    kept?.set(symbol, { trades: run.trades, covered })
     const markBars = ctx.view.bars(symbol)
     let changed = 0
     for (const tr of run.trades) {
@@ -273,48 +286,48 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     }
     coins.push(run.outcome)
   })
+  if (payload.keepForTwin) ctx.keepForTwin(payload.keepForTwin, kept!)
   const result: CoinTradesResult = { coins, trades: table.finish() }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
-  if (payload.twin) {
-    // the twin's coins without membership limits: only those whose trades are not the run's come back
-    const own: string[] = []
-    const runs: Trade[][] = []
-    const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
-    for (const symbol of payload.twin) {
-      const got = coinRun(symbol, null, unused, [], limited.get(symbol))
-      if (!got || runKeys.has(got.key)) continue
-      own.push(symbol)
-      runs.push(got.run.trades)
-    }
-    const start = new Int32Array(own.length + 1)
-    runs.forEach((t, k) => (start[k + 1] = start[k] + t.length))
-    const n = start[own.length]
-    const rows: TwinRows = { symbols: own, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
-    let r = 0
-    for (const trades of runs)
-      for (const tr of trades) {
-        rows.entryMs[r] = tr.entryTimeMs
-        rows.exitMs[r] = tr.exitTimeMs
-        rows.pnlPct[r++] = tr.pnlPct
-      }
-    result.twin = rows
-  }
+  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept)
   return result
 }
 
-/** A point-in-time run's twin on today's coins, joined (universe-plan.ts twinTradesOf), and its portfolio. */
-export interface TwinFiguresPayload {
-  trades: AcceptInput
-  opts: PortfolioOptions
-}
-
 /**
- * The twin's four survivorship figures (engine/run.ts headlineFigures), on a worker: the
- * workers are idle while the main thread books the run, so the twin's portfolio choice
- * runs beside that booking instead of after it.
+ * The twin's rows of `symbols`, simulated without membership limits. With the run's trades
+ * of the chunk (`kept`): a coin whose membership limited nothing has them; a limited one
+ * reuses them where it entered (simulateCoin's `known`: a trade depends on its entry bar
+ * alone); a coin the run never held is simulated. Without them, every coin is simulated:
+ * the same rows.
  */
-export function runTwinFigures(_ctx: TaskContext, payload: TwinFiguresPayload): HeadlineFigures {
-  return headlineFigures(payload.trades, payload.opts)
+export function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], kept: KeptCoinTrades | null): TwinRows {
+  const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
+  const own: string[] = []
+  const runs: (readonly Trade[])[] = []
+  for (const symbol of symbols) {
+    const k = kept?.get(symbol)
+    let trades: readonly Trade[]
+    if (k?.covered) trades = k.trades
+    else {
+      const got = coinRunOf(ctx, r, symbol, null, unused, [], { known: k?.trades, barRule: false })
+      if (!got) continue
+      trades = got.run.trades
+    }
+    own.push(symbol)
+    runs.push(trades)
+  }
+  const start = new Int32Array(own.length + 1)
+  runs.forEach((t, k) => (start[k + 1] = start[k] + t.length))
+  const n = start[own.length]
+  const rows: TwinRows = { symbols: own, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
+  let at = 0
+  for (const trades of runs)
+    for (const tr of trades) {
+      rows.entryMs[at] = tr.entryTimeMs
+      rows.exitMs[at] = tr.exitTimeMs
+      rows.pnlPct[at++] = tr.pnlPct
+    }
+  return rows
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runCoinTrades, runTwinFigures, runWholeRuns, type CoinTradesResult } from './coin-tasks'
+import { runCoinTrades, runWholeRuns, type CoinTradesResult, type TwinRows } from './coin-tasks'
+import { runTwinFigures, runTwinRows } from './twin-tasks'
 import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
@@ -15,6 +16,7 @@ import { runCscv, runSweepTrials } from './sweep-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
+  twinRows: runTwinRows,
   twinFigures: runTwinFigures,
   wholeRuns: runWholeRuns,
   nestedRuns: runNestedRuns,
@@ -57,6 +59,10 @@ function tableBuffers(t: TradeTable | undefined, out: Set<ArrayBuffer>): void {
   }
 }
 
+function twinBuffers(r: TwinRows, out: Set<ArrayBuffer>): void {
+  for (const a of [r.start, r.entryMs, r.exitMs, r.pnlPct]) out.add(a.buffer as ArrayBuffer)
+}
+
 /**
  * What a task's result hands over to the other thread instead of copying: the buffers of
  * the trade tables a chunk of a run made (megabytes for a 535-coin run) and its twin's rows, which the worker
@@ -64,11 +70,12 @@ function tableBuffers(t: TradeTable | undefined, out: Set<ArrayBuffer>): void {
  * they may hold arrays the worker keeps (a cache).
  */
 export function transferablesOf(name: string, result: unknown): ArrayBuffer[] {
-  if (name !== 'coinTrades') return []
-  const r = result as CoinTradesResult
   const out = new Set<ArrayBuffer>()
-  tableBuffers(r.trades, out)
-  if (r.twin) for (const a of [r.twin.start, r.twin.entryMs, r.twin.exitMs, r.twin.pnlPct]) out.add(a.buffer as ArrayBuffer)
-  tableBuffers(r.intrabar?.barTrades, out)
+  if (name === 'coinTrades') {
+    const r = result as CoinTradesResult
+    tableBuffers(r.trades, out)
+    tableBuffers(r.intrabar?.barTrades, out)
+    if (r.twin) twinBuffers(r.twin, out)
+  } else if (name === 'twinRows') twinBuffers(result as TwinRows, out)
   return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }
