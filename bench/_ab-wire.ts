@@ -52,7 +52,7 @@ const raw = (port: number, path: string, body: unknown) =>
       // not end(): a half-closed socket is a request given up, and the server drops it; it closes after answering
       s.write(payload)
     })
-    s.on('data', d => chunks.push(d))
+    s.on('data', (d: Buffer) => chunks.push(d))
     s.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')))
     s.on('error', reject)
   })
