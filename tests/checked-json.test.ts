@@ -46,12 +46,15 @@ function asBuilt(body: any): any {
 
 /**
  * Two apps answering the same handler object under the same response schema: Elysia's
- * default path, and the route's hook. Both with the app's error handler, headers set before
- * the handler, and a global afterHandle hook, as every route of the real app has.
+ * default path, and the route's hook. Both under the real app's validation settings (so a
+ * change to them that the hook does not follow fails here), with the app's error handler,
+ * headers set before the handler, and a global afterHandle hook, as every route of the real
+ * app has.
  */
 function twins(schema: TSchema, answer: () => unknown) {
+  const { aot, normalize, sanitize, encodeSchema, allowUnsafeValidationDetails } = h.app.config
   const app = (hooked: boolean) =>
-    new Elysia({ encodeSchema: false })
+    new Elysia({ aot, normalize, sanitize, encodeSchema, allowUnsafeValidationDetails })
       .use(errorHandler)
       .onRequest(({ set }) => {
         set.headers['x-frame-options'] = 'DENY'

@@ -57,11 +57,13 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 export function checkedJson<R extends { 200: TSchema } & Record<number, TSchema>>(response: R) {
   // Built as Elysia builds a route's response validators (index.mjs `createResponse`) under
   // this app's configuration: `normalize` on (its default: exact-mirror), ahead-of-time
-  // compiled unless ELYSIA_AOT=false, no models, modules or sanitizers. The first answer
-  // compiles it, as Elysia does.
+  // compiled unless ELYSIA_AOT=false, no models, modules or sanitizers (tests/checked-json.test.ts
+  // holds it to the app's settings). The first answer compiles it, as Elysia does; only the
+  // 200 schema, which the hook checks (building a validator may mark the other schemas of
+  // the map `additionalProperties: false`).
   let validator: { Clean?: (v: unknown) => unknown; Check: (v: unknown) => boolean } | undefined
   const compiled = () =>
-    (validator ??= getResponseSchemaValidator(response, { modules: undefined as never, models: {}, normalize: true, dynamic: process.env.ELYSIA_AOT === 'false' })![200] as NonNullable<typeof validator>)
+    (validator ??= getResponseSchemaValidator({ 200: response[200] }, { modules: undefined as never, models: {}, normalize: true, dynamic: process.env.ELYSIA_AOT === 'false' })![200] as NonNullable<typeof validator>)
   const afterHandle = function checkedJsonAnswer({ response: answer, set }: { response: unknown; set: { status?: number | string; headers: Headers_ } }): Response | undefined {
     // anything but a plain 200 object (a Response, a status(...) answer, a stream) goes Elysia's way
     if ((set.status !== undefined && set.status !== 200) || !isPlainObject(answer)) return undefined
