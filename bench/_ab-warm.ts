@@ -4,11 +4,13 @@
  * another checkout's src/ and from this tree's, on the same store, requests alternated
  * A, B, B, A, ... with `Cache-Control: no-cache` after warm-ups, so a load that changes
  * while it runs weighs on both alike. Prints each side's CPU ms per request (p50, mean) and
- * wall p50, and checks both answer the same bytes (compute_time_ms aside).
+ * wall p50, and checks both answer the same status, headers (the random x-request-id
+ * aside; their order on the wire is not seen here) and body bytes (compute_time_ms aside). A
+ * request's time ends when its body has been read as the bytes a server would send.
  * Make the other tree with
  *   mkdir -p /tmp/base && git archive <commit> src workers db assets web package.json | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
  * then
- *   BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts /tmp/base [rounds] [--body json] [--path /simulate]
+ *   BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts /tmp/base [rounds] [--body json] [--path /simulate] [--vary-top | --cached]
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +30,12 @@ const path = arg('path') ?? '/simulate'
  * reuses its cached result's statistics when the trades come out the same)
  */
 const varyTop = process.argv.includes('--vary-top')
+/**
+ * `--cached`: the timed requests carry no `Cache-Control: no-cache`, so each is the cached
+ * result served again: what is left is the main thread's work on the answer (its body, the
+ * response check, the encoding)
+ */
+const cached = process.argv.includes('--cached')
 const bodyOf = (r: number) => (varyTop && r >= 0 ? { ...body, top_n: body.top_n - 1 - r } : body)
 const dataDir = process.env.BENCH_DATA_DIR
 if (!other || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts <dir holding the other src/> [rounds]')
@@ -44,20 +52,23 @@ async function side(src: string) {
   const store = CandleStore.open(dataDir)
   const db = openDb(join(mkdtempSync(join(tmpdir(), 'perpsim-ab-')), 'perpsim.sqlite'))
   const app = buildApp(composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 }))
-  return async (round = -1): Promise<{ wall: number; cpu: number; text: string }> => {
+  return async (round = -1): Promise<{ wall: number; cpu: number; text: string; head: string }> => {
     const c0 = process.cpuUsage()
     const t0 = performance.now()
-    const r = await app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(bodyOf(round)) }))
-    const text = await r.text()
-    if (!r.ok) throw new Error(`HTTP ${r.status}: ${text.slice(0, 300)}`)
+    const r = await app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cached && round >= 0 ? {} : { 'cache-control': 'no-cache' }) }, body: JSON.stringify(bodyOf(round)) }))
+    const bytes = await r.arrayBuffer()
     const c = process.cpuUsage(c0)
-    return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000, text }
+    const wall = performance.now() - t0
+    const text = new TextDecoder().decode(bytes)
+    if (!r.ok) throw new Error(`HTTP ${r.status}: ${text.slice(0, 300)}`)
+    const head = `${r.status} ${[...r.headers].filter(([k]) => k !== 'x-request-id').map(([k, v]) => `${k}: ${v}`).join('; ')}`
+    return { wall, cpu: (c.user + c.system) / 1000, text, head }
   }
 }
 
 const sides = [
-  { name: 'other', run: await side(join(other, 'src')), cpu: [] as number[], wall: [] as number[], text: '' },
-  { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], wall: [] as number[], text: '' },
+  { name: 'other', run: await side(join(other, 'src')), cpu: [] as number[], wall: [] as number[], text: '', head: '' },
+  { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], wall: [] as number[], text: '', head: '' },
 ]
 for (const s of sides) for (let i = 0; i < 3; i++) await s.run() // JIT, signal masks, the result's statistics
 const strip = (t: string) => t.replace(/"compute_time_ms":\d+/, '')
@@ -68,13 +79,14 @@ for (let r = 0; r < rounds; r++) {
     s.cpu.push(m.cpu)
     s.wall.push(m.wall)
     s.text = strip(m.text)
+    s.head = m.head
   }
-  if (sides[0].text !== sides[1].text) differing++
+  if (sides[0].text !== sides[1].text || sides[0].head !== sides[1].head) differing++
 }
 const med = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)]
 const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length
 console.log('| side | CPU ms p50 | CPU ms mean | wall ms p50 |')
 console.log('|---|---:|---:|---:|')
 for (const s of sides) console.log(`| ${s.name} | ${med(s.cpu).toFixed(1)} | ${mean(s.cpu).toFixed(1)} | ${med(s.wall).toFixed(1)} |`)
-console.log(`answers byte-identical (compute_time_ms aside): ${differing === 0 ? 'yes' : `NO (${differing} of ${rounds} rounds)`} (${sides[1].text.length} bytes); load ${require('node:os').loadavg().map((x: number) => x.toFixed(2)).join(' ')}`)
+console.log(`answers byte-identical (status, headers and body; compute_time_ms aside): ${differing === 0 ? 'yes' : `NO (${differing} of ${rounds} rounds)`} (${sides[1].text.length} bytes); load ${require('node:os').loadavg().map((x: number) => x.toFixed(2)).join(' ')}`)
 process.exit(0)

@@ -38,17 +38,62 @@ const COMPACT_DAY_RE = /^(\d{4})(\d{2})(\d{2})$/
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
 
+/**
+ * Year, month and day name a real calendar day: checked by arithmetic, not by a round trip
+ * through Date (this also checks every `date` of a response: thousands per run answer).
+ * Date.UTC rolls 2026-02-30 over to March and reads years 0-99 as 1900-1999, so neither is
+ * a day here.
+ */
+const isCalendarDay = (y: number, mo: number, d: number): boolean =>
+  y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= (mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1])
+
 function dayMs(m: RegExpExecArray | null): number | null {
   if (!m) return null
   const y = Number(m[1])
   const mo = Number(m[2])
   const d = Number(m[3])
-  // checked by arithmetic, not by a round trip through Date (this also checks every `date`
-  // of a response: thousands per run answer). Date.UTC rolls 2026-02-30 over to March and
-  // reads years 0-99 as 1900-1999, so neither is a day here.
-  if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1])) return null
-  return Date.UTC(y, mo - 1, d)
+  return isCalendarDay(y, mo, d) ? Date.UTC(y, mo - 1, d) : null
 }
+
+/** The number written by the ASCII digits of `s` from `from` to `to`; -1 if any is not one. */
+function digitsAt(s: string, from: number, to: number): number {
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    n = n * 10 + c
+  }
+  return n
+}
+
+/** `YYYY-MM-DD` of a real calendar day at the start of `s`, read by char code (no match object, no Date). */
+const dayAtStart = (s: string): boolean =>
+  s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && isCalendarDay(digitsAt(s, 0, 4), digitsAt(s, 5, 7), digitsAt(s, 8, 10))
+
+/**
+ * `parseDay(s) !== null` without the instant: the check of the `date` format, which a run
+ * answer's three daily curves call about 2,000 times.
+ */
+export const isDay = (s: string): boolean => s.length === 10 && dayAtStart(s)
+
+/**
+ * `s` is an instant exactly as `isoInstant` writes it (`2026-03-15T00:00:00Z`: a real
+ * calendar day, hours 00-23, minutes and seconds 00-59): the fast acceptance of the
+ * `date-time` format, which a run answer's trades call about 2,000 times.
+ */
+export const isIsoInstant = (s: string): boolean =>
+  s.length === 20 &&
+  dayAtStart(s) &&
+  s.charCodeAt(10) === 84 && // T
+  s.charCodeAt(13) === 58 && // :
+  s.charCodeAt(16) === 58 &&
+  s.charCodeAt(19) === 90 && // Z
+  digitsAt(s, 11, 13) >= 0 &&
+  digitsAt(s, 11, 13) <= 23 &&
+  digitsAt(s, 14, 16) >= 0 &&
+  digitsAt(s, 14, 16) <= 59 &&
+  digitsAt(s, 17, 19) >= 0 &&
+  digitsAt(s, 17, 19) <= 59
 
 /** `YYYY-MM-DD` of a real calendar day → its 00:00 UTC in ms; null for any other string. */
 export const parseDay = (s: string): number | null => dayMs(DAY_RE.exec(s))

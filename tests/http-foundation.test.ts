@@ -200,4 +200,23 @@ describe('response schema formats', () => {
     expect(check).not.toBe(undefined)
     expect(isFullDate('2024-02-29')).toBe(true)
   })
+
+  test("the 'date-time' format accepts and refuses what the libraries' check does; the API's own instants at once", async () => {
+    const { FormatRegistry } = await import('@sinclair/typebox')
+    const { givenDateTime } = await import('../src/http/openapi')
+    const { isoInstant, isIsoInstant } = await import('../src/time')
+    const check = FormatRegistry.Get('date-time')!
+    expect(givenDateTime).toBeDefined()
+    expect(check).not.toBe(givenDateTime)
+    // the premise of the fast acceptance: every instant the API writes passes the libraries' check
+    for (let ms = Date.UTC(1970, 0, 1); ms < Date.UTC(2101, 0, 1); ms += 7919 * 60_000 + 13_000) {
+      const s = isoInstant(ms)
+      expect([s, isIsoInstant(s), givenDateTime!(s)]).toEqual([s, true, true])
+    }
+    const seeds = ['2024-02-29T23:59:59Z', '2026-01-01T00:00:00Z', '2026-12-31T23:59:59.120Z', '2026-01-01T00:00:00+02:00']
+    const strings = new Set(['', 'yesterday', '2026-02-30T00:00:00Z', '2026-12-31T24:00:00Z', '2026-01-01', 'Thu Jan 01 2026 00:00:00 GMT+0000 (UTC)', '"2026-01-01T00:00:00Z"'])
+    for (const seed of seeds)
+      for (let i = 0; i < seed.length; i++) for (const c of ['', '0', '3', '9', '-', ':', 'T', 'Z', ' ', '"']) strings.add(seed.slice(0, i) + c + seed.slice(i + 1))
+    for (const s of strings) expect([s, check(s)]).toEqual([s, givenDateTime!(s)])
+  })
 })

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { roundTo } from '../src/round'
 import { lowerBound, upperBound } from '../src/sorted-search'
-import { compactDay, DAY_MS, HOUR_MS, isoDay, isoInstant, isoNoZone, isoRecordInstant, parseCompactDay, parseDay } from '../src/time'
+import { compactDay, DAY_MS, HOUR_MS, isDay, isoDay, isoInstant, isIsoInstant, isoNoZone, isoRecordInstant, parseCompactDay, parseDay } from '../src/time'
 import { sourceFiles } from './helpers/fixtures'
 
 describe('src/time.ts', () => {
@@ -34,6 +34,34 @@ describe('src/time.ts', () => {
     expect(parseDay('2024-02-29')).toBe(Date.UTC(2024, 1, 29))
     for (const bad of ['2023-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-05', '20260105', '2026-01-05T00:00:00Z', ' 2026-01-05', '', 'yesterday'])
       expect(parseDay(bad)).toBeNull()
+  })
+
+  /** Strings near the written forms: each character of a day or instant replaced, dropped or doubled, and some by hand. */
+  const nearMisses = (seeds: string[]) => {
+    const out = new Set<string>(['', 'yesterday', '0099-12-31', '0100-01-01', '9999-12-31', '2024-02-29', '2100-02-29', '2000-02-29', '2026-04-31', '2026-12-31T23:59:59Z', '2026-12-31T24:00:00Z', '2026-12-31T23:60:00Z', '2026-12-31T23:59:60Z', '2026-12-31t23:59:59z', '2026-12-31T23:59:59.000Z', '2026-12-31T23:59:59+00:00', '２０２６-01-01', '2026-01-01\n', '2026-01-01T00:00:00Z\n'])
+    for (const seed of seeds)
+      for (let i = 0; i < seed.length; i++) {
+        out.add(seed.slice(0, i) + seed.slice(i + 1))
+        out.add(seed.slice(0, i) + seed[i] + seed.slice(i))
+        for (const c of ['0', '1', '2', '3', '5', '9', '-', ':', 'T', 'Z', ' ', '/', 'a', '\u0660']) out.add(seed.slice(0, i) + c + seed.slice(i + 1))
+      }
+    return [...out]
+  }
+
+  test('isDay is parseDay(s) !== null', () => {
+    const days = nearMisses(['2024-02-29', '2026-12-31', '2025-02-28', '1999-09-09'])
+    for (const s of days) expect([s, isDay(s)]).toEqual([s, parseDay(s) !== null])
+    expect(days.filter(isDay).length).toBeGreaterThan(20)
+  })
+
+  test("isIsoInstant takes exactly isoInstant's form of a real day and time", () => {
+    for (let ms = Date.UTC(1970, 0, 1); ms < Date.UTC(2101, 0, 1); ms += 7919 * 60_000 + 13_000) expect(isIsoInstant(isoInstant(ms))).toBe(true)
+    for (const s of nearMisses(['2024-02-29T23:59:59Z', '2026-01-01T00:00:00Z', '2025-07-31T12:30:45Z'])) {
+      // its form, and an instant that writes back as the same text: a real day and time
+      const ms = Date.parse(s)
+      const expected = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(s) && parseDay(s.slice(0, 10)) !== null && Number.isFinite(ms) && isoInstant(ms) === s
+      expect([s, isIsoInstant(s)]).toEqual([s, expected])
+    }
   })
 
   test('parseCompactDay takes only YYYYMMDD of a real calendar day', () => {
