@@ -9,9 +9,9 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { book, bookSteps, daySpan, headlineFigures, markOver, type DaySpan, type HeadlineFigures } from '../../engine/run'
-import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
+import { simulateCoin, type BarRuleTwin, type CoinSimInput, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
-import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
+import { DayMarksBuilder, TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import { executionReport } from '../execution-report'
 import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
@@ -141,9 +141,11 @@ export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: s
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit, absent: masks.absent }
+  const entry = entryMaskOf(masks.entry, bars, spec)
+  // the cached list of signal bars holds for the cached mask only (a filtered mask has fewer)
+  return { entry, exit: masks.exit, absent: masks.absent, entryBars: entry === masks.entry ? masks.entryBars : null }
 }
 
 /** Bars fromIdx … toIdx marked in `absent`. */
@@ -210,9 +212,12 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
           detail = NO_MINUTES
         }
       }
-      const input = {
+      const input: CoinSimInput = {
         symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+        entryBars: covered ? masks.entryBars : null,
         funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+        // the coin's funding amounts kept on the thread (the random-entry null keeps the same ones): a trade's funding is then a sum of them
+        keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars),
         ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
         detail,
         delisted,
@@ -231,25 +236,42 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const limited = new Map<string, Trade[]>()
   const { symbols, tradable } = payload
   const coins: CoinOutcome[] = []
-  const table = new TradeTableBuilder(params.direction, symbols)
   const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const coinsWithout: string[] = []
   const changedCoins: string[] = []
   const barTable = withDetail && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
   const barRows: number[] = []
-  symbols.forEach((symbol, coin) => {
+  // every coin simulated and marked first (its marks read its bars while they are in the
+  // cache), then the table made at its size: no column grown or cut
+  const runs: (CoinRun | null)[] = []
+  const marks = new DayMarksBuilder()
+  let nTrades = 0
+  for (const symbol of symbols) {
     const got = coinRun(symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout)
     if (!got) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-      return
+      runs.push(null)
+      continue
     }
     const { run, key, covered } = got
     runKeys.add(key)
     if (payload.twin && !covered) limited.set(symbol, run.trades)
+    runs.push(run)
+    nTrades += run.trades.length
     const markBars = ctx.view.bars(symbol)
+    for (const tr of run.trades) {
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, marks)
+      marks.endTrade()
+    }
+  }
+  const table = new TradeTableBuilder(params.direction, symbols, nTrades, 0)
+  symbols.forEach((symbol, coin) => {
+    const run = runs[coin]
+    if (run === null) {
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      return
+    }
     let changed = 0
     for (const tr of run.trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
       if (tr.exitChanged) changed++
     }
@@ -273,7 +295,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     }
     coins.push(run.outcome)
   })
-  const result: CoinTradesResult = { coins, trades: table.finish() }
+  const result: CoinTradesResult = { coins, trades: table.finish(marks.finish()) }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
   if (payload.twin) {
     // the twin's coins without membership limits: only those whose trades are not the run's come back
