@@ -195,7 +195,7 @@ export class TaskContext {
     const nEv = funding?.n ?? 0
     if (e.funding === undefined || e.fundingN !== nEv) {
       const kept = keptFunding(bars, funding)
-      this.growNullInputs(e, (kept?.realAmt.byteLength ?? 0) + (kept?.gridAmt.byteLength ?? 0) - (e.funding ? e.funding.realAmt.byteLength + e.funding.gridAmt.byteLength : 0))
+      this.growNullInputs(e, keptBytes(kept) - keptBytes(e.funding ?? null))
       e.funding = kept
       e.fundingN = nEv
     }
@@ -284,6 +284,8 @@ export class TaskContext {
     return c
   }
 }
+
+const keptBytes = (k: KeptFunding | null): number => (k === null ? 0 : k.realAmt.byteLength + k.gridAmt.byteLength + (k.dayFirst?.byteLength ?? 0))
 
 const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0) + (m.entryBars === null ? 0 : m.entryBars.byteLength)
 
