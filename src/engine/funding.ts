@@ -49,9 +49,6 @@ export class CoinFunding {
   private cursor = 0
   private readonly startMs: number
   private readonly endMs: number
-  /** the window's first real event and first stand-in slot */
-  private readonly jLo: number
-  private readonly gridLo: number
   /** kept: rate × P(T) of real event realBase + m (the window's, or the whole series' amounts: no view made per window) */
   private readonly realAmt: Float64Array | null
   private readonly realBase: number
@@ -88,19 +85,14 @@ export class CoinFunding {
     this.rate = rate
     this.firstRealMs = nEv > 0 ? ft[0] : Infinity
     this.lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
-    // only events strictly inside the window can be charged
-    this.jLo = upperBound(ft, this.startMs, nEv)
-    this.gridLo = Math.floor(this.startMs / GRID_MS) + 1
     this.realAmt = null
     this.gridAmt = null
-    this.realBase = this.jLo
-    this.gridBase = this.gridLo
+    this.realBase = 0
+    this.gridBase = 0
     this.dayFirst = null
     this.dayLo = 0
     if (!keep || bars.n === 0) return
-    const nReal = Math.max(0, lowerBound(ft, this.endMs, nEv) - this.jLo)
-    const nGrid = Math.max(0, Math.ceil(this.endMs / GRID_MS) - this.gridLo)
-    if (whole && whole.nEv === nEv && this.jLo >= whole.jLo && this.gridLo >= whole.gridLo && this.jLo + nReal <= whole.jLo + whole.realAmt.length && this.gridLo + nGrid <= whole.gridLo + whole.gridAmt.length) {
+    if (whole && whole.nEv === nEv && whole.startMs <= this.startMs && this.endMs <= whole.endMs) {
       // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window),
       // read in place; the day index holds for any window of the series (its days and indices are absolute)
       this.realAmt = whole.realAmt
@@ -111,21 +103,28 @@ export class CoinFunding {
       this.dayLo = whole.dayLo
       return
     }
+    // only events strictly inside the window can be charged
+    const jLo = upperBound(ft, this.startMs, nEv)
+    const gridLo = Math.floor(this.startMs / GRID_MS) + 1
+    const nReal = Math.max(0, lowerBound(ft, this.endMs, nEv) - jLo)
+    const nGrid = Math.max(0, Math.ceil(this.endMs / GRID_MS) - gridLo)
     const realAmt = new Float64Array(nReal)
     for (let m = 0, b = from; m < nReal; m++) {
-      const j = this.jLo + m
+      const j = jLo + m
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, ft[j])
       realAmt[m] = rate[j] * bars.o[b]
     }
     const gridAmt = new Float64Array(nGrid)
     for (let m = 0, b = from; m < nGrid; m++) {
-      const gMs = (this.gridLo + m) * GRID_MS
+      const gMs = (gridLo + m) * GRID_MS
       if (gMs >= this.firstRealMs && gMs <= this.lastRealMs) continue
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, gMs)
       gridAmt[m] = FALLBACK_FUNDING_RATE * bars.o[b]
     }
     this.realAmt = realAmt
+    this.realBase = jLo
     this.gridAmt = gridAmt
+    this.gridBase = gridLo
     // each UTC day's first real event, from the first day of the window to the last
     if (nEv > 0) {
       this.dayLo = Math.floor(this.startMs / DAY_MS)
@@ -143,7 +142,7 @@ export class CoinFunding {
   /** The kept amounts of this charger (keep mode), as keptFunding returns them for a whole series. */
   kept(): KeptFunding | null {
     if (this.realAmt === null || this.gridAmt === null) return null
-    return { nEv: this.nEv, jLo: this.realBase, realAmt: this.realAmt, gridLo: this.gridBase, gridAmt: this.gridAmt, dayFirst: this.dayFirst, dayLo: this.dayLo }
+    return { nEv: this.nEv, startMs: this.startMs, endMs: this.endMs, jLo: this.realBase, realAmt: this.realAmt, gridLo: this.gridBase, gridAmt: this.gridAmt, dayFirst: this.dayFirst, dayLo: this.dayLo }
   }
 
   /**
@@ -224,6 +223,9 @@ export class CoinFunding {
 export interface KeptFunding {
   /** the series' event count they were computed on */
   nEv: number
+  /** the span whose events they hold: those strictly inside it (a window inside reads them in place) */
+  startMs: number
+  endMs: number
   jLo: number
   realAmt: Float64Array
   gridLo: number
