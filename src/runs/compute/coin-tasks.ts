@@ -212,13 +212,17 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
           detail = NO_MINUTES
         }
       }
+      // the execution inputs named one by one: a spread of them costs a generic property copy per coin
+      const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
       const input: CoinSimInput = {
         symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
         entryBars: covered ? masks.entryBars : null,
         funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
         // the coin's funding amounts kept on the thread (the random-entry null keeps the same ones): a trade's funding is then a sum of them
         keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars),
-        ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+        costs: ex.costs,
+        brackets: ex.brackets,
+        mark: ex.mark,
         detail,
         delisted,
       }
