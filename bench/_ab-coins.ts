@@ -10,6 +10,8 @@
  * bar rule's rows, the counts).
  *   mkdir -p /tmp/base && git archive main src workers db assets web package.json | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
  *   BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts /tmp/base [rounds] [--body json]
+ * `--cache` (no other tree): each coin's task run twice in a row, the first out of the cache, the
+ *   second in it (how much of the trade model waits on memory).
  * `--profile N` (no other tree): this tree's side alone N times after a `profileMark` spin, for
  *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/_ab-coins.ts --profile 30
  *   bun bench/_cpuprofile-top.ts /tmp/prof/<file>.cpuprofile 60 --after profileMark
@@ -30,12 +32,12 @@ const arg = (name: string) => {
   return at >= 0 ? process.argv[at + 1] : undefined
 }
 const profileRuns = Number(arg('profile')) || 0
-const other = profileRuns > 0 ? null : process.argv[2]
+const other = profileRuns > 0 || process.argv.includes('--cache') ? null : process.argv[2]
 const rounds = Number(process.argv[3]) > 0 ? Number(process.argv[3]) : 10
 const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":535}')
 const path = arg('path') ?? '/simulate'
 const dataDir = process.env.BENCH_DATA_DIR
-if ((!other && profileRuns === 0) || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts <dir holding the other src/> [rounds] | --profile N')
+if ((!other && profileRuns === 0 && !process.argv.includes('--cache')) || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts <dir holding the other src/> [rounds] | --profile N')
 
 // the payloads of the request's coin tasks, recorded from this tree's app
 const store = CandleStore.open(dataDir)
@@ -99,6 +101,39 @@ async function side(src: string) {
 
 const med = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)]
 const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length
+
+if (process.argv.includes('--cache')) {
+  // each coin's task twice in a row: the first finds the coin's bars out of the cache (the
+  // coins before it pushed them out), the second finds them in it; the difference is what
+  // the first pays waiting on memory
+  const { TaskContext } = await import('../src/runs/compute/context')
+  const { runCoinTrades } = await import('../src/runs/compute/coin-tasks')
+  const { snapshotOf, viewOf } = await import('../src/runs/compute/store-view')
+  const view = viewOf(snapshotOf(CandleStore.open(dataDir)))
+  const ctx = new TaskContext(view)
+  ctx.setView(view)
+  const single = (payloads as { symbols: string[] }[]).flatMap(p => p.symbols.map(s => ({ ...p, symbols: [s] })))
+  let cold = Infinity
+  let hot = Infinity
+  for (let r = 0; r < 8; r++) {
+    let a = 0
+    let b = 0
+    for (const p of single) {
+      const t0 = performance.now()
+      runCoinTrades(ctx, p as never)
+      const t1 = performance.now()
+      runCoinTrades(ctx, p as never)
+      a += t1 - t0
+      b += performance.now() - t1
+    }
+    if (r > 0) {
+      cold = Math.min(cold, a)
+      hot = Math.min(hot, b)
+    }
+  }
+  console.log(`${single.length} coins, each task twice in a row (best of 7 passes): first ${cold.toFixed(1)} ms, second ${hot.toFixed(1)} ms`)
+  process.exit(0)
+}
 
 if (profileRuns > 0) {
   const run = await side(join(import.meta.dir, '../src'))
