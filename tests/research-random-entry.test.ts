@@ -225,13 +225,18 @@ describe("the null's per-coin inputs a worker keeps between runs", () => {
     const q1 = ctx.quietExtremes('X', '1H', bars)
     expect(ctx.quietExtremes('X', '1H', bars)).toBe(q1)
     expect(Array.from(q1.low)).toEqual(Array.from(quietExtremes(bars).low))
+    // a run's coin tasks take them only where kept: none yet
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBeNull()
     const f1 = ctx.keptFunding('X', '1H', bars)
     expect(ctx.keptFunding('X', '1H', bars)).toBe(f1)
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBe(f1)
+    expect(ctx.keptFundingIfAny('X', '1H', volatileBars(2000, 9))).toBeNull()
     expect(Array.from(f1!.realAmt)).toEqual(Array.from(keptFunding(bars, funding)!.realAmt))
     // another coin has its own
     expect(ctx.quietExtremes('Y', '1H', bars)).not.toBe(q1)
     // the funding series grew (a new event): its amounts are looked up again
     funding = { t: Float64Array.from([...funding.t, funding.t[funding.n - 1] + 8 * HOUR_MS]), rate: Float64Array.from([...funding.rate, 0.0002]), n: funding.n + 1 }
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBeNull()
     const f2 = ctx.keptFunding('X', '1H', bars)
     expect(f2).not.toBe(f1)
     expect(f2!.realAmt.length).toBe(f1!.realAmt.length + 1)

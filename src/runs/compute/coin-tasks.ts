@@ -218,8 +218,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
         entryBars: covered ? masks.entryBars : null,
         funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-        // the coin's funding amounts kept on the thread (the random-entry null keeps the same ones): a trade's funding is then a sum of them
-        keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars),
+        // the coin's funding amounts where the thread keeps them (the random-entry null of an earlier run did): a trade's funding is then a sum of them
+        keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars),
         costs: ex.costs,
         brackets: ex.brackets,
         mark: ex.mark,

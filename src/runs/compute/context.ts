@@ -202,6 +202,22 @@ export class TaskContext {
     return e.funding
   }
 
+  /**
+   * The coin's kept funding amounts when the thread has them already (keptFunding; a run's
+   * random-entry null keeps them for its coins), else null without working them out: a
+   * single run's trades charge a few events each, far fewer than the whole series' pass
+   * (80 µs a coin of two years), so a run whose coins have none looks its events up instead.
+   */
+  keptFundingIfAny(symbol: string, tf: Timeframe, bars: Bars): KeptFunding | null {
+    const key = `${symbol}|${tf}`
+    const e = this.nullInputs.get(key)
+    if (e === undefined || e.bars !== bars || e.funding === undefined || e.fundingN !== (this.view.funding(symbol)?.n ?? 0)) return null
+    // most recently used last
+    this.nullInputs.delete(key)
+    this.nullInputs.set(key, e)
+    return e.funding
+  }
+
   private nullInputsOf(symbol: string, tf: Timeframe, bars: Bars): NullInputs {
     const key = `${symbol}|${tf}`
     let e = this.nullInputs.get(key)

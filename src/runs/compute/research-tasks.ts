@@ -177,7 +177,8 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     const exec = executionInputs(ctx, base, symbol, bars, spec.timeframe)
     // the cells resolve bars as the run would (minute detail where the coin has it)
     const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
-    // every cell steps along the cached list of signal bars (the unfiltered mask's) and sums the thread's kept funding amounts
+    // every cell steps along the cached list of signal bars (the unfiltered mask's) and sums the thread's kept funding
+    // amounts (worked out here when missing: the cells' lookups, event by event, would cost more than one pass over the series)
     const entryBars = entry === masks.entry ? masks.entryBars : null
     const keptFunding = base.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars)
     const cells = payload.cells.map(cell => {
