@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { HOUR_MS } from '../src/time'
-import { simulateCoin } from '../src/engine/trade-model'
+import { signalBars, simulateCoin } from '../src/engine/trade-model'
 import { barsOf, flat, only, params, sim, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS
@@ -325,6 +325,38 @@ describe('the signal scan', () => {
       const trades = simulateCoin({ symbol: 'X', bars, entry: mask, exit: null, fromIdx, toIdx, funding: null }, params({ maxBars: 1 }))
       expect(trades.map((t) => t.entryIdx - 1)).toEqual(expected)
     }
+  })
+
+  test('a mask read from its list of signal bars gives the same trades as its scan', () => {
+    let s = 7
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    let listed = 0
+    for (let round = 0; round < 300; round++) {
+      const n = 40 + Math.floor(rnd() * 600)
+      // random walks, some bars opening at no price (no trade enters there), held 1 to 12 bars
+      let p = 100
+      const rows = Array.from({ length: n }, (): Ohlc => {
+        p *= 1 + (rnd() - 0.5) * 0.06
+        return rnd() < 0.03 ? [0, p * 1.01, 0, p] : [p, p * 1.02, p * 0.98, p * (1 + (rnd() - 0.5) * 0.02)]
+      })
+      const bars = barsOf(rows)
+      const offset = Math.floor(rnd() * 4)
+      const mask = new Uint8Array(n + 8).subarray(offset, offset + n)
+      const density = [0.005, 0.02, 0.04, 0.3][round % 4]
+      for (let i = 0; i < n; i++) if (rnd() < density) mask[i] = 1
+      const list = signalBars(mask)
+      const set = [...mask.keys()].filter((i) => mask[i] === 1)
+      // listed while at most one bar in 32 carries a signal, exactly the set bars; else not listed
+      if (set.length * 32 <= n) expect(list === null ? null : [...list]).toEqual(set)
+      else expect(list).toBeNull()
+      if (list !== null) listed++
+      const fromIdx = Math.floor(rnd() * n * 0.3)
+      const toIdx = n - 1 - Math.floor(rnd() * n * 0.3)
+      const input = { symbol: 'X', bars, entry: mask, exit: null, fromIdx, toIdx, funding: null }
+      const p1 = params({ maxBars: 1 + Math.floor(rnd() * 12), direction: round % 2 === 0 ? 'long' : 'short', slPct: 3, tpPct: 3 })
+      expect(simulateCoin({ ...input, entryBars: list }, p1)).toEqual(simulateCoin(input, p1))
+    }
+    expect(listed).toBeGreaterThan(100)
   })
 })
 

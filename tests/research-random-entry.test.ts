@@ -171,6 +171,36 @@ describe('random-entry trades', () => {
     expect(compared).toBe(windows.length * CONFIGS.length * 2)
   })
 
+  test("simulateCoin's trades with the kept funding amounts are the same bits as with a price lookup per event", () => {
+    // an irregular series: 8-hourly, then hourly (24 events a day), a few ms late, one at each window's edges' bars
+    const t: number[] = [], rate: number[] = []
+    for (let x = bars.t[300]; x < bars.t[1400]; x += 8 * HOUR_MS) t.push(x)
+    for (let x = bars.t[1400] + 3; x < bars.t[2200]; x += HOUR_MS) t.push(x)
+    t.forEach((_, k) => rate.push(((k % 5) - 2) * 0.00013))
+    const irregular: FundingSeries = { t: Float64Array.from(t), rate: Float64Array.from(rate), n: t.length }
+    const bits = (x: number) => Buffer.from(Float64Array.of(x).buffer).toString('hex')
+    let s = 3
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    const entry = new Uint8Array(bars.n)
+    for (let i = 0; i < bars.n; i++) if (rnd() < 0.1) entry[i] = 1
+    let charged = 0
+    for (const series of [funding, irregular, null]) {
+      const whole = keptFunding(bars, series)
+      for (const [fromIdx, toIdx] of [[0, bars.n - 1], [1200, 1800], [250, 2500], [1390, 2999], [5, 400]]) {
+        for (const [, over] of CONFIGS) {
+          const p = params(over)
+          const input = { symbol: 'X', bars, entry, exit: null, fromIdx, toIdx, funding: series }
+          const looked = simulateCoin(input, p)
+          const kept = simulateCoin({ ...input, keptFunding: () => whole }, p)
+          expect(kept.map(tr => [bits(tr.fundingPct), tr.fundingEvents, tr.fundingEventsReal, bits(tr.pnlPct)])).toEqual(looked.map(tr => [bits(tr.fundingPct), tr.fundingEvents, tr.fundingEventsReal, bits(tr.pnlPct)]))
+          expect(kept).toEqual(looked)
+          charged += looked.filter(tr => tr.fundingEventsReal > 0).length
+        }
+      }
+    }
+    expect(charged).toBeGreaterThan(1000)
+  })
+
   test('a window with no bar that can enter gives NaN sums', () => {
     const sums = randomEntrySums({ bars, exit: null, allowed: null, fromIdx: 50, toIdx: 50, funding: null }, params({}), 3, 4, 1)
     expect(Array.from(sums).every(Number.isNaN)).toBe(true)
@@ -195,13 +225,18 @@ describe("the null's per-coin inputs a worker keeps between runs", () => {
     const q1 = ctx.quietExtremes('X', '1H', bars)
     expect(ctx.quietExtremes('X', '1H', bars)).toBe(q1)
     expect(Array.from(q1.low)).toEqual(Array.from(quietExtremes(bars).low))
+    // a run's coin tasks take them only where kept: none yet
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBeNull()
     const f1 = ctx.keptFunding('X', '1H', bars)
     expect(ctx.keptFunding('X', '1H', bars)).toBe(f1)
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBe(f1)
+    expect(ctx.keptFundingIfAny('X', '1H', volatileBars(2000, 9))).toBeNull()
     expect(Array.from(f1!.realAmt)).toEqual(Array.from(keptFunding(bars, funding)!.realAmt))
     // another coin has its own
     expect(ctx.quietExtremes('Y', '1H', bars)).not.toBe(q1)
     // the funding series grew (a new event): its amounts are looked up again
     funding = { t: Float64Array.from([...funding.t, funding.t[funding.n - 1] + 8 * HOUR_MS]), rate: Float64Array.from([...funding.rate, 0.0002]), n: funding.n + 1 }
+    expect(ctx.keptFundingIfAny('X', '1H', bars)).toBeNull()
     const f2 = ctx.keptFunding('X', '1H', bars)
     expect(f2).not.toBe(f1)
     expect(f2!.realAmt.length).toBe(f1!.realAmt.length + 1)

@@ -19,6 +19,7 @@ import type { Bars, FundingSeries } from '../market/types'
 import { lowerBound, upperBound } from '../sorted-search'
 import { lastAtOrBefore } from './search'
 import { FALLBACK_FUNDING_INTERVAL_MS, FALLBACK_FUNDING_RATE } from './types'
+import { DAY_MS } from '../time'
 
 const GRID_MS = FALLBACK_FUNDING_INTERVAL_MS
 
@@ -48,12 +49,15 @@ export class CoinFunding {
   private cursor = 0
   private readonly startMs: number
   private readonly endMs: number
-  /** kept: rate × P(T) of real event jLo + m */
+  /** kept: rate × P(T) of real event realBase + m (the window's, or the whole series' amounts: no view made per window) */
   private readonly realAmt: Float64Array | null
-  private readonly jLo: number
-  /** kept: FALLBACK_FUNDING_RATE × P(T) of the stand-in at (gridLo + m) × GRID_MS (0 where real events cover) */
+  private readonly realBase: number
+  /** kept: FALLBACK_FUNDING_RATE × P(T) of the stand-in at (gridBase + m) × GRID_MS (0 where real events cover) */
   private readonly gridAmt: Float64Array | null
-  private readonly gridLo: number
+  private readonly gridBase: number
+  /** kept: the first real event at or after UTC day dayLo + d's midnight, dayFirst[d] (an index into the series) */
+  private readonly dayFirst: Int32Array | null
+  private readonly dayLo: number
 
   /**
    * Positions enter after bar fromIdx's open and leave by bar lastIdx's close. `keep`:
@@ -81,41 +85,64 @@ export class CoinFunding {
     this.rate = rate
     this.firstRealMs = nEv > 0 ? ft[0] : Infinity
     this.lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
-    // only events strictly inside the window can be charged
-    this.jLo = upperBound(ft, this.startMs, nEv)
-    this.gridLo = Math.floor(this.startMs / GRID_MS) + 1
     this.realAmt = null
     this.gridAmt = null
+    this.realBase = 0
+    this.gridBase = 0
+    this.dayFirst = null
+    this.dayLo = 0
     if (!keep || bars.n === 0) return
-    const nReal = Math.max(0, lowerBound(ft, this.endMs, nEv) - this.jLo)
-    const nGrid = Math.max(0, Math.ceil(this.endMs / GRID_MS) - this.gridLo)
-    if (whole && whole.nEv === nEv && this.jLo >= whole.jLo && this.gridLo >= whole.gridLo) {
-      // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window)
-      this.realAmt = whole.realAmt.subarray(this.jLo - whole.jLo, this.jLo - whole.jLo + nReal)
-      this.gridAmt = whole.gridAmt.subarray(this.gridLo - whole.gridLo, this.gridLo - whole.gridLo + nGrid)
-      if (this.realAmt.length === nReal && this.gridAmt.length === nGrid) return
+    if (whole && whole.nEv === nEv && whole.startMs <= this.startMs && this.endMs <= whole.endMs) {
+      // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window),
+      // read in place; the day index holds for any window of the series (its days and indices are absolute)
+      this.realAmt = whole.realAmt
+      this.realBase = whole.jLo
+      this.gridAmt = whole.gridAmt
+      this.gridBase = whole.gridLo
+      this.dayFirst = whole.dayFirst
+      this.dayLo = whole.dayLo
+      return
     }
+    // only events strictly inside the window can be charged
+    const jLo = upperBound(ft, this.startMs, nEv)
+    const gridLo = Math.floor(this.startMs / GRID_MS) + 1
+    const nReal = Math.max(0, lowerBound(ft, this.endMs, nEv) - jLo)
+    const nGrid = Math.max(0, Math.ceil(this.endMs / GRID_MS) - gridLo)
     const realAmt = new Float64Array(nReal)
     for (let m = 0, b = from; m < nReal; m++) {
-      const j = this.jLo + m
+      const j = jLo + m
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, ft[j])
       realAmt[m] = rate[j] * bars.o[b]
     }
     const gridAmt = new Float64Array(nGrid)
     for (let m = 0, b = from; m < nGrid; m++) {
-      const gMs = (this.gridLo + m) * GRID_MS
+      const gMs = (gridLo + m) * GRID_MS
       if (gMs >= this.firstRealMs && gMs <= this.lastRealMs) continue
       b = lastAtOrBefore(bars.t, bars.n, bars.stepMs, b, gMs)
       gridAmt[m] = FALLBACK_FUNDING_RATE * bars.o[b]
     }
     this.realAmt = realAmt
+    this.realBase = jLo
     this.gridAmt = gridAmt
+    this.gridBase = gridLo
+    // each UTC day's first real event, from the first day of the window to the last
+    if (nEv > 0) {
+      this.dayLo = Math.floor(this.startMs / DAY_MS)
+      const nDays = Math.floor(this.endMs / DAY_MS) - this.dayLo + 1
+      const dayFirst = new Int32Array(nDays)
+      for (let d = 0, j = lowerBound(ft, this.dayLo * DAY_MS, nEv); d < nDays; d++) {
+        const dayMs = (this.dayLo + d) * DAY_MS
+        while (j < nEv && ft[j] < dayMs) j++
+        dayFirst[d] = j
+      }
+      this.dayFirst = dayFirst
+    }
   }
 
   /** The kept amounts of this charger (keep mode), as keptFunding returns them for a whole series. */
   kept(): KeptFunding | null {
     if (this.realAmt === null || this.gridAmt === null) return null
-    return { nEv: this.nEv, jLo: this.jLo, realAmt: this.realAmt, gridLo: this.gridLo, gridAmt: this.gridAmt }
+    return { nEv: this.nEv, startMs: this.startMs, endMs: this.endMs, jLo: this.realBase, realAmt: this.realAmt, gridLo: this.gridBase, gridAmt: this.gridAmt, dayFirst: this.dayFirst, dayLo: this.dayLo }
   }
 
   /**
@@ -133,9 +160,13 @@ export class CoinFunding {
     const nEv = this.nEv
     if (nEv > 0) {
       const ft = this.ft
-      // first event after the entry: a short walk from the cursor, a binary search otherwise
+      // first event after the entry: a walk from the first event of the entry's day (kept), or
+      // a short walk from the cursor; a binary search otherwise. Each finds upperBound(ft, tInMs).
       let j = this.cursor
-      if (j > nEv || (j > 0 && ft[j - 1] > tInMs)) j = 0
+      const day = Math.floor(tInMs / DAY_MS) - this.dayLo
+      const dayFirst = this.dayFirst
+      if (dayFirst !== null && day >= 0 && day < dayFirst.length) j = dayFirst[day]
+      else if (j > nEv || (j > 0 && ft[j - 1] > tInMs)) j = 0
       for (let steps = 0; j < nEv && ft[j] <= tInMs; j++) {
         if (++steps > 16) {
           j = upperBound(ft, tInMs, nEv)
@@ -145,7 +176,7 @@ export class CoinFunding {
       this.cursor = j
       const kept = this.realAmt
       if (kept !== null) {
-        for (let m = j - this.jLo; j < nEv && ft[j] < tOutMs; j++, m++) rateTimesPrice += kept[m]
+        for (let m = j - this.realBase; j < nEv && ft[j] < tOutMs; j++, m++) rateTimesPrice += kept[m]
       } else {
         const rate = this.rate
         for (; j < nEv && ft[j] < tOutMs; j++) {
@@ -169,7 +200,7 @@ export class CoinFunding {
           g = Math.floor(lastRealMs / GRID_MS)
           continue
         }
-        if (kept !== null) rateTimesPrice += kept[g - this.gridLo]
+        if (kept !== null) rateTimesPrice += kept[g - this.gridBase]
         else {
           b = lastAtOrBefore(t, nBars, stepMs, b, gMs)
           rateTimesPrice += FALLBACK_FUNDING_RATE * o[b]
@@ -192,10 +223,16 @@ export class CoinFunding {
 export interface KeptFunding {
   /** the series' event count they were computed on */
   nEv: number
+  /** the span whose events they hold: those strictly inside it (a window inside reads them in place) */
+  startMs: number
+  endMs: number
   jLo: number
   realAmt: Float64Array
   gridLo: number
   gridAmt: Float64Array
+  /** the first real event at or after UTC day dayLo + d's midnight (an index into the series); null: no real event */
+  dayFirst: Int32Array | null
+  dayLo: number
 }
 
 export function keptFunding(bars: Bars, funding: FundingSeries | null): KeptFunding | null {

@@ -327,8 +327,10 @@ export interface TradeModelInput {
   quietExtremes?: (() => QuietExtremes) | null
   /**
    * The coin's funding amounts over its whole bars (funding.ts keptFunding), for a caller that
-   * keeps them between runs; called only when an overlapping model keeps amounts. Absent or
-   * null: looked up here.
+   * keeps them between runs: with them a trade's funding is a sum of kept amounts instead of
+   * a price lookup per event (the same products in the same order: the same bits). Called
+   * once per model on futures. Absent or null: looked up per event, or, for an overlapping
+   * model, computed here for the window.
    */
   keptFunding?: (() => KeptFunding | null) | null
   /**
@@ -416,7 +418,8 @@ export class TradeModel implements ExitScratch {
     this.liqMove = futures ? coinLiquidationMove(this.long, this.lev, p.mmrFrac, ex, input.brackets) : 0
     this.exec = ex ? new ExecutionCosts(ex, p.feeFrac, input.costs ?? null, !pnlOnly && futures && ex.margin === 'brackets' && !!input.brackets?.length) : null
     this.limitTp = ex?.tpOrder === 'limit'
-    this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping, overlapping ? input.keptFunding?.() : null) : null
+    const whole = futures ? (input.keptFunding?.() ?? null) : null
+    this.funding = futures ? new CoinFunding(bars, input.funding, input.fromIdx, this.lastIdx, overlapping || whole !== null, whole) : null
     this.mark = futures ? (input.mark ?? null) : null
     // the quiet blocks are built on the last price's extremes: a mark low below them would be stepped over
     this.blocks = overlapping && !this.trailing && this.mark === null ? quietBlocks(bars, input.exit, input.quietExtremes?.() ?? undefined) : null
@@ -485,6 +488,28 @@ export interface CoinSimInput extends TradeModelInput {
   symbol: string
   /** entry[i] = 1: the entry condition (after filters) is true at bar i's close */
   entry: Uint8Array
+  /**
+   * The bars i with entry[i] ≠ 0, ascending (signalBars(entry)), for a caller that keeps
+   * them with the mask: the next signal is then a step along the list instead of a scan of
+   * the mask's bytes (most of a coin's bars carry no signal). Absent or null: the mask is scanned.
+   */
+  entryBars?: Int32Array | null
+}
+
+/**
+ * The bars whose mask byte is set, ascending, when they are at most one in 32 of the mask
+ * (4 bytes each: at most an eighth of the mask's size); null for a denser mask, whose scan
+ * finds the next signal within a few bytes anyway.
+ */
+export function signalBars(mask: Uint8Array): Int32Array | null {
+  const n = mask.length
+  const words = wordView(mask)
+  const most = n >>> 5
+  let count = 0
+  for (let i = nextSignal(mask, words, 0, n); i < n; i = nextSignal(mask, words, i + 1, n)) if (++count > most) return null
+  const out = new Int32Array(count)
+  for (let i = nextSignal(mask, words, 0, n), k = 0; i < n; i = nextSignal(mask, words, i + 1, n)) out[k++] = i
+  return out
 }
 
 /**
@@ -551,14 +576,12 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
   if (twin) twin.trades = null
   /** the bar rule's next signal bar where its path parted from the detail's (−1: not parted) */
   let partedAt = -1
-  const { entry } = input
   const lastIdx = model.lastIdx
-  const o = input.bars.o
-  const words = wordView(entry)
+  const signals = new EntrySignals(input, lastIdx)
   let i = Math.max(input.fromIdx, 0)
   let next = 0
   for (;;) {
-    i = nextEntrySignal(entry, words, o, i, lastIdx)
+    i = signals.next(i)
     if (i >= lastIdx) break
     const e = i + 1
     if (known) {
@@ -595,12 +618,10 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
 
 /** The trades whose signal bar is at or after bar i, one position at a time (`barRule`: without replays), appended to `trades`. */
 function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: number, trades: Trade[], barRule: boolean): void {
-  const { entry } = input
   const lastIdx = model.lastIdx
-  const o = input.bars.o
-  const words = wordView(entry)
+  const signals = new EntrySignals(input, lastIdx)
   for (;;) {
-    i = nextEntrySignal(entry, words, o, i, lastIdx)
+    i = signals.next(i)
     if (i >= lastIdx) break
     const e = i + 1
     model.tradeFrom(e, barRule)
@@ -611,20 +632,60 @@ function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: n
 }
 
 /**
- * The next signal bar at or after i whose next bar opens at a price (a trade enters there),
- * or lastIdx or beyond when there is none: the scan simulateCoin and tradesFrom share.
+ * A coin's entry signals read in time order, for simulateCoin and tradesFrom alike: from
+ * the list of signal bars where the input has one, else by a scan of the mask.
  */
-function nextEntrySignal(entry: Uint8Array, words: Uint32Array | null, o: Float64Array, i: number, lastIdx: number): number {
-  for (;;) {
-    i = nextSignal(entry, words, i, lastIdx)
-    if (i >= lastIdx || o[i + 1] > 0) return i
-    i++
+class EntrySignals {
+  private readonly entry: Uint8Array
+  private readonly list: Int32Array | null
+  private readonly words: Uint32Array | null
+  private readonly o: Float64Array
+  /** the list's first entry not yet passed */
+  private at = 0
+
+  constructor(
+    input: CoinSimInput,
+    private readonly lastIdx: number,
+  ) {
+    this.entry = input.entry
+    this.list = input.entryBars ?? null
+    this.words = this.list === null ? wordView(input.entry) : null
+    this.o = input.bars.o
+  }
+
+  /**
+   * The next signal bar at or after i whose next bar opens at a price (a trade enters
+   * there), or lastIdx or beyond when there is none. i never decreases from one call to the next.
+   */
+  next(i: number): number {
+    const o = this.o
+    const lastIdx = this.lastIdx
+    const list = this.list
+    if (list !== null) {
+      let at = this.at
+      for (; at < list.length; at++) {
+        const j = list[at]
+        if (j < i) continue
+        if (j >= lastIdx) break
+        if (o[j + 1] > 0) {
+          this.at = at
+          return j
+        }
+      }
+      this.at = at
+      return lastIdx
+    }
+    for (;;) {
+      i = nextSignal(this.entry, this.words, i, lastIdx)
+      if (i >= lastIdx || o[i + 1] > 0) return i
+      i++
+    }
   }
 }
 
 /** The trade `model` just priced (entered at bar e's open) as a Trade. */
 function tradeOf(model: TradeModel, input: CoinSimInput, p: TradeParams, e: number): Trade {
-  return {
+  const tr: Trade = {
     symbol: input.symbol,
     direction: p.direction,
     entryIdx: e,
@@ -647,7 +708,13 @@ function tradeOf(model: TradeModel, input: CoinSimInput, p: TradeParams, e: numb
     slipImpact: model.slipImpact,
     maeFrac: model.maeFrac,
     fillsUnestimated: model.fillsUnestimated,
-    // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
-    ...(model.replay?.resolved ? { exitResolution: 'detail' as const, exitChanged: model.replay.changed } : {}),
   }
+  // only a trade the minutes resolved carries these keys: the bar rule's trades stay as they were
+  // (added to the one trade that has them: a spread of an empty object per trade cost more than the literal)
+  const rp = model.replay
+  if (rp !== null && rp.resolved) {
+    tr.exitResolution = 'detail'
+    tr.exitChanged = rp.changed
+  }
+  return tr
 }

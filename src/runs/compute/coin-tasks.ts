@@ -9,9 +9,9 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, type BarRuleTwin, type TradeModelInput } from '../../engine/trade-model'
+import { simulateCoin, type BarRuleTwin, type CoinSimInput, type TradeModelInput } from '../../engine/trade-model'
 import type { TradeParams } from '../../engine/types'
-import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
+import { DayMarksBuilder, TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import { executionReport } from '../execution-report'
 import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
@@ -95,6 +95,15 @@ export interface TwinRows {
 /** a coin without minutes: every bar that needed them is counted as left to the rule */
 const NO_MINUTES: IntrabarDetail = { minutes: () => null }
 
+/**
+ * The coins of a task whose funding amounts the thread does not keep yet that the task works
+ * out (TaskContext.keptFunding, 80 µs a coin of two years): a trade's funding is then a sum
+ * of kept amounts instead of two cache misses per event, but one run's lookups cost less than
+ * the pass, so each task pays for a few coins only: a worker's coins all have them after a
+ * few runs, and no run, a fresh server's first included, pays more than about 2.6 ms for it.
+ */
+const KEPT_FUNDING_PER_TASK = 32
+
 export interface WholeRunsPayload {
   /** runs over the same coins (compare's strategies) */
   specs: RunSpec[]
@@ -144,9 +153,11 @@ export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: s
 }
 
 /** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null } {
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
-  return { entry: entryMaskOf(masks.entry, bars, spec), exit: masks.exit, absent: masks.absent }
+  const entry = entryMaskOf(masks.entry, bars, spec)
+  // the cached list of signal bars holds for the cached mask only (a filtered mask has fewer)
+  return { entry, exit: masks.exit, absent: masks.absent, entryBars: entry === masks.entry ? masks.entryBars : null }
 }
 
 /** Bars fromIdx … toIdx marked in `absent`. */
@@ -180,10 +191,12 @@ export interface SpecRun {
   strategyKey: string
   withDetail: boolean
   delisted: ReadonlySet<string>
+  /** the coins whose funding amounts the task may still work out (KEPT_FUNDING_PER_TASK) */
+  keptFundingLeft: number
 }
 
 export function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
-  return { spec, params: tradeParamsOf(spec), strategyKey: strategyKeyOf(spec.strategy), withDetail: intrabarOf(spec) !== 'bar', delisted: new Set(delisted) }
+  return { spec, params: tradeParamsOf(spec), strategyKey: strategyKeyOf(spec.strategy), withDetail: intrabarOf(spec) !== 'bar', delisted: new Set(delisted), keptFundingLeft: KEPT_FUNDING_PER_TASK }
 }
 
 /**
@@ -221,10 +234,17 @@ export function coinRunOf(
         detail = NO_MINUTES
       }
     }
-    const input = {
+    // the execution inputs named one by one: a spread of them costs a generic property copy per coin
+    const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
+    const input: CoinSimInput = {
       symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+      entryBars: covered ? masks.entryBars : null,
       funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
-      ...executionInputs(ctx, params, symbol, bars, spec.timeframe),
+      // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
+      keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
+      costs: ex.costs,
+      brackets: ex.brackets,
+      mark: ex.mark,
       detail,
       delisted,
     }
@@ -243,7 +263,6 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const { params, withDetail } = r
   const { symbols, tradable } = payload
   const coins: CoinOutcome[] = []
-  const table = new TradeTableBuilder(params.direction, symbols)
   const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const coinsWithout: string[] = []
   const changedCoins: string[] = []
@@ -251,18 +270,36 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const barRows: number[] = []
   /** the chunk's trades, kept for its twin (CoinTradesPayload.keepForTwin, twin) */
   const kept: KeptCoinTrades | null = payload.keepForTwin || payload.twin ? new Map() : null
-  symbols.forEach((symbol, coin) => {
+  // every coin simulated and marked first (its marks read its bars while they are in the
+  // cache), then the table made at its size: no column grown or cut
+  const runs: (CoinRun | null)[] = []
+  const marks = new DayMarksBuilder()
+  let nTrades = 0
+  for (const symbol of symbols) {
     const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, { memo })
     if (!got) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-      return
+      runs.push(null)
+      continue
     }
     const { run, covered } = got
     kept?.set(symbol, { trades: run.trades, covered })
+    runs.push(run)
+    nTrades += run.trades.length
     const markBars = ctx.view.bars(symbol)
+    for (const tr of run.trades) {
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, marks)
+      marks.endTrade()
+    }
+  }
+  const table = new TradeTableBuilder(params.direction, symbols, nTrades, 0)
+  symbols.forEach((symbol, coin) => {
+    const run = runs[coin]
+    if (run === null) {
+      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      return
+    }
     let changed = 0
     for (const tr of run.trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
       if (tr.exitChanged) changed++
     }
@@ -287,7 +324,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     coins.push(run.outcome)
   })
   if (payload.keepForTwin) ctx.keepForTwin(payload.keepForTwin, kept!)
-  const result: CoinTradesResult = { coins, trades: table.finish() }
+  const result: CoinTradesResult = { coins, trades: table.finish(marks.finish()) }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
   if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept)
   return result

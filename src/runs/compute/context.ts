@@ -10,6 +10,7 @@ import type { IntrabarDetail } from '../../engine/intrabar'
 import { keptFunding, type KeptFunding } from '../../engine/funding'
 import { alignMark, type MarkBars } from '../../engine/mark-price'
 import { quietExtremes, type QuietExtremes } from '../../engine/quiet-blocks'
+import { signalBars } from '../../engine/trade-model'
 import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
@@ -65,6 +66,11 @@ export interface CachedSignals {
   exit: Uint8Array | null
   /** bars where data a leaf reads was absent (SignalMasks.absent) */
   absent: Uint8Array | null
+  /**
+   * the bars of `entry`'s signals (engine/trade-model.ts signalBars; null for a dense mask),
+   * listed once with the masks: every run steps along them instead of scanning the mask
+   */
+  entryBars: Int32Array | null
 }
 
 export class TaskContext {
@@ -83,6 +89,9 @@ export class TaskContext {
   private readonly nullInputs = new Map<string, NullInputs>()
   private nullInputBytes = 0
   private signalBytes = 0
+  /** a number per strategy text, for the signal cache's keys (signals) */
+  private readonly strategyIds = new Map<string, number>()
+  private nextStrategyId = 0
   private version = ''
   private readonly details = new Map<string, IntrabarDetail | null>()
   private detailVersion = ''
@@ -217,10 +226,26 @@ export class TaskContext {
     const nEv = funding?.n ?? 0
     if (e.funding === undefined || e.fundingN !== nEv) {
       const kept = keptFunding(bars, funding)
-      this.growNullInputs(e, (kept?.realAmt.byteLength ?? 0) + (kept?.gridAmt.byteLength ?? 0) - (e.funding ? e.funding.realAmt.byteLength + e.funding.gridAmt.byteLength : 0))
+      this.growNullInputs(e, keptBytes(kept) - keptBytes(e.funding ?? null))
       e.funding = kept
       e.fundingN = nEv
     }
+    return e.funding
+  }
+
+  /**
+   * The coin's kept funding amounts when the thread has them already (keptFunding; a run's
+   * random-entry null keeps them for its coins), else null without working them out: a
+   * single run's trades charge a few events each, far fewer than the whole series' pass
+   * (80 µs a coin of two years), so a run whose coins have none looks its events up instead.
+   */
+  keptFundingIfAny(symbol: string, tf: Timeframe, bars: Bars): KeptFunding | null {
+    const key = `${symbol}|${tf}`
+    const e = this.nullInputs.get(key)
+    if (e === undefined || e.bars !== bars || e.funding === undefined || e.fundingN !== (this.view.funding(symbol)?.n ?? 0)) return null
+    // most recently used last
+    this.nullInputs.delete(key)
+    this.nullInputs.set(key, e)
     return e.funding
   }
 
@@ -251,7 +276,15 @@ export class TaskContext {
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */
   signals(spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): CachedSignals {
-    const key = `${strategyKey}|${spec.timeframe}|${symbol}`
+    // a short number for the strategy's text (often kilobytes): a key holding the text would be
+    // a new string per coin, hashed whole on every lookup (the text's own hash is kept with it)
+    let id = this.strategyIds.get(strategyKey)
+    if (id === undefined) {
+      if (this.strategyIds.size >= 4096) this.strategyIds.clear() // ids are never reused: the cache's entries under a dropped id age out
+      id = this.nextStrategyId++
+      this.strategyIds.set(strategyKey, id)
+    }
+    const key = `${id}|${spec.timeframe}|${symbol}`
     const hit = this.signalCache.get(key)
     if (hit && hit.entry.length === bars.n) {
       this.signalCache.delete(key)
@@ -262,7 +295,8 @@ export class TaskContext {
     // and run again); a registry strategy's masks are cached whole above, and the rankings'
     // daily pass over every strategy would only churn the columns of the trees being edited
     const kept = spec.strategyId === null ? this.indicatorColumns.of(symbol, spec.timeframe, bars) : undefined
-    const masks = this.strategy(spec, strategyKey).signals(bars, this.marketData(symbol), kept)
+    const sig = this.strategy(spec, strategyKey).signals(bars, this.marketData(symbol), kept)
+    const masks: CachedSignals = { entry: sig.entry, exit: sig.exit, absent: sig.absent, entryBars: signalBars(sig.entry) }
     const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       this.signalCache.set(key, masks)
@@ -298,7 +332,9 @@ export class TaskContext {
   }
 }
 
-const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0)
+const keptBytes = (k: KeptFunding | null): number => (k === null ? 0 : k.realAmt.byteLength + k.gridAmt.byteLength + (k.dayFirst?.byteLength ?? 0))
+
+const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0) + (m.entryBars === null ? 0 : m.entryBars.byteLength)
 
 /** A task: a plain function of the thread's context and a payload (both sides of a worker run it alike). */
 export type Task<P, R> = (ctx: TaskContext, payload: P) => R

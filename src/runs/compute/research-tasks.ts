@@ -177,10 +177,14 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     const exec = executionInputs(ctx, base, symbol, bars, spec.timeframe)
     // the cells resolve bars as the run would (minute detail where the coin has it)
     const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
+    // every cell steps along the cached list of signal bars (the unfiltered mask's) and sums the thread's kept funding
+    // amounts (worked out here when missing: the cells' lookups, event by event, would cost more than one pass over the series)
+    const entryBars = entry === masks.entry ? masks.entryBars : null
+    const keptFunding = base.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars)
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
       const params = { ...base, slPct: cell.slPct, tpPct: cell.tpPct, trailingPct: null }
-      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, ...exec, detail, delisted }, params))
+      return packTrades(symbol, base.direction, simulateCoin({ symbol, bars, entry, entryBars, exit, fromIdx: win.fromIdx, toIdx: win.toIdx, funding, keptFunding, ...exec, detail, delisted }, params))
     })
     coins.push({ symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], cells })
   }
