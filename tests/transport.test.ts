@@ -28,10 +28,6 @@ function overTheWire(inner: Transport): { transport: Transport; sent: Set<TaskNa
       get parallelism() {
         return inner.parallelism
       },
-      // one thread behind the bytes: a point-in-time twin's tasks find the trades their chunks kept
-      get pinsAffinity() {
-        return inner.pinsAffinity
-      },
       async submit(task, payload, opts) {
         const message = deserialize(serialize({ task, payload, opts }))
         sent.add(message.task)

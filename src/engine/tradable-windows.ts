@@ -27,3 +27,22 @@ export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: rea
   }
   return out
 }
+
+/**
+ * The signal bars of `list` (a mask's, ascending: engine/trade-model.ts signalBars) that
+ * maskOutsideWindows keeps, so a limited coin reads its entries from a list too: the list
+ * of the mask it returns.
+ */
+export function barsInsideWindows(list: Int32Array, bars: Bars, intervals: readonly number[] | undefined): Int32Array {
+  if (!intervals) return new Int32Array(0)
+  const step = bars.stepMs
+  const kept: number[] = []
+  let k = 0
+  for (let w = 0; w + 1 < intervals.length; w += 2) {
+    const lo = lowerBound(bars.t, intervals[w] - step, bars.n)
+    const hi = lowerBound(bars.t, intervals[w + 1] - step, bars.n)
+    while (k < list.length && list[k] < lo) k++
+    while (k < list.length && list[k] < hi) kept.push(list[k++])
+  }
+  return Int32Array.from(kept)
+}

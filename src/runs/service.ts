@@ -19,7 +19,6 @@
  * (engine/run.ts), presented (present.ts), its statistics (statistics.ts), and the result
  * kept (result-store.ts).
  */
-import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { Db } from '../db'
 import { acceptSteps } from '../engine/portfolio'
@@ -32,7 +31,7 @@ import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
-import { runTwinFigures, runTwinRows } from './compute/twin-tasks'
+import { runTwinFigures } from './compute/twin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
 import { runScanSignals, type CoinScan, type ScanPayload } from './compute/signal-tasks'
@@ -297,16 +296,17 @@ export class RunService {
     const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
     checkDetailRequired(spec, symbols, this.deps.store)
     // a point-in-time run shows its bias against the same run on today's universe: its
-    // twin, whose trades are made on the workers after the run's own (compute/twin-tasks.ts:
-    // a coin whose membership limited nothing has the run's trades) and whose four figures
-    // come from the portfolio's choice alone, while this thread books the run
+    // twin, whose rows the run's coin tasks make beside the run's trades (a coin whose
+    // membership limited nothing has the run's trades), and whose four figures come from the
+    // portfolio's choice alone (compute/twin-tasks.ts), on a worker while this thread books
+    // the run
     const twin = plan ? this.twinOf(spec, noCache) : null
     const { coins, trades, twinParts, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin : undefined)
     let twinFigures: Promise<HeadlineFigures> | null = null
     if (twin) {
       twinFigures = twin.cached
         ? Promise.resolve(twin.cached)
-        : twinParts!.then(parts => lane.run(runTwinFigures, { twin: twin.symbols, parts, opts: portfolioOptionsOf(twin.spec, twin.symbols.length) }))
+        : lane.run(runTwinFigures, { twin: twin.symbols, parts: twinParts!, opts: portfolioOptionsOf(twin.spec, twin.symbols.length) })
       // awaited once the run is booked; a booking that fails first must not leave it unhandled
       twinFigures.catch(() => {})
     }
@@ -447,10 +447,8 @@ export class RunService {
   /**
    * Trades of every coin, computed in chunks spread over the workers: one table in universe
    * order. `twin`: the spec and coins of a run on today's universe made beside this one (a
-   * point-in-time run's twin): a coin of both goes to one chunk, and the chunk's twin task
-   * follows its coin task on the same worker, which kept the chunk's trades for it
-   * (compute/twin-tasks.ts; in the coin task itself where the transport does not pin
-   * affinities); `twinParts` settles with every chunk's twin rows.
+   * point-in-time run's twin): a coin of both goes to one chunk, which makes its twin rows
+   * from the run's trades (compute/coin-tasks.ts twinRowsOf); `twinParts`: every chunk's.
    */
   private async coinOutcomes(
     spec: RunSpec,
@@ -458,7 +456,7 @@ export class RunService {
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
     twin?: { spec: RunSpec; symbols: readonly string[] },
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: Promise<TwinRows[]> | null }> {
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: TwinRows[] | null }> {
     const twinSymbols = twin?.symbols ?? []
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
     const all = twin ? [...new Set([...symbols, ...twinSymbols])] : symbols
@@ -468,36 +466,16 @@ export class RunService {
     const twinParts: string[][] = Array.from({ length: chunks }, () => [])
     for (const s of symbols) parts[chunkOf.get(s)!].push(s)
     for (const s of twinSymbols) twinParts[chunkOf.get(s)!].push(s)
-    const delistedIn = (p: string[]) => universe.delisted.filter(s => p.includes(s))
-    // unique across every process that may share the workers (a fleet's API servers), and per
-    // chunk; a transport that may run the twin's task elsewhere gets the twin in the coin task
-    const kept = twin && lane.pinsAffinity ? randomUUID() : undefined
     const payloadOf = (k: number): CoinTradesPayload => {
       const p = parts[k]
       const payload: CoinTradesPayload = { spec, symbols: p }
       if (universe.tradable) payload.tradable = Object.fromEntries(p.map(s => [s, universe.tradable![s] ?? []]))
-      const delisted = delistedIn(p)
+      const delisted = universe.delisted.filter(s => p.includes(s))
       if (delisted.length) payload.delisted = delisted
-      if (kept) payload.keepForTwin = `${kept}:${k}`
-      else if (twin) payload.twin = twinParts[k]
+      if (twin) payload.twin = twinParts[k]
       return payload
     }
-    const tasks = parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k))
-    // each chunk's twin task is sent as its coin task comes back, to the same worker
-    const twinRows = !twin
-      ? null
-      : kept
-        ? Promise.all(
-            tasks.map((t, k) =>
-              t.then(() => {
-                const delisted = delistedIn(twinParts[k])
-                return lane.run(runTwinRows, { spec: twin.spec, symbols: twinParts[k], kept: `${kept}:${k}`, ...(delisted.length ? { delisted } : {}) }, k)
-              }),
-            ),
-          )
-        : Promise.all(tasks).then(results => results.map(r => r.twin!))
-    twinRows?.catch(() => {}) // read by the caller after the run's own tasks; their failure is the run's
-    const results = await Promise.all(tasks)
+    const results = await Promise.all(parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k)))
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
@@ -506,7 +484,7 @@ export class RunService {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades,
       intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
-      twinParts: twinRows,
+      twinParts: twin ? results.map(r => r.twin!) : null,
     }
   }
 

@@ -43,12 +43,6 @@ export interface Transport {
   /** tasks that can run at once: a run's coins are cut into chunks by it */
   readonly parallelism: number
   /**
-   * true: tasks with the same affinity always run on the same thread, one after another in
-   * the order sent (the pool, the calling thread), so a task may leave what the next one
-   * reads there (a point-in-time twin's kept trades); absent: no such promise (the queue)
-   */
-  readonly pinsAffinity?: boolean
-  /**
    * Run task `task` with `payload` on a worker. Beyond the transport's bound on waiting
    * tasks of that lane it throws Overloaded (503 with Retry-After), as the pool does.
    */
@@ -69,9 +63,6 @@ export class ExecutorTransport implements Transport {
   get parallelism(): number {
     return this.executor.parallelism
   }
-
-  /** the pool gives each affinity one worker; the calling thread is one thread */
-  readonly pinsAffinity = true
 
   submit<N extends TaskName>(task: N, payload: TaskPayload<N>, opts: SubmitOptions): Promise<TaskResult<N>> {
     // the registry binds the name to its function; its types are the name's (TaskPayload, TaskResult)
@@ -104,8 +95,6 @@ export function inProcessTransport(store: CandleStore): Transport {
  */
 export interface Lane {
   readonly parallelism: number
-  /** Transport.pinsAffinity */
-  readonly pinsAffinity: boolean
   run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R>
 }
 
@@ -113,9 +102,6 @@ export function laneOf(transport: Transport, priority: Priority): Lane {
   return {
     get parallelism() {
       return transport.parallelism
-    },
-    get pinsAffinity() {
-      return transport.pinsAffinity === true
     },
     run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
       let name: TaskName

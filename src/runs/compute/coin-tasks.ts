@@ -6,7 +6,7 @@
 import { markMovesOf } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf } from '../../engine/entry-mask'
-import { maskOutsideWindows } from '../../engine/tradable-windows'
+import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
 import { simulateCoin, type BarRuleTwin, type CoinSimInput, type TradeModelInput } from '../../engine/trade-model'
@@ -21,7 +21,7 @@ import { acceptSteps } from '../../engine/portfolio'
 import { finish } from '../../engine/steps'
 import type { Bars } from '../../market/types'
 import type { Trade } from '../../engine/types'
-import { strategyKeyOf, type KeptCoinTrades, type TaskContext } from './context'
+import { strategyKeyOf, type TaskContext } from './context'
 
 export interface CoinTradesPayload {
   spec: RunSpec
@@ -34,15 +34,9 @@ export interface CoinTradesPayload {
   /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
   delisted?: string[]
   /**
-   * a point-in-time run's twin on today's universe (its survivorship figures) follows in
-   * tasks of its own (twin-tasks.ts runTwinRows, sent to this worker): keep the chunk's
-   * trades on this thread under this key, so the twin reuses them instead of simulating
-   * its coins again (every coin whose membership limited nothing has the same trades)
-   */
-  keepForTwin?: string
-  /**
-   * the same twin made in this task instead (a transport that may run the twin's task
-   * elsewhere: the queue): the chunk's coins of today's top N, whose rows come back as `twin`
+   * a point-in-time run's twin on today's universe (its survivorship figures: twin-tasks.ts):
+   * the chunk's coins of today's top N, simulated without membership limits from the run's
+   * trades (twinRowsOf), whose rows come back as `twin`
    */
   twin?: string[]
   /**
@@ -185,7 +179,7 @@ export interface CoinRun {
 export type CoinRunMemo = Map<string, CoinRun>
 
 /** What simulating a coin of one spec needs, worked out once per task. */
-export interface SpecRun {
+interface SpecRun {
   spec: RunSpec
   params: TradeParams
   strategyKey: string
@@ -195,7 +189,7 @@ export interface SpecRun {
   keptFundingLeft: number
 }
 
-export function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
+function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
   return { spec, params: tradeParamsOf(spec), strategyKey: strategyKeyOf(spec.strategy), withDetail: intrabarOf(spec) !== 'bar', delisted: new Set(delisted), keptFundingLeft: KEPT_FUNDING_PER_TASK }
 }
 
@@ -206,7 +200,7 @@ export function specRunOf(spec: RunSpec, delisted: readonly string[] = []): Spec
  * under a narrower membership, reused (simulateCoin; the bar rule's trades are then not
  * made); `barRule` false: they are not made either (a twin answers no rule_bias).
  */
-export function coinRunOf(
+function coinRunOf(
   ctx: TaskContext,
   r: SpecRun,
   symbol: string,
@@ -238,7 +232,7 @@ export function coinRunOf(
     const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
     const input: CoinSimInput = {
       symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-      entryBars: covered ? masks.entryBars : null,
+      entryBars: covered || masks.entryBars === null ? masks.entryBars : barsInsideWindows(masks.entryBars, bars, membership!),
       funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
       // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
       keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
@@ -268,8 +262,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const changedCoins: string[] = []
   const barTable = withDetail && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
   const barRows: number[] = []
-  /** the chunk's trades, kept for its twin (CoinTradesPayload.keepForTwin, twin) */
-  const kept: KeptCoinTrades | null = payload.keepForTwin || payload.twin ? new Map() : null
+  /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
+  const kept: RunTrades | null = payload.twin ? new Map() : null
   // every coin simulated and marked first (its marks read its bars while they are in the
   // cache), then the table made at its size: no column grown or cut
   const runs: (CoinRun | null)[] = []
@@ -323,26 +317,30 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     }
     coins.push(run.outcome)
   })
-  if (payload.keepForTwin) ctx.keepForTwin(payload.keepForTwin, kept!)
   const result: CoinTradesResult = { coins, trades: table.finish(marks.finish()) }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
-  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept)
+  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept!)
   return result
 }
 
 /**
- * The twin's rows of `symbols`, simulated without membership limits. With the run's trades
- * of the chunk (`kept`): a coin whose membership limited nothing has them; a limited one
- * reuses them where it entered (simulateCoin's `known`: a trade depends on its entry bar
- * alone); a coin the run never held is simulated. Without them, every coin is simulated:
- * the same rows.
+ * A chunk's trades of a point-in-time run, by coin: the trades and whether the coin's
+ * membership limited nothing (then the twin's trades of the coin are these).
  */
-export function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], kept: KeptCoinTrades | null): TwinRows {
+type RunTrades = Map<string, { trades: readonly Trade[]; covered: boolean }>
+
+/**
+ * The twin's rows of `symbols`, simulated without membership limits, from the run's trades
+ * of the chunk (`run`): a coin whose membership limited nothing has them; a limited one
+ * reuses them where it entered (simulateCoin's `known`: a trade depends on its entry bar
+ * alone); a coin the run never held is simulated.
+ */
+function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], run: RunTrades): TwinRows {
   const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const own: string[] = []
   const runs: (readonly Trade[])[] = []
   for (const symbol of symbols) {
-    const k = kept?.get(symbol)
+    const k = run.get(symbol)
     let trades: readonly Trade[]
     if (k?.covered) trades = k.trades
     else {

@@ -16,7 +16,6 @@ import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { DetailInfo } from '../../market/candle-store'
 import type { Bars } from '../../market/types'
-import type { Trade } from '../../engine/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
@@ -50,16 +49,6 @@ interface NullInputs {
   fundingN: number
   bytes: number
 }
-
-/**
- * A chunk's trades of a point-in-time run, kept for its twin's task (twin-tasks.ts), by
- * coin: the trades and whether the coin's membership limited nothing (then the twin's
- * trades of the coin are these).
- */
-export type KeptCoinTrades = Map<string, { trades: readonly Trade[]; covered: boolean }>
-
-/** the runs whose chunk trades a thread keeps for their twin's task at most (older ones are dropped: the twin then simulates its coins whole) */
-const KEPT_RUNS = 8
 
 export interface CachedSignals {
   entry: Uint8Array
@@ -100,27 +89,7 @@ export class TaskContext {
   /** the replayed bars' minutes, over every coin (bounded: intrabar-detail.ts) */
   private readonly minuteCache = new MinuteCache()
 
-  /** chunks' trades kept for their run's twin (keepForTwin), oldest first, with the data version they were made under */
-  private readonly keptForTwin = new Map<string, { version: string; trades: KeptCoinTrades }>()
-
   constructor(public view: StoreView) {}
-
-  /** Keep a chunk's trades for the twin task that follows it (CoinTradesPayload.keepForTwin). */
-  keepForTwin(key: string, trades: KeptCoinTrades): void {
-    if (this.keptForTwin.size >= KEPT_RUNS) this.keptForTwin.delete(this.keptForTwin.keys().next().value!)
-    this.keptForTwin.set(key, { version: this.view.dataVersion(), trades })
-  }
-
-  /**
-   * The trades kept under `key`, once (null: none here, as when the twin's task went to
-   * another worker or another machine, or the data changed since; the twin simulates its
-   * coins then: the same trades, at the cost of simulating them).
-   */
-  takeKeptForTwin(key: string): KeptCoinTrades | null {
-    const k = this.keptForTwin.get(key)
-    this.keptForTwin.delete(key)
-    return k && k.version === this.view.dataVersion() ? k.trades : null
-  }
 
   setView(view: StoreView): void {
     this.view = view

@@ -11,10 +11,9 @@ import type { TASKS, TaskName } from './tasks'
 type PayloadOf<N extends TaskName> = Parameters<(typeof TASKS)[N]>[1]
 
 const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } = {
-  // a point-in-time chunk may also simulate its twin's coins (today's top N)
+  // a point-in-time chunk also simulates its twin's coins (today's top N)
   coinTrades: p => [...p.symbols, ...(p.twin ?? [])],
-  // a point-in-time run's twin: a chunk's coins of today's top N, then its figures from the rows the payload carries (no store at all)
-  twinRows: p => p.symbols,
+  // the twin's figures from the rows the payload carries: no store at all
   twinFigures: () => [],
   wholeRuns: p => p.symbols,
   nestedRuns: p => (p.ownGroups ? p.ownGroups.flatMap(g => g.symbols) : p.symbols),

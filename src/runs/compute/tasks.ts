@@ -6,8 +6,8 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinTradesResult, type TwinRows } from './coin-tasks'
-import { runTwinFigures, runTwinRows } from './twin-tasks'
+import { runCoinTrades, runWholeRuns, type CoinTradesResult } from './coin-tasks'
+import { runTwinFigures } from './twin-tasks'
 import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
@@ -16,7 +16,6 @@ import { runCscv, runSweepTrials } from './sweep-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
-  twinRows: runTwinRows,
   twinFigures: runTwinFigures,
   wholeRuns: runWholeRuns,
   nestedRuns: runNestedRuns,
@@ -59,10 +58,6 @@ function tableBuffers(t: TradeTable | undefined, out: Set<ArrayBuffer>): void {
   }
 }
 
-function twinBuffers(r: TwinRows, out: Set<ArrayBuffer>): void {
-  for (const a of [r.start, r.entryMs, r.exitMs, r.pnlPct]) out.add(a.buffer as ArrayBuffer)
-}
-
 /**
  * What a task's result hands over to the other thread instead of copying: the buffers of
  * the trade tables a chunk of a run made (megabytes for a 535-coin run) and its twin's rows, which the worker
@@ -75,7 +70,7 @@ export function transferablesOf(name: string, result: unknown): ArrayBuffer[] {
     const r = result as CoinTradesResult
     tableBuffers(r.trades, out)
     tableBuffers(r.intrabar?.barTrades, out)
-    if (r.twin) twinBuffers(r.twin, out)
-  } else if (name === 'twinRows') twinBuffers(result as TwinRows, out)
+    if (r.twin) for (const a of [r.twin.start, r.twin.entryMs, r.twin.exitMs, r.twin.pnlPct]) out.add(a.buffer as ArrayBuffer)
+  }
   return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }

@@ -1,40 +1,19 @@
 /**
  * A point-in-time run's twin: the same run on today's universe, whose four headline
- * figures make the survivorship block's `current_universe_result`. Its tasks follow the
- * run's coin tasks on the same workers (RunService.coinOutcomes), so they run while the
- * main thread books the run instead of lengthening the coin tasks: `twinRows`, a chunk's
- * twin coins simulated without membership limits (coin-tasks.ts twinRowsOf, reusing the
- * trades the chunk kept: CoinTradesPayload.keepForTwin), then `twinFigures`, the twin's
+ * figures make the survivorship block's `current_universe_result`. The run's coin tasks
+ * make its rows (coin-tasks.ts, CoinTradesPayload.twin); `twinFigures` takes the twin's
  * portfolio choice over every chunk's rows (engine/run.ts headlineFigures: no marks, no
- * booking). A transport that may send the twin's task elsewhere makes the rows in the
- * coin task instead (CoinTradesPayload.twin).
+ * booking) on a worker, while the main thread books the run.
  */
 import type { AcceptInput, PortfolioOptions } from '../../engine/portfolio'
 import { headlineFigures, type HeadlineFigures } from '../../engine/run'
-import type { RunSpec } from '../spec'
-import { specRunOf, twinRowsOf, type TwinRows } from './coin-tasks'
+import type { TwinRows } from './coin-tasks'
 import type { TaskContext } from './context'
-
-export interface TwinRowsPayload {
-  /** the twin's spec (the run's without `universe` and `rebalance`) */
-  spec: RunSpec
-  /** the twin's coins of one chunk of the run, in today's universe order */
-  symbols: string[]
-  /** the delisted coins among them */
-  delisted?: string[]
-  /** the key the chunk's coin task kept its trades under (CoinTradesPayload.keepForTwin) */
-  kept: string
-}
-
-/** The twin's rows of a chunk's coins, with the trades its coin task kept on this thread when they are here. */
-export function runTwinRows(ctx: TaskContext, payload: TwinRowsPayload): TwinRows {
-  return twinRowsOf(ctx, specRunOf(payload.spec, payload.delisted), payload.symbols, ctx.takeKeptForTwin(payload.kept))
-}
 
 export interface TwinFiguresPayload {
   /** the twin's coins in today's universe order */
   twin: string[]
-  /** every chunk's rows (runTwinRows) */
+  /** every chunk's rows (CoinTradesResult.twin) */
   parts: TwinRows[]
   opts: PortfolioOptions
 }
