@@ -7,7 +7,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { deserialize, serialize } from 'node:v8'
 import { computeDayFile } from '../src/live/ranking-day'
-import { generateSyntheticUniverse } from '../src/market/synthetic'
 import { scanSignals } from '../src/live/signal-scan'
 import { runCoinTrades } from '../src/runs/compute/coin-tasks'
 import { TASKS } from '../src/runs/compute/tasks'
@@ -48,16 +47,9 @@ function overTheWire(inner: Transport): { transport: Transport; sent: Set<TaskNa
 let wire!: ReturnType<typeof overTheWire>
 const local = makeHarness({ nowMs: NOW, fill })
 const remote = makeHarness({ nowMs: NOW, fill, transport: inner => (wire = overTheWire(inner)).transport })
-// a store with minute detail (the walk universe has none): replays change taken trades, so the bar rule's choice goes to a task
-let synthWire!: ReturnType<typeof overTheWire>
-const synthFill = (s: Parameters<typeof generateSyntheticUniverse>[0]) => generateSyntheticUniverse(s, { coins: 12, days: 150, seed: 5, endMs: NOW })
-const synthLocal = makeHarness({ nowMs: NOW, fill: synthFill })
-const synthRemote = makeHarness({ nowMs: NOW, fill: synthFill, transport: inner => (synthWire = overTheWire(inner)).transport })
 afterAll(() => {
   local.cleanup()
   remote.cleanup()
-  synthLocal.cleanup()
-  synthRemote.cleanup()
 })
 
 /** The body without its timings (the one part that differs between two runs). */
@@ -105,19 +97,6 @@ describe('the transport', () => {
     expect(scanB).toEqual(scanA)
   }, 120_000)
 
-  test("a run whose minute replays change taken trades (the bar rule's own portfolio choice on a worker) answers the same through bytes", async () => {
-    const post = async (h: typeof local) => {
-      const r = await h.app.handle(new Request('http://localhost/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'bb-squeeze-short', top_n: 535, sl_pct: 1, tp_pct: 1.5 }) }))
-      return { status: r.status, body: timeless(await r.json()) as { intrabar: { trades_changed: number; rule_bias: { bar: unknown; detail: unknown } } } }
-    }
-    const [a, b] = [await post(synthLocal), await post(synthRemote)]
-    expect(b.status).toBe(200)
-    expect(b).toEqual(a)
-    expect(a.body.intrabar.trades_changed).toBeGreaterThan(0)
-    expect(a.body.intrabar.rule_bias.bar).not.toEqual(a.body.intrabar.rule_bias.detail)
-    expect(synthWire.sent.has('barRuleFigures')).toBe(true)
-  }, 120_000)
-
   test('a sweep and a walk-forward run answer the same through bytes; every registered task made the round trip', async () => {
     const post = async (h: typeof local, path: string, json: unknown) => {
       const r = await h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) }))
@@ -146,7 +125,7 @@ describe('the transport', () => {
     expect((wfA as { state: string }).state).toBe('done')
     expect(wfB).toEqual(wfA)
     // every registered task made the round trip (the routes and jobs above, the research runs here)
-    expect([...new Set([...wire.sent, ...synthWire.sent])].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
+    expect([...wire.sent].sort()).toEqual((Object.keys(TASKS) as TaskName[]).sort())
     // every route, a whole ranking day (its point-in-time groups) and a scan, twice
   }, 120_000)
 })

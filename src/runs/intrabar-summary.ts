@@ -4,15 +4,16 @@
  * same run beside the detail's (`rule_bias`). Built on the main thread for a run, and on a
  * worker for each of compare's runs (compute/coin-tasks.ts runWholeRuns).
  */
-import { pnlFigures, type PnlFigures } from '../engine/metrics-breakdown'
+import { pnlFigures } from '../engine/metrics-breakdown'
 import type { IntrabarCounts } from '../engine/intrabar'
 import type { BacktestMetrics } from '../engine/metrics'
-import { acceptTrades, type AcceptInput, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
+import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
 import { mergeCoinTables, selectRows, tradeAt, TradeTableBuilder, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { InvalidRequest } from './errors'
 import type { IntrabarBlock } from './result-model'
 import { intrabarOf, type RunSpec } from './spec'
+import { finish } from '../engine/steps'
 
 /** at most this many coins are named in a warning or a 422 */
 const NAMED = 20
@@ -112,7 +113,24 @@ export function intrabarBlock(
   const detail = { total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor }
   let bar = detail
   if (knownBar !== null) bar = knownBar
-  else bar = (startBarRuleFigures(spec, symbols, run, trades, acceptance, portfolio, chooseHere) as PnlFigures | null) ?? detail
+  else if (run.changedCoins.size > 0) {
+    const ranges = coinRanges(symbols, trades)
+    const patched = ranges && patchedBarTrades(symbols, trades, ranges, run.barParts, run.barRows)
+    if (!patched) {
+      // a coin's bar-rule trades part from its own (or the table is not in universe order): the bar rule's table, merged
+      const keep: number[] = []
+      for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
+      const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts.map((p, k) => wholeBarTrades(trades, p, run.barRows[k]))])
+      // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
+      const barAcceptance = finish(acceptSteps(barTrades, portfolio))
+      bar = pnlFigures(barTrades.pnlPct, barAcceptance.taken)
+    } else if (!anyTaken(acceptance, trades.n, patched.rows)) {
+      // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
+      bar = pnlFigures(patched.table.pnlPct, acceptance.taken)
+    } else {
+      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio)).taken)
+    }
+  }
   let changed = 0
   for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
   const block: IntrabarBlock = {
@@ -137,69 +155,6 @@ export function intrabarBlock(
       ? `intrabar: in ${run.markLeftToRule} bars the mark price reached the liquidation price and the minutes could have put another exit first; the store holds no mark-price minutes, so the mark bar decided (liquidation)`
       : null
   return { block, warning: [warning, markWarning].filter(w => w !== null).join('; ') || null }
-}
-
-/** The bar rule's portfolio choice over its trades and its figures (barRuleFigures): on this thread, or on a worker (runBarRuleFigures). */
-export type BarRuleChoice = (trades: AcceptInput, portfolio: PortfolioOptions) => PnlFigures | Promise<PnlFigures>
-
-/**
- * The figures of the portfolio's choice over the bar rule's trades, straight through (a
- * choice over the run's trades takes milliseconds, less than the turns of the loop pausing
- * would add); on a worker: compute/bar-rule-tasks.ts
- */
-export function chosenFigures(trades: AcceptInput, portfolio: PortfolioOptions): PnlFigures {
-  return pnlFigures(trades.pnlPct, acceptTrades(trades, portfolio).taken)
-}
-
-const chooseHere: BarRuleChoice = chosenFigures
-
-/**
- * The bar rule's figures (rule_bias.bar) as intrabarBlock takes them when not known: null
- * where they are the run's own (no replay changed a trade) or the run has none (no mode,
- * mode `bar`, no replays).
- */
-export function startBarRuleFigures(
-  spec: RunSpec,
-  symbols: readonly string[],
-  run: RunIntrabar | null,
-  trades: TradeTable,
-  acceptance: Acceptance,
-  portfolio: PortfolioOptions,
-  choose: BarRuleChoice,
-): PnlFigures | Promise<PnlFigures> | null {
-  if (spec.intrabar === undefined || run === null || intrabarOf(spec) === 'bar' || run.changedCoins.size === 0) return null
-  return barRuleFigures(symbols, trades, run, acceptance, portfolio, choose)
-}
-
-/**
- * The bar rule's figures (rule_bias.bar) of a run whose replays changed some coins' trades
- * (run.changedCoins not empty): the run's trades with the bar rule's in their place, its
- * own portfolio choice (`choose`, or the run's own when no changed trade was taken). The
- * run's booking starts it on a worker before booking (RunService.bookOutcome), so the
- * choice runs beside the booking and is handed to intrabarBlock as known; answers what
- * `choose` answers where it chose.
- */
-export function barRuleFigures(
-  symbols: readonly string[],
-  trades: TradeTable,
-  run: RunIntrabar,
-  acceptance: Acceptance,
-  portfolio: PortfolioOptions,
-  choose: BarRuleChoice,
-): PnlFigures | Promise<PnlFigures> {
-  const ranges = coinRanges(symbols, trades)
-  const patched = ranges && patchedBarTrades(symbols, trades, ranges, run.barParts, run.barRows)
-  if (!patched) {
-    // a coin's bar-rule trades part from its own (or the table is not in universe order): the bar rule's table, merged
-    const keep: number[] = []
-    for (let r = 0; r < trades.n; r++) if (!run.changedCoins.has(trades.symbols[trades.coin[r]])) keep.push(r)
-    const barTrades = mergeCoinTables(symbols, trades.direction, [selectRows(trades, Int32Array.from(keep)), ...run.barParts.map((p, k) => wholeBarTrades(trades, p, run.barRows[k]))])
-    return chosenFigures(barTrades, portfolio)
-  }
-  // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
-  if (!anyTaken(acceptance, trades.n, patched.rows)) return pnlFigures(patched.table.pnlPct, acceptance.taken)
-  const t = patched.table
-  return choose({ n: t.n, entryMs: t.entryMs, exitMs: t.exitMs, pnlPct: t.pnlPct }, portfolio)
 }
 
 /** Each coin's row range [from, to) in the run's table, by universe index; null unless the table is coin-grouped in `symbols` order. */

@@ -30,7 +30,6 @@ import { RankHistory } from '../market/rank-history'
 import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount } from '../strategies/conditions'
-import { runBarRuleFigures } from './compute/bar-rule-tasks'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
 import { runTwinFigures, runTwinRows } from './compute/twin-tasks'
@@ -43,7 +42,7 @@ import { concatFoldTables, foldsHash } from './stitch'
 import { Overloaded } from './errors'
 import { chunkCount } from './fan-out'
 import { assembledOf, type RunOutcome, type RunResult } from './present'
-import { checkDetailRequired, intrabarBlock, mergeIntrabar, startBarRuleFigures, type RunIntrabar } from './intrabar-summary'
+import { checkDetailRequired, intrabarBlock, mergeIntrabar, type RunIntrabar } from './intrabar-summary'
 import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } from './research'
 import { ResultStore } from './result-store'
 import { checkMargin } from './margin-check'
@@ -405,15 +404,12 @@ export class RunService {
           })
         : undefined
     await yieldToLoop() // let waiting requests (/health) in between the heavy steps
-    // the bar rule's figures (rule_bias) and the capacity curve of the same run's trades are the cached result's too
-    const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
-    // else the bar rule's portfolio choice (a new result whose replays changed taken trades) runs on a worker beside the booking
-    const barFigures = knownBar === null ? startBarRuleFigures(spec, symbols, intrabar, trades, acceptance, portfolio, (t, p) => lane.run(runBarRuleFigures, { trades: t, portfolio: p })) : null
-    if (barFigures instanceof Promise) barFigures.catch(() => {}) // awaited after the booking, which may fail first
     // the booking (engine/run.ts) of the trades the portfolio chose; present.ts shapes the result
     const booked = await stepped(bookSteps(trades, portfolio, markOver(span, s => this.deps.store.bars(s)), acceptance))
+    // the bar rule's figures (rule_bias) and the capacity curve of the same run's trades are the cached result's too
+    const knownBar = same ? (prior.assembled.body.intrabar?.rule_bias?.bar ?? null) : null
     if (same && prior.assembled.body.capacity) outcome.knownCapacity = prior.assembled.body.capacity
-    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar ?? (barFigures === null ? null : await barFigures))
+    const ib = intrabarBlock(spec, symbols, this.deps.store, intrabar, trades, acceptance, booked.metrics, portfolio, knownBar)
     if (ib) {
       outcome.intrabar = ib.block
       if (ib.warning) outcome.warnings.push(ib.warning)

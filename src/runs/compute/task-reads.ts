@@ -16,8 +16,6 @@ const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } =
   // a point-in-time run's twin: a chunk's coins of today's top N, then its figures from the rows the payload carries (no store at all)
   twinRows: p => p.symbols,
   twinFigures: () => [],
-  // the bar rule's portfolio choice over trades the payload carries: no store at all
-  barRuleFigures: () => [],
   wholeRuns: p => p.symbols,
   nestedRuns: p => (p.ownGroups ? p.ownGroups.flatMap(g => g.symbols) : p.symbols),
   gridTrades: p => p.symbols,

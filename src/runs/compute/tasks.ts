@@ -5,7 +5,6 @@
  * `TaskResult<N>` in ../transport.ts are its types), the worker looks it up here.
  */
 import type { Task } from './context'
-import { runBarRuleFigures } from './bar-rule-tasks'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinTradesResult, type TwinRows } from './coin-tasks'
 import { runTwinFigures, runTwinRows } from './twin-tasks'
@@ -19,7 +18,6 @@ export const TASKS = {
   coinTrades: runCoinTrades,
   twinRows: runTwinRows,
   twinFigures: runTwinFigures,
-  barRuleFigures: runBarRuleFigures,
   wholeRuns: runWholeRuns,
   nestedRuns: runNestedRuns,
   randomEntry: runRandomEntry,
