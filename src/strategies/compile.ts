@@ -1047,6 +1047,8 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
  * holds too, and the AND's groups (OR, NOT, ANY_PRIOR, lists) are evaluated mask by mask
  * only while some bar is left. The same comparisons on the same bars as compareInto, so
  * the mask is the same bit for bit; the order only decides how many bars are visited.
+ * With a keeper of leaves' bars (`sets`), the kept leaves' sets seed the list instead, and
+ * a leaf seen before has its set made and offered (IndicatorColumns.leaf).
  */
 function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): void {
   const pos = scratch.positions(depth, n)
