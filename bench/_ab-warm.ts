@@ -10,11 +10,12 @@
  * Make the other tree with
  *   mkdir -p /tmp/base && git archive <commit> src workers db assets web package.json | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
  * then
- *   BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts /tmp/base [rounds] [--body json] [--path /simulate] [--vary-top | --cached]
+ *   BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts /tmp/base [rounds] [--body json] [--path /simulate] [--vary-top | --cached | --new-tree [--top N]]
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { newTree } from './tree'
 
 const other = process.argv[2]
 const rounds = Number(process.argv[3]) > 0 ? Number(process.argv[3]) : 10
@@ -23,7 +24,7 @@ const arg = (name: string) => {
   return at >= 0 ? process.argv[at + 1] : undefined
 }
 const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":535}')
-const path = arg('path') ?? '/simulate'
+const path = process.argv.includes('--new-tree') ? '/backtest' : (arg('path') ?? '/simulate')
 /**
  * `--vary-top`: timed request r asks for top_n = body's top_n − 1 − r, a result never
  * computed before on either side, so its statistics are computed in full (a repeated body
@@ -36,7 +37,14 @@ const varyTop = process.argv.includes('--vary-top')
  * response check, the encoding)
  */
 const cached = process.argv.includes('--cached')
-const bodyOf = (r: number) => (varyTop && r >= 0 ? { ...body, top_n: body.top_n - 1 - r } : body)
+/**
+ * `--new-tree`: every request, warm-ups included, is /backtest with bench/tree.ts's tree, its
+ * RSI threshold moved by a millionth each time (a tree no worker has seen, over the same
+ * indicators: issue 30's new-tree row), top_n from `--top` (535)
+ */
+const newTreeMode = process.argv.includes('--new-tree')
+const treeTop = Number(arg('top') ?? 535)
+const bodyOf = (r: number) => (newTreeMode ? newTree(1000 + r, treeTop) : varyTop && r >= 0 ? { ...body, top_n: body.top_n - 1 - r } : body)
 const dataDir = process.env.BENCH_DATA_DIR
 if (!other || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts <dir holding the other src/> [rounds]')
 
@@ -70,7 +78,7 @@ const sides = [
   { name: 'other', run: await side(join(other, 'src')), cpu: [] as number[], wall: [] as number[], text: '', head: '' },
   { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], wall: [] as number[], text: '', head: '' },
 ]
-for (const s of sides) for (let i = 0; i < 3; i++) await s.run() // JIT, signal masks, the result's statistics
+for (const s of sides) for (let i = 0; i < 3; i++) await s.run(newTreeMode ? -3 + i : -1) // JIT, signal masks, the result's statistics
 const strip = (t: string) => t.replace(/"compute_time_ms":\d+/, '')
 let differing = 0
 for (let r = 0; r < rounds; r++) {

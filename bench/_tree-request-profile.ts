@@ -1,7 +1,8 @@
 /**
  * One thread, the whole request: /backtest with a new tree each time through app.handle on an
  * in-process executor (the workers' tasks on this thread too), for `bun --cpu-prof` (issue 30's
- * profile of a new tree). BENCH_DATA_DIR=<store> bun --cpu-prof bench/_tree-request-profile.ts [runs]
+ * profile of a new tree). BENCH_DATA_DIR=<store> bun --cpu-prof bench/_tree-request-profile.ts [runs] [new|same] [top_n]
+ * then bun bench/_cpuprofile-top.ts <file> 60 --after profileMark (the timed requests only)
  */
 import { makeHarness } from '../tests/helpers/harness'
 import { newTree } from './tree'
@@ -17,6 +18,14 @@ const one = async (kk: number) => {
   return r.body
 }
 for (let i = 0; i < 3; i++) await one(++k)
+/** a named spin before the timed requests: bench/_cpuprofile-top.ts --after profileMark keeps only the samples after it */
+function profileMark() {
+  const until = performance.now() + 20
+  let x = 0
+  while (performance.now() < until) x++
+  return x
+}
+profileMark()
 const cpu: number[] = []
 for (let i = 0; i < runs; i++) {
   const c0 = process.cpuUsage()

@@ -9,6 +9,7 @@ import type { IndicatorCatalog } from '../src/strategies/catalog'
 import { compileStrategy, indicatorsUsed, prepareStrategy, type IndicatorColumns } from '../src/strategies/compile'
 import { type ConditionNode, conditionsCount } from '../src/strategies/conditions'
 import { StrategyValidationError } from '../src/strategies/validate'
+import { IndicatorColumnCache } from '../src/runs/compute/indicator-columns'
 
 const HOUR = 3_600_000
 
@@ -200,18 +201,19 @@ describe('AND, OR and NOT', () => {
   })
 })
 
-describe('an AND of comparisons, evaluated on the list of bars where its leaves hold', () => {
-  // a small deterministic generator (mulberry32), so a failure names a tree that can be rerun
-  function rng(seed: number) {
-    let a = seed >>> 0
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0
-      let t = Math.imul(a ^ (a >>> 15), 1 | a)
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
+// a small deterministic generator (mulberry32), so a failure names a tree that can be rerun
+function rng(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-  const OPS = ['==', '!=', '>', '>=', '<', '<=', 'crosses_above', 'crosses_below']
+}
+const OPS = ['==', '!=', '>', '>=', '<', '<=', 'crosses_above', 'crosses_below']
+
+describe('an AND of comparisons, evaluated on the list of bars where its leaves hold', () => {
   const FIELDS = ['close', 'open', 'sma', 'prev_close']
   const ones = (m: number[]) => m.flatMap((x, i) => (x ? [i] : []))
 
@@ -306,6 +308,56 @@ describe('indicator columns kept between strategies', () => {
     expect(computeCalls).toEqual({ sma: 2 })
     expect(k.offered).toEqual([])
     expect(first).toEqual(mask(tree, b, { sma: {} }))
+  })
+})
+
+describe("an AND leaf's bars kept between trees", () => {
+  /** the worker's keeper (runs/compute/indicator-columns.ts) with room for everything */
+  const keeperOf = (b: Bars) => new IndicatorColumnCache(1 << 24).of('BTCUSDT', '1H', b)
+
+  test('a tree edited in one leaf compares only that leaf: the unchanged leaves read no column, and the masks stay those of no keeper', () => {
+    const n = 300
+    const r = rng(7)
+    const b = bars(Array.from({ length: n }, () => 1 + Math.floor(r() * 9)))
+    const k = keeperOf(b)
+    const treeAt = (x: number): ConditionNode => ({ type: 'AND', conditions: [leaf('close', '>', { field: 'sma' }), leaf('close', '<', x), leaf('green', '!=', true)] })
+    const indicators = { sma: {}, flags: {} }
+    // the leaves are kept from their second use on (the first tree's pass lists them; the second keeps them)
+    for (const x of [8, 7]) prepareStrategy({ indicators, entry: treeAt(x) }, catalog).signals(b, undefined, k)
+    computeCalls = {}
+    const got = [6, 5, 4].map(x => Array.from(prepareStrategy({ indicators, entry: treeAt(x) }, catalog).signals(b, undefined, k).entry))
+    // close > sma and green != true are kept sets: neither sma nor flags is computed again
+    expect(computeCalls).toEqual({})
+    expect(got).toEqual([6, 5, 4].map(x => mask(treeAt(x), b, indicators)))
+    expect(got[0].some(x => x === 1)).toBe(true)
+  })
+
+  test('random trees edited leaf by leaf give the masks of no keeper, whatever is kept', () => {
+    const r = rng(31)
+    const FIELDS_OF_LEAVES = ['close', 'open', 'sma', 'prev_close']
+    for (let c = 0; c < 12; c++) {
+      const n = 50 + Math.floor(r() * 400)
+      const close = Array.from({ length: n }, () => (r() < 0.03 ? Number.NaN : 1 + Math.floor(r() * 6)))
+      const b = bars(close, close.map(x => (x !== x ? 3 : x + Math.floor(r() * 3) - 1)))
+      // a small pool of leaves, so trees share them as an edited tree does
+      const pool: ConditionNode[] = Array.from({ length: 6 }, () => {
+        const value = r() < 0.5 ? 1 + Math.floor(r() * 6) : { field: FIELDS_OF_LEAVES[Math.floor(r() * 4)], ...(r() < 0.3 ? { shift: Math.floor(r() * 3) } : {}) }
+        return leaf(FIELDS_OF_LEAVES[Math.floor(r() * 4)], OPS[Math.floor(r() * OPS.length)], value, r() < 0.3 ? { shift: 1 + Math.floor(r() * 3) } : {})
+      })
+      // a budget that fits some of it, so sets and columns come and go
+      const k = new IndicatorColumnCache(r() < 0.5 ? 1 << 24 : 3 * n * 8).of('ETHUSDT', '1H', b)
+      for (let t = 0; t < 25; t++) {
+        const leaves = Array.from({ length: 1 + Math.floor(r() * 4) }, () => pool[Math.floor(r() * pool.length)])
+        const conditions: ConditionNode[] = [...leaves]
+        if (r() < 0.3) conditions.push({ type: 'OR', conditions: [pool[0], { type: 'AND', conditions: [pool[1], pool[2]] }] })
+        const tree: ConditionNode = r() < 0.2 ? { type: 'NOT', condition: { type: 'AND', conditions } } : { type: 'AND', conditions }
+        const indicators = { sma: { period: 2 + (t % 2) }, flags: {} }
+        const got = prepareStrategy({ indicators, entry: tree, exit_conditions: { type: 'AND', conditions: leaves.slice().reverse() } }, catalog).signals(b, undefined, k)
+        const plain = prepareStrategy({ indicators, entry: tree, exit_conditions: { type: 'AND', conditions: leaves.slice().reverse() } }, catalog).signals(b)
+        expect([c, t, Array.from(got.entry)]).toEqual([c, t, Array.from(plain.entry)])
+        expect([c, t, Array.from(got.exit!)]).toEqual([c, t, Array.from(plain.exit!)])
+      }
+    }
   })
 })
 

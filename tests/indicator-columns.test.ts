@@ -84,6 +84,33 @@ describe('indicator columns kept per coin, timeframe and bars', () => {
     expect(cache.size).toBe(3 * 800)
   })
 
+  test("a leaf's bar set is kept from its second use on, in a budget of its own that full columns do not take", () => {
+    const b = bars(100) // 800 bytes a column, 16 bytes a bit set
+    const cache = new IndicatorColumnCache(2 * 800, 2 * 16)
+    const k = cache.of('BTCUSDT', '1H', b)
+    k.put('a', col(100, 1))
+    k.put('b', col(100, 2))
+    const set = (x: number) => new Uint32Array(4).fill(x)
+    expect(k.wantsLeaf!('leaf:c@0 4 =1')).toBe(false)
+    expect(k.wantsLeaf!('leaf:c@0 4 =1')).toBe(true)
+    k.putLeaf!('leaf:c@0 4 =1', set(1))
+    k.putLeaf!('leaf:c@0 4 =2', set(2))
+    expect(k.leaf!('leaf:c@0 4 =1')?.[0]).toBe(1)
+    expect(k.leaf!('leaf:c@0 4 =9')).toBeUndefined()
+    // a column key is not a leaf key, nor the other way round
+    expect(k.leaf!('a')).toBeUndefined()
+    expect(k.get('leaf:c@0 4 =1')).toBeUndefined()
+    expect(cache.size).toBe(2 * 800 + 2 * 16)
+    // a third set evicts the least recently used set, no column
+    k.putLeaf!('leaf:c@0 4 =3', set(3))
+    expect(k.leaf!('leaf:c@0 4 =2')).toBeUndefined()
+    for (const key of ['a', 'b']) expect(k.get(key)).toBeDefined()
+    expect(cache.of('ETHUSDT', '1H', b).leaf!('leaf:c@0 4 =1')).toBeUndefined()
+    cache.clear()
+    expect(k.leaf!('leaf:c@0 4 =1')).toBeUndefined()
+    expect(cache.size).toBe(0)
+  })
+
   test('an evicted column is reused for another coin, never for the coin being computed', () => {
     const b = bars(100)
     const cache = new IndicatorColumnCache(2 * 800)

@@ -86,7 +86,13 @@ type Source =
   | { kind: 'affine'; a: number; shiftA: number; multA: number; b: number; shiftB: number; multB: number; constant: number; slot: number }
   | { kind: 'align'; frame: number; src: number; shift: number; slot: number }
 
-type LeafPlan = { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number }
+/**
+ * `key`: what the bars where the leaf holds depend on besides the coin's bars (its columns,
+ * shifts, operator and constant), when its sides are candle or indicator columns of the
+ * run's frame, so a keeper may hold those bars between trees (IndicatorColumns.leaf); null
+ * for a leaf on derived, aligned or market-data columns
+ */
+type LeafPlan = { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number; key: string | null }
 
 type Plan =
   | LeafPlan
@@ -181,6 +187,16 @@ export interface IndicatorColumns {
   column(n: number): Float64Array
   /** offered after a compute; the keeper may drop it (its memory budget) */
   put(key: string, col: Float64Array): void
+  /**
+   * The bars where an AND's comparison leaf holds, kept between trees as a bit set (bit i of
+   * word i >> 5: bar i), so a tree edited in one leaf compares only that leaf, on the bars
+   * where its unchanged leaves all hold, and reads none of their columns (issue 30). A
+   * keeper without these keeps no leaves. A kept set is never written.
+   */
+  leaf?(key: string): Uint32Array | undefined
+  /** after a miss: whether the keeper wants the leaf's bars (a full pass over its columns if it was not the AND's first) */
+  wantsLeaf?(key: string): boolean
+  putLeaf?(key: string, bits: Uint32Array): void
 }
 
 /**
@@ -202,6 +218,9 @@ interface FrameColumns {
   cols: Float64Array[]
   absent: Uint8Array | null
 }
+
+/** the place of a column no plan reads (only leaves whose bars are kept name it) */
+const UNREAD = new Float64Array(0)
 
 /** frames of a fixed other coin kept between calls (the same BTCUSDT columns for every coin of a run) */
 const FOREIGN_CACHE_ENTRIES = 8
@@ -256,19 +275,74 @@ export class CompiledStrategy {
   signals(bars: Bars, data?: MarketData, kept?: IndicatorColumns): SignalMasks {
     if (this.readsMarketData && !data) throw new Error('this strategy reads other coins, timeframes or market data: signals(bars, data) needs the market data')
     const n = bars.n
-    const { cols: columns, absent } = this.columns(bars, data, kept)
+    // the AND leaves whose bars the keeper holds: their columns are neither computed nor read
+    let sets: LeafSets | null = null
+    if (kept?.leaf && kept.wantsLeaf && kept.putLeaf) {
+      const hits = new Map<LeafPlan, Uint32Array>()
+      collectLeafHits(this.entryPlan, kept, hits)
+      if (this.exitPlan) collectLeafHits(this.exitPlan, kept, hits)
+      sets = { kept, hits }
+    }
+    const needed = sets !== null && sets.hits.size > 0 ? this.neededIndicatorColumns(sets.hits) : null
+    const { cols: columns, absent } = this.columns(bars, data, kept, needed)
     const entry = new Uint8Array(n)
-    evaluate(this.entryPlan, entry, columns, n, 0)
+    evaluate(this.entryPlan, entry, columns, n, 0, sets)
     let exit: Uint8Array | null = null
     if (this.exitPlan) {
       exit = new Uint8Array(n)
-      evaluate(this.exitPlan, exit, columns, n, 0)
+      evaluate(this.exitPlan, exit, columns, n, 0, sets)
     }
     return { entry, exit, absent: absent ? absent.slice() : null }
   }
 
+  /**
+   * The indicator columns of the run's frame the plans read besides those of the leaves in
+   * `hits` (`id|field`); only indicator columns are left out, so every other source (and the
+   * absent marks of market data) is computed as before.
+   */
+  private neededIndicatorColumns(hits: ReadonlyMap<LeafPlan, Uint32Array>): Set<string> {
+    const sources = this.frames[0].sources
+    const read = new Uint8Array(sources.length)
+    const mark = (p: Plan): void => {
+      switch (p.kind) {
+        case 'leaf':
+          if (hits.has(p)) return
+          read[p.a] = 1
+          if (p.b >= 0) read[p.b] = 1
+          return
+        case 'list':
+          read[p.a] = 1
+          return
+        case 'not':
+        case 'any_prior':
+          mark(p.child)
+          return
+        case 'and':
+        case 'or':
+          for (const c of p.children) mark(c)
+      }
+    }
+    mark(this.entryPlan)
+    if (this.exitPlan) mark(this.exitPlan)
+    // derived sources name earlier ones: from the last down, what a read one reads is read
+    for (let i = sources.length - 1; i >= 0; i--) {
+      const s = sources[i]
+      if (!read[i]) continue
+      if (s.kind === 'stat') read[s.base] = 1
+      else if (s.kind === 'affine') {
+        read[s.a] = 1
+        if (s.b >= 0) read[s.b] = 1
+      }
+    }
+    const out = new Set<string>()
+    sources.forEach((s, i) => {
+      if (read[i] && s.kind === 'indicator') out.add(`${s.indicatorId}|${s.field}`)
+    })
+    return out
+  }
+
   /** Every column the plans read: the other frames first, then the run's frame in order. */
-  private columns(bars: Bars, data: MarketData | undefined, kept: IndicatorColumns | undefined): FrameColumns {
+  private columns(bars: Bars, data: MarketData | undefined, kept: IndicatorColumns | undefined, needed: ReadonlySet<string> | null): FrameColumns {
     const runTf = timeframeOf(bars)
     const others: (FrameColumns | null)[] = this.frames.map((f, k) => (k === 0 ? null : this.foreignColumns(f, runTf, data!)))
     const main = this.frames[0]
@@ -276,7 +350,7 @@ export class CompiledStrategy {
     return computeFrame(main, bars, data?.symbol ?? '', data, (slot, n) => scratch.column(slot, n), reads ? scratch.mask(2 * ANY_PRIOR_MASKS + 1, bars.n) : null, (s, out, absent) => {
       const fc = others[s.frame]!
       alignColumn(bars, fc, fc.cols[s.src], s.shift, out, absent)
-    }, kept)
+    }, kept, needed)
   }
 
   /** The columns of another frame over its own bars (a fixed other coin's are cached). */
@@ -318,10 +392,10 @@ export class CompiledStrategy {
       const op = OP_CODES[node.op]
       if (right.kind === 'field') {
         const { b, shiftB } = this.rightSide(right.ref, listed, spec)
-        return { kind: 'leaf', a, shiftA, op, b, constB: 0, shiftB }
+        return { kind: 'leaf', a, shiftA, op, b, constB: 0, shiftB, key: this.leafKey(a, shiftA, op, b, 0, shiftB) }
       }
       const constB = right.kind === 'boolean' ? (right.value ? 1 : 0) : right.kind === 'number' ? right.value : NaN
-      return { kind: 'leaf', a, shiftA, op, b: -1, constB, shiftB: 0 }
+      return { kind: 'leaf', a, shiftA, op, b: -1, constB, shiftB: 0, key: this.leafKey(a, shiftA, op, -1, constB, 0) }
     }
     if (node.type === 'NOT') return { kind: 'not', child: this.plan(onlyChild(node), listed, spec) }
     if (node.type === 'ANY_PRIOR') return { kind: 'any_prior', bars: node.bars, child: this.plan(onlyChild(node), listed, spec) }
@@ -329,6 +403,26 @@ export class CompiledStrategy {
     if (node.type === 'OR') return { kind: 'or', children }
     const leaves = children.filter((c): c is LeafPlan => c.kind === 'leaf')
     return { kind: 'and', children, leaves, rest: children.filter(c => c.kind !== 'leaf') }
+  }
+
+  /**
+   * A comparison leaf's key (LeafPlan.key): its columns by what they are (a candle field, or
+   * an indicator's key and field), its shifts, operator and constant (String gives every
+   * double its own text; -0 and 0 compare alike, so one text for both is right). Null when a
+   * side is another kind of source.
+   */
+  private leafKey(a: number, shiftA: number, op: OpCode, b: number, constB: number, shiftB: number): string | null {
+    const main = this.frames[0]
+    const side = (i: number): string | null => {
+      const src = main.sources[i]
+      if (src.kind === 'bars') return src.col
+      if (src.kind === 'indicator') return `${main.jobs.get(src.indicatorId)!.key}|${src.field}`
+      return null
+    }
+    const left = side(a)
+    const right = b < 0 ? `=${String(constB)}` : side(b)
+    if (left === null || right === null) return null
+    return `leaf:${left}@${shiftA} ${op} ${right}${b < 0 ? '' : `@${shiftB}`}`
   }
 
   /** The right side of a comparison with a field: a plain (shifted) series, or an affine column. */
@@ -463,6 +557,7 @@ function computeFrame(
   absent: Uint8Array | null,
   align: (s: Extract<Source, { kind: 'align' }>, out: Float64Array, absent: Uint8Array | null) => void,
   kept?: IndicatorColumns,
+  needed: ReadonlySet<string> | null = null,
 ): FrameColumns {
   const n = bars.n
   if (absent) absent.fill(0)
@@ -477,6 +572,8 @@ function computeFrame(
     for (let k = 0; k < defFields.length; k++) {
       const name = defFields[k].name
       if (!job.used.has(name)) continue
+      // read only by leaves whose bars are kept: not computed, and never read (signals())
+      if (needed !== null && !needed.has(`${id}|${name}`)) continue
       const key = `${job.key}|${name}`
       const hit = kept?.get(key)
       if (hit) {
@@ -509,7 +606,7 @@ function computeFrame(
         cols.push(timeColumn(bars, alloc(s.slot, n), s.of))
         break
       case 'indicator':
-        cols.push(computed.get(s.indicatorId)![s.field])
+        cols.push(computed.get(s.indicatorId)![s.field] ?? UNREAD)
         break
       case 'funding': {
         const f = data!.funding(symbol)
@@ -707,7 +804,33 @@ const AFFINE_KERNELS: readonly AffineKernel[] = [
   },
 ]
 
-function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number): void {
+/** the keeper of leaves' bars, and the leaves of this coin it holds (collectLeafHits) */
+interface LeafSets {
+  kept: IndicatorColumns
+  hits: Map<LeafPlan, Uint32Array>
+}
+
+/** The AND leaves of a plan whose bars the keeper holds (only an AND's leaves use kept bars: andInto). */
+function collectLeafHits(plan: Plan, kept: IndicatorColumns, hits: Map<LeafPlan, Uint32Array>): void {
+  switch (plan.kind) {
+    case 'and':
+      for (const l of plan.leaves) {
+        if (l.key === null || hits.has(l)) continue
+        const bits = kept.leaf!(l.key)
+        if (bits !== undefined) hits.set(l, bits)
+      }
+      for (const c of plan.rest) collectLeafHits(c, kept, hits)
+      return
+    case 'or':
+      for (const c of plan.children) collectLeafHits(c, kept, hits)
+      return
+    case 'not':
+    case 'any_prior':
+      collectLeafHits(plan.child, kept, hits)
+  }
+}
+
+function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null = null): void {
   switch (plan.kind) {
     case 'leaf':
       compareInto(dst, columns[plan.a], plan.shiftA, plan.op, plan.b < 0 ? null : columns[plan.b], plan.constB, plan.shiftB, n)
@@ -716,27 +839,27 @@ function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: numbe
       listInto(dst, columns[plan.a], plan.shiftA, plan.values, plan.negate, n)
       return
     case 'not':
-      evaluate(plan.child, dst, columns, n, depth + 1)
+      evaluate(plan.child, dst, columns, n, depth + 1, sets)
       for (let i = 0; i < n; i++) dst[i] ^= 1
       return
     case 'any_prior': {
       const held = scratch.mask(ANY_PRIOR_MASKS + depth, n)
-      evaluate(plan.child, held, columns, n, depth + 1)
+      evaluate(plan.child, held, columns, n, depth + 1, sets)
       ANY_PRIOR_KERNELS[0](dst, held, plan.bars, n)
       return
     }
     case 'and':
     case 'or': {
       if (plan.kind === 'and' && plan.leaves.length > 0) {
-        andInto(plan.leaves, plan.rest, dst, columns, n, depth)
+        andInto(plan.leaves, plan.rest, dst, columns, n, depth, sets)
         return
       }
       // an OR, or an AND of groups alone: mask by mask
-      evaluate(plan.children[0], dst, columns, n, depth + 1)
+      evaluate(plan.children[0], dst, columns, n, depth + 1, sets)
       if (plan.children.length === 1) return
       const tmp = scratch.mask(depth, n)
       for (let c = 1; c < plan.children.length; c++) {
-        evaluate(plan.children[c], tmp, columns, n, depth + 1)
+        evaluate(plan.children[c], tmp, columns, n, depth + 1, sets)
         if (plan.kind === 'and') for (let i = 0; i < n; i++) dst[i] &= tmp[i]
         else for (let i = 0; i < n; i++) dst[i] |= tmp[i]
       }
@@ -924,21 +1047,49 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
  * holds too, and the AND's groups (OR, NOT, ANY_PRIOR, lists) are evaluated mask by mask
  * only while some bar is left. The same comparisons on the same bars as compareInto, so
  * the mask is the same bit for bit; the order only decides how many bars are visited.
+ * With a keeper of leaves' bars (`sets`), the kept leaves' sets seed the list instead, and
+ * a leaf seen before has its set made and offered (IndicatorColumns.leaf).
  */
-function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Float64Array[], n: number, depth: number): void {
+function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): void {
   const pos = scratch.positions(depth, n)
-  let order = leaves
-  if (leaves.length > 1) {
-    const held = leaves.map(l => sampledHolds(l, columns, n))
-    order = leaves.map((_, i) => i).sort((x, y) => held[x] - held[y] || x - y).map(i => leaves[i])
+  // the leaves whose bars are kept seed the list (their sets intersected word by word); their
+  // columns were not computed (signals()), the others narrow the list as below
+  let open = leaves
+  let k = -1
+  if (sets !== null && sets.hits.size > 0) {
+    const held: Uint32Array[] = []
+    for (const l of leaves) {
+      const bits = sets.hits.get(l)
+      if (bits !== undefined) held.push(bits)
+    }
+    if (held.length > 0) {
+      k = BITS_SEED_KERNELS[0](pos, held)
+      open = leaves.filter(l => !sets.hits.has(l))
+    }
   }
-  const first = order[0]
-  let k =
-    first.b < 0
-      ? SEED_CONST_KERNELS[first.op](pos, columns[first.a], first.shiftA, first.constB, leafStart(first, n), n)
-      : SEED_FIELD_KERNELS[first.op](pos, columns[first.a], first.shiftA, columns[first.b], first.shiftB, leafStart(first, n), n)
-  for (let c = 1; c < order.length && k > 0; c++) {
+  let order = open
+  if (open.length > 1) {
+    const held = open.map(l => sampledHolds(l, columns, n))
+    order = open.map((_, i) => i).sort((x, y) => held[x] - held[y] || x - y).map(i => open[i])
+  }
+  let c = 0
+  if (k < 0) {
+    const first = order[c++]
+    k = seedInto(pos, first, columns, n)
+    // the first leaf's list is every bar where it holds: its set costs no pass of its own
+    if (sets !== null && first.key !== null && sets.kept.wantsLeaf!(first.key)) sets.kept.putLeaf!(first.key, bitsOf(pos, k, n))
+  }
+  for (; c < order.length && k > 0; c++) {
     const l = order[c]
+    if (sets !== null && l.key !== null && sets.kept.wantsLeaf!(l.key)) {
+      // a leaf seen before (kept from its second use on, as columns are): one pass over its
+      // columns lists every bar where it holds, kept as a set; the list keeps the bars in it
+      const all = scratch.positions(FULL_PASS_POSITIONS, n)
+      const bits = bitsOf(all, seedInto(all, l, columns, n), n)
+      sets.kept.putLeaf!(l.key, bits)
+      k = BITS_FILTER_KERNELS[0](pos, k, bits)
+      continue
+    }
     // bars before the leaf's start (its shifts reach before row 0) are false: leave them out
     const start = leafStart(l, n)
     let from = 0
@@ -951,7 +1102,7 @@ function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Flo
   if (k > 0 && rest.length > 0) {
     const tmp = scratch.mask(depth, n)
     for (let c = 0; c < rest.length && k > 0; c++) {
-      evaluate(rest[c], tmp, columns, n, depth + 1)
+      evaluate(rest[c], tmp, columns, n, depth + 1, sets)
       k = MASK_FILTER_KERNELS[0](pos, k, tmp)
     }
   }
@@ -959,6 +1110,62 @@ function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Flo
   if (depth > 0) dst.fill(0, 0, n)
   for (let j = 0; j < k; j++) dst[pos[j]] = 1
 }
+
+/** the positions scratch of a leaf's full pass (andInto), above those of the depths */
+const FULL_PASS_POSITIONS = TREE_LIMITS.maxDepth + 2
+
+/** Lists in pos every bar where a leaf holds (from its start on), in order; answers how many. */
+function seedInto(pos: Int32Array, l: LeafPlan, columns: Float64Array[], n: number): number {
+  return l.b < 0
+    ? SEED_CONST_KERNELS[l.op](pos, columns[l.a], l.shiftA, l.constB, leafStart(l, n), n)
+    : SEED_FIELD_KERNELS[l.op](pos, columns[l.a], l.shiftA, columns[l.b], l.shiftB, leafStart(l, n), n)
+}
+
+/** The bit set of n bars (bit i & 31 of word i >> 5) with the k bars of pos set. */
+function bitsOf(pos: Int32Array, k: number, n: number): Uint32Array {
+  const bits = new Uint32Array((n + 31) >>> 5)
+  for (let j = 0; j < k; j++) {
+    const i = pos[j]
+    bits[i >>> 5] |= 1 << (i & 31)
+  }
+  return bits
+}
+
+/*
+ * The kept sets of an AND's leaves: the bars in all of them listed in order (one word of
+ * each set at a time, its set bits taken lowest first), and a list kept to the bars in a
+ * set (branch-free, like the filter kernels). Called through arrays like the other kernels.
+ */
+const BITS_SEED_KERNELS: readonly ((pos: Int32Array, sets: Uint32Array[]) => number)[] = [
+  (pos, sets) => {
+    const first = sets[0]
+    const m = sets.length
+    let k = 0
+    for (let w = 0; w < first.length; w++) {
+      let x = first[w] | 0
+      for (let j = 1; j < m && x !== 0; j++) x &= sets[j][w]
+      const base = w << 5
+      while (x !== 0) {
+        const low = x & -x
+        pos[k++] = base | (31 - Math.clz32(low))
+        x ^= low
+      }
+    }
+    return k
+  },
+]
+
+const BITS_FILTER_KERNELS: readonly ((pos: Int32Array, k: number, bits: Uint32Array) => number)[] = [
+  (pos, k, bits) => {
+    let m = 0
+    for (let j = 0; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      m += (bits[i >>> 5] >>> (i & 31)) & 1
+    }
+    return m
+  },
+]
 
 /** the first bar a leaf can hold on: before it a shift (or a cross's previous bar) reaches before row 0 */
 function leafStart(l: LeafPlan, n: number): number {
