@@ -46,7 +46,7 @@ import { gridSearch, runMonteCarlo, type GridSearchResult, type RunMonteCarlo } 
 import { ResultStore } from './result-store'
 import { checkMargin } from './margin-check'
 import { DEFAULT_TOP_N, portfolioOptionsOf, resolveUniverse, resultHash, type RunSpec, type UniverseAccounting } from './spec'
-import { delistedAmong, planUniverse, survivorshipOf, withUniverse, type UniverseFields, type UniversePlan } from './universe-plan'
+import { delistedAmong, planUniverse, survivorshipLists, withUniverse, type Survivorship, type UniverseFields, type UniversePlan } from './universe-plan'
 import { DAY_MS, parseDay } from '../time'
 import { computeStatistics, startTradeStatistics, type TradeStatisticsJobs } from './statistics'
 import { columnsDigest, seedOfHash, tradeColumns } from './statistics-inputs'
@@ -301,16 +301,20 @@ export class RunService {
     // portfolio's choice alone (compute/twin-tasks.ts), on a worker while this thread books
     // the run
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const { coins, trades, twinParts, intrabar } = await this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin : undefined)
-    let twinFigures: Promise<HeadlineFigures> | null = null
-    if (twin) {
-      twinFigures = twin.cached
+    const outcomes = this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin : undefined)
+    // the survivorship lists read no trade: made while the workers run the coin tasks
+    const lists = plan && twin ? survivorshipLists(plan, twin.symbols, this.deps.store, this.survivorshipWindow(spec, plan)) : null
+    const { coins, trades, twinParts, intrabar } = await outcomes
+    let universe: { plan: UniversePlan; survivorship: Promise<Survivorship> } | null = null
+    if (plan && twin && lists) {
+      const figures = twin.cached
         ? Promise.resolve(twin.cached)
         : lane.run(runTwinFigures, { twin: twin.symbols, parts: twinParts!, opts: portfolioOptionsOf(twin.spec, twin.symbols.length) })
+      const survivorship = figures.then(m => ({ ...lists, current_universe_result: { total_return_pct: m.total_return_pct, win_rate: m.win_rate, profit_factor: m.profit_factor, total_trades: m.total_trades } }))
       // awaited once the run is booked; a booking that fails first must not leave it unhandled
-      twinFigures.catch(() => {})
+      survivorship.catch(() => {})
+      universe = { plan, survivorship }
     }
-    const universe = plan && twin && twinFigures ? { plan, twinSymbols: twin.symbols, twinFigures } : null
     const result = await this.bookOutcome(spec, hash, { symbols, accounting, coins, trades, intrabar, universe }, statistics, lane, started)
     await this.results.remember(result, this.deps.store.dataVersion())
     return result
@@ -331,7 +335,7 @@ export class RunService {
       coins: CoinOutcome[]
       trades: TradeTable
       intrabar?: RunIntrabar | null
-      universe?: { plan: UniversePlan; twinSymbols: string[]; twinFigures: Promise<HeadlineFigures> } | null
+      universe?: { plan: UniversePlan; survivorship: Promise<Survivorship> } | null
     },
     statistics: boolean,
     lane: Lane,
@@ -362,18 +366,7 @@ export class RunService {
     const survivorship = async () => {
       const u = o.universe
       if (!u) return
-      const m = await u.twinFigures
-      const startMs = u.plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
-      const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
-      outcome.universe = {
-        plan: u.plan,
-        survivorship: survivorshipOf(u.plan, u.twinSymbols, this.deps.store, { startMs, endMs }, {
-          total_return_pct: m.total_return_pct,
-          win_rate: m.win_rate,
-          profit_factor: m.profit_factor,
-          total_trades: m.total_trades,
-        }),
-      }
+      outcome.universe = { plan: u.plan, survivorship: await u.survivorship }
     }
     await yieldToLoop()
     const portfolio = portfolioOptionsOf(spec, plan ? plan.largestSet : symbols.length)
@@ -426,6 +419,13 @@ export class RunService {
     }
     result.computeMs = Math.round(performance.now() - started)
     return result
+  }
+
+  /** The days a point-in-time run's survivorship lists cover: its first set's to the window's end (the store's last day without an end_date). */
+  private survivorshipWindow(spec: RunSpec, plan: UniversePlan): { startMs: number; endMs: number } {
+    const startMs = plan.days[0] ?? (spec.startDate ? parseDay(spec.startDate)! : 0)
+    const endMs = spec.endDate ? parseDay(spec.endDate)! : Math.floor((this.deps.store.newestCandleMs() ?? 0) / DAY_MS) * DAY_MS
+    return { startMs, endMs }
   }
 
   /**

@@ -147,14 +147,8 @@ export interface Survivorship {
   current_universe_result: { total_return_pct: number; win_rate: number; profit_factor: number; total_trades: number }
 }
 
-/** The survivorship figures of a point-in-time plan against today's top N and its run's metrics. */
-export function survivorshipOf(
-  plan: UniversePlan,
-  today: readonly string[],
-  store: CandleStore,
-  window: { startMs: number; endMs: number },
-  current: Survivorship['current_universe_result'],
-): Survivorship {
+/** The survivorship lists of a point-in-time plan against today's top N (the block but the twin's figures). */
+export function survivorshipLists(plan: UniversePlan, today: readonly string[], store: CandleStore, window: { startMs: number; endMs: number }): Omit<Survivorship, 'current_universe_result'> {
   const then = new Set(plan.symbols)
   const now = new Set(today)
   return {
@@ -164,7 +158,6 @@ export function survivorshipOf(
       const m = store.meta(s)
       return m?.status === 'delisted' && m.delistedMs != null && m.delistedMs >= window.startMs && m.delistedMs < window.endMs + DAY_MS
     }),
-    current_universe_result: current,
   }
 }
 

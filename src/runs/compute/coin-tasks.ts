@@ -169,6 +169,8 @@ export interface CoinRun {
   input: Parameters<typeof simulateCoin>[0]
   /** with minute detail: the bar rule's trades where a replay changed one (simulateCoin's twin), else null */
   barRule: Trade[] | null
+  /** the coin's entry signals before its membership cut them (the input's own where it cut nothing) */
+  unlimited: Pick<CoinSimInput, 'entry' | 'entryBars'>
 }
 
 /**
@@ -245,7 +247,7 @@ function coinRunOf(
     const twin: BarRuleTwin | undefined = opts.known || opts.barRule === false ? undefined : { trades: null }
     const trades = simulateCoin(input, params, counts, twin, opts.known)
     const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-    run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null }
+    run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
     opts.memo?.set(key, run)
   }
   return { run, key, covered }
@@ -276,7 +278,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
       continue
     }
     const { run, covered } = got
-    kept?.set(symbol, { trades: run.trades, covered })
+    kept?.set(symbol, { run, covered })
     runs.push(run)
     nTrades += run.trades.length
     const markBars = ctx.view.bars(symbol)
@@ -324,10 +326,10 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
 }
 
 /**
- * A chunk's trades of a point-in-time run, by coin: the trades and whether the coin's
- * membership limited nothing (then the twin's trades of the coin are these).
+ * A chunk's coins of a point-in-time run: each one's run and whether its membership limited
+ * nothing (then the twin's trades of the coin are the run's).
  */
-type RunTrades = Map<string, { trades: readonly Trade[]; covered: boolean }>
+type RunTrades = Map<string, { run: CoinRun; covered: boolean }>
 
 /**
  * The twin's rows of `symbols`, simulated without membership limits, from the run's trades
@@ -342,9 +344,11 @@ function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], ru
   for (const symbol of symbols) {
     const k = run.get(symbol)
     let trades: readonly Trade[]
-    if (k?.covered) trades = k.trades
+    if (k?.covered) trades = k.run.trades
+    // the run's inputs of the coin with its signals before the membership cut them
+    else if (k) trades = simulateCoin({ ...k.run.input, ...k.run.unlimited }, r.params, unused, undefined, k.run.trades)
     else {
-      const got = coinRunOf(ctx, r, symbol, null, unused, [], { known: k?.trades, barRule: false })
+      const got = coinRunOf(ctx, r, symbol, null, unused, [], { barRule: false })
       if (!got) continue
       trades = got.run.trades
     }

@@ -12,7 +12,7 @@ import { Overloaded } from '../errors'
 import type { Task } from './context'
 import type { StoreSnapshot, TaskView } from './store-view'
 import { TaskQueue, type Priority } from './task-queue'
-import { taskName, type TaskName } from './tasks'
+import { payloadTransferablesOf, taskName, type TaskName } from './tasks'
 
 /** the worker entry, beside the sources or inside the single binary (`npm run build` lists it) */
 const WORKER_ENTRY = join(PROJECT_ROOT, 'workers', 'sim.worker.ts')
@@ -116,7 +116,7 @@ export class WorkerPool {
       if (!p) return
       slot.busy = p
       p.startedAt = performance.now()
-      slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload, view: p.view })
+      slot.worker.postMessage({ type: 'task', id: p.id, task: p.task, payload: p.payload, view: p.view }, payloadTransferablesOf(p.task, p.payload))
     })
   }
 

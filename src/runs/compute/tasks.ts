@@ -7,7 +7,7 @@
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinTradesResult } from './coin-tasks'
-import { runTwinFigures } from './twin-tasks'
+import { runTwinFigures, type TwinFiguresPayload } from './twin-tasks'
 import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
 import { runBootstrap, runGridTrades, runRandomEntry, runRegimes, runTradeBootstrap } from './research-tasks'
@@ -72,5 +72,17 @@ export function transferablesOf(name: string, result: unknown): ArrayBuffer[] {
     tableBuffers(r.intrabar?.barTrades, out)
     if (r.twin) for (const a of [r.twin.start, r.twin.entryMs, r.twin.exitMs, r.twin.pnlPct]) out.add(a.buffer as ArrayBuffer)
   }
+  return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
+}
+
+/**
+ * What a task's payload hands over to the worker instead of copying: a point-in-time twin's
+ * rows (twinFigures), which came from the coin tasks for this task alone (RunService
+ * reads them no more). Other payloads are copied: the main thread keeps what they hold.
+ */
+export function payloadTransferablesOf(name: string, payload: unknown): ArrayBuffer[] {
+  if (name !== 'twinFigures') return []
+  const out = new Set<ArrayBuffer>()
+  for (const r of (payload as TwinFiguresPayload).parts) for (const a of [r.start, r.entryMs, r.exitMs, r.pnlPct]) out.add(a.buffer as ArrayBuffer)
   return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }
