@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { HOUR_MS } from '../src/time'
 import { signalBars, simulateCoin } from '../src/engine/trade-model'
+import { barsInsideWindows, maskOutsideWindows } from '../src/engine/tradable-windows'
 import { barsOf, flat, only, params, sim, type Ohlc } from './engine-fixtures'
 
 const H = HOUR_MS
@@ -327,7 +328,7 @@ describe('the signal scan', () => {
     }
   })
 
-  test('a mask read from its list of signal bars gives the same trades as its scan', () => {
+  test('a mask read from its list of signal bars gives the same trades as its scan, and a list cut to a membership as the cut mask', () => {
     let s = 7
     const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
     let listed = 0
@@ -355,6 +356,12 @@ describe('the signal scan', () => {
       const input = { symbol: 'X', bars, entry: mask, exit: null, fromIdx, toIdx, funding: null }
       const p1 = params({ maxBars: 1 + Math.floor(rnd() * 12), direction: round % 2 === 0 ? 'long' : 'short', slPct: 3, tpPct: 3 })
       expect(simulateCoin({ ...input, entryBars: list }, p1)).toEqual(simulateCoin(input, p1))
+      if (list !== null) {
+        // a point-in-time membership: the list cut to it alone (no mask) trades as the cut mask
+        const edges = Array.from({ length: 2 * (1 + Math.floor(rnd() * 3)) }, () => bars.t[0] + Math.floor((rnd() * 1.2 - 0.1) * n) * H).sort((a, b) => a - b)
+        const cut = { ...input, entry: maskOutsideWindows(mask, bars, edges) }
+        expect(simulateCoin({ ...input, entry: null, entryBars: barsInsideWindows(list, bars, edges) }, p1)).toEqual(simulateCoin(cut, p1))
+      }
     }
     expect(listed).toBeGreaterThan(100)
   })

@@ -486,12 +486,15 @@ export class TradeModel implements ExitScratch {
 
 export interface CoinSimInput extends TradeModelInput {
   symbol: string
-  /** entry[i] = 1: the entry condition (after filters) is true at bar i's close */
-  entry: Uint8Array
+  /** entry[i] = 1: the entry condition (after filters) is true at bar i's close (null: `entryBars` lists them) */
+  entry: Uint8Array | null
   /**
    * The bars i with entry[i] ≠ 0, ascending (signalBars(entry)), for a caller that keeps
    * them with the mask: the next signal is then a step along the list instead of a scan of
-   * the mask's bytes (most of a coin's bars carry no signal). Absent or null: the mask is scanned.
+   * the mask's bytes (most of a coin's bars carry no signal). Absent or null: the mask is
+   * scanned. With `entry` null, the list alone says where the signals are (a point-in-time
+   * run's coin: its cached list cut to its membership, tradable-windows.ts barsInsideWindows,
+   * with no mask made for it).
    */
   entryBars?: Int32Array | null
 }
@@ -636,7 +639,7 @@ function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: n
  * the list of signal bars where the input has one, else by a scan of the mask.
  */
 class EntrySignals {
-  private readonly entry: Uint8Array
+  private readonly entry: Uint8Array | null
   private readonly list: Int32Array | null
   private readonly words: Uint32Array | null
   private readonly o: Float64Array
@@ -649,7 +652,8 @@ class EntrySignals {
   ) {
     this.entry = input.entry
     this.list = input.entryBars ?? null
-    this.words = this.list === null ? wordView(input.entry) : null
+    if (this.list === null && this.entry === null) throw new Error(`${input.symbol}: neither an entry mask nor its signal bars`)
+    this.words = this.list === null ? wordView(this.entry!) : null
     this.o = input.bars.o
   }
 
@@ -676,7 +680,7 @@ class EntrySignals {
       return lastIdx
     }
     for (;;) {
-      i = nextSignal(this.entry, this.words, i, lastIdx)
+      i = nextSignal(this.entry!, this.words, i, lastIdx)
       if (i >= lastIdx || o[i + 1] > 0) return i
       i++
     }

@@ -232,9 +232,12 @@ function coinRunOf(
     }
     // the execution inputs named one by one: a spread of them costs a generic property copy per coin
     const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
+    // a limited coin with a cached signal list reads that list cut to its membership (no mask is made for it), else its mask cut
+    const cut = !covered && masks.entryBars !== null
+    const entry = covered ? masks.entry : cut ? null : maskOutsideWindows(masks.entry, bars, membership!)
+    const entryBars = covered ? masks.entryBars : cut ? barsInsideWindows(masks.entryBars!, bars, membership!) : null
     const input: CoinSimInput = {
-      symbol, bars, entry: covered ? masks.entry : maskOutsideWindows(masks.entry, bars, membership!), exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-      entryBars: covered || masks.entryBars === null ? masks.entryBars : barsInsideWindows(masks.entryBars, bars, membership!),
+      symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
       funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
       // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
       keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
