@@ -23,7 +23,7 @@ import { workerPoolTransport } from '../src/runs/transport'
 import { DAY_MS, isoDay } from '../src/time'
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' } } })
-const runs = Number(values.runs ?? 7)
+const runs = Number(values.runs ?? 101)
 const dir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'perpsim-universe-'))
 const own = !process.env.BENCH_DATA_DIR
 const nowMs = Date.UTC(2026, 10, 22)
