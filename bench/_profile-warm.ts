@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config'
 import { openDb } from '../src/db'
 import { CandleStore } from '../src/market/candle-store'
 import { inProcessTransport } from '../src/runs/transport'
+import { profileMark } from './_profile-mark'
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(`--${name}`)
@@ -45,13 +46,6 @@ for (let i = 0; i < 3; i++) {
 }
 const out: number[] = []
 const cpu: number[] = []
-/** a named spin before the timed requests: bench/_cpuprofile-top.ts --after profileMark keeps only the samples after it */
-function profileMark() {
-  const until = performance.now() + 20
-  let x = 0
-  while (performance.now() < until) x++
-  return x
-}
 profileMark()
 async function timedRuns() {
 for (let i = 0; i < RUNS; i++) {

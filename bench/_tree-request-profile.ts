@@ -6,6 +6,7 @@
  */
 import { makeHarness } from '../tests/helpers/harness'
 import { newTree } from './tree'
+import { profileMark } from './_profile-mark'
 
 const h = makeHarness({ dataDir: process.env.BENCH_DATA_DIR!, nowMs: Date.now() })
 const runs = Number(process.argv[2] ?? 12)
@@ -18,13 +19,6 @@ const one = async (kk: number) => {
   return r.body
 }
 for (let i = 0; i < 3; i++) await one(++k)
-/** a named spin before the timed requests: bench/_cpuprofile-top.ts --after profileMark keeps only the samples after it */
-function profileMark() {
-  const until = performance.now() + 20
-  let x = 0
-  while (performance.now() < until) x++
-  return x
-}
 profileMark()
 const cpu: number[] = []
 for (let i = 0; i < runs; i++) {
