@@ -301,7 +301,7 @@ export class RunService {
     // portfolio's choice alone (compute/twin-tasks.ts), on a worker while this thread books
     // the run
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const outcomes = this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin : undefined)
+    const outcomes = this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
     // the survivorship lists read no trade: made while the workers run the coin tasks
     const lists = plan && twin ? survivorshipLists(plan, twin.symbols, this.deps.store, this.survivorshipWindow(spec, plan)) : null
     const { coins, trades, twinParts, intrabar } = await outcomes
@@ -446,7 +446,7 @@ export class RunService {
 
   /**
    * Trades of every coin, computed in chunks spread over the workers: one table in universe
-   * order. `twin`: the spec and coins of a run on today's universe made beside this one (a
+   * order. `twin`: the coins of a run on today's universe made beside this one (a
    * point-in-time run's twin): a coin of both goes to one chunk, which makes its twin rows
    * from the run's trades (compute/coin-tasks.ts twinRowsOf); `twinParts`: every chunk's.
    */
@@ -455,17 +455,16 @@ export class RunService {
     symbols: string[],
     lane: Lane,
     universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
-    twin?: { spec: RunSpec; symbols: readonly string[] },
+    twin?: readonly string[],
   ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: TwinRows[] | null }> {
-    const twinSymbols = twin?.symbols ?? []
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
-    const all = twin ? [...new Set([...symbols, ...twinSymbols])] : symbols
+    const all = twin ? [...new Set([...symbols, ...twin])] : symbols
     const chunks = chunkCount(all.length, lane.parallelism)
     const chunkOf = new Map(all.map((s, i) => [s, i % chunks])) // interleaved, so big and small coins spread evenly
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     const twinParts: string[][] = Array.from({ length: chunks }, () => [])
     for (const s of symbols) parts[chunkOf.get(s)!].push(s)
-    for (const s of twinSymbols) twinParts[chunkOf.get(s)!].push(s)
+    if (twin) for (const s of twin) twinParts[chunkOf.get(s)!].push(s)
     const payloadOf = (k: number): CoinTradesPayload => {
       const p = parts[k]
       const payload: CoinTradesPayload = { spec, symbols: p }

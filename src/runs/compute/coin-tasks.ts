@@ -198,9 +198,8 @@ function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
 /**
  * A coin's trades under its membership (`membership` null: none), or null when the coin
  * has no bar in the window: its outcome and trades, the memo key they are kept under
- * (CoinRunMemo), and whether the membership limited nothing. `known`: trades of the coin
- * under a narrower membership, reused (simulateCoin; the bar rule's trades are then not
- * made); `barRule` false: they are not made either (a twin answers no rule_bias).
+ * (CoinRunMemo), and whether the membership limited nothing. `barRule` false: the bar
+ * rule's trades of the coin are not made (a twin answers no rule_bias).
  */
 function coinRunOf(
   ctx: TaskContext,
@@ -209,7 +208,7 @@ function coinRunOf(
   membership: number[] | null,
   counts: IntrabarCounts,
   coinsWithout: string[],
-  opts: { memo?: CoinRunMemo; known?: readonly Trade[]; barRule?: boolean } = {},
+  opts: { memo?: CoinRunMemo; barRule?: boolean } = {},
 ): { run: CoinRun; key: string; covered: boolean } | null {
   const { spec, params } = r
   const bars = ctx.bars(symbol, spec.timeframe)
@@ -247,8 +246,8 @@ function coinRunOf(
       detail,
       delisted,
     }
-    const twin: BarRuleTwin | undefined = opts.known || opts.barRule === false ? undefined : { trades: null }
-    const trades = simulateCoin(input, params, counts, twin, opts.known)
+    const twin: BarRuleTwin | undefined = opts.barRule === false ? undefined : { trades: null }
+    const trades = simulateCoin(input, params, counts, twin)
     const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
     run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
     opts.memo?.set(key, run)
