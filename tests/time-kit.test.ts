@@ -1,5 +1,6 @@
 /** The small kit below the engine: time units and forms, the sorted-series search, the rounding. */
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { roundTo } from '../src/round'
@@ -8,6 +9,27 @@ import { compactDay, DAY_MS, HOUR_MS, isDay, isoDay, isoInstant, isIsoInstant, i
 import { sourceFiles } from './helpers/fixtures'
 
 describe('src/time.ts', () => {
+  test("isoDay and isoInstant write what Date's toISOString writes, over Date's whole range", () => {
+    const byDate = {
+      day: (ms: number) => new Date(ms).toISOString().slice(0, 10),
+      instant: (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19) + 'Z',
+    }
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), fc.integer({ min: Date.UTC(1960, 0, 1), max: Date.UTC(2100, 0, 1) }), fc.double({ min: -1e13, max: 4e12, noNaN: true })), ms => {
+        // twice: the second from the days already written
+        for (let k = 0; k < 2; k++) {
+          expect(isoDay(ms)).toBe(byDate.day(ms))
+          expect(isoInstant(ms)).toBe(byDate.instant(ms))
+        }
+      }),
+      { numRuns: 20_000 },
+    )
+    for (const bad of [NaN, Infinity, 8.64e15 + 1000]) {
+      expect(() => isoDay(bad)).toThrow(RangeError)
+      expect(() => isoInstant(bad)).toThrow(RangeError)
+    }
+  })
+
   test('the units', () => {
     expect(HOUR_MS).toBe(60 * 60 * 1000)
     expect(DAY_MS).toBe(24 * HOUR_MS)
