@@ -35,8 +35,41 @@ export function useSweep() {
   const [busy, setBusy] = useState(false)
   const source = useRef<EventSource | null>(null)
   const current = useRef<string | null>(null)
-  useEffect(() => () => source.current?.close(), [])
+  /**
+   * trials heard and not yet drawn: a sweep's workers finish hundreds of trials a second, and
+   * drawing the heat map and the table once per trial (each the size of every trial so far)
+   * kept the page from answering for tens of seconds on a sweep of a thousand; they are
+   * drawn together once a frame instead
+   */
+  const heard = useRef<{ id: string; items: SweepTrialItem[]; frame: number | null }>({ id: '', items: [], frame: null })
+  useEffect(
+    () => () => {
+      source.current?.close()
+      if (heard.current.frame !== null) cancelAnimationFrame(heard.current.frame)
+    },
+    [],
+  )
   const patch = (id: string, fn: (l: SweepLive) => SweepLive) => setLive(l => (l && l.id === id ? fn(l) : l))
+  const hear = (id: string, item: SweepTrialItem) => {
+    if (heard.current.id !== id) heard.current = { id, items: [], frame: heard.current.frame }
+    heard.current.items.push(item)
+    if (heard.current.frame === null) heard.current.frame = requestAnimationFrame(drawHeard)
+  }
+  const drawHeard = () => {
+    const { id, items } = heard.current
+    heard.current = { id, items: [], frame: null }
+    patch(id, l => {
+      const known = new Set(l.trials.map(x => x.trial))
+      const fresh: SweepTrialItem[] = []
+      for (const x of items)
+        if (!known.has(x.trial)) {
+          known.add(x.trial)
+          fresh.push(x)
+        }
+      // a trial or progress means the sweep runs (a stream opened after it started never hears its 'running')
+      return fresh.length === 0 ? l : { ...l, state: l.state === 'queued' ? 'running' : l.state, trials: [...l.trials, ...fresh] }
+    })
+  }
 
   const finish = async (id: string) => {
     source.current?.close()
@@ -72,11 +105,7 @@ export function useSweep() {
       setLive({ id, state: acc.state, reason: null, done: 0, total: acc.n_planned, trials: [], final: null })
       const es = new EventSource(acc.links.events ?? `/research/sweeps/${encodeURIComponent(id)}/events`)
       source.current = es
-      es.addEventListener('trial', ev => {
-        const item = JSON.parse((ev as MessageEvent<string>).data) as SweepTrialItem
-        // a trial or progress means the sweep runs (a stream opened after it started never hears its 'running')
-        patch(id, l => (l.trials.some(x => x.trial === item.trial) ? l : { ...l, state: l.state === 'queued' ? 'running' : l.state, trials: [...l.trials, item] }))
-      })
+      es.addEventListener('trial', ev => hear(id, JSON.parse((ev as MessageEvent<string>).data) as SweepTrialItem))
       es.addEventListener('progress', ev => {
         const p = JSON.parse((ev as MessageEvent<string>).data) as { done: number; total: number }
         patch(id, l => ({ ...l, state: l.state === 'queued' && p.done > 0 ? 'running' : l.state, done: p.done, total: p.total }))
