@@ -345,95 +345,27 @@ function scatterU8(src: Uint8Array, dest: Int32Array, out: Uint8Array): void {
 }
 
 /**
- * Rows appended one trade at a time (a worker's coins, coin by coin), each after its
- * marks (addMark); `finish` trims the columns to the rows written. A caller that knows
- * how many rows and marks it will write sizes the builder to them (`capacity`,
- * `markCapacity`): no column is then grown or cut, and `finish` hands over the columns
- * themselves (a guess too small still grows, one too large is cut).
+ * Trades' midnight marks (markMovesOf's `out`), trade by trade: a trade's marks are those
+ * added since the previous `endTrade`. A worker marks each coin's trades right after
+ * simulating them, while the coin's bars are still in the cache, and writes the rows once
+ * it knows how many there are (TradeTableBuilder.finish(marks)); the builder keeps its
+ * own rows' marks in one too.
  */
-export class TradeTableBuilder {
-  private t: TradeTable
+export class DayMarksBuilder {
   private moves: Float64Array
   private nMoves = 0
   private starts: Int32Array
-  private finished = false
-
-  constructor(direction: Direction, symbols: readonly string[], capacity = 256, markCapacity = 1024) {
-    this.t = allocTradeTable(Math.max(1, capacity), direction, symbols)
-    this.t.n = 0
-    this.starts = new Int32Array(this.t.coin.length + 1)
-    this.moves = new Float64Array(Math.max(1, markCapacity))
-  }
-
-  /** One midnight mark of the trade pushed next (markMovesOf). */
-  addMark(move: number): void {
-    if (this.finished) throw new Error('TradeTableBuilder: a mark after finish')
-    if (this.nMoves === this.moves.length) {
-      const grown = new Float64Array(this.moves.length * 2)
-      grown.set(this.moves)
-      this.moves = grown
-    }
-    this.moves[this.nMoves++] = move
-  }
-
-  /** Append a trade of coin `coin`, owning the marks added since the previous push. */
-  push(tr: Trade, coin: number): void {
-    let t = this.t
-    if (this.finished) throw new Error('TradeTableBuilder: a row after finish')
-    if (t.n === t.coin.length) t = this.grow()
-    const i = t.n++
-    writeTrade(t, i, tr, coin)
-    this.starts[i + 1] = this.nMoves
-  }
-
-  private grow(): TradeTable {
-    const old = this.t
-    const t = allocTradeTable(old.coin.length * 2, old.direction, old.symbols)
-    for (const k of TRADE_COLUMNS) (t[k] as Float64Array).set(old[k] as Float64Array)
-    t.n = old.n
-    const starts = new Int32Array(t.coin.length + 1)
-    starts.set(this.starts)
-    this.starts = starts
-    return (this.t = t)
-  }
-
-  /**
-   * The table of the rows pushed. `marks`: the rows' marks made apart (DayMarksBuilder, one
-   * trade per row in the same order), instead of those added here.
-   */
-  finish(marks?: DayMarks): TradeTable {
-    const src = this.t
-    const n = src.n
-    // each column cut to its rows in a copy of its own (a memcpy, not a gather): the table is
-    // the task's answer, handed to the other thread with its buffers (compute/tasks.ts); a
-    // full column is its own buffer already (allocTradeTable) and goes as it is
-    const t: TradeTable = { ...src }
-    if (n !== src.coin.length) for (const k of TRADE_COLUMNS) (t as unknown as Record<string, Float64Array>)[k] = (src[k] as Float64Array).slice(0, n)
-    if (marks !== undefined) {
-      if (marks.start.length !== n + 1 || this.nMoves !== 0) throw new Error('TradeTableBuilder: the marks are not those of the rows')
-      t.marks = marks
-    } else
-      t.marks = {
-        start: n + 1 === this.starts.length ? this.starts : this.starts.slice(0, n + 1),
-        move: this.nMoves === this.moves.length ? this.moves : this.moves.slice(0, this.nMoves),
-      }
-    // the columns are given away (moved to the other thread): the builder must not write them again
-    this.finished = true
-    return t
-  }
-}
-
-/**
- * Trades' midnight marks (markMovesOf's `out`) made apart from their rows, trade by trade
- * in the rows' order: a worker marks each coin's trades right after simulating them, while
- * the coin's bars are still in the cache, and writes the rows once it knows how many
- * there are (TradeTableBuilder.finish(marks)).
- */
-export class DayMarksBuilder {
-  private moves = new Float64Array(1024)
-  private nMoves = 0
-  private starts = new Int32Array(257)
   private nTrades = 0
+
+  constructor(trades = 256, moves = 1024) {
+    this.starts = new Int32Array(Math.max(1, trades) + 1)
+    this.moves = new Float64Array(Math.max(1, moves))
+  }
+
+  /** marks added so far */
+  get size(): number {
+    return this.nMoves
+  }
 
   addMark(move: number): void {
     if (this.nMoves === this.moves.length) {
@@ -457,6 +389,70 @@ export class DayMarksBuilder {
   /** The marks, each array its own buffer (the task's answer moves them to the other thread). */
   finish(): DayMarks {
     return { start: this.starts.slice(0, this.nTrades + 1), move: this.moves.slice(0, this.nMoves) }
+  }
+}
+
+/**
+ * Rows appended one trade at a time (a worker's coins, coin by coin), each after its
+ * marks (addMark); `finish` trims the columns to the rows written. A caller that knows
+ * how many rows and marks it will write sizes the builder to them (`capacity`,
+ * `markCapacity`): no column is then grown or cut, and `finish` hands over the columns
+ * themselves (a guess too small still grows, one too large is cut).
+ */
+export class TradeTableBuilder {
+  private t: TradeTable
+  private readonly marks: DayMarksBuilder
+  private finished = false
+
+  constructor(direction: Direction, symbols: readonly string[], capacity = 256, markCapacity = 1024) {
+    this.t = allocTradeTable(Math.max(1, capacity), direction, symbols)
+    this.t.n = 0
+    this.marks = new DayMarksBuilder(this.t.coin.length, markCapacity)
+  }
+
+  /** One midnight mark of the trade pushed next (markMovesOf). */
+  addMark(move: number): void {
+    if (this.finished) throw new Error('TradeTableBuilder: a mark after finish')
+    this.marks.addMark(move)
+  }
+
+  /** Append a trade of coin `coin`, owning the marks added since the previous push. */
+  push(tr: Trade, coin: number): void {
+    let t = this.t
+    if (this.finished) throw new Error('TradeTableBuilder: a row after finish')
+    if (t.n === t.coin.length) t = this.grow()
+    const i = t.n++
+    writeTrade(t, i, tr, coin)
+    this.marks.endTrade()
+  }
+
+  private grow(): TradeTable {
+    const old = this.t
+    const t = allocTradeTable(old.coin.length * 2, old.direction, old.symbols)
+    for (const k of TRADE_COLUMNS) (t[k] as Float64Array).set(old[k] as Float64Array)
+    t.n = old.n
+    return (this.t = t)
+  }
+
+  /**
+   * The table of the rows pushed. `marks`: the rows' marks made apart (DayMarksBuilder, one
+   * trade per row in the same order), instead of those added here.
+   */
+  finish(marks?: DayMarks): TradeTable {
+    const src = this.t
+    const n = src.n
+    // each column cut to its rows in a copy of its own (a memcpy, not a gather): the table is
+    // the task's answer, handed to the other thread with its buffers (compute/tasks.ts); a
+    // full column is its own buffer already (allocTradeTable) and goes as it is
+    const t: TradeTable = { ...src }
+    if (n !== src.coin.length) for (const k of TRADE_COLUMNS) (t as unknown as Record<string, Float64Array>)[k] = (src[k] as Float64Array).slice(0, n)
+    if (marks !== undefined) {
+      if (marks.start.length !== n + 1 || this.marks.size !== 0) throw new Error('TradeTableBuilder: the marks are not those of the rows')
+      t.marks = marks
+    } else t.marks = this.marks.finish()
+    // the columns are given away (moved to the other thread): the builder must not write them again
+    this.finished = true
+    return t
   }
 }
 

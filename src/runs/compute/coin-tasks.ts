@@ -154,6 +154,18 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
   return { entry, exit: masks.exit, absent: masks.absent, entryBars: entry === masks.entry ? masks.entryBars : null }
 }
 
+/**
+ * A coin's entry signals for the simulator under a point-in-time membership (its
+ * intervals; null: none limits them, undefined or empty: the coin never was in the set):
+ * a coin with a cached signal list reads that list cut to its membership, and no mask is
+ * made for it; else its mask cut.
+ */
+export function entriesWithin(masks: { entry: Uint8Array; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
+  if (membership === null) return { entry: masks.entry, entryBars: masks.entryBars }
+  if (masks.entryBars !== null) return { entry: null, entryBars: barsInsideWindows(masks.entryBars, bars, membership) }
+  return { entry: maskOutsideWindows(masks.entry, bars, membership), entryBars: null }
+}
+
 /** Bars fromIdx … toIdx marked in `absent`. */
 function countAbsent(absent: Uint8Array | null, fromIdx: number, toIdx: number): number {
   if (!absent) return 0
@@ -231,10 +243,7 @@ function coinRunOf(
     }
     // the execution inputs named one by one: a spread of them costs a generic property copy per coin
     const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
-    // a limited coin with a cached signal list reads that list cut to its membership (no mask is made for it), else its mask cut
-    const cut = !covered && masks.entryBars !== null
-    const entry = covered ? masks.entry : cut ? null : maskOutsideWindows(masks.entry, bars, membership!)
-    const entryBars = covered ? masks.entryBars : cut ? barsInsideWindows(masks.entryBars!, bars, membership!) : null
+    const { entry, entryBars } = entriesWithin(masks, bars, covered ? null : membership!)
     const input: CoinSimInput = {
       symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
       funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,

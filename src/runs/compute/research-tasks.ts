@@ -16,7 +16,7 @@ import { maskOutsideWindows } from '../../engine/tradable-windows'
 import { tradeBootstrap, type PathSizing, type TradeBootstrapResult } from '../../engine/trade-bootstrap'
 import type { Bars } from '../../market/types'
 import { intrabarOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
-import { coinMasks, executionInputs } from './coin-tasks'
+import { coinMasks, entriesWithin, executionInputs } from './coin-tasks'
 import { strategyKeyOf, type TaskContext } from './context'
 import { packTrades, type PackedTrades } from './trade-codec'
 
@@ -171,15 +171,14 @@ export function runGridTrades(ctx: TaskContext, payload: GridTradesPayload): Gri
     }
     const masks = coinMasks(ctx, spec, strategyKey, symbol, bars)
     const exit = masks.exit
-    const entry = payload.tradable ? maskOutsideWindows(masks.entry, bars, payload.tradable[symbol]) : masks.entry
+    const { entry, entryBars } = entriesWithin(masks, bars, payload.tradable ? payload.tradable[symbol] : null)
     const delisted = payload.delisted?.includes(symbol) === true
     const funding = base.marketType === 'spot' ? null : (ctx.view.funding(symbol) ?? null)
     const exec = executionInputs(ctx, base, symbol, bars, spec.timeframe)
     // the cells resolve bars as the run would (minute detail where the coin has it)
     const detail = intrabarOf(spec) !== 'bar' ? ctx.detail(symbol) : null
-    // every cell steps along the cached list of signal bars (the unfiltered mask's) and sums the thread's kept funding
+    // every cell steps along the cached list of signal bars where there is one (entriesWithin) and sums the thread's kept funding
     // amounts (worked out here when missing: the cells' lookups, event by event, would cost more than one pass over the series)
-    const entryBars = entry === masks.entry ? masks.entryBars : null
     const keptFunding = base.marketType === 'spot' ? null : () => ctx.keptFunding(symbol, spec.timeframe, bars)
     const cells = payload.cells.map(cell => {
       // with a trailing exit the cell's tp is the trail distance
