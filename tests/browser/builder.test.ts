@@ -192,6 +192,14 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
     await page.fill('#c0-symbol', 'btcusdt')
     await page.press('#c0-symbol', 'Tab')
     expect(await page.inputValue('#c0-symbol')).toBe('BTCUSDT')
+    // the run's answer is held until the symbol box has been emptied, then lands while the
+    // box still has the focus: the render it brings must not put the old symbol back
+    let release!: () => void
+    const held = new Promise<void>(r => (release = r))
+    await page.route('**/backtest', async route => {
+      await held
+      await route.continue()
+    })
     await page.click('#run')
     await page.waitForURL(/b=/)
     const entry = (JSON.parse(new URL(page.url()).searchParams.get('b')!) as PresetDetail).entry as { conditions: Record<string, unknown>[] }
@@ -199,6 +207,10 @@ describe.skipIf(!CHROMIUM)(`the builder${SKIP_REASON ? ` (skipped: ${SKIP_REASON
     // back to the run's timeframe and this coin: the keys go
     await page.selectOption('#c0-timeframe', '')
     await page.fill('#c0-symbol', '')
+    release()
+    await page.waitForSelector('#run:not([disabled])')
+    expect(await page.inputValue('#c0-symbol')).toBe('')
+    await page.unroute('**/backtest')
     await page.press('#c0-symbol', 'Tab')
     await page.click('#run')
     await page.waitForURL(u => !new URL(u).searchParams.get('b')!.includes('timeframe'))

@@ -3,6 +3,7 @@ import { useI18n } from '../ui'
 import { ConditionValue } from './condition-value'
 import { FieldOptions } from './field-options'
 import { NumberText } from './number-text'
+import { useTypedText } from './typed-text'
 import { fieldType, kindOf, type Kind, type Leaf, type LeafPatch } from './tree'
 import { BASE_FIELDS, FIELD_TIMEFRAMES, isListOp, MARKET_FIELDS, OP_KEYS, OPS, STAT_KEYS, type Op, type Stat } from './vocabulary'
 
@@ -37,6 +38,7 @@ export function ConditionRow(props: {
     })
   const id = `c${i}`
   const errs = props.errors
+  const symbol = useTypedText(row.symbol, s => s ?? '', (text, s) => text === (s ?? ''))
   return (
     <li class={`cond-row${errs.length ? ' field-error' : ''}`} aria-label={t('builder.row', { n: i + 1 })} data-row={i}>
       <div class="field">
@@ -80,12 +82,18 @@ export function ConditionRow(props: {
           id={`${id}-symbol`}
           type="text"
           placeholder={t('builder.thisCoin')}
-          value={row.symbol ?? ''}
-          onChange={e => {
-            const sym = (e.target as HTMLInputElement).value.trim().toUpperCase()
+          value={symbol.text}
+          onFocus={symbol.onFocus}
+          onBlur={symbol.onBlur}
+          onInput={e => {
+            // the row follows every keystroke: a render between typing and leaving the box
+            // (a run's answer arriving) would otherwise put the row's old symbol back
+            const text = (e.target as HTMLInputElement).value
+            symbol.setText(text)
+            const sym = symbolOf(text)
             editRow(cur => {
               const next = { ...cur }
-              if (sym === '') delete next.symbol
+              if (sym === undefined) delete next.symbol
               else next.symbol = sym
               return next
             })
@@ -208,4 +216,10 @@ export function ConditionRow(props: {
       )}
     </li>
   )
+}
+
+/** a symbol as typed: trimmed and upper-cased; an empty box is the run's own coin */
+function symbolOf(text: string): string | undefined {
+  const sym = text.trim().toUpperCase()
+  return sym === '' ? undefined : sym
 }
