@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { mergeCoinTables, rowsWhereEntry, selectRows, tradeAt, tradeTableOf, TradeTableBuilder, type TradeTable } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
+import { tradesInEntryOrder, type PortfolioResult } from '../src/engine/portfolio'
+import { tradeItem, tradeItemsFrom } from '../src/runs/present'
 
 const H = 3_600_000
 const T0 = Date.UTC(2025, 0, 1)
@@ -99,5 +101,20 @@ describe('trade tables', () => {
     expect(Array.from(s.marginUsd)).toEqual([12, 13, 14, 15])
     expect(Array.from(s.pnlUsd)).toEqual([2, 3, 4, 5])
     ;[2, 3, 4, 5].forEach((r, i) => expect(marksOf(s, i)).toEqual(marksOf(t, r)))
+  })
+
+  test("a run's listed trades read from the columns are the items of its trade objects", () => {
+    const trades = Array.from({ length: 9 }, (_, k) =>
+      trade(k % 2 ? 'A' : 'B', k * 7, (k % 4) - 1.2345678912, {
+        exitReason: (['tp', 'sl', 'liquidation', 'end_of_data'] as const)[k % 4],
+        ...(k % 3 === 0 ? { exitResolution: 'detail' as const, exitChanged: k % 2 === 0 } : {}),
+      }),
+    )
+    const t = tradeTableOf(trades, ['A', 'B'])
+    const sized = Object.assign(t, { marginUsd: Float64Array.from(trades, (_, k) => 10 + k / 3), pnlUsd: Float64Array.from(trades, (_, k) => (k - 4) / 7) })
+    const portfolio = { trades: sized, entryOrder: Int32Array.from([3, 0, 8, 1, 2, 7, 4, 6, 5]) } as unknown as PortfolioResult
+    for (const from of [0, 4, 9]) expect(tradeItemsFrom(portfolio, from)).toEqual(tradesInEntryOrder(portfolio, from).map(tradeItem))
+    // the same keys in the same order: the answer's bytes follow them
+    expect(JSON.stringify(tradeItemsFrom(portfolio))).toBe(JSON.stringify(tradesInEntryOrder(portfolio).map(tradeItem)))
   })
 })

@@ -292,7 +292,10 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
   const t = allocTradeTable(n, direction, symbols)
   parts.forEach((p, k) => {
     const d = destOf[k]
-    for (let r = 0; r < p.n; r++) t.coin[d[r]] = index.get(p.symbols[p.coin[r]])!
+    // the part's coin numbers → the run's, looked up once per coin rather than once per row
+    const coinOf = new Int32Array(p.symbols.length).fill(-1)
+    for (let c = 0; c < p.symbols.length; c++) coinOf[c] = index.get(p.symbols[c]) ?? -1
+    for (let r = 0; r < p.n; r++) t.coin[d[r]] = coinOf[p.coin[r]]
     scatterI32(p.entryIdx, d, t.entryIdx)
     scatterI32(p.exitIdx, d, t.exitIdx)
     scatterF64(p.entryMs, d, t.entryMs)

@@ -132,7 +132,9 @@ export function intrabarBlock(
     }
   }
   let changed = 0
-  for (const r of acceptance.taken) if (trades.resolution[r] === 3) changed++
+  // indexed: a for-of over a typed array goes through its iterator, several times slower
+  const taken = acceptance.taken
+  for (let k = 0; k < taken.length; k++) if (trades.resolution[taken[k]] === 3) changed++
   const block: IntrabarBlock = {
     mode,
     detail_timeframe: '1m',
@@ -243,6 +245,6 @@ function wholeBarTrades(trades: TradeTable, part: TradeTable, at: Int32Array): T
 function anyTaken(acceptance: Acceptance, n: number, rows: readonly number[]): boolean {
   if (rows.length === 0) return false
   const taken = new Uint8Array(n)
-  for (const r of acceptance.taken) taken[r] = 1
+  for (let k = 0; k < acceptance.taken.length; k++) taken[acceptance.taken[k]] = 1
   return rows.some(r => taken[r] === 1)
 }

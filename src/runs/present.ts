@@ -6,11 +6,12 @@
 import { curveDayOf, type EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import type { BacktestMetrics } from '../engine/metrics'
-import { tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../engine/portfolio'
+import type { PortfolioResult, PortfolioTrade } from '../engine/portfolio'
 import { reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import { daySpan, type Booked, type DaySpan } from '../engine/run'
 import { finish, type Steps } from '../engine/steps'
 import type { TradeTable } from '../engine/trade-table'
+import { EXIT_REASONS } from '../engine/types'
 import type { CandleStore } from '../market/candle-store'
 import { isoDay, isoInstant } from '../time'
 import type { CoinOutcome } from './compute/coin-tasks'
@@ -70,6 +71,38 @@ export function tradeItem(t: PortfolioTrade) {
   }
 }
 
+/**
+ * `tradesInEntryOrder(p, from).map(tradeItem)`, read from the table's columns: no trade
+ * object made in between (a run lists a thousand trades; tests/engine-trade-table.test.ts
+ * holds the two to the same items).
+ */
+export function tradeItemsFrom(p: PortfolioResult, from = 0): ReturnType<typeof tradeItem>[] {
+  const t = p.trades
+  const order = p.entryOrder
+  const out: ReturnType<typeof tradeItem>[] = new Array(Math.max(0, order.length - from))
+  for (let k = from; k < order.length; k++) {
+    const i = order[k]
+    out[k - from] = {
+      symbol: t.symbols[t.coin[i]],
+      direction: t.direction,
+      entry_time: isoInstant(t.entryMs[i]),
+      exit_time: isoInstant(t.exitMs[i]),
+      entry_price: t.entryPrice[i],
+      exit_price: t.exitPrice[i],
+      bars_held: t.barsHeld[i],
+      exit_reason: EXIT_REASONS[t.exitReason[i]],
+      pnl_pct: round(t.pnlPct[i]),
+      pnl_usd: round(t.pnlUsd[i]),
+      fee_pct: round(t.feePct[i]),
+      funding_pct: round(t.fundingPct[i]),
+      sl_tp_same_bar: t.slTpSameBar[i] === 1,
+      exit_resolution: t.resolution[i] !== 0 ? 'detail' : 'bar',
+      slippage_pct: round(t.slippagePct[i]),
+    }
+  }
+  return out
+}
+
 export function equityItem(p: EquityPoint) {
   return { t: isoDay(p.tMs), equity_usd: round(p.equityUsd, 4), return_pct: round(p.returnPct, 4), drawdown_pct: round(p.drawdownPct, 4) }
 }
@@ -108,14 +141,44 @@ export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: Booked, store
   }
 }
 
+/** A run's BTC and ETH buy-and-hold curves, as points and as the body's items. */
+interface HoldCurves {
+  btc: EquityPoint[]
+  eth: EquityPoint[]
+  btcItems: ReturnType<typeof equityItem>[]
+  ethItems: ReturnType<typeof equityItem>[]
+}
+
+/**
+ * The hold curves of the last few (store version, days, capital) asked for: a function of
+ * those alone (not of the run's trades), the same for every run over the same days, and
+ * about half a millisecond of the main thread a run to make again. Nothing writes them.
+ */
+const holdCurvesMade = new Map<string, HoldCurves>()
+const HOLD_CURVES_KEPT = 16
+
 /** The BTC and ETH buy-and-hold curves over the run's days (empty without the coin or a span). */
-function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd: number) {
+function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd: number): HoldCurves {
+  const version = (store as { version?: unknown }).version
+  const key = typeof version === 'number' && span ? `${version}|${span.fromDayMs}|${span.toDayMs}|${initialCapitalUsd}` : null
+  const kept = key === null ? undefined : holdCurvesMade.get(key)
+  // only the store that made them: another store (a test's) may be at the same version
+  if (kept && holdCurvesStore.get(kept) === store) return kept
   const hold = (sym: string) => {
     const b = store.bars(sym)
     return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, initialCapitalUsd) : []
   }
-  return { btc: hold('BTCUSDT'), eth: hold('ETHUSDT') }
+  const btc = hold('BTCUSDT')
+  const eth = hold('ETHUSDT')
+  const made = { btc, eth, btcItems: btc.map(equityItem), ethItems: eth.map(equityItem) }
+  if (key !== null) {
+    if (holdCurvesMade.size >= HOLD_CURVES_KEPT) holdCurvesMade.delete(holdCurvesMade.keys().next().value!)
+    holdCurvesMade.set(key, made)
+    holdCurvesStore.set(made, store)
+  }
+  return made
 }
+const holdCurvesStore = new WeakMap<HoldCurves, CandleStore>()
 
 /** What the answer says of a ruined portfolio: when, and what became of the entries after it. */
 function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | null {
@@ -214,15 +277,13 @@ function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: Candle
   const { spec } = run
   const { portfolio, metrics, checks } = core
   const span = daySpan(run.coins)
-  const { btc, eth } = holdCurves(store, span, portfolio.initialCapitalUsd)
+  const { btc, eth, btcItems: btcCurve, ethItems: ethCurve } = holdCurves(store, span, portfolio.initialCapitalUsd)
   const taken = portfolio.trades.n
   const report = executionReport(spec, run.symbols, portfolio, store, run.knownCapacity)
   const warnings = warningsOf(run, portfolio, metrics, taken, report, store)
-  const trades = tradesInEntryOrder(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE)).map(tradeItem)
+  const trades = tradeItemsFrom(portfolio, Math.max(0, taken - MAX_TRADES_IN_RESPONSE))
   yield
   const equityCurve = portfolio.equityCurve.map(equityItem)
-  const btcCurve = btc.map(equityItem)
-  const ethCurve = eth.map(equityItem)
   yield
   const { profit_factor_capped, funding_events, funding_events_real, funding_coverage_pct, annualized_return_pct, ...contractMetrics } = metrics
   return {

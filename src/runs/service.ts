@@ -27,8 +27,9 @@ import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { RankHistory } from '../market/rank-history'
 import type { Universe } from '../market/universe'
+import { canonicalJsonLikeStringify } from '../engine/canonical-json'
 import { prepareStrategy } from '../strategies/compile'
-import { conditionsCount } from '../strategies/conditions'
+import { conditionsCount, type StrategySpec } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
 import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
 import { runTwinFigures } from './compute/twin-tasks'
@@ -86,6 +87,12 @@ export class RunService {
   readonly rankHistory: RankHistory
   /** point-in-time plans by store version and the spec fields that decide them */
   private readonly plans = new Map<string, UniversePlan>()
+  /**
+   * indicators_used of the strategies booked lately, by their canonical text (the workers'
+   * cache key): compiling a strategy again on this thread (its validation and plan) only to
+   * read this list cost about 1 ms a run
+   */
+  private readonly indicatorsByStrategy = new Map<string, readonly string[]>()
 
   constructor(
     private readonly deps: {
@@ -342,7 +349,6 @@ export class RunService {
     started: number,
     nTrials?: number,
   ): Promise<RunResult> {
-    const compiled = prepareStrategy(spec.strategy)
     const { symbols, accounting, coins, trades } = o
     const intrabar = o.intrabar ?? null
     const plan = o.universe?.plan ?? null
@@ -357,7 +363,7 @@ export class RunService {
       coins,
       trades,
       accounting,
-      indicatorsUsed: compiled.indicatorsUsed,
+      indicatorsUsed: this.indicatorsUsedOf(spec.strategy),
       conditionsCount: conditionsCount(spec.strategy.entry),
       warnings: plan ? [...plan.warnings] : [],
       universe: null,
@@ -419,6 +425,19 @@ export class RunService {
     }
     result.computeMs = Math.round(performance.now() - started)
     return result
+  }
+
+  /** The ids of the indicators a (valid) strategy reads: compiled once per strategy text, the last 64 kept. */
+  private indicatorsUsedOf(strategy: StrategySpec): string[] {
+    const key = canonicalJsonLikeStringify(strategy)
+    let used = this.indicatorsByStrategy.get(key)
+    if (!used) {
+      used = prepareStrategy(strategy).indicatorsUsed
+      if (this.indicatorsByStrategy.size >= 64) this.indicatorsByStrategy.delete(this.indicatorsByStrategy.keys().next().value!)
+      this.indicatorsByStrategy.set(key, used)
+    }
+    // a copy: the outcome's list is its own
+    return [...used]
   }
 
   /** The days a point-in-time run's survivorship lists cover: its first set's to the window's end (the store's last day without an end_date). */
