@@ -40,16 +40,31 @@ const two = (n: number): string => (n < 10 ? '0' : '') + n
 export const compactDay = (ms: number): string => isoDay(ms).replaceAll('-', '')
 
 /**
+ * Each instant's name once written, by second: a run answer's thousand trades write their
+ * entry and exit instants, which fall on the same hours run after run; a name made anew is
+ * a string of eight pieces that its first reader (the response check) then copies into one.
+ * Bounded: cleared past 65,536 instants (7.5 years of hours).
+ */
+const INSTANT_NAMES = new Map<number, string>()
+
+/**
  * An instant as the API writes it: ISO 8601 UTC with `Z`, whole seconds
  * (`2026-03-15T00:00:00Z`); a fraction of a second is dropped (floored), never rounded up.
  */
 export const isoInstant = (ms: number): string => {
   const s = Math.floor(ms / 1000)
   if (!(s >= FIRST_YEAR_0000_S && s < FIRST_YEAR_10000_S)) return new Date(s * 1000).toISOString().slice(0, 19) + 'Z'
-  // its day's name, then the time of day by arithmetic (floored, so an instant before 1970 counts from its own midnight)
-  const ofDay = s - Math.floor(s / 86_400) * 86_400
-  return `${isoDay(s * 1000)}T${two(Math.floor(ofDay / 3600))}:${two(Math.floor(ofDay / 60) % 60)}:${two(ofDay % 60)}Z`
+  let name = INSTANT_NAMES.get(s)
+  if (name === undefined) {
+    // its day's name, then the time of day by arithmetic (floored, so an instant before 1970 counts from its own midnight)
+    const ofDay = s - Math.floor(s / 86_400) * 86_400
+    name = `${isoDay(s * 1000)}T${two(Math.floor(ofDay / 3600))}:${two(Math.floor(ofDay / 60) % 60)}:${two(ofDay % 60)}Z`
+    if (INSTANT_NAMES.size >= 65_536) INSTANT_NAMES.clear()
+    INSTANT_NAMES.set(s, name)
+  }
+  return name
 }
+
 
 
 /**

@@ -266,10 +266,15 @@ export class CandleStore {
 
   /** The open time of the newest candle of any coin (null: no candle at all): how far the store reaches. */
   newestCandleMs(): number | null {
+    // every run asks (its default universe depends on it): worked out once per version of the store
+    if (this.newestAt?.version === this.versionCounter) return this.newestAt.ms
     let last = -Infinity
     for (const c of this.candles.values()) if (c.n > 0 && c.cols[0][c.n - 1] > last) last = c.cols[0][c.n - 1]
-    return Number.isFinite(last) ? last : null
+    const ms = Number.isFinite(last) ? last : null
+    this.newestAt = { version: this.versionCounter, ms }
+    return ms
   }
+  private newestAt: { version: number; ms: number | null } | null = null
 
   /**
    * The open of the symbol's forming candle, when it is known and still forming on the

@@ -87,8 +87,21 @@ export class Universe {
     return this.cached
   }
 
+  /** the eligible coins per set of options, for the store version `all()` was made at */
+  private eligibleVersion = -1
+  private readonly eligibleLists = new Map<string, UniverseCoin[]>()
+
+  /** The eligible coins in market-cap order (a list of its own: made once per store version and options, then copied). */
   eligible(opts: EligibilityOptions = {}): UniverseCoin[] {
-    return this.all().filter(c => isEligible(c, opts))
+    const all = this.all()
+    if (this.eligibleVersion !== this.cachedVersion) {
+      this.eligibleLists.clear()
+      this.eligibleVersion = this.cachedVersion
+    }
+    const key = `${!!opts.includeStablecoins}|${!!opts.includeNonCrypto}|${!!opts.includeDead}|${!!opts.includeDelisted}`
+    let list = this.eligibleLists.get(key)
+    if (!list) this.eligibleLists.set(key, (list = all.filter(c => isEligible(c, opts))))
+    return list.slice()
   }
 
   /** The first `n` eligible coins in market-cap order. */

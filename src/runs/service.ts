@@ -27,7 +27,6 @@ import { mergeCoinTables, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { RankHistory } from '../market/rank-history'
 import type { Universe } from '../market/universe'
-import { canonicalJsonLikeStringify } from '../engine/canonical-json'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount, type StrategySpec } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
@@ -88,9 +87,9 @@ export class RunService {
   /** point-in-time plans by store version and the spec fields that decide them */
   private readonly plans = new Map<string, UniversePlan>()
   /**
-   * indicators_used of the strategies booked lately, by their canonical text (the workers'
-   * cache key): compiling a strategy again on this thread (its validation and plan) only to
-   * read this list cost about 1 ms a run
+   * indicators_used of the strategies booked lately, by their JSON text: compiling a
+   * strategy again on this thread (its validation and plan) only to read this list cost
+   * about 1 ms a run
    */
   private readonly indicatorsByStrategy = new Map<string, readonly string[]>()
 
@@ -429,7 +428,9 @@ export class RunService {
 
   /** The ids of the indicators a (valid) strategy reads: compiled once per strategy text, the last 64 kept. */
   private indicatorsUsedOf(strategy: StrategySpec): string[] {
-    const key = canonicalJsonLikeStringify(strategy)
+    // its JSON text as it stands (a strategy written with its keys in another order is compiled again): the
+    // canonical text sorts every object's keys, several times the cost
+    const key = JSON.stringify(strategy)
     let used = this.indicatorsByStrategy.get(key)
     if (!used) {
       used = prepareStrategy(strategy).indicatorsUsed
