@@ -284,3 +284,61 @@ describe("headlineFigures: a run's four figures from the portfolio's choice alon
       expect(headlineFigures(table, o)).toEqual({ total_return_pct: metrics.total_return_pct, win_rate: metrics.win_rate, profit_factor: metrics.profit_factor, total_trades: metrics.total_trades })
     })
 })
+
+describe('the open positions close in exit order, ties in the order they opened', () => {
+  // the accounting as it stood with a heap of (exit instant, acceptance count): the reference
+  function acceptedByHeap(t: { n: number; entryMs: Float64Array; exitMs: Float64Array; pnlPct: Float64Array }, o: PortfolioOptions) {
+    const order = entryOrder(Array.from({ length: t.n }, (_, i) => ({ entryTimeMs: t.entryMs[i] }) as Trade))
+    const open = new IndexHeap(o.maxConcurrent + 1)
+    const margin = new Float64Array(t.n)
+    const taken: number[] = []
+    let realised = 0
+    let ruinedAt: number | null = null
+    let skipped = 0
+    const initial = o.compounding ? o.perCoinUsd : o.perCoinUsd * Math.max(1, Math.min(o.maxConcurrent, o.coinCount))
+    const settle = (until: number) => {
+      while (open.size > 0 && open.peekKey() <= until) {
+        const at = open.peekKey()
+        while (open.size > 0 && open.peekKey() === at) {
+          const j = open.pop()
+          realised += (margin[j] * t.pnlPct[j]) / 100
+        }
+        if (ruinedAt === null && initial + realised <= initial * 1e-9) ruinedAt = at
+      }
+    }
+    for (const i of order) {
+      settle(t.entryMs[i])
+      if (ruinedAt !== null && o.stopAtRuin !== false) continue
+      const m = o.compounding ? (initial + realised) / o.maxConcurrent : o.perCoinUsd
+      if (open.size >= o.maxConcurrent || !(m > 0)) {
+        skipped++
+        continue
+      }
+      margin[i] = m
+      open.push(t.exitMs[i], taken.length, i)
+      taken.push(i)
+    }
+    settle(Infinity)
+    return { taken, margin: Array.from(margin), skipped, ruinedAt }
+  }
+
+  test('as a heap closes them, over many exits at the same instants and caps small and large', () => {
+    let x = 17
+    const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    for (let run = 0; run < 60; run++) {
+      const trades: Trade[] = []
+      const coins = 1 + Math.floor(rnd() * 40)
+      for (let c = 0; c < coins; c++)
+        for (let h = Math.floor(rnd() * 5), k = 0; k < 30; k++, h += 1 + Math.floor(rnd() * 6)) trades.push(tradeOf(`C${c}`, h, h + Math.floor(rnd() * 12), rnd() < 0.05 ? -100 : (rnd() - 0.5) * 30))
+      const o = opts({ maxConcurrent: 1 + Math.floor(rnd() * (run % 3 === 0 ? 200 : 20)), coinCount: coins, compounding: run % 2 === 0, stopAtRuin: run % 5 !== 0 })
+      const table = tradeTableOf(trades)
+      const r = runPortfolioOnTable(table, o, noMark)
+      const want = acceptedByHeap(table, o)
+      expect(Array.from(r.entryOrder, k => r.trades.entryMs[k])).toEqual(want.taken.map(i => table.entryMs[i]))
+      expect(r.trades.n).toBe(want.taken.length)
+      expect(Array.from(r.trades.marginUsd)).toEqual(want.taken.slice().sort((a, b) => a - b).map(i => want.margin[i]))
+      expect(r.positionsSkipped).toBe(want.skipped)
+      expect(r.ruinedAtMs).toBe(want.ruinedAt)
+    }
+  })
+})

@@ -23,7 +23,6 @@
 import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
-import { IndexHeap } from './index-heap'
 import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
@@ -114,64 +113,178 @@ export function acceptTrades(trades: AcceptInput, opts: PortfolioOptions): Accep
 /** acceptTrades, pausing between the entry-time sort and the slot accounting. */
 export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
-  const initial = initialCapitalUsd(opts)
-  const { n, entryMs, exitMs, pnlPct } = trades
-  const order = entryOrderOf(entryMs)
+  const order = entryOrderOf(trades.entryMs)
   yield
-  // open positions keyed by exit instant, ties in acceptance order; values index the input
-  const open = new IndexHeap(Math.min(opts.maxConcurrent, n) + 1)
-  const marginOf = new Float64Array(n)
-  const taken = new Int32Array(n)
-  const stopAtRuin = opts.stopAtRuin ?? true
-  // a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13)
-  const ruinedBelow = initial * 1e-9
-  let accepted = 0
-  let realisedUsd = 0
-  let skipped = 0
-  let ruinedAtMs: number | null = null
-  let afterRuin = 0
-  // book the exits at or before `untilMs`, an instant's exits together, noting the ruin
-  const settle = (untilMs: number) => {
-    while (open.size > 0 && open.peekKey() <= untilMs) {
-      const at = open.peekKey()
-      while (open.size > 0 && open.peekKey() === at) {
-        const j = open.pop()
-        realisedUsd += (marginOf[j] * pnlPct[j]) / 100
-      }
-      if (ruinedAtMs === null && initial + realisedUsd <= ruinedBelow) ruinedAtMs = at
-    }
-  }
-  for (let k = 0; k < n; k++) {
-    if (k % STEP_ROWS === STEP_ROWS - 1) yield
-    const i = order[k]
-    settle(entryMs[i])
-    if (ruinedAtMs !== null && stopAtRuin) {
-      afterRuin++
-      continue
-    }
-    if (open.size >= opts.maxConcurrent) {
-      skipped++
-      continue
-    }
-    const equity = initial + realisedUsd
-    const marginUsd = opts.compounding ? equity / opts.maxConcurrent : opts.perCoinUsd
-    if (!(marginUsd > 0)) {
-      skipped++
-      continue
-    }
-    marginOf[i] = marginUsd
-    open.push(exitMs[i], accepted, i)
-    taken[accepted++] = i
+  // the accounting runs in a plain method, a step of rows at a time: a loop in a generator
+  // keeps its variables in the generator's frame, where every read is a load from memory
+  const a = new Acceptor(trades, opts)
+  for (let k = 0; k < trades.n; k += STEP_ROWS) {
+    if (k > 0) yield
+    a.take(order, k, Math.min(trades.n, k + STEP_ROWS))
   }
   // the exits after the last entry can still ruin the portfolio
-  settle(Infinity)
+  a.settle(Infinity)
   return {
-    taken: taken.subarray(0, accepted),
-    marginUsd: marginOf,
-    positionsSkipped: skipped,
-    initialCapitalUsd: initial,
-    ruinedAtMs,
-    entriesAfterRuin: afterRuin,
+    taken: a.taken.subarray(0, a.accepted),
+    marginUsd: a.marginOf,
+    positionsSkipped: a.skipped,
+    initialCapitalUsd: a.initial,
+    ruinedAtMs: a.ruinedAtMs,
+    entriesAfterRuin: a.afterRuin,
+  }
+}
+
+/** The slot and margin accounting of acceptSteps (see the file's head), over rows in entry order. */
+class Acceptor {
+  readonly initial: number
+  /** open positions by exit instant, ties in acceptance order */
+  private readonly open: OpenPositions
+  readonly marginOf: Float64Array
+  readonly taken: Int32Array
+  private readonly stopAtRuin: boolean
+  /** a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13) */
+  private readonly ruinedBelow: number
+  accepted = 0
+  realisedUsd = 0
+  skipped = 0
+  ruinedAtMs: number | null = null
+  afterRuin = 0
+
+  constructor(
+    private readonly trades: AcceptInput,
+    private readonly opts: PortfolioOptions,
+  ) {
+    const n = trades.n
+    this.initial = initialCapitalUsd(opts)
+    this.open = new OpenPositions(Math.min(opts.maxConcurrent, n) + 1)
+    this.marginOf = new Float64Array(n)
+    this.taken = new Int32Array(n)
+    this.stopAtRuin = opts.stopAtRuin ?? true
+    this.ruinedBelow = this.initial * 1e-9
+  }
+
+  /** Enter (or skip) the rows order[from … to − 1], in that order. */
+  take(order: Int32Array, from: number, to: number): void {
+    const { entryMs, exitMs } = this.trades
+    const { maxConcurrent, compounding, perCoinUsd } = this.opts
+    const open = this.open
+    for (let k = from; k < to; k++) {
+      const i = order[k]
+      this.settle(entryMs[i])
+      if (this.ruinedAtMs !== null && this.stopAtRuin) {
+        this.afterRuin++
+        continue
+      }
+      if (open.size >= maxConcurrent) {
+        this.skipped++
+        continue
+      }
+      const equity = this.initial + this.realisedUsd
+      const marginUsd = compounding ? equity / maxConcurrent : perCoinUsd
+      if (!(marginUsd > 0)) {
+        this.skipped++
+        continue
+      }
+      this.marginOf[i] = marginUsd
+      open.push(exitMs[i], i)
+      this.taken[this.accepted++] = i
+    }
+  }
+
+  /** Book the exits at or before `untilMs`, an instant's exits together, noting the ruin. */
+  settle(untilMs: number): void {
+    const open = this.open
+    const pnlPct = this.trades.pnlPct
+    const marginOf = this.marginOf
+    while (open.size > 0 && open.firstKey() <= untilMs) {
+      const at = open.firstKey()
+      let realised = this.realisedUsd
+      while (open.size > 0 && open.firstKey() === at) {
+        const j = open.shift()
+        realised += (marginOf[j] * pnlPct[j]) / 100
+      }
+      this.realisedUsd = realised
+      if (this.ruinedAtMs === null && this.initial + realised <= this.ruinedBelow) this.ruinedAtMs = at
+    }
+  }
+}
+
+/**
+ * Open positions in the order they close: by exit instant, ties in the order they were
+ * opened (IndexHeap's order with the acceptance count as its tie). A sorted buffer rather
+ * than a heap: the next to close is always the first, and a new position's exit falls
+ * among the latest, so it is placed a few steps from the end (about twice as fast as the
+ * heap with a hundred open positions).
+ */
+class OpenPositions {
+  private keys: Float64Array
+  private rows: Int32Array
+  private head = 0
+  private tail = 0
+
+  constructor(capacity: number) {
+    // twice the most it holds: the buffer is moved back to its start only when its end is reached
+    this.keys = new Float64Array(2 * Math.max(1, capacity))
+    this.rows = new Int32Array(this.keys.length)
+  }
+
+  get size(): number {
+    return this.tail - this.head
+  }
+
+  firstKey(): number {
+    return this.keys[this.head]
+  }
+
+  /** Remove the first (the next to close) and return its row. */
+  shift(): number {
+    return this.rows[this.head++]
+  }
+
+  /** Add a position closing at `key`, after every one closing at or before it. */
+  push(key: number, row: number): void {
+    let keys = this.keys
+    let rows = this.rows
+    if (this.tail === keys.length) {
+      if (this.head === 0) {
+        // full (a caller holding more than its capacity): grow
+        const k2 = new Float64Array(2 * keys.length)
+        const r2 = new Int32Array(2 * keys.length)
+        k2.set(keys)
+        r2.set(rows)
+        this.keys = keys = k2
+        this.rows = rows = r2
+      } else {
+        keys.copyWithin(0, this.head, this.tail)
+        rows.copyWithin(0, this.head, this.tail)
+        this.tail -= this.head
+        this.head = 0
+      }
+    }
+    const head = this.head
+    let j = this.tail
+    // from the end: most new exits are among the latest; far from it, a binary search and one move
+    if (j - head > 32 && keys[j - 32] > key) {
+      let lo = head
+      let hi = j - 32
+      while (lo < hi) {
+        const m = (lo + hi) >>> 1
+        if (keys[m] <= key) lo = m + 1
+        else hi = m
+      }
+      keys.copyWithin(lo + 1, lo, j)
+      rows.copyWithin(lo + 1, lo, j)
+      j = lo
+    } else {
+      while (j > head && keys[j - 1] > key) {
+        keys[j] = keys[j - 1]
+        rows[j] = rows[j - 1]
+        j--
+      }
+    }
+    keys[j] = key
+    rows[j] = row
+    this.tail++
   }
 }
 
