@@ -23,6 +23,7 @@
 import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
+import { upperBound } from '../sorted-search'
 import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
@@ -265,13 +266,7 @@ class OpenPositions {
     let j = this.tail
     // from the end: most new exits are among the latest; far from it, a binary search and one move
     if (j - head > 32 && keys[j - 32] > key) {
-      let lo = head
-      let hi = j - 32
-      while (lo < hi) {
-        const m = (lo + hi) >>> 1
-        if (keys[m] <= key) lo = m + 1
-        else hi = m
-      }
+      const lo = head + upperBound(keys.subarray(head, j - 32), key)
       keys.copyWithin(lo + 1, lo, j)
       rows.copyWithin(lo + 1, lo, j)
       j = lo
