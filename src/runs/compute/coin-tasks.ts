@@ -288,8 +288,9 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const runs: (CoinRun | null)[] = []
   const marks = new DayMarksBuilder()
   let nTrades = 0
+  const opts = { memo }
   for (const symbol of symbols) {
-    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, { memo })
+    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, opts)
     if (!got) {
       runs.push(null)
       continue
