@@ -210,7 +210,7 @@ function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
 /**
  * A coin's trades under its membership (`membership` null: none), or null when the coin
  * has no bar in the window: its outcome and trades, the memo key they are kept under
- * (CoinRunMemo), and whether the membership limited nothing. `barRule` false: the bar
+ * (CoinRunMemo; '' without a memo), and whether the membership limited nothing. `barRule` false: the bar
  * rule's trades of the coin are not made (a twin answers no rule_bias).
  */
 function coinRunOf(
