@@ -23,6 +23,9 @@ import { DAY_MS } from '../time'
 
 const GRID_MS = FALLBACK_FUNDING_INTERVAL_MS
 
+/** the event columns of a coin without funding (read only) */
+const NO_EVENTS = new Float64Array(0)
+
 /**
  * The funding of positions on one coin inside one window of its bars; the result of the
  * last `charge` is in `pct`, `events` and `real` (no allocation per trade).
@@ -75,14 +78,31 @@ export class CoinFunding {
   ) {
     const from = Math.max(0, Math.min(fromIdx, bars.n - 1))
     const last = Math.max(from, Math.min(lastIdx, bars.n - 1))
-    this.startMs = bars.n > 0 ? bars.t[from] : 0
-    this.endMs = bars.n > 0 ? bars.t[last] + bars.stepMs : 0
+    const startMs = bars.n > 0 ? bars.t[from] : 0
+    const endMs = bars.n > 0 ? bars.t[last] + bars.stepMs : 0
+    this.startMs = startMs
+    this.endMs = endMs
     const nEv = funding === null ? 0 : funding.n
-    const ft = funding === null ? new Float64Array(0) : funding.t
-    const rate = funding === null ? new Float64Array(0) : funding.rate
+    const ft = funding === null ? NO_EVENTS : funding.t
+    const rate = funding === null ? NO_EVENTS : funding.rate
     this.nEv = nEv
     this.ft = ft
     this.rate = rate
+    if (keep && bars.n > 0 && whole && whole.nEv === nEv && whole.startMs <= startMs && endMs <= whole.endMs) {
+      // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window),
+      // read in place; the day index holds for any window of the series (its days and indices are absolute), and
+      // the series' span is kept with them (a model per coin and run: its two ends are otherwise two reads far apart)
+      this.firstRealMs = whole.firstRealMs
+      this.lastRealMs = whole.lastRealMs
+      // (the fields in the same order as below: one shape of object for charge to read)
+      this.realAmt = whole.realAmt
+      this.gridAmt = whole.gridAmt
+      this.realBase = whole.jLo
+      this.gridBase = whole.gridLo
+      this.dayFirst = whole.dayFirst
+      this.dayLo = whole.dayLo
+      return
+    }
     this.firstRealMs = nEv > 0 ? ft[0] : Infinity
     this.lastRealMs = nEv > 0 ? ft[nEv - 1] : -Infinity
     this.realAmt = null
@@ -92,17 +112,6 @@ export class CoinFunding {
     this.dayFirst = null
     this.dayLo = 0
     if (!keep || bars.n === 0) return
-    if (whole && whole.nEv === nEv && whole.startMs <= this.startMs && this.endMs <= whole.endMs) {
-      // the window's amounts are a stretch of the whole bars' (the same products: P(T) does not depend on the window),
-      // read in place; the day index holds for any window of the series (its days and indices are absolute)
-      this.realAmt = whole.realAmt
-      this.realBase = whole.jLo
-      this.gridAmt = whole.gridAmt
-      this.gridBase = whole.gridLo
-      this.dayFirst = whole.dayFirst
-      this.dayLo = whole.dayLo
-      return
-    }
     // only events strictly inside the window can be charged
     const jLo = upperBound(ft, this.startMs, nEv)
     const gridLo = Math.floor(this.startMs / GRID_MS) + 1
@@ -142,7 +151,7 @@ export class CoinFunding {
   /** The kept amounts of this charger (keep mode), as keptFunding returns them for a whole series. */
   kept(): KeptFunding | null {
     if (this.realAmt === null || this.gridAmt === null) return null
-    return { nEv: this.nEv, startMs: this.startMs, endMs: this.endMs, jLo: this.realBase, realAmt: this.realAmt, gridLo: this.gridBase, gridAmt: this.gridAmt, dayFirst: this.dayFirst, dayLo: this.dayLo }
+    return { nEv: this.nEv, firstRealMs: this.firstRealMs, lastRealMs: this.lastRealMs, startMs: this.startMs, endMs: this.endMs, jLo: this.realBase, realAmt: this.realAmt, gridLo: this.gridBase, gridAmt: this.gridAmt, dayFirst: this.dayFirst, dayLo: this.dayLo }
   }
 
   /**
@@ -223,6 +232,9 @@ export class CoinFunding {
 export interface KeptFunding {
   /** the series' event count they were computed on */
   nEv: number
+  /** the series' first and last event (CoinFunding's) */
+  firstRealMs: number
+  lastRealMs: number
   /** the span whose events they hold: those strictly inside it (a window inside reads them in place) */
   startMs: number
   endMs: number

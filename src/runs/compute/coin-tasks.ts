@@ -210,7 +210,7 @@ function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
 /**
  * A coin's trades under its membership (`membership` null: none), or null when the coin
  * has no bar in the window: its outcome and trades, the memo key they are kept under
- * (CoinRunMemo), and whether the membership limited nothing. `barRule` false: the bar
+ * (CoinRunMemo; '' without a memo), and whether the membership limited nothing. `barRule` false: the bar
  * rule's trades of the coin are not made (a twin answers no rule_bias).
  */
 function coinRunOf(
@@ -229,8 +229,10 @@ function coinRunOf(
   const delisted = r.delisted.has(symbol)
   // a single interval over every entry instant of the window masks nothing
   const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
-  const key = `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
-  let run = opts.memo?.get(key)
+  // the memo's key only where there is a memo (a string per coin otherwise made for nothing)
+  const memo = opts.memo
+  const key = memo === undefined ? '' : `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+  let run = memo?.get(key)
   if (!run) {
     const masks = coinMasks(ctx, spec, r.strategyKey, symbol, bars)
     let detail: IntrabarDetail | null = null
@@ -244,11 +246,12 @@ function coinRunOf(
     // the execution inputs named one by one: a spread of them costs a generic property copy per coin
     const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
     const { entry, entryBars } = entriesWithin(masks, bars, covered ? null : membership!)
+    const funding = params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null
     const input: CoinSimInput = {
       symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-      funding: params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null,
+      funding,
       // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
-      keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
+      keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars, funding) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
       costs: ex.costs,
       brackets: ex.brackets,
       mark: ex.mark,
@@ -258,8 +261,11 @@ function coinRunOf(
     const twin: BarRuleTwin | undefined = opts.barRule === false ? undefined : { trades: null }
     const trades = simulateCoin(input, params, counts, twin)
     const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-    run = { outcome: { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx], ...(absentBars > 0 ? { absentBars } : {}) }, trades, input, barRule: twin?.trades ?? null, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
-    opts.memo?.set(key, run)
+    // absentBars set only where there are some (a spread of an empty object per coin cost a generic property copy)
+    const outcome: CoinOutcome = { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }
+    if (absentBars > 0) outcome.absentBars = absentBars
+    run = { outcome, trades, input, barRule: twin?.trades ?? null, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
+    memo?.set(key, run)
   }
   return { run, key, covered }
 }
@@ -282,8 +288,9 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const runs: (CoinRun | null)[] = []
   const marks = new DayMarksBuilder()
   let nTrades = 0
+  const opts = { memo }
   for (const symbol of symbols) {
-    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, { memo })
+    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, opts)
     if (!got) {
       runs.push(null)
       continue
@@ -292,7 +299,8 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     kept?.set(symbol, { run, covered })
     runs.push(run)
     nTrades += run.trades.length
-    const markBars = ctx.view.bars(symbol)
+    // the 1H base series (the run's own bars on 1H: TaskContext.bars hands the view's)
+    const markBars = r.spec.timeframe === '1H' ? run.input.bars : ctx.view.bars(symbol)
     for (const tr of run.trades) {
       markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, marks)
       marks.endTrade()

@@ -15,7 +15,7 @@ import { coinCostSeries, type CoinCostSeries } from '../../engine/slippage'
 import { resample } from '../../market/resample'
 import type { Timeframe } from '../../market/timeframe'
 import type { DetailInfo } from '../../market/candle-store'
-import type { Bars } from '../../market/types'
+import type { Bars, FundingSeries } from '../../market/types'
 import { prepareStrategy, type CompiledStrategy, type MarketData } from '../../strategies/compile'
 import type { StrategySpec } from '../../strategies/conditions'
 import type { RunSpec } from '../spec'
@@ -40,6 +40,8 @@ export const strategyKeyOf = (strategy: StrategySpec): string => canonicalJsonLi
 const NULL_INPUT_BYTES = 32 * 1024 * 1024
 
 interface NullInputs {
+  /** the coin and timeframe they are kept under */
+  slot: TfSlot
   /** the bars they were computed on */
   bars: Bars
   quiet: QuietExtremes | null
@@ -47,6 +49,67 @@ interface NullInputs {
   funding: KeptFunding | null | undefined
   /** the funding series' event count it was computed on */
   fundingN: number
+  bytes: number
+}
+
+/**
+ * Values kept per coin and timeframe: a map of timeframes to maps of symbols, so a lookup
+ * makes no key string.
+ */
+class CoinMap<V> {
+  private readonly byTf = new Map<Timeframe, Map<string, V>>()
+  size = 0
+
+  get(symbol: string, tf: Timeframe): V | undefined {
+    return this.byTf.get(tf)?.get(symbol)
+  }
+
+  set(symbol: string, tf: Timeframe, v: V): void {
+    let m = this.byTf.get(tf)
+    if (m === undefined) this.byTf.set(tf, (m = new Map()))
+    const n = m.size
+    m.set(symbol, v)
+    this.size += m.size - n
+  }
+
+  clear(): void {
+    this.byTf.clear()
+    this.size = 0
+  }
+}
+
+/**
+ * What the thread keeps of one coin, found by one lookup per coin of a task (TaskContext
+ * tfSlotOf, then the same slot again for the same coin): a task asks for a coin's signals,
+ * detail, costs, mark candles and funding amounts one after the other, and a lookup per
+ * cache under a key string (`${symbol}|${tf}`, a new string each run, hashed and compared
+ * every time, in maps the trades between two coins pushed out of the cache) cost about 3 µs
+ * a coin. Each cache keeps its own bound; dropping an entry clears its field.
+ */
+interface CoinSlot {
+  /** daily cost sums (costs); undefined: not made yet */
+  costs: CoinCostSeries | null | undefined
+  /** minute detail (detail); undefined: not opened yet */
+  detail: IntrabarDetail | null | undefined
+}
+
+/** What the thread keeps of one coin on one timeframe. */
+interface TfSlot {
+  /** the coin's own (timeframe-free) slot */
+  coin: CoinSlot
+  /** mark candles lined up with the bars (mark); undefined: not made yet */
+  mark: MarkBars | null | undefined
+  /** the random-entry null's inputs (quietExtremes, keptFunding) */
+  nullInputs: NullInputs | null
+  /** the signal cache's entries, by strategy id (null: none yet) */
+  signals: Map<number, SignalEntry> | null
+}
+
+/** A strategy's masks of one coin and timeframe in the signal cache. */
+interface SignalEntry {
+  masks: CachedSignals
+  id: number
+  slot: TfSlot
   bytes: number
 }
 
@@ -63,26 +126,42 @@ export interface CachedSignals {
 }
 
 export class TaskContext {
-  private readonly resampled = new Map<string, Bars>()
+  private readonly resampled = new CoinMap<Bars>()
   private readonly compiled = new Map<string, CompiledStrategy>()
-  private readonly signalCache = new Map<string, CachedSignals>()
+  /** the coins' caches (CoinSlot, TfSlot), dropped when the data changes */
+  private readonly coins = new Map<string, CoinSlot>()
+  private readonly tfSlots = new Map<Timeframe, Map<string, TfSlot>>()
+  /**
+   * the last coin looked up and its slots: a task's calls for one coin pass the same strings,
+   * found by identity (a task's coins go by one after the other)
+   */
+  private lastSymbol: string | null = null
+  private lastCoin: CoinSlot | null = null
+  private lastTf: Timeframe | null = null
+  private lastTfSlot: TfSlot | null = null
+  /** the signal cache's entries (TfSlot.signals), least recently used first (the order its byte bound drops them in) */
+  private readonly signalOrder = new Set<SignalEntry>()
   /** indicator columns kept between strategies, so a new tree on known indicators only compares */
   private readonly indicatorColumns = new IndicatorColumnCache()
-  private readonly costSeries = new Map<string, CoinCostSeries | null>()
-  private readonly marks = new Map<string, MarkBars | null>()
+  /** the coins' mark candles kept (TfSlot.mark) */
+  private markCount = 0
   /**
    * what the random-entry null passes over a coin's whole bars in every run (its quiet-block
-   * extremes, its funding amounts), per coin and timeframe, least recently used first, within
-   * NULL_INPUT_BYTES
+   * extremes, its funding amounts; TfSlot.nullInputs), per coin and timeframe, least recently
+   * used first, within NULL_INPUT_BYTES
    */
-  private readonly nullInputs = new Map<string, NullInputs>()
+  private readonly nullOrder = new Set<NullInputs>()
   private nullInputBytes = 0
   private signalBytes = 0
   /** a number per strategy text, for the signal cache's keys (signals) */
   private readonly strategyIds = new Map<string, number>()
   private nextStrategyId = 0
+  /** the last strategy text looked up and its id: a task's coins pass the same string, found by identity instead of a compare of its text per coin */
+  private lastStrategyKey = ''
+  private lastStrategyId = -1
   private version = ''
-  private readonly details = new Map<string, IntrabarDetail | null>()
+  /** the coins' minute details opened (CoinSlot.detail) */
+  private detailCount = 0
   private detailVersion = ''
   /** where the minutes come from, under detailVersion */
   private detailInfo: DetailInfo | null = null
@@ -95,13 +174,18 @@ export class TaskContext {
     this.view = view
     if (view.dataVersion() !== this.version) {
       this.resampled.clear()
-      this.details.clear()
+      this.coins.clear()
+      this.tfSlots.clear()
+      this.lastSymbol = null
+      this.lastCoin = null
+      this.lastTf = null
+      this.lastTfSlot = null
+      this.detailCount = 0
+      this.markCount = 0
       this.minuteCache.clear()
-      this.signalCache.clear()
+      this.signalOrder.clear()
       this.indicatorColumns.clear()
-      this.costSeries.clear()
-      this.marks.clear()
-      this.nullInputs.clear()
+      this.nullOrder.clear()
       this.nullInputBytes = 0
       this.signalBytes = 0
       this.version = view.dataVersion()
@@ -111,14 +195,45 @@ export class TaskContext {
   bars(symbol: string, tf: Timeframe): Bars | undefined {
     const base = this.view.bars(symbol)
     if (!base || tf === '1H') return base
-    const key = `${symbol}|${tf}`
-    let b = this.resampled.get(key)
+    let b = this.resampled.get(symbol, tf)
     if (!b) {
       b = resample(base, tf)
       if (this.resampled.size > 4096) this.resampled.clear()
-      this.resampled.set(key, b)
+      this.resampled.set(symbol, tf, b)
     }
     return b
+  }
+
+  /** The coin's caches (CoinSlot). */
+  private slotOf(symbol: string): CoinSlot {
+    if (symbol === this.lastSymbol) return this.lastCoin!
+    let c = this.coins.get(symbol)
+    if (c === undefined) {
+      c = { costs: undefined, detail: undefined }
+      this.coins.set(symbol, c)
+    }
+    this.lastSymbol = symbol
+    this.lastCoin = c
+    this.lastTf = null
+    this.lastTfSlot = null
+    return c
+  }
+
+  /** The coin's caches on a timeframe. */
+  private tfSlotOf(symbol: string, tf: Timeframe): TfSlot {
+    if (symbol === this.lastSymbol && tf === this.lastTf) return this.lastTfSlot!
+    let byCoin = this.tfSlots.get(tf)
+    if (byCoin === undefined) this.tfSlots.set(tf, (byCoin = new Map()))
+    let t = byCoin.get(symbol)
+    if (t === undefined) {
+      t = { coin: this.slotOf(symbol), mark: undefined, nullInputs: null, signals: null }
+      byCoin.set(symbol, t)
+    }
+    this.lastSymbol = symbol
+    this.lastCoin = t.coin
+    this.lastTf = tf
+    this.lastTfSlot = t
+    return t
   }
 
   /**
@@ -130,30 +245,35 @@ export class TaskContext {
     // readers and derivers hold the coin's series of one data version
     const version = this.view.dataVersion()
     if (version !== this.detailVersion || this.detailInfo === null) {
-      this.details.clear()
-      this.minuteCache.clear()
+      this.dropDetails()
       this.detailVersion = version
       this.detailInfo = this.view.detailInfo()
     }
-    let d = this.details.get(symbol)
+    const c = this.slotOf(symbol)
+    let d = c.detail
     if (d === undefined) {
       d = openDetail(this.detailInfo, symbol, this.view.bars(symbol), this.minuteCache)
-      if (this.details.size > 4096) {
-        this.details.clear()
-        this.minuteCache.clear()
-      }
-      this.details.set(symbol, d)
+      if (this.detailCount > 4096) this.dropDetails()
+      c.detail = d
+      this.detailCount++
     }
     return d
   }
 
+  private dropDetails(): void {
+    if (this.detailCount > 0) for (const c of this.coins.values()) c.detail = undefined
+    this.detailCount = 0
+    this.minuteCache.clear()
+  }
+
   /** A coin's daily cost sums for slippage (engine/slippage.ts), from its 1H candles whatever the run's timeframe; cached per data version. */
   costs(symbol: string): CoinCostSeries | null {
-    let s = this.costSeries.get(symbol)
+    const c = this.slotOf(symbol)
+    let s = c.costs
     if (s === undefined) {
       const base = this.view.bars(symbol)
       s = base ? coinCostSeries(base) : null
-      this.costSeries.set(symbol, s)
+      c.costs = s
     }
     return s
   }
@@ -163,13 +283,19 @@ export class TaskContext {
    * null where the store has none. Cached per data version, like the resampled series.
    */
   mark(symbol: string, tf: Timeframe, bars: Bars): MarkBars | null {
-    const key = `${symbol}|${tf}`
-    let m = this.marks.get(key)
+    const t = this.tfSlotOf(symbol, tf)
+    let m = t.mark
     if (m === undefined || (m !== null && m.l.length !== bars.n)) {
       const series = this.view.mark?.(symbol)
       m = series ? alignMark(bars, series) : null
-      if (this.marks.size > 4096) this.marks.clear()
-      this.marks.set(key, m)
+      if (t.mark === undefined) {
+        if (this.markCount > 4096) {
+          for (const byCoin of this.tfSlots.values()) for (const x of byCoin.values()) x.mark = undefined
+          this.markCount = 0
+        }
+        this.markCount++
+      }
+      t.mark = m
     }
     return m
   }
@@ -207,58 +333,58 @@ export class TaskContext {
    * random-entry null keeps them for its coins), else null without working them out: a
    * single run's trades charge a few events each, far fewer than the whole series' pass
    * (80 µs a coin of two years), so a run whose coins have none looks its events up instead.
+   * `funding`: the view's funding series of the coin, where the caller has it.
    */
-  keptFundingIfAny(symbol: string, tf: Timeframe, bars: Bars): KeptFunding | null {
-    const key = `${symbol}|${tf}`
-    const e = this.nullInputs.get(key)
-    if (e === undefined || e.bars !== bars || e.funding === undefined || e.fundingN !== (this.view.funding(symbol)?.n ?? 0)) return null
+  keptFundingIfAny(symbol: string, tf: Timeframe, bars: Bars, funding: FundingSeries | null | undefined = this.view.funding(symbol)): KeptFunding | null {
+    const e = this.tfSlotOf(symbol, tf).nullInputs
+    if (e === null || e.bars !== bars || e.funding === undefined || e.fundingN !== (funding?.n ?? 0)) return null
     // most recently used last
-    this.nullInputs.delete(key)
-    this.nullInputs.set(key, e)
+    this.nullOrder.delete(e)
+    this.nullOrder.add(e)
     return e.funding
   }
 
   private nullInputsOf(symbol: string, tf: Timeframe, bars: Bars): NullInputs {
-    const key = `${symbol}|${tf}`
-    let e = this.nullInputs.get(key)
-    if (e !== undefined && e.bars !== bars) {
-      this.nullInputs.delete(key)
-      this.nullInputBytes -= e.bytes
-      e = undefined
+    const slot = this.tfSlotOf(symbol, tf)
+    let e = slot.nullInputs
+    if (e !== null && e.bars !== bars) {
+      this.dropNullInputs(e)
+      e = null
     }
-    if (e === undefined) e = { bars, quiet: null, funding: undefined, fundingN: -1, bytes: 0 }
-    else this.nullInputs.delete(key)
+    if (e === null) {
+      e = { slot, bars, quiet: null, funding: undefined, fundingN: -1, bytes: 0 }
+      slot.nullInputs = e
+    } else this.nullOrder.delete(e)
     // most recently used last
-    this.nullInputs.set(key, e)
+    this.nullOrder.add(e)
     return e
   }
 
   private growNullInputs(e: NullInputs, bytes: number): void {
     e.bytes += bytes
     this.nullInputBytes += bytes
-    for (const [key, old] of this.nullInputs) {
+    for (const old of this.nullOrder) {
       if (this.nullInputBytes <= NULL_INPUT_BYTES || old === e) break
-      this.nullInputs.delete(key)
-      this.nullInputBytes -= old.bytes
+      this.dropNullInputs(old)
     }
+  }
+
+  private dropNullInputs(e: NullInputs): void {
+    this.nullOrder.delete(e)
+    e.slot.nullInputs = null
+    this.nullInputBytes -= e.bytes
   }
 
   /** Entry/exit masks of the run's strategy on one coin (cached; callers must not write them). */
   signals(spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): CachedSignals {
-    // a short number for the strategy's text (often kilobytes): a key holding the text would be
-    // a new string per coin, hashed whole on every lookup (the text's own hash is kept with it)
-    let id = this.strategyIds.get(strategyKey)
-    if (id === undefined) {
-      if (this.strategyIds.size >= 4096) this.strategyIds.clear() // ids are never reused: the cache's entries under a dropped id age out
-      id = this.nextStrategyId++
-      this.strategyIds.set(strategyKey, id)
-    }
-    const key = `${id}|${spec.timeframe}|${symbol}`
-    const hit = this.signalCache.get(key)
-    if (hit && hit.entry.length === bars.n) {
-      this.signalCache.delete(key)
-      this.signalCache.set(key, hit)
-      return hit
+    const id = this.strategyIdOf(strategyKey)
+    const slot = this.tfSlotOf(symbol, spec.timeframe)
+    const hit = slot.signals?.get(id)
+    if (hit !== undefined && hit.masks.entry.length === bars.n) {
+      // most recently used last
+      this.signalOrder.delete(hit)
+      this.signalOrder.add(hit)
+      return hit.masks
     }
     // a custom tree's indicator columns are kept for the next tree (one edited in the builder
     // and run again); a registry strategy's masks are cached whole above, and the rankings'
@@ -268,15 +394,41 @@ export class TaskContext {
     const masks: CachedSignals = { entry: sig.entry, exit: sig.exit, absent: sig.absent, entryBars: signalBars(sig.entry) }
     const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
-      this.signalCache.set(key, masks)
+      // masks made on fewer bars than the coin has now
+      if (hit !== undefined) this.dropSignals(hit)
+      const e: SignalEntry = { masks, id, slot, bytes }
+      ;(slot.signals ??= new Map()).set(id, e)
+      this.signalOrder.add(e)
       this.signalBytes += bytes
-      for (const [k, v] of this.signalCache) {
+      for (const old of this.signalOrder) {
         if (this.signalBytes <= SIGNAL_CACHE_BYTES) break
-        this.signalCache.delete(k)
-        this.signalBytes -= sizeOf(v)
+        this.dropSignals(old)
       }
     }
     return masks
+  }
+
+  private dropSignals(e: SignalEntry): void {
+    this.signalOrder.delete(e)
+    e.slot.signals!.delete(e.id)
+    this.signalBytes -= e.bytes
+  }
+
+  /**
+   * A short number for a strategy's text (often kilobytes), for the signal cache's keys: a key
+   * holding the text would be hashed and compared whole on every lookup.
+   */
+  private strategyIdOf(strategyKey: string): number {
+    if (strategyKey === this.lastStrategyKey) return this.lastStrategyId
+    let id = this.strategyIds.get(strategyKey)
+    if (id === undefined) {
+      if (this.strategyIds.size >= 4096) this.strategyIds.clear() // ids are never reused: the cache's entries under a dropped id age out
+      id = this.nextStrategyId++
+      this.strategyIds.set(strategyKey, id)
+    }
+    this.lastStrategyKey = strategyKey
+    this.lastStrategyId = id
+    return id
   }
 
   /** What a tree reading other coins, timeframes or derivatives data sees while evaluated on `symbol`. */
