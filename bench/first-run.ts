@@ -82,7 +82,7 @@ try {
   const floor = best(() => cpu(readPass), 5)
   const load = require('node:os').loadavg()[0] as number
   console.log(`${symbols.length} coins, ${nBars.toLocaleString('en')} 1H bars; CPU ms on one thread, best of ${reps}; load ${load.toFixed(1)}; ${new Date().toISOString()}`)
-  console.log(`floor (one read pass over o,h,l,c,v): ${floor.toFixed(1)} ms; chunks on 2 workers: ${chunkCount(symbols.length, 2)}\n`)
+  console.log(`floor (one read pass over o,h,l,c,v): ${floor.toFixed(1)} ms; chunks on the pool of 2 workers: ${chunkCount(symbols.length, { parallelism: 2, chunksPerWorker: 1 })}\n`)
 
   const specOf = (id: string): RunSpec =>
     simulateSpec({ strategy: id, market_type: 'futures', top_n: 535, timeframe: '1H', start_date: null, end_date: null, leverage: 1, fee_pct: null, per_coin_usd: 60, max_concurrent_positions: 100, compounding: false, include_stablecoins: false })

@@ -9,10 +9,11 @@ import { unpackTrades } from './compute/trade-codec'
 import type { RunSpec } from './spec'
 import type { Lane } from './transport'
 
-/** Chunks of a run's coins (RunService cuts its coins so too). */
-export function chunkCount(nSymbols: number, parallelism: number): number {
-  // two chunks per worker balance big runs; a small run is not worth more messages than coins / 4
-  return Math.max(1, Math.min(parallelism * 2, Math.ceil(nSymbols / 4)))
+/** Chunks of a run's coins on `lane` (RunService cuts its coins so too). */
+export function chunkCount(nSymbols: number, lane: Pick<Lane, 'parallelism' | 'chunksPerWorker'>): number {
+  // Transport.chunksPerWorker per worker (two where a worker takes any task: a faster one takes
+  // more); a small run is not worth more messages than coins / 4
+  return Math.max(1, Math.min(lane.parallelism * (lane.chunksPerWorker ?? 2), Math.ceil(nSymbols / 4)))
 }
 
 /**
@@ -20,8 +21,8 @@ export function chunkCount(nSymbols: number, parallelism: number): number {
  * index modulo the chunk count), with that chunk as the worker affinity, so each coin
  * runs where its signals are cached. Empty chunks are left out.
  */
-export function chunksByIndex<T extends { index: number }>(items: readonly T[], nSymbols: number, parallelism: number): { affinity: number; items: T[] }[] {
-  const chunks = chunkCount(nSymbols, parallelism)
+export function chunksByIndex<T extends { index: number }>(items: readonly T[], nSymbols: number, lane: Pick<Lane, 'parallelism' | 'chunksPerWorker'>): { affinity: number; items: T[] }[] {
+  const chunks = chunkCount(nSymbols, lane)
   const parts: T[][] = Array.from({ length: chunks }, () => [])
   for (const x of items) parts[x.index % chunks].push(x)
   return parts.map((p, affinity) => ({ affinity, items: p })).filter(p => p.items.length > 0)
@@ -44,7 +45,7 @@ export async function randomEntryTotals(
   tradable?: Record<string, number[]>,
 ): Promise<Float64Array> {
   const withTrades = coins.filter(c => c.trades > 0)
-  const parts = chunksByIndex(withTrades, nSymbols, lane.parallelism)
+  const parts = chunksByIndex(withTrades, nSymbols, lane)
   const payloadOf = (items: readonly { symbol: string; trades: number }[]): RandomEntryPayload => {
     const payload: RandomEntryPayload = { spec, coins: items.map(c => ({ symbol: c.symbol, trades: c.trades })), simulations, seed }
     if (tradable) payload.tradable = Object.fromEntries(items.map(c => [c.symbol, tradable[c.symbol] ?? []]))
@@ -78,7 +79,7 @@ export async function gridOutcomes(
   cells: GridCell[],
   universe: { tradable?: Record<string, number[]>; delisted?: string[] } = {},
 ): Promise<GridCoinTrades[]> {
-  const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, lane.parallelism)
+  const parts = chunksByIndex(symbols.map((symbol, index) => ({ symbol, index })), symbols.length, lane)
   const payloadOf = (chunk: string[]) => {
     const payload: TaskPayloadOf = { spec, symbols: chunk, cells }
     if (universe.tradable) payload.tradable = Object.fromEntries(chunk.map(s => [s, universe.tradable![s] ?? []]))

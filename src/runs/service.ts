@@ -479,7 +479,7 @@ export class RunService {
   ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: TwinRows[] | null }> {
     // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
     const all = twin ? [...new Set([...symbols, ...twin])] : symbols
-    const chunks = chunkCount(all.length, lane.parallelism)
+    const chunks = chunkCount(all.length, lane)
     const chunkOf = new Map(all.map((s, i) => [s, i % chunks])) // interleaved, so big and small coins spread evenly
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     const twinParts: string[][] = Array.from({ length: chunks }, () => [])

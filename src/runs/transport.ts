@@ -43,6 +43,13 @@ export interface Transport {
   /** tasks that can run at once: a run's coins are cut into chunks by it */
   readonly parallelism: number
   /**
+   * Chunks of a run's coins per task that can run at once (absent: 2). A task with an affinity
+   * runs on that one worker, after the worker's earlier tasks: more chunks than workers would
+   * only add messages, and a round trip through this thread between a worker's chunks
+   * (1). A transport whose workers take any task gives each two, so a faster one takes more.
+   */
+  readonly chunksPerWorker?: number
+  /**
    * Run task `task` with `payload` on a worker. Beyond the transport's bound on waiting
    * tasks of that lane it throws Overloaded (503 with Retry-After), as the pool does.
    */
@@ -62,6 +69,10 @@ export class ExecutorTransport implements Transport {
 
   get parallelism(): number {
     return this.executor.parallelism
+  }
+
+  get chunksPerWorker(): number | undefined {
+    return this.executor.chunksPerWorker
   }
 
   submit<N extends TaskName>(task: N, payload: TaskPayload<N>, opts: SubmitOptions): Promise<TaskResult<N>> {
@@ -95,6 +106,8 @@ export function inProcessTransport(store: CandleStore): Transport {
  */
 export interface Lane {
   readonly parallelism: number
+  /** Transport.chunksPerWorker for a request's work; a scheduled job's lane keeps the default */
+  readonly chunksPerWorker?: number
   run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R>
 }
 
@@ -102,6 +115,12 @@ export function laneOf(transport: Transport, priority: Priority): Lane {
   return {
     get parallelism() {
       return transport.parallelism
+    },
+    // a scheduled job's runs keep two chunks a worker: a request's task that arrives while
+    // one runs waits behind half as many coins (a coin lands on the same worker either way:
+    // chunk i mod 2k goes to worker (i mod 2k) mod k = i mod k)
+    get chunksPerWorker() {
+      return priority === 'background' ? undefined : transport.chunksPerWorker
     },
     run<P, R>(task: Task<P, R>, payload: P, affinity?: number): Promise<R> {
       let name: TaskName

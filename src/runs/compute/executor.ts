@@ -17,6 +17,13 @@ export interface Executor {
   /** how many tasks can run at once (chunks per run) */
   readonly parallelism: number
   /**
+   * Chunks of a run's coins per task that can run at once (absent: 2). A task with an affinity
+   * runs on that one worker, after the worker's earlier tasks: more chunks than workers would
+   * only add messages, and a round trip through this thread between a worker's chunks
+   * (1). A transport whose workers take any task gives each two, so a faster one takes more.
+   */
+  readonly chunksPerWorker?: number
+  /**
    * `affinity`: tasks with the same number run on the same worker (its caches stay warm);
    * `priority`: 'background' (scheduled jobs) waits behind every 'interactive' task (the default)
    */
@@ -28,6 +35,7 @@ export interface Executor {
 
 export class InProcessExecutor implements Executor {
   readonly parallelism = 1
+  readonly chunksPerWorker = 1
   private readonly ctx: TaskContext
 
   constructor(private readonly store: CandleStore) {
@@ -49,6 +57,8 @@ export class InProcessExecutor implements Executor {
 /** The worker pool, kept in step with the store: every change sends a new snapshot. */
 export class PoolExecutor implements Executor {
   readonly pool: WorkerPool
+  /** a task with an affinity waits for its one worker (pool.ts) */
+  readonly chunksPerWorker = 1
 
   constructor(store: CandleStore, size: number, queueMax: number) {
     this.pool = new WorkerPool(size, queueMax)
