@@ -103,6 +103,12 @@ describe('src/sorted-search.ts', () => {
     expect([0, 1, 2, 3, 4, 8, 9, 10].map(x => upperBound(a, x, 6))).toEqual([0, 1, 1, 4, 4, 5, 6, 6])
   })
 
+  test('from starts the search there: the stretch [from, n) searched as if it were the whole series, offset by from', () => {
+    expect([0, 1, 2, 3, 4, 8, 9, 10].map(x => lowerBound(a, x, 6, 2))).toEqual([2, 2, 2, 2, 4, 5, 5, 6])
+    expect([0, 1, 2, 3, 4, 8, 9, 10].map(x => upperBound(a, x, 6, 2))).toEqual([2, 2, 2, 4, 4, 5, 6, 6])
+    for (const x of [0, 3, 5, 9, 10]) expect(upperBound(a, x, 5, 1)).toBe(1 + upperBound(a.subarray(1, 5), x))
+  })
+
   test('n defaults to the whole series; plain arrays work too', () => {
     expect(upperBound([10, 20, 30], 25)).toBe(2)
     expect(lowerBound([10, 20, 30], 31)).toBe(3)

@@ -266,7 +266,7 @@ class OpenPositions {
     let j = this.tail
     // from the end: most new exits are among the latest; far from it, a binary search and one move
     if (j - head > 32 && keys[j - 32] > key) {
-      const lo = head + upperBound(keys.subarray(head, j - 32), key)
+      const lo = upperBound(keys, key, j - 32, head)
       keys.copyWithin(lo + 1, lo, j)
       rows.copyWithin(lo + 1, lo, j)
       j = lo
