@@ -3,7 +3,7 @@ import { useI18n } from '../ui'
 import { ConditionValue } from './condition-value'
 import { FieldOptions } from './field-options'
 import { NumberText } from './number-text'
-import { useTypedText } from './typed-text'
+import { TypedTextInput } from './typed-text'
 import { fieldType, kindOf, type Kind, type Leaf, type LeafPatch } from './tree'
 import { BASE_FIELDS, FIELD_TIMEFRAMES, isListOp, MARKET_FIELDS, OP_KEYS, OPS, STAT_KEYS, type Op, type Stat } from './vocabulary'
 
@@ -38,7 +38,6 @@ export function ConditionRow(props: {
     })
   const id = `c${i}`
   const errs = props.errors
-  const symbol = useTypedText(row.symbol, s => s ?? '', (text, s) => text === (s ?? ''))
   return (
     <li class={`cond-row${errs.length ? ' field-error' : ''}`} aria-label={t('builder.row', { n: i + 1 })} data-row={i}>
       <div class="field">
@@ -78,26 +77,24 @@ export function ConditionRow(props: {
           ))}
         </select>
         <label for={`${id}-symbol`}>{t('builder.symbol')}</label>
-        <input
+        <TypedTextInput
           id={`${id}-symbol`}
-          type="text"
+          inputMode="text"
           placeholder={t('builder.thisCoin')}
-          value={symbol.text}
-          onFocus={symbol.onFocus}
-          onBlur={symbol.onBlur}
-          onInput={e => {
-            // the row follows every keystroke: a render between typing and leaving the box
-            // (a run's answer arriving) would otherwise put the row's old symbol back
-            const text = (e.target as HTMLInputElement).value
-            symbol.setText(text)
-            const sym = symbolOf(text)
+          value={row.symbol}
+          format={s => s ?? ''}
+          parse={symbolOf}
+          same={(text, s) => text === (s ?? '')}
+          // the row follows every keystroke: a render between typing and leaving the box
+          // (a run's answer arriving) would otherwise put the row's old symbol back
+          onValue={sym =>
             editRow(cur => {
               const next = { ...cur }
               if (sym === undefined) delete next.symbol
               else next.symbol = sym
               return next
             })
-          }}
+          }
         />
       </div>
       <div class="field">

@@ -26,7 +26,7 @@ export function useTypedText<V>(value: V, format: (v: V) => string, same: (text:
 }
 
 /**
- * A text input for a parsed value (a number, a list of numbers): the text kept as
+ * A text input for a parsed value (a number, a list of numbers, a symbol): the text kept as
  * useTypedText keeps it, the value its parse on every keystroke.
  */
 export function TypedTextInput<V>(props: {
@@ -38,13 +38,15 @@ export function TypedTextInput<V>(props: {
   onValue: (v: V) => void
   placeholder?: string
   label?: string
+  /** the keyboard a phone shows: 'decimal' (numbers, the default) or 'text' (a symbol) */
+  inputMode?: 'decimal' | 'text'
 }) {
   const typed = useTypedText(props.value, props.format, props.same)
   return (
     <input
       id={props.id}
       type="text"
-      inputMode="decimal"
+      inputMode={props.inputMode ?? 'decimal'}
       placeholder={props.placeholder}
       aria-label={props.label}
       value={typed.text}
