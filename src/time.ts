@@ -65,8 +65,6 @@ export const isoInstant = (ms: number): string => {
   return name
 }
 
-
-
 /**
  * The contract's "ISO 8601 timestamp without zone" (a signal's `signal_time`), meaning
  * UTC, whole seconds: `2026-03-15T00:00:00`.

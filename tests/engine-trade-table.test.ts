@@ -1,10 +1,34 @@
 import { describe, expect, test } from 'bun:test'
 import { mergeCoinTables, rowsWhereEntry, selectRows, tradeAt, tradeTableOf, TradeTableBuilder, type TradeTable } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
-import { tradesInEntryOrder, type PortfolioResult } from '../src/engine/portfolio'
-import { tradeItem, tradeItemsFrom } from '../src/runs/present'
+import { tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../src/engine/portfolio'
+import { tradeItemsFrom } from '../src/runs/present'
+import { roundTo } from '../src/round'
+import { isoInstant } from '../src/time'
 
 const H = 3_600_000
+
+/** A listed trade as the contract spells it, from a trade object: the reference the columns' items are held to. */
+function tradeItem(t: PortfolioTrade) {
+  const round = (x: number) => (Number.isFinite(x) ? roundTo(x, 6) : 0)
+  return {
+    symbol: t.symbol,
+    direction: t.direction,
+    entry_time: isoInstant(t.entryTimeMs),
+    exit_time: isoInstant(t.exitTimeMs),
+    entry_price: t.entryPrice,
+    exit_price: t.exitPrice,
+    bars_held: t.barsHeld,
+    exit_reason: t.exitReason,
+    pnl_pct: round(t.pnlPct),
+    pnl_usd: round(t.pnlUsd),
+    fee_pct: round(t.feePct),
+    funding_pct: round(t.fundingPct),
+    sl_tp_same_bar: t.slTpSameBar,
+    exit_resolution: t.exitResolution ?? 'bar',
+    slippage_pct: round(t.slippagePct ?? 0),
+  }
+}
 const T0 = Date.UTC(2025, 0, 1)
 
 function trade(symbol: string, entryH: number, pnlPct: number, over: Partial<Trade> = {}): Trade {

@@ -6,7 +6,7 @@
 import { curveDayOf, type EquityPoint } from '../engine/equity-curve'
 import { holdCurve, holdReturnPct } from '../engine/hold-curve'
 import type { BacktestMetrics } from '../engine/metrics'
-import type { PortfolioResult, PortfolioTrade } from '../engine/portfolio'
+import type { PortfolioResult } from '../engine/portfolio'
 import { reliabilityWarning, type ReliabilityCheck } from '../engine/reliability'
 import { daySpan, type Booked, type DaySpan } from '../engine/run'
 import { finish, type Steps } from '../engine/steps'
@@ -51,55 +51,37 @@ export function dataRange(span: DaySpan | null): string {
   return span ? `${isoDay(span.fromDayMs)} to ${isoDay(span.toDayMs)}` : 'no data in window'
 }
 
-export function tradeItem(t: PortfolioTrade) {
+/** Row i of a run's taken trades as the answer lists it (its trades, /simulate/compare's, the CSV export). */
+export function tradeItemAt(t: PortfolioResult['trades'], i: number) {
   return {
-    symbol: t.symbol,
+    symbol: t.symbols[t.coin[i]],
     direction: t.direction,
-    entry_time: isoInstant(t.entryTimeMs),
-    exit_time: isoInstant(t.exitTimeMs),
-    entry_price: t.entryPrice,
-    exit_price: t.exitPrice,
-    bars_held: t.barsHeld,
-    exit_reason: t.exitReason,
-    pnl_pct: round(t.pnlPct),
-    pnl_usd: round(t.pnlUsd),
-    fee_pct: round(t.feePct),
-    funding_pct: round(t.fundingPct),
-    sl_tp_same_bar: t.slTpSameBar,
-    exit_resolution: t.exitResolution ?? 'bar',
-    slippage_pct: round(t.slippagePct ?? 0),
+    entry_time: isoInstant(t.entryMs[i]),
+    exit_time: isoInstant(t.exitMs[i]),
+    entry_price: t.entryPrice[i],
+    exit_price: t.exitPrice[i],
+    bars_held: t.barsHeld[i],
+    exit_reason: EXIT_REASONS[t.exitReason[i]],
+    pnl_pct: round(t.pnlPct[i]),
+    pnl_usd: round(t.pnlUsd[i]),
+    fee_pct: round(t.feePct[i]),
+    funding_pct: round(t.fundingPct[i]),
+    sl_tp_same_bar: t.slTpSameBar[i] === 1,
+    exit_resolution: t.resolution[i] !== 0 ? ('detail' as const) : ('bar' as const),
+    slippage_pct: round(t.slippagePct[i]),
   }
 }
 
+export type TradeItem = ReturnType<typeof tradeItemAt>
+
 /**
- * `tradesInEntryOrder(p, from).map(tradeItem)`, read from the table's columns: no trade
- * object made in between (a run lists a thousand trades; tests/engine-trade-table.test.ts
- * holds the two to the same items).
+ * The taken trades from the `from`-th in entry order, as listed: read from the table's
+ * columns, with no trade object made in between (a run lists a thousand trades).
  */
-export function tradeItemsFrom(p: PortfolioResult, from = 0): ReturnType<typeof tradeItem>[] {
-  const t = p.trades
+export function tradeItemsFrom(p: PortfolioResult, from = 0): TradeItem[] {
   const order = p.entryOrder
-  const out: ReturnType<typeof tradeItem>[] = new Array(Math.max(0, order.length - from))
-  for (let k = from; k < order.length; k++) {
-    const i = order[k]
-    out[k - from] = {
-      symbol: t.symbols[t.coin[i]],
-      direction: t.direction,
-      entry_time: isoInstant(t.entryMs[i]),
-      exit_time: isoInstant(t.exitMs[i]),
-      entry_price: t.entryPrice[i],
-      exit_price: t.exitPrice[i],
-      bars_held: t.barsHeld[i],
-      exit_reason: EXIT_REASONS[t.exitReason[i]],
-      pnl_pct: round(t.pnlPct[i]),
-      pnl_usd: round(t.pnlUsd[i]),
-      fee_pct: round(t.feePct[i]),
-      funding_pct: round(t.fundingPct[i]),
-      sl_tp_same_bar: t.slTpSameBar[i] === 1,
-      exit_resolution: t.resolution[i] !== 0 ? 'detail' : 'bar',
-      slippage_pct: round(t.slippagePct[i]),
-    }
-  }
+  const out: TradeItem[] = new Array(Math.max(0, order.length - from))
+  for (let k = from; k < order.length; k++) out[k - from] = tradeItemAt(p.trades, order[k])
   return out
 }
 
@@ -150,35 +132,35 @@ interface HoldCurves {
 }
 
 /**
- * The hold curves of the last few (store version, days, capital) asked for: a function of
- * those alone (not of the run's trades), the same for every run over the same days, and
- * about half a millisecond of the main thread a run to make again. Nothing writes them.
+ * The hold curves of the last few (store version, days, capital) asked for, per store: a
+ * function of those alone (not of the run's trades), the same for every run over the same
+ * days, and about half a millisecond of the main thread a run to make again. Nothing writes them.
  */
-const holdCurvesMade = new Map<string, HoldCurves>()
+const holdCurvesMade = new WeakMap<CandleStore, Map<string, HoldCurves>>()
 const HOLD_CURVES_KEPT = 16
 
 /** The BTC and ETH buy-and-hold curves over the run's days (empty without the coin or a span). */
 function holdCurves(store: CandleStore, span: DaySpan | null, initialCapitalUsd: number): HoldCurves {
-  const version = (store as { version?: unknown }).version
-  const key = typeof version === 'number' && span ? `${version}|${span.fromDayMs}|${span.toDayMs}|${initialCapitalUsd}` : null
-  const kept = key === null ? undefined : holdCurvesMade.get(key)
-  // only the store that made them: another store (a test's) may be at the same version
-  if (kept && holdCurvesStore.get(kept) === store) return kept
+  let made = holdCurvesMade.get(store)
+  if (made === undefined) holdCurvesMade.set(store, (made = new Map()))
+  // a stand-in store without a version (a test's) is never served kept curves
+  const version: unknown = store.version
+  const key = span && typeof version === 'number' ? `${version}|${span.fromDayMs}|${span.toDayMs}|${initialCapitalUsd}` : null
+  const kept = key === null ? undefined : made.get(key)
+  if (kept) return kept
   const hold = (sym: string) => {
     const b = store.bars(sym)
     return b && span ? holdCurve(b, span.fromDayMs, span.toDayMs, initialCapitalUsd) : []
   }
   const btc = hold('BTCUSDT')
   const eth = hold('ETHUSDT')
-  const made = { btc, eth, btcItems: btc.map(equityItem), ethItems: eth.map(equityItem) }
+  const curves = { btc, eth, btcItems: btc.map(equityItem), ethItems: eth.map(equityItem) }
   if (key !== null) {
-    if (holdCurvesMade.size >= HOLD_CURVES_KEPT) holdCurvesMade.delete(holdCurvesMade.keys().next().value!)
-    holdCurvesMade.set(key, made)
-    holdCurvesStore.set(made, store)
+    if (made.size >= HOLD_CURVES_KEPT) made.delete(made.keys().next().value!)
+    made.set(key, curves)
   }
-  return made
+  return curves
 }
-const holdCurvesStore = new WeakMap<HoldCurves, CandleStore>()
 
 /** What the answer says of a ruined portfolio: when, and what became of the entries after it. */
 function ruinWarning(portfolio: PortfolioResult, stopAtRuin: boolean): string | null {

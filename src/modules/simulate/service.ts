@@ -3,10 +3,9 @@
  * and run by the run service; also the per-coin figures /coins/stats shows.
  */
 import { resultBucket } from '../../engine/metrics-breakdown'
-import { tradesInEntryOrder } from '../../engine/portfolio'
 import { asSpelled, OverLimit } from '../../runs/errors'
 import { COMPARE_MAX_TOP_N, INDICATOR_CACHE_COINS } from '../../runs/limits'
-import { dataRange, executionOf, responseBody, tradeItem } from '../../runs/present'
+import { dataRange, executionOf, responseBody, tradeItemsFrom } from '../../runs/present'
 import { isoInstant } from '../../time'
 import type { RunMetricsResult } from '../../runs/compute/coin-tasks'
 import { executionSpecOf } from '../../runs/execution-spec'
@@ -56,6 +55,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
   })
   const r = await runs.run(spec, { noCache, statistics: false }).catch(asSpelled([body.symbol]))
   const m = r.assembled.metrics
+  const p = r.assembled.portfolio
   return {
     symbol: spec.symbols![0],
     strategy: s.id,
@@ -85,7 +85,7 @@ export async function runCoinSim(runs: RunService, body: CoinSimBody, noCache: b
     total_funding_pct: m.total_funding_pct,
     funding_coverage_pct: m.funding_coverage_pct,
     data_range: r.assembled.body.data_range,
-    trades: tradesInEntryOrder(r.assembled.portfolio).map(t => ({ ...tradeItem(t), result: resultBucket(t.exitReason, t.pnlPct) })),
+    trades: tradeItemsFrom(p).map((item, k) => ({ ...item, result: resultBucket(item.exit_reason, p.trades.pnlPct[p.entryOrder[k]]) })),
     ...executionOf(r.assembled.body),
     result_hash: r.hash,
     compute_time_ms: r.computeMs,
