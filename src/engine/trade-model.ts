@@ -42,6 +42,7 @@ import { coinLiquidationMove, ExecutionCosts, nextDown, nextUp } from './executi
 import type { MarginBracket } from './margin-brackets'
 import type { MarkBars } from './mark-price'
 import type { CoinCostSeries } from './slippage'
+import type { TradeTable } from './trade-table'
 import { EXIT_REASONS, type Trade, type TradeParams } from './types'
 
 // exit reason codes: indices into EXIT_REASONS (types.ts)
@@ -631,17 +632,48 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
     }
     i = k > i + 1 ? k : i + 1
   }
-  if (partedAt >= 0) tradesFrom(model, input, p, partedAt, tw!.trades!, true)
-  if (counts && rp) {
-    counts.replayed += rp.replayed
-    counts.leftToRule += rp.leftToRule
-    if (rp.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + rp.markLeftToRule
-  }
+  if (partedAt >= 0) eachTrade(model, input, partedAt, true, e => tw!.trades!.push(tradeOf(model, input, p, e)))
+  addCounts(counts, rp)
   return trades
 }
 
-/** The trades whose signal bar is at or after bar i, one position at a time (`barRule`: without replays), appended to `trades`. */
-function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: number, trades: Trade[], barRule: boolean): void {
+/** Where simulateCoinRows hands each trade: `model` has just priced the trade entering at bar e's open. */
+export interface TradeRowSink {
+  take(model: TradeModel, e: number): void
+}
+
+/**
+ * simulateCoin's trades (without `twin` or `known`) handed to `sink` as they are priced,
+ * with no Trade object made: a worker's coin task writes each straight into its chunk's
+ * table (writeTradeRow) while the coin's bars are in the cache. Returns whether a minute
+ * replay changed a trade's exit: a caller that wants the bar rule's trades of such a coin
+ * (simulateCoin's twin, a few coins a run) simulates it again with simulateCoin.
+ */
+export function simulateCoinRows(input: CoinSimInput, p: TradeParams, sink: TradeRowSink, counts?: IntrabarCounts): boolean {
+  const model = new TradeModel(input, p)
+  const rp = model.replay
+  let changed = false
+  eachTrade(model, input, Math.max(input.fromIdx, 0), false, e => {
+    sink.take(model, e)
+    if (rp !== null && rp.changed) changed = true
+  })
+  addCounts(counts, rp)
+  return changed
+}
+
+/** A coin's replay counts added to the run's. */
+function addCounts(counts: IntrabarCounts | undefined, rp: IntrabarReplay | null): void {
+  if (!counts || !rp) return
+  counts.replayed += rp.replayed
+  counts.leftToRule += rp.leftToRule
+  if (rp.markLeftToRule > 0) counts.markLeftToRule = (counts.markLeftToRule ?? 0) + rp.markLeftToRule
+}
+
+/**
+ * The trades whose signal bar is at or after bar i, one position at a time (`barRule`:
+ * without replays), each priced by `model` then handed to `take` with its entry bar.
+ */
+function eachTrade(model: TradeModel, input: CoinSimInput, i: number, barRule: boolean, take: (e: number) => void): void {
   const lastIdx = model.lastIdx
   const signals = new EntrySignals(input, lastIdx)
   for (;;) {
@@ -649,14 +681,14 @@ function tradesFrom(model: TradeModel, input: CoinSimInput, p: TradeParams, i: n
     if (i >= lastIdx) break
     const e = i + 1
     model.tradeFrom(e, barRule)
-    trades.push(tradeOf(model, input, p, e))
+    take(e)
     const k = model.exitIdx
     i = k > i + 1 ? k : i + 1
   }
 }
 
 /**
- * A coin's entry signals read in time order, for simulateCoin and tradesFrom alike: from
+ * A coin's entry signals read in time order, for simulateCoin and eachTrade alike: from
  * the list of signal bars where the input has one, else by a scan of the mask.
  */
 class EntrySignals {
@@ -742,4 +774,34 @@ function tradeOf(model: TradeModel, input: CoinSimInput, p: TradeParams, e: numb
     tr.exitChanged = rp.changed
   }
   return tr
+}
+
+/**
+ * The trade `model` just priced (entered at bar e's open) written into row i of `t`, coin
+ * aside: the row writeTrade makes of tradeOf's object (trade-table.ts), without the object.
+ */
+export function writeTradeRow(t: TradeTable, i: number, model: TradeModel, bars: Bars, e: number): void {
+  t.entryIdx[i] = e
+  t.exitIdx[i] = model.exitIdx
+  t.entryMs[i] = bars.t[e]
+  t.exitMs[i] = model.exitTimeMs
+  t.entryPrice[i] = bars.o[e]
+  t.exitPrice[i] = model.exitPrice
+  t.barsHeld[i] = model.barsHeld
+  // the R_ codes are the indices of EXIT_REASONS, as the table's codes are
+  t.exitReason[i] = model.reason
+  t.pnlPct[i] = model.pnlPct
+  t.grossPct[i] = model.grossPct
+  t.feePct[i] = model.feePct
+  t.fundingPct[i] = model.fundingPct
+  t.slTpSameBar[i] = model.sameBar ? 1 : 0
+  t.fundingEvents[i] = model.fundingEvents
+  t.fundingEventsReal[i] = model.fundingEventsReal
+  t.slippagePct[i] = model.slippagePct
+  t.slipSpread[i] = model.slipSpread
+  t.slipImpact[i] = model.slipImpact
+  t.maeFrac[i] = model.maeFrac
+  t.fillsUnestimated[i] = model.fillsUnestimated
+  const rp = model.replay
+  t.resolution[i] = rp !== null && rp.resolved ? (rp.changed ? 3 : 1) : 0
 }

@@ -393,6 +393,12 @@ export class DayMarksBuilder {
   finish(): DayMarks {
     return { start: this.starts.slice(0, this.nTrades + 1), move: this.moves.slice(0, this.nMoves) }
   }
+
+  /** Empty again, its arrays kept for the next marks. */
+  clear(): void {
+    this.nMoves = 0
+    this.nTrades = 0
+  }
 }
 
 /**
@@ -421,12 +427,32 @@ export class TradeTableBuilder {
 
   /** Append a trade of coin `coin`, owning the marks added since the previous push. */
   push(tr: Trade, coin: number): void {
+    const i = this.append(coin)
+    writeTrade(this.t, i, tr, coin)
+  }
+
+  /**
+   * A new row of coin `coin`, owning the marks added since the previous one: its index in
+   * `rows`, whose other columns the caller writes (trade-model.ts writeTradeRow).
+   */
+  append(coin: number): number {
     let t = this.t
     if (this.finished) throw new Error('TradeTableBuilder: a row after finish')
     if (t.n === t.coin.length) t = this.grow()
     const i = t.n++
-    writeTrade(t, i, tr, coin)
+    t.coin[i] = coin
     this.marks.endTrade()
+    return i
+  }
+
+  /** The columns rows are written into (read after `append`: a full table grows into new ones). */
+  get rows(): TradeTable {
+    return this.t
+  }
+
+  /** Rows the columns hold before they grow. */
+  get capacity(): number {
+    return this.t.coin.length
   }
 
   private grow(): TradeTable {
@@ -456,6 +482,32 @@ export class TradeTableBuilder {
     // the columns are given away (moved to the other thread): the builder must not write them again
     this.finished = true
     return t
+  }
+
+  /**
+   * The rows written so far, with their marks, as a table of their own: every column and
+   * the marks copied to buffers of their own (the task's answer moves them), the builder's
+   * kept for more rows (`restart`). A worker keeps one such builder between its coin tasks:
+   * rows are written into columns already in memory, and only the answer's copies are new
+   * pages (fresh columns per task, written row by row, fault a page in every 512 rows of
+   * each of 22 columns; growing them faults in more).
+   */
+  takeRows(): TradeTable {
+    const src = this.t
+    if (this.finished) throw new Error('TradeTableBuilder: rows taken after finish')
+    const t: TradeTable = { ...src }
+    for (const k of TRADE_COLUMNS) (t as unknown as Record<string, Float64Array>)[k] = (src[k] as Float64Array).slice(0, src.n)
+    t.marks = this.marks.finish()
+    return t
+  }
+
+  /** Empty again for the rows of another table (`direction`, `symbols`), the columns kept. */
+  restart(direction: Direction, symbols: readonly string[]): void {
+    if (this.finished) throw new Error('TradeTableBuilder: a restart after finish')
+    this.t.n = 0
+    this.t.direction = direction
+    this.t.symbols = symbols
+    this.marks.clear()
   }
 }
 

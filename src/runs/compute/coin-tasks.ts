@@ -9,9 +9,9 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, type BarRuleTwin, type CoinSimInput, type TradeModelInput } from '../../engine/trade-model'
-import type { TradeParams } from '../../engine/types'
-import { DayMarksBuilder, TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
+import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
+import type { Direction, TradeParams } from '../../engine/types'
+import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
 import { executionReport } from '../execution-report'
 import { intrabarBlock, mergeIntrabar, type ChunkIntrabar } from '../intrabar-summary'
@@ -207,6 +207,61 @@ function specRunOf(spec: RunSpec, delisted: readonly string[] = []): SpecRun {
   return { spec, params: tradeParamsOf(spec), strategyKey: strategyKeyOf(spec.strategy), withDetail: intrabarOf(spec) !== 'bar', delisted: new Set(delisted), keptFundingLeft: KEPT_FUNDING_PER_TASK }
 }
 
+/** A coin's bars and window under the run (null: no bar in it), and whether its membership (null: none) limits nothing there. */
+interface CoinWindow {
+  bars: Bars
+  win: { fromIdx: number; toIdx: number }
+  covered: boolean
+}
+
+function coinWindowOf(ctx: TaskContext, r: SpecRun, symbol: string, membership: number[] | null): CoinWindow | null {
+  const bars = ctx.bars(symbol, r.spec.timeframe)
+  const win = windowOf(r.spec, bars)
+  if (!bars || !win) return null
+  // a single interval over every entry instant of the window masks nothing
+  const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+  return { bars, win, covered }
+}
+
+/**
+ * The simulator's input of a coin in its window (its masks from the thread's signal cache,
+ * its minutes, execution inputs and funding), its outcome, and its entry signals before
+ * the membership cut them.
+ */
+function coinInputOf(ctx: TaskContext, r: SpecRun, symbol: string, w: CoinWindow, membership: number[] | null, coinsWithout: string[]): Pick<CoinRun, 'input' | 'outcome' | 'unlimited'> {
+  const { spec, params } = r
+  const { bars, win } = w
+  const masks = coinMasks(ctx, spec, r.strategyKey, symbol, bars)
+  let detail: IntrabarDetail | null = null
+  if (r.withDetail) {
+    detail = ctx.detail(symbol)
+    if (detail === null) {
+      coinsWithout.push(symbol)
+      detail = NO_MINUTES
+    }
+  }
+  // the execution inputs named one by one: a spread of them costs a generic property copy per coin
+  const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
+  const { entry, entryBars } = entriesWithin(masks, bars, w.covered ? null : membership!)
+  const funding = params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null
+  const input: CoinSimInput = {
+    symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
+    funding,
+    // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
+    keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars, funding) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
+    costs: ex.costs,
+    brackets: ex.brackets,
+    mark: ex.mark,
+    detail,
+    delisted: r.delisted.has(symbol),
+  }
+  const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
+  // absentBars set only where there are some (a spread of an empty object per coin cost a generic property copy)
+  const outcome: CoinOutcome = { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }
+  if (absentBars > 0) outcome.absentBars = absentBars
+  return { input, outcome, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
+}
+
 /**
  * A coin's trades under its membership (`membership` null: none), or null when the coin
  * has no bar in the window: its outcome and trades, the memo key they are kept under
@@ -222,55 +277,98 @@ function coinRunOf(
   coinsWithout: string[],
   opts: { memo?: CoinRunMemo; barRule?: boolean } = {},
 ): { run: CoinRun; key: string; covered: boolean } | null {
-  const { spec, params } = r
-  const bars = ctx.bars(symbol, spec.timeframe)
-  const win = windowOf(spec, bars)
-  if (!bars || !win) return null
-  const delisted = r.delisted.has(symbol)
-  // a single interval over every entry instant of the window masks nothing
-  const covered = membership === null || (membership.length === 2 && membership[0] <= bars.t[win.fromIdx] + bars.stepMs && membership[1] > bars.t[win.toIdx])
+  const w = coinWindowOf(ctx, r, symbol, membership)
+  if (w === null) return null
+  const { covered } = w
   // the memo's key only where there is a memo (a string per coin otherwise made for nothing)
   const memo = opts.memo
-  const key = memo === undefined ? '' : `${symbol}|${delisted ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+  const key = memo === undefined ? '' : `${symbol}|${r.delisted.has(symbol) ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
   let run = memo?.get(key)
   if (!run) {
-    const masks = coinMasks(ctx, spec, r.strategyKey, symbol, bars)
-    let detail: IntrabarDetail | null = null
-    if (r.withDetail) {
-      detail = ctx.detail(symbol)
-      if (detail === null) {
-        coinsWithout.push(symbol)
-        detail = NO_MINUTES
-      }
-    }
-    // the execution inputs named one by one: a spread of them costs a generic property copy per coin
-    const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
-    const { entry, entryBars } = entriesWithin(masks, bars, covered ? null : membership!)
-    const funding = params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null
-    const input: CoinSimInput = {
-      symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
-      funding,
-      // the coin's funding amounts where the thread keeps them (an earlier run or its random-entry null made them), else made here within the task's share
-      keptFunding: params.marketType === 'spot' ? null : () => ctx.keptFundingIfAny(symbol, spec.timeframe, bars, funding) ?? (r.keptFundingLeft-- > 0 ? ctx.keptFunding(symbol, spec.timeframe, bars) : null),
-      costs: ex.costs,
-      brackets: ex.brackets,
-      mark: ex.mark,
-      detail,
-      delisted,
-    }
+    const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
     const twin: BarRuleTwin | undefined = opts.barRule === false ? undefined : { trades: null }
-    const trades = simulateCoin(input, params, counts, twin)
-    const absentBars = countAbsent(masks.absent, win.fromIdx, win.toIdx)
-    // absentBars set only where there are some (a spread of an empty object per coin cost a generic property copy)
-    const outcome: CoinOutcome = { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }
-    if (absentBars > 0) outcome.absentBars = absentBars
-    run = { outcome, trades, input, barRule: twin?.trades ?? null, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
+    const trades = simulateCoin(c.input, r.params, counts, twin)
+    run = { ...c, trades, barRule: twin?.trades ?? null }
     memo?.set(key, run)
   }
   return { run, key, covered }
 }
 
-/** Each coin's filtered entry signals → its trades under the run's trade model, with their daily marks. */
+/**
+ * The builder a thread's coin tasks write their rows into (TradeTableBuilder.takeRows: the
+ * answer is a copy), kept between tasks up to KEPT_ROWS rows (about 8.5 MB of columns): a
+ * task that needs more grows its own, dropped after it.
+ */
+let keptRows: TradeTableBuilder | null = null
+const KEPT_ROWS = 1 << 16
+
+/** A chunk's rows and marks, each coin's trades written as they are priced (simulateCoinRows), no Trade object made. */
+class ChunkRows implements TradeRowSink {
+  readonly table: TradeTableBuilder
+  private coin = 0
+  private bars: Bars | null = null
+  private markBars: Bars | undefined = undefined
+
+  constructor(
+    direction: Direction,
+    symbols: readonly string[],
+    private readonly leverage: number,
+  ) {
+    const kept = keptRows
+    keptRows = null
+    this.table = kept ?? new TradeTableBuilder(direction, symbols, 4096, 8192)
+    this.table.restart(direction, symbols)
+  }
+
+  /** The next trades are coin `coin`'s on `bars`, marked on `markBars` (its 1H base series). */
+  startCoin(coin: number, bars: Bars, markBars: Bars | undefined): void {
+    this.coin = coin
+    this.bars = bars
+    this.markBars = markBars
+  }
+
+  take(model: TradeModel, e: number): void {
+    const bars = this.bars!
+    const table = this.table
+    // the trade's midnight marks, then its row (which owns the marks added before it)
+    markMovesOf(bars.t[e], model.exitTimeMs, bars.o[e], e, table.rows.direction, this.leverage, this.markBars, table)
+    const i = table.append(this.coin)
+    writeTradeRow(table.rows, i, model, bars, e)
+  }
+
+  /** The chunk's table; the builder kept for the thread's next task when it is not too large. */
+  finish(): TradeTable {
+    const t = this.table.takeRows()
+    if (this.table.capacity <= KEPT_ROWS) keptRows = this.table
+    return t
+  }
+}
+
+/**
+ * The bar rule's trades of a coin a replay changed (simulateCoin's twin `bar`, against the
+ * coin's own trades `own`) into the bar rule's table, each with its row among the coin's
+ * own (`barRows`; −1 where the two lists do not pair up).
+ */
+function pushBarRule(barTable: TradeTableBuilder, barRows: number[], own: readonly Trade[], bar: readonly Trade[], coin: number): void {
+  if (bar.length === own.length && bar.every((tr, k) => tr.entryIdx === own[k].entryIdx)) {
+    // the same entries: the trades that differ stand in for theirs (the twin holds the others themselves)
+    bar.forEach((tr, k) => {
+      if (tr === own[k]) return
+      barTable.push(tr, coin)
+      barRows.push(k)
+    })
+  } else
+    for (const tr of bar) {
+      barTable.push(tr, coin)
+      barRows.push(-1)
+    }
+}
+
+/**
+ * Each coin's filtered entry signals → its trades under the run's trade model, with their
+ * daily marks. Written as rows as they are priced, unless the task keeps its coins' Trade
+ * objects (a memo across runs, a point-in-time run's twin).
+ */
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
   const r = specRunOf(payload.spec, payload.delisted)
   const { params, withDetail } = r
@@ -283,62 +381,48 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const barRows: number[] = []
   /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
   const kept: RunTrades | null = payload.twin ? new Map() : null
-  // every coin simulated and marked first (its marks read its bars while they are in the
-  // cache), then the table made at its size: no column grown or cut
-  const runs: (CoinRun | null)[] = []
-  const marks = new DayMarksBuilder()
-  let nTrades = 0
+  const rows = new ChunkRows(params.direction, symbols, params.leverage)
+  const table = rows.table
   const opts = { memo }
-  for (const symbol of symbols) {
-    const got = coinRunOf(ctx, r, symbol, tradable ? (tradable[symbol] ?? []) : null, counts, coinsWithout, opts)
-    if (!got) {
-      runs.push(null)
-      continue
-    }
-    const { run, covered } = got
-    kept?.set(symbol, { run, covered })
-    runs.push(run)
-    nTrades += run.trades.length
-    // the 1H base series (the run's own bars on 1H: TaskContext.bars hands the view's)
-    const markBars = r.spec.timeframe === '1H' ? run.input.bars : ctx.view.bars(symbol)
-    for (const tr of run.trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, marks)
-      marks.endTrade()
-    }
-  }
-  const table = new TradeTableBuilder(params.direction, symbols, nTrades, 0)
+  const objects = memo !== undefined || kept !== null
   symbols.forEach((symbol, coin) => {
-    const run = runs[coin]
-    if (run === null) {
-      coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+    const membership = tradable ? (tradable[symbol] ?? []) : null
+    // the 1H base series marks the trades (the run's own bars on 1H: TaskContext.bars hands the view's)
+    const markBarsOf = (bars: Bars) => (r.spec.timeframe === '1H' ? bars : ctx.view.bars(symbol))
+    if (!objects) {
+      const w = coinWindowOf(ctx, r, symbol, membership)
+      if (w === null) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+      const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
+      rows.startCoin(coin, w.bars, markBarsOf(w.bars))
+      if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
+        // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
+        const twin: BarRuleTwin = { trades: null }
+        const own = simulateCoin(c.input, params, undefined, twin)
+        changedCoins.push(symbol)
+        pushBarRule(barTable, barRows, own, twin.trades!, coin)
+      }
+      coins.push(c.outcome)
       return
     }
+    const got = coinRunOf(ctx, r, symbol, membership, counts, coinsWithout, opts)
+    if (!got) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+    const { run, covered } = got
+    kept?.set(symbol, { run, covered })
+    const markBars = markBarsOf(run.input.bars)
     let changed = 0
     for (const tr of run.trades) {
+      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
       table.push(tr, coin)
       if (tr.exitChanged) changed++
     }
     if (barTable && changed > 0) {
       // the bar rule's trades of this coin (simulateCoin's twin: only the changed trades are priced again)
       changedCoins.push(symbol)
-      const bar = run.barRule!
-      const own = run.trades
-      if (bar.length === own.length && bar.every((tr, k) => tr.entryIdx === own[k].entryIdx)) {
-        // the same entries: the trades that differ stand in for theirs (the twin holds the others themselves)
-        bar.forEach((tr, k) => {
-          if (tr === own[k]) return
-          barTable.push(tr, coin)
-          barRows.push(k)
-        })
-      } else
-        for (const tr of bar) {
-          barTable.push(tr, coin)
-          barRows.push(-1)
-        }
+      pushBarRule(barTable, barRows, run.trades, run.barRule!, coin)
     }
     coins.push(run.outcome)
   })
-  const result: CoinTradesResult = { coins, trades: table.finish(marks.finish()) }
+  const result: CoinTradesResult = { coins, trades: rows.finish() }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
   if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept!)
   return result
