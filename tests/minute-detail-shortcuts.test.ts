@@ -13,7 +13,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { simulateCoin, type BarRuleTwin } from '../src/engine/trade-model'
+import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type TradeModel } from '../src/engine/trade-model'
+import { tradeTableOf, TradeTableBuilder, TRADE_COLUMNS } from '../src/engine/trade-table'
 import type { TradeParams } from '../src/engine/types'
 import { CandleStore } from '../src/market/candle-store'
 import { generateSyntheticUniverse } from '../src/market/synthetic'
@@ -77,6 +78,51 @@ describe('the bar rule twin of simulateCoin', () => {
     // the cases the shortcut is about happened
     expect(changedCoins).toBeGreaterThan(20)
     expect(parted).toBeGreaterThan(3)
+  })
+})
+
+describe('the rows of simulateCoinRows (a worker\'s coin task, no Trade objects)', () => {
+  test('are the rows of simulateCoin\'s trades, column by column, in one builder kept from coin to coin', () => {
+    const r = rand(11)
+    const kept = new TradeTableBuilder('long', [], 2) // small: the rows grow it, and it is restarted per coin
+    let changedCoins = 0
+    for (let n = 0; n < 30; n++) {
+      const symbol = symbols[n % symbols.length]
+      const bars = store.bars(symbol)!
+      const trailing = n % 3 === 0
+      const p: TradeParams = {
+        direction: n % 2 === 0 ? 'long' : 'short',
+        slPct: 0.4 + r() * 2,
+        tpPct: 0.4 + r() * 2,
+        tpSource: trailing ? 'trailing' : 'custom_pct',
+        trailingPct: trailing ? 0.2 + r() : null,
+        maxBars: 4 + Math.floor(r() * 40),
+        leverage: [1, 5, 20][n % 3],
+        feeFrac: 0.0005,
+        mmrFrac: 0.005,
+        marketType: 'futures',
+      }
+      const input = { symbol, bars, entry: entries(bars.n, r), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: store.funding(symbol) ?? null, detail: new DerivedMinutes(bars, SEED, symbol) }
+      const countsA = { replayed: 0, leftToRule: 0 }
+      const countsB = { replayed: 0, leftToRule: 0 }
+      const trades = simulateCoin(input, p, countsA)
+      kept.restart(p.direction, ['_', symbol])
+      const changed = simulateCoinRows(input, p, {
+        take: (m: TradeModel, e: number) => {
+          // the row first: a full builder grows into new columns, which `rows` then gives
+          const i = kept.append(1)
+          writeTradeRow(kept.rows, i, m, bars, e)
+        },
+      }, countsB)
+      const got = kept.takeRows()
+      const want = tradeTableOf(trades, ['_', symbol], p.direction)
+      expect(got.n).toBe(want.n)
+      for (const c of TRADE_COLUMNS) expect(Array.from(got[c])).toEqual(Array.from(want[c]))
+      expect(changed).toBe(trades.some(t => t.exitChanged === true))
+      expect(countsB).toEqual(countsA)
+      if (changed) changedCoins++
+    }
+    expect(changedCoins).toBeGreaterThan(5)
   })
 })
 
