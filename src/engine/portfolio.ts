@@ -89,6 +89,8 @@ const STEP_ROWS = 16384
 
 /** Which trades the portfolio takes, and with what margin. */
 export interface Acceptance {
+  /** every row of the input in entry order (ties in input order): the order the choice walked */
+  order: Int32Array
   /** rows of the input taken, in entry order (ties in input order) */
   taken: Int32Array
   /** margin of each input row, USD (0 where not taken) */
@@ -111,11 +113,17 @@ export function acceptTrades(trades: AcceptInput, opts: PortfolioOptions): Accep
   return finish(acceptSteps(trades, opts))
 }
 
-/** acceptTrades, pausing between the entry-time sort and the slot accounting. */
-export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps<Acceptance> {
+/**
+ * acceptTrades, pausing between the entry-time sort and the slot accounting. `order`: the
+ * rows in entry order when known (the `order` of a choice over the same entry times, e.g.
+ * a table whose exits alone were patched), not sorted again.
+ */
+export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, order?: Int32Array): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
-  const order = entryOrderOf(trades.entryMs)
-  yield
+  if (order === undefined) {
+    order = entryOrderOf(trades.entryMs)
+    yield
+  }
   // the accounting runs in a plain method, a step of rows at a time: a loop in a generator
   // keeps its variables in the generator's frame, where every read is a load from memory
   const a = new Acceptor(trades, opts)
@@ -126,6 +134,7 @@ export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps
   // the exits after the last entry can still ruin the portfolio
   a.settle(Infinity)
   return {
+    order,
     taken: a.taken.subarray(0, a.accepted),
     marginUsd: a.marginOf,
     positionsSkipped: a.skipped,

@@ -128,7 +128,8 @@ export function intrabarBlock(
       // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
       bar = pnlFigures(patched.table.pnlPct, acceptance.taken)
     } else {
-      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio)).taken)
+      // the patched table shares the run's entry times (only exits and P&L differ): the run's entry order is its own
+      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio, acceptance.order)).taken)
     }
   }
   let changed = 0
