@@ -100,6 +100,10 @@ export interface Acceptance {
   /** see PortfolioResult */
   ruinedAtMs: number | null
   entriesAfterRuin: number
+  /** positions open at each input row's entry (after the exits up to it): what its slot test saw */
+  openAt: Int32Array
+  /** the taken rows in the order their exits were booked (by exit instant, ties in acceptance order) */
+  booked: Int32Array
 }
 
 /**
@@ -141,7 +145,132 @@ export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, order?
     initialCapitalUsd: a.initial,
     ruinedAtMs: a.ruinedAtMs,
     entriesAfterRuin: a.afterRuin,
+    openAt: a.openAt,
+    booked: a.booked.subarray(0, a.nBooked),
   }
+}
+
+/** A realised equity at or below this is none left: within rounding of zero (a margin lost whole leaves 1e-13). */
+function ruinFloorUsd(initialCapitalUsd: number): number {
+  return initialCapitalUsd * 1e-9
+}
+
+/**
+ * Whether the choice over `changed` (the input of `acceptance` with the exits and P&L of
+ * `rows` alone different: the same entries, in the same order) takes the same rows, told
+ * without walking it again; false when it cannot be told (walk it). An entry is taken by
+ * its slot test, its margin and the ruin, and an untaken row changes none of them. Without
+ * compounding a margin is fixed; then, the choices equal up to an entry, its open positions
+ * differ only by the taken changed rows whose exit falls on the other side of it (`openAt`
+ * ± those), and the ruin comes when the changed exits, booked in their order, bring it.
+ */
+export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, trades: AcceptInput, changed: AcceptInput, rows: readonly number[]): boolean {
+  const { marginUsd, order } = acceptance
+  const moved = rows.filter(r => marginUsd[r] > 0)
+  if (moved.length === 0) return true
+  if (opts.compounding) return false
+  const shifted = moved.filter(r => trades.exitMs[r] !== changed.exitMs[r])
+  const position = new Map(shifted.map(r => [r, positionOf(order, trades.entryMs, r)]))
+  // the entries from the ruin on open nothing: with stopAtRuin the changed choice's ruin
+  // must leave the same entries before it (the choices equal up to it, so it is theirs)
+  let until = Infinity
+  if (opts.stopAtRuin ?? true) {
+    const was = acceptance.ruinedAtMs ?? Infinity
+    const now = ruinOf(acceptance, trades, changed, shifted, position)
+    if (Number.isNaN(now)) return false
+    until = Math.min(was, now)
+    const between = firstEntryAtOrAfter(trades.entryMs, order, Math.max(was, now))
+    // entries between the two ruins: opened by neither only if none was taken here (now earlier) or none is there (now later)
+    for (let k = firstEntryAtOrAfter(trades.entryMs, order, until); k < between; k++) if (now > was || marginUsd[order[k]] > 0) return false
+  }
+  // each shifted row is open in one choice and closed in the other at the later entries between its two exits
+  const events: [number, number][] = []
+  for (const r of shifted) {
+    const a = trades.exitMs[r]
+    const b = changed.exitMs[r]
+    const from = Math.max(position.get(r)! + 1, firstEntryAtOrAfter(trades.entryMs, order, Math.min(a, b)))
+    const to = Math.min(firstEntryAtOrAfter(trades.entryMs, order, Math.max(a, b)), firstEntryAtOrAfter(trades.entryMs, order, until))
+    if (from < to) events.push([from, b > a ? 1 : -1], [to, b > a ? -1 : 1])
+  }
+  events.sort((x, y) => x[0] - y[0])
+  let d = 0
+  for (let e = 0; e < events.length; e++) {
+    d += events[e][1]
+    const end = e + 1 < events.length ? events[e + 1][0] : order.length
+    if (d !== 0 && !slotsAlike(acceptance, opts.maxConcurrent, events[e][0], end, d)) return false
+  }
+  return true
+}
+
+/** Whether the entries order[from … to − 1], with `d` more positions open, meet the slot test as they did. */
+function slotsAlike(acceptance: Acceptance, maxConcurrent: number, from: number, to: number, d: number): boolean {
+  const { order, openAt, marginUsd } = acceptance
+  for (let k = from; k < to; k++) {
+    const i = order[k]
+    // a taken entry finding every slot held, or a skipped one (every slot held) finding one free
+    if (marginUsd[i] > 0 ? openAt[i] + d >= maxConcurrent : openAt[i] + d < maxConcurrent) return false
+  }
+  return true
+}
+
+/** Row r's position in `order` (entry order, ties in row order). */
+function positionOf(order: Int32Array, entryMs: Float64Array, r: number): number {
+  let lo = 0
+  let hi = order.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const j = order[mid]
+    if (entryMs[j] < entryMs[r] || (entryMs[j] === entryMs[r] && j < r)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The first position of `order` whose entry is at or after `ms` (order.length when none). */
+function firstEntryAtOrAfter(entryMs: Float64Array, order: Int32Array, ms: number): number {
+  let lo = 0
+  let hi = order.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entryMs[order[mid]] < ms) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * The instant the same rows taken, with the exits and P&L of `changed`, reach the ruin
+ * (Infinity: never): their exits booked as the choice books them (by instant, ties in
+ * acceptance order), the same additions in the same order: `acceptance.booked` with the
+ * `shifted` rows (at `position` in entry order) taken out and put back at their new exits.
+ * NaN where a row exits at its entry instant: such an exit is booked at a later entry's
+ * turn, apart from the others of its instant, which this does not follow.
+ */
+function ruinOf(acceptance: Acceptance, trades: AcceptInput, changed: AcceptInput, shifted: readonly number[], position: ReadonlyMap<number, number>): number {
+  const { booked, order, marginUsd, initialCapitalUsd: initial } = acceptance
+  const exitMs = changed.exitMs
+  const late = shifted.slice().sort((a, b) => exitMs[a] - exitMs[b] || position.get(a)! - position.get(b)!)
+  const sequence = new Int32Array(booked.length)
+  let n = 0
+  let m = 0
+  for (let k = 0; k < booked.length; k++) {
+    const r = booked[k]
+    if (!(exitMs[r] > changed.entryMs[r] && trades.exitMs[r] > changed.entryMs[r])) return Number.NaN
+    if (exitMs[r] !== trades.exitMs[r]) continue
+    // a tie of instants goes by acceptance order, the entry order's
+    while (m < late.length && (exitMs[late[m]] < exitMs[r] || (exitMs[late[m]] === exitMs[r] && position.get(late[m])! < positionOf(order, changed.entryMs, r)))) sequence[n++] = late[m++]
+    sequence[n++] = r
+  }
+  while (m < late.length) sequence[n++] = late[m++]
+  const floor = ruinFloorUsd(initial)
+  let realised = 0
+  for (let k = 0; k < n; k++) {
+    const r = sequence[k]
+    realised += (marginUsd[r] * changed.pnlPct[r]) / 100
+    // the equity is judged once an instant's exits are all booked
+    if ((k + 1 === n || exitMs[sequence[k + 1]] !== exitMs[r]) && initial + realised <= floor) return exitMs[r]
+  }
+  return Infinity
 }
 
 /** The slot and margin accounting of acceptSteps (see the file's head), over rows in entry order. */
@@ -151,6 +280,7 @@ class Acceptor {
   private readonly open: OpenPositions
   readonly marginOf: Float64Array
   readonly taken: Int32Array
+  readonly openAt: Int32Array
   private readonly stopAtRuin: boolean
   /** a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13) */
   private readonly ruinedBelow: number
@@ -159,6 +289,8 @@ class Acceptor {
   skipped = 0
   ruinedAtMs: number | null = null
   afterRuin = 0
+  readonly booked: Int32Array
+  nBooked = 0
 
   constructor(
     private readonly trades: AcceptInput,
@@ -169,8 +301,10 @@ class Acceptor {
     this.open = new OpenPositions(Math.min(opts.maxConcurrent, n) + 1)
     this.marginOf = new Float64Array(n)
     this.taken = new Int32Array(n)
+    this.openAt = new Int32Array(n)
+    this.booked = new Int32Array(n)
     this.stopAtRuin = opts.stopAtRuin ?? true
-    this.ruinedBelow = this.initial * 1e-9
+    this.ruinedBelow = ruinFloorUsd(this.initial)
   }
 
   /** Enter (or skip) the rows order[from … to − 1], in that order. */
@@ -181,6 +315,7 @@ class Acceptor {
     for (let k = from; k < to; k++) {
       const i = order[k]
       this.settle(entryMs[i])
+      this.openAt[i] = open.size
       if (this.ruinedAtMs !== null && this.stopAtRuin) {
         this.afterRuin++
         continue
@@ -206,11 +341,13 @@ class Acceptor {
     const open = this.open
     const pnlPct = this.trades.pnlPct
     const marginOf = this.marginOf
+    const booked = this.booked
     while (open.size > 0 && open.firstKey() <= untilMs) {
       const at = open.firstKey()
       let realised = this.realisedUsd
       while (open.size > 0 && open.firstKey() === at) {
         const j = open.shift()
+        booked[this.nBooked++] = j
         realised += (marginOf[j] * pnlPct[j]) / 100
       }
       this.realisedUsd = realised
