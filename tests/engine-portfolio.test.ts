@@ -3,7 +3,8 @@ import type { MarkToMarket } from '../src/engine/equity-curve'
 import { IndexHeap } from '../src/engine/index-heap'
 import { entryOrder } from '../src/engine/entry-order'
 import { book, headlineFigures } from '../src/engine/run'
-import { acceptTrades, runPortfolio as runPortfolioOnTable, takesTheSame, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
+import { acceptSteps, acceptTrades, runPortfolio as runPortfolioOnTable, takesTheSame, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
+import { finish } from '../src/engine/steps'
 import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
 import type { Bars } from '../src/market/types'
@@ -344,6 +345,7 @@ describe('the open positions close in exit order, ties in the order they opened'
 })
 
 describe("takesTheSame: the choice over a table whose exits changed at a few rows, told without walking it", () => {
+  const traced = (table: Parameters<typeof acceptTrades>[0], o: PortfolioOptions) => finish(acceptSteps(table, o, { trace: true }))
   test('whenever it says the same rows are taken, walking the changed table takes them; and it says so for most small changes', () => {
     let x = 29
     const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32)
@@ -368,7 +370,7 @@ describe("takesTheSame: the choice over a table whose exits changed at a few row
         pnlPct[r] = ruinous && rnd() < 0.5 ? -100 : (rnd() - 0.5) * 40
       }
       const changed = { ...table, exitMs, pnlPct }
-      const acceptance = acceptTrades(table, o)
+      const acceptance = traced(table, o)
       const walked = acceptTrades(changed, o).taken
       if (Array.from(walked).join() === Array.from(acceptance.taken).join()) same++
       if (takesTheSame(acceptance, o, table, changed, rows)) {
@@ -383,7 +385,7 @@ describe("takesTheSame: the choice over a table whose exits changed at a few row
     const table = tradeTableOf([tradeOf('A', 0, 2, -100), tradeOf('A', 10, 12, 5), tradeOf('B', 1, 3, firstPnl)])
     const changed = { ...table, pnlPct: Float64Array.from(table.pnlPct, (p, i) => (i === 2 ? changedPnl : p)) }
     const o = opts({ perCoinUsd: 100, maxConcurrent: 2, coinCount: 2 })
-    return { same: takesTheSame(acceptTrades(table, o), o, table, changed, [2]), walked: acceptTrades(changed, o).taken.length }
+    return { same: takesTheSame(traced(table, o), o, table, changed, [2]), walked: acceptTrades(changed, o).taken.length }
   }
   test('a changed loss that ruins the portfolio (no entry after it) is not the same choice', () => {
     expect(ruinCase(-100)).toEqual({ same: false, walked: 2 })
@@ -399,9 +401,15 @@ describe("takesTheSame: the choice over a table whose exits changed at a few row
     const table = tradeTableOf([tradeOf('A', 0, 3, -250), tradeOf('B', 1, 6, -10), tradeOf('C', 5, 7, 1)])
     const changed = { ...table, exitMs: Float64Array.from(table.exitMs, (e, i) => (i === 1 ? e - H : e)), pnlPct: Float64Array.from(table.pnlPct, (p, i) => (i === 1 ? -20 : p)) }
     const o = opts({ perCoinUsd: 100, maxConcurrent: 2, coinCount: 3 })
-    const acceptance = acceptTrades(table, o)
+    const acceptance = traced(table, o)
     expect(acceptance.ruinedAtMs).toBe(T0 + 3 * H)
     expect(takesTheSame(acceptance, o, table, changed, [1])).toBe(true)
     expect(Array.from(acceptTrades(changed, o).taken)).toEqual(Array.from(acceptance.taken))
+  })
+  test('an untraced choice is not told from (walked again)', () => {
+    const table = tradeTableOf([tradeOf('A', 0, 3, 1), tradeOf('B', 1, 6, -10)])
+    const changed = { ...table, exitMs: Float64Array.from(table.exitMs, (e, i) => (i === 1 ? e - H : e)) }
+    const o = opts({ coinCount: 2 })
+    expect([takesTheSame(acceptTrades(table, o), o, table, changed, [1]), takesTheSame(traced(table, o), o, table, changed, [1])]).toEqual([false, true])
   })
 })

@@ -100,6 +100,12 @@ export interface Acceptance {
   /** see PortfolioResult */
   ruinedAtMs: number | null
   entriesAfterRuin: number
+  /** the walk's record, when asked for (acceptSteps' `trace`) */
+  trace?: AcceptTrace
+}
+
+/** What a choice records of its walk when asked: what takesTheSame reads. */
+export interface AcceptTrace {
   /** positions open at each input row's entry (after the exits up to it): what its slot test saw */
   openAt: Int32Array
   /** the taken rows in the order their exits were booked (by exit instant, ties in acceptance order) */
@@ -120,17 +126,19 @@ export function acceptTrades(trades: AcceptInput, opts: PortfolioOptions): Accep
 /**
  * acceptTrades, pausing between the entry-time sort and the slot accounting. `order`: the
  * rows in entry order when known (the `order` of a choice over the same entry times, e.g.
- * a table whose exits alone were patched), not sorted again.
+ * a table whose exits alone were patched), not sorted again. `trace`: keep the walk's
+ * record (a choice another one may be told from: takesTheSame).
  */
-export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, order?: Int32Array): Steps<Acceptance> {
+export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, known: { order?: Int32Array; trace?: boolean } = {}): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
+  let order = known.order
   if (order === undefined) {
     order = entryOrderOf(trades.entryMs)
     yield
   }
   // the accounting runs in a plain method, a step of rows at a time: a loop in a generator
   // keeps its variables in the generator's frame, where every read is a load from memory
-  const a = new Acceptor(trades, opts)
+  const a = new Acceptor(trades, opts, known.trace === true)
   for (let k = 0; k < trades.n; k += STEP_ROWS) {
     if (k > 0) yield
     a.take(order, k, Math.min(trades.n, k + STEP_ROWS))
@@ -145,8 +153,7 @@ export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, order?
     initialCapitalUsd: a.initial,
     ruinedAtMs: a.ruinedAtMs,
     entriesAfterRuin: a.afterRuin,
-    openAt: a.openAt,
-    booked: a.booked.subarray(0, a.nBooked),
+    ...(a.openAt && a.booked ? { trace: { openAt: a.openAt, booked: a.booked.subarray(0, a.nBooked) } } : {}),
   }
 }
 
@@ -165,10 +172,10 @@ function ruinFloorUsd(initialCapitalUsd: number): number {
  * ± those), and the ruin comes when the changed exits, booked in their order, bring it.
  */
 export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, trades: AcceptInput, changed: AcceptInput, rows: readonly number[]): boolean {
-  const { marginUsd, order } = acceptance
+  const { marginUsd, order, trace } = acceptance
   const moved = rows.filter(r => marginUsd[r] > 0)
   if (moved.length === 0) return true
-  if (opts.compounding) return false
+  if (opts.compounding || !trace) return false
   const shifted = moved.filter(r => trades.exitMs[r] !== changed.exitMs[r])
   const position = new Map(shifted.map(r => [r, positionOf(order, trades.entryMs, r)]))
   // the entries from the ruin on open nothing: with stopAtRuin the changed choice's ruin
@@ -176,7 +183,7 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   let until = Infinity
   if (opts.stopAtRuin ?? true) {
     const was = acceptance.ruinedAtMs ?? Infinity
-    const now = ruinOf(acceptance, trades, changed, shifted, position)
+    const now = ruinOf(acceptance, trace.booked, trades, changed, shifted, position)
     if (Number.isNaN(now)) return false
     until = Math.min(was, now)
     const between = firstEntryAtOrAfter(trades.entryMs, order, Math.max(was, now))
@@ -197,14 +204,14 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   for (let e = 0; e < events.length; e++) {
     d += events[e][1]
     const end = e + 1 < events.length ? events[e + 1][0] : order.length
-    if (d !== 0 && !slotsAlike(acceptance, opts.maxConcurrent, events[e][0], end, d)) return false
+    if (d !== 0 && !slotsAlike(acceptance, trace.openAt, opts.maxConcurrent, events[e][0], end, d)) return false
   }
   return true
 }
 
 /** Whether the entries order[from … to − 1], with `d` more positions open, meet the slot test as they did. */
-function slotsAlike(acceptance: Acceptance, maxConcurrent: number, from: number, to: number, d: number): boolean {
-  const { order, openAt, marginUsd } = acceptance
+function slotsAlike(acceptance: Acceptance, openAt: Int32Array, maxConcurrent: number, from: number, to: number, d: number): boolean {
+  const { order, marginUsd } = acceptance
   for (let k = from; k < to; k++) {
     const i = order[k]
     // a taken entry finding every slot held, or a skipped one (every slot held) finding one free
@@ -246,8 +253,8 @@ function firstEntryAtOrAfter(entryMs: Float64Array, order: Int32Array, ms: numbe
  * NaN where a row exits at its entry instant: such an exit is booked at a later entry's
  * turn, apart from the others of its instant, which this does not follow.
  */
-function ruinOf(acceptance: Acceptance, trades: AcceptInput, changed: AcceptInput, shifted: readonly number[], position: ReadonlyMap<number, number>): number {
-  const { booked, order, marginUsd, initialCapitalUsd: initial } = acceptance
+function ruinOf(acceptance: Acceptance, booked: Int32Array, trades: AcceptInput, changed: AcceptInput, shifted: readonly number[], position: ReadonlyMap<number, number>): number {
+  const { order, marginUsd, initialCapitalUsd: initial } = acceptance
   const exitMs = changed.exitMs
   const late = shifted.slice().sort((a, b) => exitMs[a] - exitMs[b] || position.get(a)! - position.get(b)!)
   const sequence = new Int32Array(booked.length)
@@ -280,7 +287,8 @@ class Acceptor {
   private readonly open: OpenPositions
   readonly marginOf: Float64Array
   readonly taken: Int32Array
-  readonly openAt: Int32Array
+  /** the trace's (null when not asked for) */
+  readonly openAt: Int32Array | null
   private readonly stopAtRuin: boolean
   /** a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13) */
   private readonly ruinedBelow: number
@@ -289,20 +297,21 @@ class Acceptor {
   skipped = 0
   ruinedAtMs: number | null = null
   afterRuin = 0
-  readonly booked: Int32Array
+  readonly booked: Int32Array | null
   nBooked = 0
 
   constructor(
     private readonly trades: AcceptInput,
     private readonly opts: PortfolioOptions,
+    trace: boolean,
   ) {
     const n = trades.n
     this.initial = initialCapitalUsd(opts)
     this.open = new OpenPositions(Math.min(opts.maxConcurrent, n) + 1)
     this.marginOf = new Float64Array(n)
     this.taken = new Int32Array(n)
-    this.openAt = new Int32Array(n)
-    this.booked = new Int32Array(n)
+    this.openAt = trace ? new Int32Array(n) : null
+    this.booked = trace ? new Int32Array(n) : null
     this.stopAtRuin = opts.stopAtRuin ?? true
     this.ruinedBelow = ruinFloorUsd(this.initial)
   }
@@ -312,10 +321,11 @@ class Acceptor {
     const { entryMs, exitMs } = this.trades
     const { maxConcurrent, compounding, perCoinUsd } = this.opts
     const open = this.open
+    const openAt = this.openAt
     for (let k = from; k < to; k++) {
       const i = order[k]
       this.settle(entryMs[i])
-      this.openAt[i] = open.size
+      if (openAt !== null) openAt[i] = open.size
       if (this.ruinedAtMs !== null && this.stopAtRuin) {
         this.afterRuin++
         continue
@@ -347,7 +357,7 @@ class Acceptor {
       let realised = this.realisedUsd
       while (open.size > 0 && open.firstKey() === at) {
         const j = open.shift()
-        booked[this.nBooked++] = j
+        if (booked !== null) booked[this.nBooked++] = j
         realised += (marginOf[j] * pnlPct[j]) / 100
       }
       this.realisedUsd = realised

@@ -129,7 +129,7 @@ export function intrabarBlock(
       bar = pnlFigures(patched.table.pnlPct, acceptance.taken)
     } else {
       // the patched table shares the run's entry times (only exits and P&L differ): the run's entry order is its own
-      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio, acceptance.order)).taken)
+      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio, { order: acceptance.order })).taken)
     }
   }
   let changed = 0
