@@ -324,7 +324,9 @@ class Acceptor {
     const openAt = this.openAt
     for (let k = from; k < to; k++) {
       const i = order[k]
-      this.settle(entryMs[i])
+      const at = entryMs[i]
+      // settle's own first test, here: most entries (the skipped ones among them) find no exit to book
+      if (open.size > 0 && open.firstKey() <= at) this.settle(at)
       if (openAt !== null) openAt[i] = open.size
       if (this.ruinedAtMs !== null && this.stopAtRuin) {
         this.afterRuin++
