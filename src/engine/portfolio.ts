@@ -23,7 +23,7 @@
 import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
-import { upperBound } from '../sorted-search'
+import { lowerBound, upperBound } from '../sorted-search'
 import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
@@ -176,27 +176,37 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   const moved = rows.filter(r => marginUsd[r] > 0)
   if (moved.length === 0) return true
   if (opts.compounding || !trace) return false
+  // the entry times in entry order: positions in it found by the kit's binary searches
+  const times = new Float64Array(order.length)
+  for (let k = 0; k < order.length; k++) times[k] = trades.entryMs[order[k]]
+  const firstEntryAtOrAfter = (ms: number) => lowerBound(times, ms)
+  // a row's position: among the entries of its instant, ties go in row order
+  const positionOf = (r: number) => {
+    let k = lowerBound(times, trades.entryMs[r])
+    while (order[k] !== r) k++
+    return k
+  }
   const shifted = moved.filter(r => trades.exitMs[r] !== changed.exitMs[r])
-  const position = new Map(shifted.map(r => [r, positionOf(order, trades.entryMs, r)]))
+  const position = new Map(shifted.map(r => [r, positionOf(r)]))
   // the entries from the ruin on open nothing: with stopAtRuin the changed choice's ruin
   // must leave the same entries before it (the choices equal up to it, so it is theirs)
   let until = Infinity
   if (opts.stopAtRuin ?? true) {
     const was = acceptance.ruinedAtMs ?? Infinity
-    const now = ruinOf(acceptance, trace.booked, trades, changed, shifted, position)
+    const now = ruinOf(acceptance, trace.booked, trades, changed, shifted, position, positionOf)
     if (Number.isNaN(now)) return false
     until = Math.min(was, now)
-    const between = firstEntryAtOrAfter(trades.entryMs, order, Math.max(was, now))
+    const between = firstEntryAtOrAfter(Math.max(was, now))
     // entries between the two ruins: opened by neither only if none was taken here (now earlier) or none is there (now later)
-    for (let k = firstEntryAtOrAfter(trades.entryMs, order, until); k < between; k++) if (now > was || marginUsd[order[k]] > 0) return false
+    for (let k = firstEntryAtOrAfter(until); k < between; k++) if (now > was || marginUsd[order[k]] > 0) return false
   }
   // each shifted row is open in one choice and closed in the other at the later entries between its two exits
   const events: [number, number][] = []
   for (const r of shifted) {
     const a = trades.exitMs[r]
     const b = changed.exitMs[r]
-    const from = Math.max(position.get(r)! + 1, firstEntryAtOrAfter(trades.entryMs, order, Math.min(a, b)))
-    const to = Math.min(firstEntryAtOrAfter(trades.entryMs, order, Math.max(a, b)), firstEntryAtOrAfter(trades.entryMs, order, until))
+    const from = Math.max(position.get(r)! + 1, firstEntryAtOrAfter(Math.min(a, b)))
+    const to = Math.min(firstEntryAtOrAfter(Math.max(a, b)), firstEntryAtOrAfter(until))
     if (from < to) events.push([from, b > a ? 1 : -1], [to, b > a ? -1 : 1])
   }
   events.sort((x, y) => x[0] - y[0])
@@ -220,31 +230,6 @@ function slotsAlike(acceptance: Acceptance, openAt: Int32Array, maxConcurrent: n
   return true
 }
 
-/** Row r's position in `order` (entry order, ties in row order). */
-function positionOf(order: Int32Array, entryMs: Float64Array, r: number): number {
-  let lo = 0
-  let hi = order.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const j = order[mid]
-    if (entryMs[j] < entryMs[r] || (entryMs[j] === entryMs[r] && j < r)) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** The first position of `order` whose entry is at or after `ms` (order.length when none). */
-function firstEntryAtOrAfter(entryMs: Float64Array, order: Int32Array, ms: number): number {
-  let lo = 0
-  let hi = order.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (entryMs[order[mid]] < ms) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
 /**
  * The instant the same rows taken, with the exits and P&L of `changed`, reach the ruin
  * (Infinity: never): their exits booked as the choice books them (by instant, ties in
@@ -253,8 +238,16 @@ function firstEntryAtOrAfter(entryMs: Float64Array, order: Int32Array, ms: numbe
  * NaN where a row exits at its entry instant: such an exit is booked at a later entry's
  * turn, apart from the others of its instant, which this does not follow.
  */
-function ruinOf(acceptance: Acceptance, booked: Int32Array, trades: AcceptInput, changed: AcceptInput, shifted: readonly number[], position: ReadonlyMap<number, number>): number {
-  const { order, marginUsd, initialCapitalUsd: initial } = acceptance
+function ruinOf(
+  acceptance: Acceptance,
+  booked: Int32Array,
+  trades: AcceptInput,
+  changed: AcceptInput,
+  shifted: readonly number[],
+  position: ReadonlyMap<number, number>,
+  positionOf: (row: number) => number,
+): number {
+  const { marginUsd, initialCapitalUsd: initial } = acceptance
   const exitMs = changed.exitMs
   const late = shifted.slice().sort((a, b) => exitMs[a] - exitMs[b] || position.get(a)! - position.get(b)!)
   const sequence = new Int32Array(booked.length)
@@ -265,7 +258,7 @@ function ruinOf(acceptance: Acceptance, booked: Int32Array, trades: AcceptInput,
     if (!(exitMs[r] > changed.entryMs[r] && trades.exitMs[r] > changed.entryMs[r])) return Number.NaN
     if (exitMs[r] !== trades.exitMs[r]) continue
     // a tie of instants goes by acceptance order, the entry order's
-    while (m < late.length && (exitMs[late[m]] < exitMs[r] || (exitMs[late[m]] === exitMs[r] && position.get(late[m])! < positionOf(order, changed.entryMs, r)))) sequence[n++] = late[m++]
+    while (m < late.length && (exitMs[late[m]] < exitMs[r] || (exitMs[late[m]] === exitMs[r] && position.get(late[m])! < positionOf(r)))) sequence[n++] = late[m++]
     sequence[n++] = r
   }
   while (m < late.length) sequence[n++] = late[m++]
