@@ -104,12 +104,30 @@ export interface Acceptance {
   trace?: AcceptTrace
 }
 
-/** What a choice records of its walk when asked: what takesTheSame reads. */
-export interface AcceptTrace {
-  /** positions open at each input row's entry (after the exits up to it): what its slot test saw */
-  openAt: Int32Array
-  /** the taken rows in the order their exits were booked (by exit instant, ties in acceptance order) */
-  booked: Int32Array
+/**
+ * What a choice records of its walk when asked (acceptSteps' `trace`): what takesTheSame
+ * reads, written in the walk's order so that it reads them in order too.
+ */
+export class AcceptTrace {
+  /** each entry's instant, in entry order */
+  readonly entryAt: Float64Array
+  /** the positions open at each entry (after the exits up to it: what its slot test saw), in entry order */
+  readonly openAt: Int32Array
+  /** the taken rows in the order their exits were booked (by instant, ties in acceptance order), each with its instant and realised USD */
+  readonly booked: Int32Array
+  readonly bookedAt: Float64Array
+  readonly bookedUsd: Float64Array
+  nBooked = 0
+  /** whether a taken row exits at its entry instant (then booked at a later entry's turn, apart from its instant's others) */
+  exitAtEntry = false
+
+  constructor(n: number) {
+    this.entryAt = new Float64Array(n)
+    this.openAt = new Int32Array(n)
+    this.booked = new Int32Array(n)
+    this.bookedAt = new Float64Array(n)
+    this.bookedUsd = new Float64Array(n)
+  }
 }
 
 /**
@@ -153,7 +171,7 @@ export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, known:
     initialCapitalUsd: a.initial,
     ruinedAtMs: a.ruinedAtMs,
     entriesAfterRuin: a.afterRuin,
-    ...(a.openAt && a.booked ? { trace: { openAt: a.openAt, booked: a.booked.subarray(0, a.nBooked) } } : {}),
+    ...(a.trace ? { trace: a.trace } : {}),
   }
 }
 
@@ -176,13 +194,10 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   const moved = rows.filter(r => marginUsd[r] > 0)
   if (moved.length === 0) return true
   if (opts.compounding || !trace) return false
-  // the entry times in entry order: positions in it found by the kit's binary searches
-  const times = new Float64Array(order.length)
-  for (let k = 0; k < order.length; k++) times[k] = trades.entryMs[order[k]]
-  const firstEntryAtOrAfter = (ms: number) => lowerBound(times, ms)
+  const firstEntryAtOrAfter = (ms: number) => lowerBound(trace.entryAt, ms)
   // a row's position: among the entries of its instant, ties go in row order
   const positionOf = (r: number) => {
-    let k = lowerBound(times, trades.entryMs[r])
+    let k = lowerBound(trace.entryAt, trades.entryMs[r])
     while (order[k] !== r) k++
     return k
   }
@@ -193,7 +208,7 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   let until = Infinity
   if (opts.stopAtRuin ?? true) {
     const was = acceptance.ruinedAtMs ?? Infinity
-    const now = ruinOf(acceptance, trace.booked, trades, changed, shifted, position, positionOf)
+    const now = ruinOf(acceptance, trace, changed, moved, shifted, position, positionOf)
     if (Number.isNaN(now)) return false
     until = Math.min(was, now)
     const between = firstEntryAtOrAfter(Math.max(was, now))
@@ -219,13 +234,12 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   return true
 }
 
-/** Whether the entries order[from … to − 1], with `d` more positions open, meet the slot test as they did. */
+/** Whether the entries at positions from … to − 1 of the entry order, with `d` more positions open, meet the slot test as they did. */
 function slotsAlike(acceptance: Acceptance, openAt: Int32Array, maxConcurrent: number, from: number, to: number, d: number): boolean {
   const { order, marginUsd } = acceptance
   for (let k = from; k < to; k++) {
-    const i = order[k]
     // a taken entry finding every slot held, or a skipped one (every slot held) finding one free
-    if (marginUsd[i] > 0 ? openAt[i] + d >= maxConcurrent : openAt[i] + d < maxConcurrent) return false
+    if (marginUsd[order[k]] > 0 ? openAt[k] + d >= maxConcurrent : openAt[k] + d < maxConcurrent) return false
   }
   return true
 }
@@ -233,44 +247,56 @@ function slotsAlike(acceptance: Acceptance, openAt: Int32Array, maxConcurrent: n
 /**
  * The instant the same rows taken, with the exits and P&L of `changed`, reach the ruin
  * (Infinity: never): their exits booked as the choice books them (by instant, ties in
- * acceptance order), the same additions in the same order: `acceptance.booked` with the
- * `shifted` rows (at `position` in entry order) taken out and put back at their new exits.
- * NaN where a row exits at its entry instant: such an exit is booked at a later entry's
- * turn, apart from the others of its instant, which this does not follow.
+ * acceptance order), the same additions in the same order: the trace's booking with the
+ * `moved` rows' P&L changed and the `shifted` ones (at `position` in entry order) taken out
+ * and put back at their new exits. NaN where a row exits at its entry instant: such an
+ * exit is booked at a later entry's turn, apart from its instant's others, which this does
+ * not follow.
  */
 function ruinOf(
   acceptance: Acceptance,
-  booked: Int32Array,
-  trades: AcceptInput,
+  trace: AcceptTrace,
   changed: AcceptInput,
+  moved: readonly number[],
   shifted: readonly number[],
   position: ReadonlyMap<number, number>,
   positionOf: (row: number) => number,
 ): number {
   const { marginUsd, initialCapitalUsd: initial } = acceptance
   const exitMs = changed.exitMs
+  if (trace.exitAtEntry || shifted.some(r => !(exitMs[r] > changed.entryMs[r]))) return Number.NaN
   const late = shifted.slice().sort((a, b) => exitMs[a] - exitMs[b] || position.get(a)! - position.get(b)!)
-  const sequence = new Int32Array(booked.length)
-  let n = 0
-  let m = 0
-  for (let k = 0; k < booked.length; k++) {
-    const r = booked[k]
-    if (!(exitMs[r] > changed.entryMs[r] && trades.exitMs[r] > changed.entryMs[r])) return Number.NaN
-    if (exitMs[r] !== trades.exitMs[r]) continue
-    // a tie of instants goes by acceptance order, the entry order's
-    while (m < late.length && (exitMs[late[m]] < exitMs[r] || (exitMs[late[m]] === exitMs[r] && position.get(late[m])! < positionOf(r)))) sequence[n++] = late[m++]
-    sequence[n++] = r
-  }
-  while (m < late.length) sequence[n++] = late[m++]
+  const usdOf = (r: number) => (marginUsd[r] * changed.pnlPct[r]) / 100
+  const isMoved = new Uint8Array(changed.n)
+  for (const r of moved) isMoved[r] = 1
   const floor = ruinFloorUsd(initial)
+  const { booked, bookedAt, bookedUsd } = trace
   let realised = 0
-  for (let k = 0; k < n; k++) {
-    const r = sequence[k]
-    realised += (marginUsd[r] * changed.pnlPct[r]) / 100
-    // the equity is judged once an instant's exits are all booked
-    if ((k + 1 === n || exitMs[sequence[k + 1]] !== exitMs[r]) && initial + realised <= floor) return exitMs[r]
+  // the instant being booked: the equity is judged once its exits are all booked
+  let at = Number.NaN
+  let m = 0
+  for (let k = 0; k <= trace.nBooked; k++) {
+    const last = k === trace.nBooked
+    const r = last ? -1 : booked[k]
+    if (!last && isMoved[r] === 1 && position.has(r)) continue
+    const e = last ? Infinity : bookedAt[k]
+    // the shifted rows due before this one (a tie of instants goes by acceptance order, the entry order's)
+    while (m < late.length && (exitMs[late[m]] < e || (exitMs[late[m]] === e && position.get(late[m])! < positionOf(r)))) {
+      const j = late[m++]
+      if (exitMs[j] !== at) {
+        if (initial + realised <= floor) return at
+        at = exitMs[j]
+      }
+      realised += usdOf(j)
+    }
+    if (last) break
+    if (e !== at) {
+      if (initial + realised <= floor) return at
+      at = e
+    }
+    realised += isMoved[r] === 1 ? usdOf(r) : bookedUsd[k]
   }
-  return Infinity
+  return initial + realised <= floor ? at : Infinity
 }
 
 /** The slot and margin accounting of acceptSteps (see the file's head), over rows in entry order. */
@@ -280,8 +306,8 @@ class Acceptor {
   private readonly open: OpenPositions
   readonly marginOf: Float64Array
   readonly taken: Int32Array
-  /** the trace's (null when not asked for) */
-  readonly openAt: Int32Array | null
+  /** the walk's record (null when not asked for) */
+  readonly trace: AcceptTrace | null
   private readonly stopAtRuin: boolean
   /** a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13) */
   private readonly ruinedBelow: number
@@ -290,8 +316,6 @@ class Acceptor {
   skipped = 0
   ruinedAtMs: number | null = null
   afterRuin = 0
-  readonly booked: Int32Array | null
-  nBooked = 0
 
   constructor(
     private readonly trades: AcceptInput,
@@ -303,8 +327,7 @@ class Acceptor {
     this.open = new OpenPositions(Math.min(opts.maxConcurrent, n) + 1)
     this.marginOf = new Float64Array(n)
     this.taken = new Int32Array(n)
-    this.openAt = trace ? new Int32Array(n) : null
-    this.booked = trace ? new Int32Array(n) : null
+    this.trace = trace ? new AcceptTrace(n) : null
     this.stopAtRuin = opts.stopAtRuin ?? true
     this.ruinedBelow = ruinFloorUsd(this.initial)
   }
@@ -314,13 +337,16 @@ class Acceptor {
     const { entryMs, exitMs } = this.trades
     const { maxConcurrent, compounding, perCoinUsd } = this.opts
     const open = this.open
-    const openAt = this.openAt
+    const trace = this.trace
     for (let k = from; k < to; k++) {
       const i = order[k]
       const at = entryMs[i]
       // settle's own first test, here: most entries (the skipped ones among them) find no exit to book
       if (open.size > 0 && open.firstKey() <= at) this.settle(at)
-      if (openAt !== null) openAt[i] = open.size
+      if (trace !== null) {
+        trace.entryAt[k] = at
+        trace.openAt[k] = open.size
+      }
       if (this.ruinedAtMs !== null && this.stopAtRuin) {
         this.afterRuin++
         continue
@@ -336,6 +362,7 @@ class Acceptor {
         continue
       }
       this.marginOf[i] = marginUsd
+      if (trace !== null && exitMs[i] <= at) trace.exitAtEntry = true
       open.push(exitMs[i], i)
       this.taken[this.accepted++] = i
     }
@@ -346,14 +373,19 @@ class Acceptor {
     const open = this.open
     const pnlPct = this.trades.pnlPct
     const marginOf = this.marginOf
-    const booked = this.booked
+    const trace = this.trace
     while (open.size > 0 && open.firstKey() <= untilMs) {
       const at = open.firstKey()
       let realised = this.realisedUsd
       while (open.size > 0 && open.firstKey() === at) {
         const j = open.shift()
-        if (booked !== null) booked[this.nBooked++] = j
-        realised += (marginOf[j] * pnlPct[j]) / 100
+        const usd = (marginOf[j] * pnlPct[j]) / 100
+        realised += usd
+        if (trace !== null) {
+          trace.booked[trace.nBooked] = j
+          trace.bookedAt[trace.nBooked] = at
+          trace.bookedUsd[trace.nBooked++] = usd
+        }
       }
       this.realisedUsd = realised
       if (this.ruinedAtMs === null && this.initial + realised <= this.ruinedBelow) this.ruinedAtMs = at
