@@ -198,7 +198,7 @@ export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, tra
   // a row's position: among the entries of its instant, ties go in row order
   const positionOf = (r: number) => {
     let k = lowerBound(trace.entryAt, trades.entryMs[r])
-    while (order[k] !== r) k++
+    while (k < order.length && order[k] !== r) k++
     return k
   }
   const shifted = moved.filter(r => trades.exitMs[r] !== changed.exitMs[r])

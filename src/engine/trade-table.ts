@@ -264,10 +264,8 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
   const from = new Int32Array(symbols.length)
   const to = new Int32Array(symbols.length)
   let n = 0
-  let nMarks = 0
   parts.forEach((p, k) => {
     n += p.n
-    nMarks += p.marks ? p.marks.start[p.n] : 0
     for (let i = 0; i < p.n; ) {
       const c = p.coin[i]
       let j = i + 1
