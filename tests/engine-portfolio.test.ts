@@ -3,7 +3,8 @@ import type { MarkToMarket } from '../src/engine/equity-curve'
 import { IndexHeap } from '../src/engine/index-heap'
 import { entryOrder } from '../src/engine/entry-order'
 import { book, headlineFigures } from '../src/engine/run'
-import { runPortfolio as runPortfolioOnTable, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
+import { acceptSteps, acceptTrades, runPortfolio as runPortfolioOnTable, takesTheSame, tradesInEntryOrder, type PortfolioOptions } from '../src/engine/portfolio'
+import { finish } from '../src/engine/steps'
 import { tradeTableOf } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
 import type { Bars } from '../src/market/types'
@@ -340,5 +341,75 @@ describe('the open positions close in exit order, ties in the order they opened'
       expect(r.positionsSkipped).toBe(want.skipped)
       expect(r.ruinedAtMs).toBe(want.ruinedAt)
     }
+  })
+})
+
+describe("takesTheSame: the choice over a table whose exits changed at a few rows, told without walking it", () => {
+  const traced = (table: Parameters<typeof acceptTrades>[0], o: PortfolioOptions) => finish(acceptSteps(table, o, { trace: true }))
+  test('whenever it says the same rows are taken, walking the changed table takes them; and it says so for most small changes', () => {
+    let x = 29
+    const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+    let same = 0
+    let told = 0
+    for (let run = 0; run < 400; run++) {
+      const trades: Trade[] = []
+      const coins = 1 + Math.floor(rnd() * 30)
+      const ruinous = run % 4 === 0
+      for (let c = 0; c < coins; c++)
+        for (let h = Math.floor(rnd() * 5), k = 0; k < 30; k++, h += 1 + Math.floor(rnd() * 6))
+          trades.push(tradeOf(`C${c}`, h, h + 1 + Math.floor(rnd() * 12), ruinous && rnd() < 0.04 ? -100 : (rnd() - 0.5) * 30))
+      const o = opts({ maxConcurrent: 1 + Math.floor(rnd() * (run % 3 === 0 ? 60 : 15)), coinCount: coins, compounding: run % 7 === 0, stopAtRuin: run % 5 !== 0 })
+      const table = tradeTableOf(trades)
+      // a few rows' exits moved by up to 6 hours either way (never before the entry) and their P&L changed
+      const rows = Array.from(new Set(Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => Math.floor(rnd() * table.n))))
+      const exitMs = table.exitMs.slice()
+      const pnlPct = table.pnlPct.slice()
+      for (const r of rows) {
+        exitMs[r] = Math.max(table.entryMs[r] + H, exitMs[r] + Math.round((rnd() - 0.5) * 12) * H)
+        // where losses run high, a changed trade losing its whole margin can ruin the portfolio the run did not
+        pnlPct[r] = ruinous && rnd() < 0.5 ? -100 : (rnd() - 0.5) * 40
+      }
+      const changed = { ...table, exitMs, pnlPct }
+      const acceptance = traced(table, o)
+      const walked = acceptTrades(changed, o).taken
+      if (Array.from(walked).join() === Array.from(acceptance.taken).join()) same++
+      if (takesTheSame(acceptance, o, table, changed, rows)) {
+        told++
+        expect(Array.from(walked)).toEqual(Array.from(acceptance.taken))
+      }
+    }
+    expect(told).toBeGreaterThan(0.6 * same)
+  })
+  // two slots of 100 USD (200 USD of capital); the second coin's first trade is the one changed, its exit kept
+  const ruinCase = (changedPnl: number, firstPnl = -50) => {
+    const table = tradeTableOf([tradeOf('A', 0, 2, -100), tradeOf('A', 10, 12, 5), tradeOf('B', 1, 3, firstPnl)])
+    const changed = { ...table, pnlPct: Float64Array.from(table.pnlPct, (p, i) => (i === 2 ? changedPnl : p)) }
+    const o = opts({ perCoinUsd: 100, maxConcurrent: 2, coinCount: 2 })
+    return { same: takesTheSame(traced(table, o), o, table, changed, [2]), walked: acceptTrades(changed, o).taken.length }
+  }
+  test('a changed loss that ruins the portfolio (no entry after it) is not the same choice', () => {
+    expect(ruinCase(-100)).toEqual({ same: false, walked: 2 })
+  })
+  test('a run that was ruined is not the same choice as one that is not', () => {
+    expect(ruinCase(-50, -100)).toEqual({ same: false, walked: 3 })
+  })
+  test('a change far from the ruin is the same choice', () => {
+    expect(ruinCase(-2, -1)).toEqual({ same: true, walked: 3 })
+  })
+  test('a change after the ruin, the ruin where it was: the same choice', () => {
+    // ruined at 3h by A's loss; B's trade (open then) exits an hour earlier, next to C's entry, which the ruin stops in both
+    const table = tradeTableOf([tradeOf('A', 0, 3, -250), tradeOf('B', 1, 6, -10), tradeOf('C', 5, 7, 1)])
+    const changed = { ...table, exitMs: Float64Array.from(table.exitMs, (e, i) => (i === 1 ? e - H : e)), pnlPct: Float64Array.from(table.pnlPct, (p, i) => (i === 1 ? -20 : p)) }
+    const o = opts({ perCoinUsd: 100, maxConcurrent: 2, coinCount: 3 })
+    const acceptance = traced(table, o)
+    expect(acceptance.ruinedAtMs).toBe(T0 + 3 * H)
+    expect(takesTheSame(acceptance, o, table, changed, [1])).toBe(true)
+    expect(Array.from(acceptTrades(changed, o).taken)).toEqual(Array.from(acceptance.taken))
+  })
+  test('an untraced choice is not told from (walked again)', () => {
+    const table = tradeTableOf([tradeOf('A', 0, 3, 1), tradeOf('B', 1, 6, -10)])
+    const changed = { ...table, exitMs: Float64Array.from(table.exitMs, (e, i) => (i === 1 ? e - H : e)) }
+    const o = opts({ coinCount: 2 })
+    expect([takesTheSame(acceptTrades(table, o), o, table, changed, [1]), takesTheSame(traced(table, o), o, table, changed, [1])]).toEqual([false, true])
   })
 })

@@ -23,7 +23,7 @@
 import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
-import { upperBound } from '../sorted-search'
+import { lowerBound, upperBound } from '../sorted-search'
 import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
@@ -89,6 +89,8 @@ const STEP_ROWS = 16384
 
 /** Which trades the portfolio takes, and with what margin. */
 export interface Acceptance {
+  /** every row of the input in entry order (ties in input order): the order the choice walked */
+  order: Int32Array
   /** rows of the input taken, in entry order (ties in input order) */
   taken: Int32Array
   /** margin of each input row, USD (0 where not taken) */
@@ -98,6 +100,34 @@ export interface Acceptance {
   /** see PortfolioResult */
   ruinedAtMs: number | null
   entriesAfterRuin: number
+  /** the walk's record, when asked for (acceptSteps' `trace`) */
+  trace?: AcceptTrace
+}
+
+/**
+ * What a choice records of its walk when asked (acceptSteps' `trace`): what takesTheSame
+ * reads, written in the walk's order so that it reads them in order too.
+ */
+export class AcceptTrace {
+  /** each entry's instant, in entry order */
+  readonly entryAt: Float64Array
+  /** the positions open at each entry (after the exits up to it: what its slot test saw), in entry order */
+  readonly openAt: Int32Array
+  /** the taken rows in the order their exits were booked (by instant, ties in acceptance order), each with its instant and realised USD */
+  readonly booked: Int32Array
+  readonly bookedAt: Float64Array
+  readonly bookedUsd: Float64Array
+  nBooked = 0
+  /** whether a taken row exits at its entry instant (then booked at a later entry's turn, apart from its instant's others) */
+  exitAtEntry = false
+
+  constructor(n: number) {
+    this.entryAt = new Float64Array(n)
+    this.openAt = new Int32Array(n)
+    this.booked = new Int32Array(n)
+    this.bookedAt = new Float64Array(n)
+    this.bookedUsd = new Float64Array(n)
+  }
 }
 
 /**
@@ -111,14 +141,22 @@ export function acceptTrades(trades: AcceptInput, opts: PortfolioOptions): Accep
   return finish(acceptSteps(trades, opts))
 }
 
-/** acceptTrades, pausing between the entry-time sort and the slot accounting. */
-export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps<Acceptance> {
+/**
+ * acceptTrades, pausing between the entry-time sort and the slot accounting. `order`: the
+ * rows in entry order when known (the `order` of a choice over the same entry times, e.g.
+ * a table whose exits alone were patched), not sorted again. `trace`: keep the walk's
+ * record (a choice another one may be told from: takesTheSame).
+ */
+export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions, known: { order?: Int32Array; trace?: boolean } = {}): Steps<Acceptance> {
   if (!(opts.maxConcurrent >= 1)) throw new RangeError('runPortfolio: maxConcurrent must be at least 1')
-  const order = entryOrderOf(trades.entryMs)
-  yield
+  let order = known.order
+  if (order === undefined) {
+    order = entryOrderOf(trades.entryMs)
+    yield
+  }
   // the accounting runs in a plain method, a step of rows at a time: a loop in a generator
   // keeps its variables in the generator's frame, where every read is a load from memory
-  const a = new Acceptor(trades, opts)
+  const a = new Acceptor(trades, opts, known.trace === true)
   for (let k = 0; k < trades.n; k += STEP_ROWS) {
     if (k > 0) yield
     a.take(order, k, Math.min(trades.n, k + STEP_ROWS))
@@ -126,13 +164,139 @@ export function* acceptSteps(trades: AcceptInput, opts: PortfolioOptions): Steps
   // the exits after the last entry can still ruin the portfolio
   a.settle(Infinity)
   return {
+    order,
     taken: a.taken.subarray(0, a.accepted),
     marginUsd: a.marginOf,
     positionsSkipped: a.skipped,
     initialCapitalUsd: a.initial,
     ruinedAtMs: a.ruinedAtMs,
     entriesAfterRuin: a.afterRuin,
+    ...(a.trace ? { trace: a.trace } : {}),
   }
+}
+
+/** A realised equity at or below this is none left: within rounding of zero (a margin lost whole leaves 1e-13). */
+function ruinFloorUsd(initialCapitalUsd: number): number {
+  return initialCapitalUsd * 1e-9
+}
+
+/**
+ * Whether the choice over `changed` (the input of `acceptance` with the exits and P&L of
+ * `rows` alone different: the same entries, in the same order) takes the same rows, told
+ * without walking it again; false when it cannot be told (walk it). An entry is taken by
+ * its slot test, its margin and the ruin, and an untaken row changes none of them. Without
+ * compounding a margin is fixed; then, the choices equal up to an entry, its open positions
+ * differ only by the taken changed rows whose exit falls on the other side of it (`openAt`
+ * ± those), and the ruin comes when the changed exits, booked in their order, bring it.
+ */
+export function takesTheSame(acceptance: Acceptance, opts: PortfolioOptions, trades: AcceptInput, changed: AcceptInput, rows: readonly number[]): boolean {
+  const { marginUsd, order, trace } = acceptance
+  const moved = rows.filter(r => marginUsd[r] > 0)
+  if (moved.length === 0) return true
+  if (opts.compounding || !trace) return false
+  const firstEntryAtOrAfter = (ms: number) => lowerBound(trace.entryAt, ms)
+  // a row's position: among the entries of its instant, ties go in row order
+  const positionOf = (r: number) => {
+    let k = lowerBound(trace.entryAt, trades.entryMs[r])
+    while (k < order.length && order[k] !== r) k++
+    return k
+  }
+  const shifted = moved.filter(r => trades.exitMs[r] !== changed.exitMs[r])
+  const position = new Map(shifted.map(r => [r, positionOf(r)]))
+  // the entries from the ruin on open nothing: with stopAtRuin the changed choice's ruin
+  // must leave the same entries before it (the choices equal up to it, so it is theirs)
+  let until = Infinity
+  if (opts.stopAtRuin ?? true) {
+    const was = acceptance.ruinedAtMs ?? Infinity
+    const now = ruinOf(acceptance, trace, changed, moved, shifted, position, positionOf)
+    if (Number.isNaN(now)) return false
+    until = Math.min(was, now)
+    const between = firstEntryAtOrAfter(Math.max(was, now))
+    // entries between the two ruins: opened by neither only if none was taken here (now earlier) or none is there (now later)
+    for (let k = firstEntryAtOrAfter(until); k < between; k++) if (now > was || marginUsd[order[k]] > 0) return false
+  }
+  // each shifted row is open in one choice and closed in the other at the later entries between its two exits
+  const events: [number, number][] = []
+  for (const r of shifted) {
+    const a = trades.exitMs[r]
+    const b = changed.exitMs[r]
+    const from = Math.max(position.get(r)! + 1, firstEntryAtOrAfter(Math.min(a, b)))
+    const to = Math.min(firstEntryAtOrAfter(Math.max(a, b)), firstEntryAtOrAfter(until))
+    if (from < to) events.push([from, b > a ? 1 : -1], [to, b > a ? -1 : 1])
+  }
+  events.sort((x, y) => x[0] - y[0])
+  let d = 0
+  for (let e = 0; e < events.length; e++) {
+    d += events[e][1]
+    const end = e + 1 < events.length ? events[e + 1][0] : order.length
+    if (d !== 0 && !slotsAlike(acceptance, trace.openAt, opts.maxConcurrent, events[e][0], end, d)) return false
+  }
+  return true
+}
+
+/** Whether the entries at positions from … to − 1 of the entry order, with `d` more positions open, meet the slot test as they did. */
+function slotsAlike(acceptance: Acceptance, openAt: Int32Array, maxConcurrent: number, from: number, to: number, d: number): boolean {
+  const { order, marginUsd } = acceptance
+  for (let k = from; k < to; k++) {
+    // a taken entry finding every slot held, or a skipped one (every slot held) finding one free
+    if (marginUsd[order[k]] > 0 ? openAt[k] + d >= maxConcurrent : openAt[k] + d < maxConcurrent) return false
+  }
+  return true
+}
+
+/**
+ * The instant the same rows taken, with the exits and P&L of `changed`, reach the ruin
+ * (Infinity: never): their exits booked as the choice books them (by instant, ties in
+ * acceptance order), the same additions in the same order: the trace's booking with the
+ * `moved` rows' P&L changed and the `shifted` ones (at `position` in entry order) taken out
+ * and put back at their new exits. NaN where a row exits at its entry instant: such an
+ * exit is booked at a later entry's turn, apart from its instant's others, which this does
+ * not follow.
+ */
+function ruinOf(
+  acceptance: Acceptance,
+  trace: AcceptTrace,
+  changed: AcceptInput,
+  moved: readonly number[],
+  shifted: readonly number[],
+  position: ReadonlyMap<number, number>,
+  positionOf: (row: number) => number,
+): number {
+  const { marginUsd, initialCapitalUsd: initial } = acceptance
+  const exitMs = changed.exitMs
+  if (trace.exitAtEntry || shifted.some(r => !(exitMs[r] > changed.entryMs[r]))) return Number.NaN
+  const late = shifted.slice().sort((a, b) => exitMs[a] - exitMs[b] || position.get(a)! - position.get(b)!)
+  const usdOf = (r: number) => (marginUsd[r] * changed.pnlPct[r]) / 100
+  const isMoved = new Uint8Array(changed.n)
+  for (const r of moved) isMoved[r] = 1
+  const floor = ruinFloorUsd(initial)
+  const { booked, bookedAt, bookedUsd } = trace
+  let realised = 0
+  // the instant being booked: the equity is judged once its exits are all booked
+  let at = Number.NaN
+  let m = 0
+  for (let k = 0; k <= trace.nBooked; k++) {
+    const last = k === trace.nBooked
+    const r = last ? -1 : booked[k]
+    if (!last && isMoved[r] === 1 && position.has(r)) continue
+    const e = last ? Infinity : bookedAt[k]
+    // the shifted rows due before this one (a tie of instants goes by acceptance order, the entry order's)
+    while (m < late.length && (exitMs[late[m]] < e || (exitMs[late[m]] === e && position.get(late[m])! < positionOf(r)))) {
+      const j = late[m++]
+      if (exitMs[j] !== at) {
+        if (initial + realised <= floor) return at
+        at = exitMs[j]
+      }
+      realised += usdOf(j)
+    }
+    if (last) break
+    if (e !== at) {
+      if (initial + realised <= floor) return at
+      at = e
+    }
+    realised += isMoved[r] === 1 ? usdOf(r) : bookedUsd[k]
+  }
+  return initial + realised <= floor ? at : Infinity
 }
 
 /** The slot and margin accounting of acceptSteps (see the file's head), over rows in entry order. */
@@ -142,6 +306,8 @@ class Acceptor {
   private readonly open: OpenPositions
   readonly marginOf: Float64Array
   readonly taken: Int32Array
+  /** the walk's record (null when not asked for) */
+  readonly trace: AcceptTrace | null
   private readonly stopAtRuin: boolean
   /** a realised equity within rounding of zero is none left (a margin lost whole leaves 1e-13) */
   private readonly ruinedBelow: number
@@ -154,14 +320,16 @@ class Acceptor {
   constructor(
     private readonly trades: AcceptInput,
     private readonly opts: PortfolioOptions,
+    trace: boolean,
   ) {
     const n = trades.n
     this.initial = initialCapitalUsd(opts)
     this.open = new OpenPositions(Math.min(opts.maxConcurrent, n) + 1)
     this.marginOf = new Float64Array(n)
     this.taken = new Int32Array(n)
+    this.trace = trace ? new AcceptTrace(n) : null
     this.stopAtRuin = opts.stopAtRuin ?? true
-    this.ruinedBelow = this.initial * 1e-9
+    this.ruinedBelow = ruinFloorUsd(this.initial)
   }
 
   /** Enter (or skip) the rows order[from … to − 1], in that order. */
@@ -169,9 +337,16 @@ class Acceptor {
     const { entryMs, exitMs } = this.trades
     const { maxConcurrent, compounding, perCoinUsd } = this.opts
     const open = this.open
+    const trace = this.trace
     for (let k = from; k < to; k++) {
       const i = order[k]
-      this.settle(entryMs[i])
+      const at = entryMs[i]
+      // settle's own first test, here: most entries (the skipped ones among them) find no exit to book
+      if (open.size > 0 && open.firstKey() <= at) this.settle(at)
+      if (trace !== null) {
+        trace.entryAt[k] = at
+        trace.openAt[k] = open.size
+      }
       if (this.ruinedAtMs !== null && this.stopAtRuin) {
         this.afterRuin++
         continue
@@ -187,6 +362,7 @@ class Acceptor {
         continue
       }
       this.marginOf[i] = marginUsd
+      if (trace !== null && exitMs[i] <= at) trace.exitAtEntry = true
       open.push(exitMs[i], i)
       this.taken[this.accepted++] = i
     }
@@ -197,12 +373,19 @@ class Acceptor {
     const open = this.open
     const pnlPct = this.trades.pnlPct
     const marginOf = this.marginOf
+    const trace = this.trace
     while (open.size > 0 && open.firstKey() <= untilMs) {
       const at = open.firstKey()
       let realised = this.realisedUsd
       while (open.size > 0 && open.firstKey() === at) {
         const j = open.shift()
-        realised += (marginOf[j] * pnlPct[j]) / 100
+        const usd = (marginOf[j] * pnlPct[j]) / 100
+        realised += usd
+        if (trace !== null) {
+          trace.booked[trace.nBooked] = j
+          trace.bookedAt[trace.nBooked] = at
+          trace.bookedUsd[trace.nBooked++] = usd
+        }
       }
       this.realisedUsd = realised
       if (this.ruinedAtMs === null && this.initial + realised <= this.ruinedBelow) this.ruinedAtMs = at

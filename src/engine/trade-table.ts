@@ -264,10 +264,8 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
   const from = new Int32Array(symbols.length)
   const to = new Int32Array(symbols.length)
   let n = 0
-  let nMarks = 0
   parts.forEach((p, k) => {
     n += p.n
-    nMarks += p.marks ? p.marks.start[p.n] : 0
     for (let i = 0; i < p.n; ) {
       const c = p.coin[i]
       let j = i + 1
@@ -318,22 +316,31 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
     scatterU8(p.fillsUnestimated, d, t.fillsUnestimated)
     scatterU8(p.resolution, d, t.resolution)
   })
-  if (parts.length > 0 && parts.every(p => p.marks)) {
-    const start = new Int32Array(n + 1)
-    parts.forEach((p, k) => {
-      const d = destOf[k]
-      for (let r = 0; r < p.n; r++) start[d[r] + 1] = p.marks!.start[r + 1] - p.marks!.start[r]
-    })
-    for (let r = 0; r < n; r++) start[r + 1] += start[r]
-    const move = new Float64Array(nMarks)
-    parts.forEach((p, k) => {
-      const d = destOf[k]
-      const pm = p.marks!
-      for (let r = 0; r < p.n; r++) for (let j = pm.start[r], o = start[d[r]]; j < pm.start[r + 1]; j++, o++) move[o] = pm.move[j]
-    })
-    t.marks = { start, move }
-  }
+  if (parts.length > 0 && parts.every(p => p.marks)) t.marks = mergeMarks(parts, partOf, from, to, n)
   return t
+}
+
+/**
+ * The parts' marks in the merged table's row order (coin blocks in universe order): a coin's
+ * rows are one range of its part, and so are their marks, copied whole.
+ */
+function mergeMarks(parts: readonly TradeTable[], partOf: Int32Array, from: Int32Array, to: Int32Array, n: number): DayMarks {
+  const start = new Int32Array(n + 1)
+  const blocks: { move: Float64Array; from: number; to: number; at: number }[] = []
+  let row = 0
+  let at = 0
+  for (let u = 0; u < partOf.length; u++) {
+    if (partOf[u] < 0) continue
+    const pm = parts[partOf[u]].marks!
+    const shift = at - pm.start[from[u]]
+    for (let r = from[u]; r < to[u]; r++) start[row++] = pm.start[r] + shift
+    blocks.push({ move: pm.move, from: pm.start[from[u]], to: pm.start[to[u]], at })
+    at += pm.start[to[u]] - pm.start[from[u]]
+  }
+  start[n] = at
+  const move = new Float64Array(at)
+  for (const b of blocks) move.set(b.move.subarray(b.from, b.to), b.at)
+  return { start, move }
 }
 
 // one scatter per element type (monomorphic loops)

@@ -7,7 +7,7 @@
 import { pnlFigures } from '../engine/metrics-breakdown'
 import type { IntrabarCounts } from '../engine/intrabar'
 import type { BacktestMetrics } from '../engine/metrics'
-import { acceptSteps, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
+import { acceptSteps, takesTheSame, type Acceptance, type PortfolioOptions } from '../engine/portfolio'
 import { mergeCoinTables, selectRows, tradeAt, TradeTableBuilder, type TradeTable } from '../engine/trade-table'
 import type { CandleStore } from '../market/candle-store'
 import { InvalidRequest } from './errors'
@@ -124,11 +124,12 @@ export function intrabarBlock(
       // straight through: a choice over the run's trades takes a millisecond or two, less than the turns of the loop pausing would add
       const barAcceptance = finish(acceptSteps(barTrades, portfolio))
       bar = pnlFigures(barTrades.pnlPct, barAcceptance.taken)
-    } else if (!anyTaken(acceptance, trades.n, patched.rows)) {
-      // no trade the bar rule prices differently was taken: the portfolio's choice is the same (an untaken trade changes nothing)
+    } else if (takesTheSame(acceptance, portfolio, trades, patched.table, patched.rows)) {
+      // the bar rule's prices change no entry of the portfolio's choice (engine/portfolio.ts)
       bar = pnlFigures(patched.table.pnlPct, acceptance.taken)
     } else {
-      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio)).taken)
+      // the patched table shares the run's entry times (only exits and P&L differ): the run's entry order is its own
+      bar = pnlFigures(patched.table.pnlPct, finish(acceptSteps(patched.table, portfolio, { order: acceptance.order })).taken)
     }
   }
   let changed = 0
@@ -239,12 +240,4 @@ function wholeBarTrades(trades: TradeTable, part: TradeTable, at: Int32Array): T
     i = j
   }
   return out.finish()
-}
-
-/** whether any of `rows` was taken */
-function anyTaken(acceptance: Acceptance, n: number, rows: readonly number[]): boolean {
-  if (rows.length === 0) return false
-  const taken = new Uint8Array(n)
-  for (let k = 0; k < acceptance.taken.length; k++) taken[acceptance.taken[k]] = 1
-  return rows.some(r => taken[r] === 1)
 }

@@ -375,7 +375,8 @@ export class RunService {
     }
     await yieldToLoop()
     const portfolio = portfolioOptionsOf(spec, plan ? plan.largestSet : symbols.length)
-    const acceptance = await stepped(acceptSteps(trades, portfolio))
+    // traced where a minute replay changed trades: the bar rule's choice may then be told from it (intrabarBlock)
+    const acceptance = await stepped(acceptSteps(trades, portfolio, { trace: (intrabar?.changedCoins.size ?? 0) > 0 }))
     await yieldToLoop()
     // the statistics of the chosen trades start on the workers while this thread books them
     const span = daySpan(coins)
