@@ -40,6 +40,23 @@ function entries(n: number, r: () => number): Uint8Array {
   return m
 }
 
+/** Trade parameters of case n, drawn from r: long and short, fixed and trailing exits, three leverages. */
+function paramsOf(n: number, r: () => number): TradeParams {
+  const trailing = n % 3 === 0
+  return {
+    direction: n % 2 === 0 ? 'long' : 'short',
+    slPct: 0.4 + r() * 2,
+    tpPct: 0.4 + r() * 2,
+    tpSource: trailing ? 'trailing' : 'custom_pct',
+    trailingPct: trailing ? 0.2 + r() : null,
+    maxBars: 4 + Math.floor(r() * 40),
+    leverage: [1, 5, 20][n % 3],
+    feeFrac: 0.0005,
+    mmrFrac: 0.005,
+    marketType: 'futures',
+  }
+}
+
 const strip = (trades: object[]) => trades.map(t => JSON.stringify({ ...t, exitResolution: undefined, exitChanged: undefined, slTpSameBar: undefined }))
 
 describe('the bar rule twin of simulateCoin', () => {
@@ -49,19 +66,7 @@ describe('the bar rule twin of simulateCoin', () => {
     for (let n = 0; n < 60; n++) {
       const symbol = symbols[n % symbols.length]
       const bars = store.bars(symbol)!
-      const trailing = n % 3 === 0
-      const p: TradeParams = {
-        direction: n % 2 === 0 ? 'long' : 'short',
-        slPct: 0.4 + r() * 2,
-        tpPct: 0.4 + r() * 2,
-        tpSource: trailing ? 'trailing' : 'custom_pct',
-        trailingPct: trailing ? 0.2 + r() : null,
-        maxBars: 4 + Math.floor(r() * 40),
-        leverage: [1, 5, 20][n % 3],
-        feeFrac: 0.0005,
-        mmrFrac: 0.005,
-        marketType: 'futures',
-      }
+      const p = paramsOf(n, r)
       const input = { symbol, bars, entry: entries(bars.n, r), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: null }
       const twin: BarRuleTwin = { trades: null }
       const detail = simulateCoin({ ...input, detail: new DerivedMinutes(bars, SEED, symbol) }, p, { replayed: 0, leftToRule: 0 }, twin)
@@ -89,19 +94,7 @@ describe('the rows of simulateCoinRows (a worker\'s coin task, no Trade objects)
     for (let n = 0; n < 30; n++) {
       const symbol = symbols[n % symbols.length]
       const bars = store.bars(symbol)!
-      const trailing = n % 3 === 0
-      const p: TradeParams = {
-        direction: n % 2 === 0 ? 'long' : 'short',
-        slPct: 0.4 + r() * 2,
-        tpPct: 0.4 + r() * 2,
-        tpSource: trailing ? 'trailing' : 'custom_pct',
-        trailingPct: trailing ? 0.2 + r() : null,
-        maxBars: 4 + Math.floor(r() * 40),
-        leverage: [1, 5, 20][n % 3],
-        feeFrac: 0.0005,
-        mmrFrac: 0.005,
-        marketType: 'futures',
-      }
+      const p = paramsOf(n, r)
       const input = { symbol, bars, entry: entries(bars.n, r), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: store.funding(symbol) ?? null, detail: new DerivedMinutes(bars, SEED, symbol) }
       const countsA = { replayed: 0, leftToRule: 0 }
       const countsB = { replayed: 0, leftToRule: 0 }
