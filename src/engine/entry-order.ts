@@ -23,7 +23,14 @@ export function entryOrderOf(entryMs: Float64Array): Int32Array {
     if (x > maxMs) maxMs = x
   }
   let grid = 0
-  for (let i = 0; i < n && Number.isInteger(grid); i++) grid = gcd(grid, entryMs[i] - minMs)
+  for (let i = 0; i < n && Number.isInteger(grid); i++) {
+    const d = entryMs[i] - minMs
+    // most times sit on the grid found so far, where gcd would keep it. A division says so
+    // exactly (a safe integer's quotient by an integer rounds to an integer only when it is
+    // one) at a fifth of the cost of a remainder of doubles (fmod); anything else goes to gcd
+    if (grid > 0 && Number.isSafeInteger(d) && Number.isInteger(d / grid)) continue
+    grid = gcd(grid, d)
+  }
   if (n > 0 && Number.isInteger(grid)) {
     const slots = grid === 0 ? 1 : (maxMs - minMs) / grid + 1
     if (slots <= 4 * n + 1024) return countingOrder(entryMs, minMs, grid, slots)
