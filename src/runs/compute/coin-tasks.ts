@@ -366,8 +366,9 @@ function pushBarRule(barTable: TradeTableBuilder, barRows: number[], own: readon
 
 /**
  * Each coin's filtered entry signals → its trades under the run's trade model, with their
- * daily marks. Written as rows as they are priced, unless the task keeps its coins' Trade
- * objects (a memo across runs, a point-in-time run's twin).
+ * daily marks. Written as rows as they are priced, unless the task keeps a coin's Trade
+ * objects: a memo across runs, and a point-in-time run's coin whose membership limits it
+ * (its twin on today's coins prices it again from them).
  */
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
   const r = specRunOf(payload.spec, payload.delisted)
@@ -384,16 +385,18 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const rows = new ChunkRows(params.direction, symbols, params.leverage)
   const table = rows.table
   const opts = { memo }
-  const objects = memo !== undefined || kept !== null
   symbols.forEach((symbol, coin) => {
     const membership = tradable ? (tradable[symbol] ?? []) : null
     // the 1H base series marks the trades (the run's own bars on 1H: TaskContext.bars hands the view's)
     const markBarsOf = (bars: Bars) => (r.spec.timeframe === '1H' ? bars : ctx.view.bars(symbol))
-    if (!objects) {
-      const w = coinWindowOf(ctx, r, symbol, membership)
-      if (w === null) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+    const w = memo === undefined ? coinWindowOf(ctx, r, symbol, membership) : undefined
+    if (w === null) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+    // as rows, but for a memo across runs and, in a point-in-time run, a coin its membership
+    // limits: the twin prices that one again from its Trade objects (twinRowsOf)
+    if (w !== undefined && (kept === null || w.covered)) {
       const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
       rows.startCoin(coin, w.bars, markBarsOf(w.bars))
+      const from = table.rows.n
       if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
         // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
         const twin: BarRuleTwin = { trades: null }
@@ -401,6 +404,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         changedCoins.push(symbol)
         pushBarRule(barTable, barRows, own, twin.trades!, coin)
       }
+      kept?.set(symbol, { from, to: table.rows.n })
       coins.push(c.outcome)
       return
     }
@@ -424,15 +428,16 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   })
   const result: CoinTradesResult = { coins, trades: rows.finish() }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
-  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept!)
+  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept!, result.trades)
   return result
 }
 
 /**
- * A chunk's coins of a point-in-time run: each one's run and whether its membership limited
- * nothing (then the twin's trades of the coin are the run's).
+ * A chunk's coins of a point-in-time run: a coin whose membership limited nothing by its
+ * rows in the chunk's table, [from, to) (the twin's trades of the coin are the run's); any
+ * other by its run (and whether its membership limited nothing, for a coin of a memo's run).
  */
-type RunTrades = Map<string, { run: CoinRun; covered: boolean }>
+type RunTrades = Map<string, { from: number; to: number } | { run: CoinRun; covered: boolean }>
 
 /**
  * The twin's rows of `symbols`, simulated without membership limits, from the run's trades
@@ -440,14 +445,15 @@ type RunTrades = Map<string, { run: CoinRun; covered: boolean }>
  * reuses them where it entered (simulateCoin's `known`: a trade depends on its entry bar
  * alone); a coin the run never held is simulated.
  */
-function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], run: RunTrades): TwinRows {
+function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], run: RunTrades, table: TradeTable): TwinRows {
   const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const own: string[] = []
-  const runs: (readonly Trade[])[] = []
+  const runs: (readonly Trade[] | { from: number; to: number })[] = []
   for (const symbol of symbols) {
     const k = run.get(symbol)
-    let trades: readonly Trade[]
-    if (k?.covered) trades = k.run.trades
+    let trades: readonly Trade[] | { from: number; to: number }
+    if (k !== undefined && !('run' in k)) trades = k
+    else if (k?.covered) trades = k.run.trades
     // the run's inputs of the coin with its signals before the membership cut them
     else if (k) trades = simulateCoin({ ...k.run.input, ...k.run.unlimited }, r.params, unused, undefined, k.run.trades)
     else {
@@ -459,16 +465,25 @@ function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], ru
     runs.push(trades)
   }
   const start = new Int32Array(own.length + 1)
-  runs.forEach((t, k) => (start[k + 1] = start[k] + t.length))
+  runs.forEach((t, k) => (start[k + 1] = start[k] + ('from' in t ? t.to - t.from : t.length)))
   const n = start[own.length]
   const rows: TwinRows = { symbols: own, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
   let at = 0
-  for (const trades of runs)
+  for (const trades of runs) {
+    if ('from' in trades) {
+      // the run's own rows of the coin (the same values its Trade objects held)
+      rows.entryMs.set(table.entryMs.subarray(trades.from, trades.to), at)
+      rows.exitMs.set(table.exitMs.subarray(trades.from, trades.to), at)
+      rows.pnlPct.set(table.pnlPct.subarray(trades.from, trades.to), at)
+      at += trades.to - trades.from
+      continue
+    }
     for (const tr of trades) {
       rows.entryMs[at] = tr.entryTimeMs
       rows.exitMs[at] = tr.exitTimeMs
       rows.pnlPct[at++] = tr.pnlPct
     }
+  }
   return rows
 }
 
