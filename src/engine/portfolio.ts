@@ -77,7 +77,7 @@ export function portfolioTradeAt(t: SizedTradeTable, i: number): PortfolioTrade 
   return tr
 }
 
-/** The accepted trades as objects, in entry order (for lists and exports). */
+/** The accepted trades as objects, in entry order (the answer's lists read the columns instead: runs/present.ts tradeItemsFrom). */
 export function tradesInEntryOrder(p: PortfolioResult, from = 0, to = p.entryOrder.length): PortfolioTrade[] {
   const out: PortfolioTrade[] = new Array(Math.max(0, to - from))
   for (let k = from; k < to; k++) out[k - from] = portfolioTradeAt(p.trades, p.entryOrder[k])

@@ -53,32 +53,6 @@ interface NullInputs {
 }
 
 /**
- * Values kept per coin and timeframe: a map of timeframes to maps of symbols, so a lookup
- * makes no key string.
- */
-class CoinMap<V> {
-  private readonly byTf = new Map<Timeframe, Map<string, V>>()
-  size = 0
-
-  get(symbol: string, tf: Timeframe): V | undefined {
-    return this.byTf.get(tf)?.get(symbol)
-  }
-
-  set(symbol: string, tf: Timeframe, v: V): void {
-    let m = this.byTf.get(tf)
-    if (m === undefined) this.byTf.set(tf, (m = new Map()))
-    const n = m.size
-    m.set(symbol, v)
-    this.size += m.size - n
-  }
-
-  clear(): void {
-    this.byTf.clear()
-    this.size = 0
-  }
-}
-
-/**
  * What the thread keeps of one coin, found by one lookup per coin of a task (TaskContext
  * tfSlotOf, then the same slot again for the same coin): a task asks for a coin's signals,
  * detail, costs, mark candles and funding amounts one after the other, and a lookup per
@@ -97,6 +71,8 @@ interface CoinSlot {
 interface TfSlot {
   /** the coin's own (timeframe-free) slot */
   coin: CoinSlot
+  /** the 1H bars resampled to the timeframe (bars; never on 1H); undefined: not made yet */
+  resampled: Bars | undefined
   /** mark candles lined up with the bars (mark); undefined: not made yet */
   mark: MarkBars | null | undefined
   /** the random-entry null's inputs (quietExtremes, keptFunding) */
@@ -126,7 +102,8 @@ export interface CachedSignals {
 }
 
 export class TaskContext {
-  private readonly resampled = new CoinMap<Bars>()
+  /** the coins' resampled series kept (TfSlot.resampled) */
+  private resampledCount = 0
   private readonly compiled = new Map<string, CompiledStrategy>()
   /** the coins' caches (CoinSlot, TfSlot), dropped when the data changes */
   private readonly coins = new Map<string, CoinSlot>()
@@ -173,13 +150,13 @@ export class TaskContext {
   setView(view: StoreView): void {
     this.view = view
     if (view.dataVersion() !== this.version) {
-      this.resampled.clear()
       this.coins.clear()
       this.tfSlots.clear()
       this.lastSymbol = null
       this.lastCoin = null
       this.lastTf = null
       this.lastTfSlot = null
+      this.resampledCount = 0
       this.detailCount = 0
       this.markCount = 0
       this.minuteCache.clear()
@@ -195,11 +172,16 @@ export class TaskContext {
   bars(symbol: string, tf: Timeframe): Bars | undefined {
     const base = this.view.bars(symbol)
     if (!base || tf === '1H') return base
-    let b = this.resampled.get(symbol, tf)
+    const t = this.tfSlotOf(symbol, tf)
+    let b = t.resampled
     if (!b) {
       b = resample(base, tf)
-      if (this.resampled.size > 4096) this.resampled.clear()
-      this.resampled.set(symbol, tf, b)
+      if (this.resampledCount > 4096) {
+        this.dropFromTfSlots('resampled')
+        this.resampledCount = 0
+      }
+      t.resampled = b
+      this.resampledCount++
     }
     return b
   }
@@ -219,6 +201,11 @@ export class TaskContext {
     return c
   }
 
+  /** Every coin's `field` on every timeframe dropped (a cache past its bound starts again). */
+  private dropFromTfSlots(field: 'resampled' | 'mark'): void {
+    for (const byCoin of this.tfSlots.values()) for (const t of byCoin.values()) t[field] = undefined
+  }
+
   /** The coin's caches on a timeframe. */
   private tfSlotOf(symbol: string, tf: Timeframe): TfSlot {
     if (symbol === this.lastSymbol && tf === this.lastTf) return this.lastTfSlot!
@@ -226,7 +213,7 @@ export class TaskContext {
     if (byCoin === undefined) this.tfSlots.set(tf, (byCoin = new Map()))
     let t = byCoin.get(symbol)
     if (t === undefined) {
-      t = { coin: this.slotOf(symbol), mark: undefined, nullInputs: null, signals: null }
+      t = { coin: this.slotOf(symbol), resampled: undefined, mark: undefined, nullInputs: null, signals: null }
       byCoin.set(symbol, t)
     }
     this.lastSymbol = symbol
@@ -290,7 +277,7 @@ export class TaskContext {
       m = series ? alignMark(bars, series) : null
       if (t.mark === undefined) {
         if (this.markCount > 4096) {
-          for (const byCoin of this.tfSlots.values()) for (const x of byCoin.values()) x.mark = undefined
+          this.dropFromTfSlots('mark')
           this.markCount = 0
         }
         this.markCount++

@@ -16,12 +16,7 @@ import { taskName, transferablesOf } from './tasks'
 export interface Executor {
   /** how many tasks can run at once (chunks per run) */
   readonly parallelism: number
-  /**
-   * Chunks of a run's coins per task that can run at once (absent: 2). A task with an affinity
-   * runs on that one worker, after the worker's earlier tasks: more chunks than workers would
-   * only add messages, and a round trip through this thread between a worker's chunks
-   * (1). A transport whose workers take any task gives each two, so a faster one takes more.
-   */
+  /** chunks of a run's coins per task that can run at once (absent: 2): Transport.chunksPerWorker says why */
   readonly chunksPerWorker?: number
   /**
    * `affinity`: tasks with the same number run on the same worker (its caches stay warm);
