@@ -93,14 +93,15 @@ async function side(src: string) {
   // (a warm run's state: its first run computed the null on the same worker)
   const spec = (payloads[0] as { spec: { timeframe: '1H' } }).spec
   for (const p of payloads as { symbols: string[] }[]) for (const s of p.symbols) if (view.bars(s)) ctx.keptFunding(s, spec.timeframe, ctx.bars(s, spec.timeframe))
-  return (): { cpu: number; results: unknown[] } => {
+  return (): { cpu: number; faults: number; results: unknown[] } => {
     ctx.setView(view)
     // each task's payload as a worker receives it (a copy), made before the clock starts
     const inputs = payloads.map(p => structuredClone(p))
+    const f0 = process.resourceUsage().minorPageFault
     const c0 = process.cpuUsage()
     const results = inputs.map(p => runCoinTrades(ctx, p))
     const c = process.cpuUsage(c0)
-    return { cpu: (c.user + c.system) / 1000, results }
+    return { cpu: (c.user + c.system) / 1000, faults: process.resourceUsage().minorPageFault - f0, results }
   }
 }
 
@@ -161,8 +162,8 @@ function profileMark() {
 }
 
 const sides = [
-  { name: 'other', run: await side(join(other!, 'src')), cpu: [] as number[], bytes: [] as Uint8Array[] },
-  { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], bytes: [] as Uint8Array[] },
+  { name: 'other', run: await side(join(other!, 'src')), cpu: [] as number[], faults: [] as number[], bytes: [] as Uint8Array[] },
+  { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], faults: [] as number[], bytes: [] as Uint8Array[] },
 ]
 for (const s of sides) for (let i = 0; i < 3; i++) s.run()
 let differing = 0
@@ -172,6 +173,7 @@ for (let k = 0; k < rounds; k++) {
   for (const s of k % 2 === 0 ? sides : [...sides].reverse()) {
     const m = s.run()
     s.cpu.push(m.cpu)
+    s.faults.push(m.faults)
     s.bytes = bytesOf(m.results)
     trades = (m.results as { trades: { n: number } }[]).reduce((a, x) => a + x.trades.n, 0)
     held = (m.results as { trades: { barsHeld: Int32Array } }[]).reduce((a, x) => a + x.trades.barsHeld.reduce((u, v) => u + v, 0), 0)
@@ -179,8 +181,8 @@ for (let k = 0; k < rounds; k++) {
   if (!same(sides[0].bytes, sides[1].bytes)) differing++
 }
 console.log(`${payloads.length} coinTrades task(s), ${trades} trades a pass, ${held} bars held`)
-console.log('| side | CPU ms p50 | CPU ms mean | CPU ms min |')
-console.log('|---|---:|---:|---:|')
-for (const s of sides) console.log(`| ${s.name} | ${med(s.cpu).toFixed(1)} | ${mean(s.cpu).toFixed(1)} | ${Math.min(...s.cpu).toFixed(1)} |`)
+console.log('| side | CPU ms p50 | CPU ms mean | CPU ms min | minor page faults p50 |')
+console.log('|---|---:|---:|---:|---:|')
+for (const s of sides) console.log(`| ${s.name} | ${med(s.cpu).toFixed(1)} | ${mean(s.cpu).toFixed(1)} | ${Math.min(...s.cpu).toFixed(1)} | ${med(s.faults)} |`)
 console.log(`answers byte-identical: ${differing === 0 ? 'yes' : `NO (${differing} of ${rounds} rounds)`}; load ${require('node:os').loadavg().map((x: number) => x.toFixed(2)).join(' ')}`)
 process.exit(0)

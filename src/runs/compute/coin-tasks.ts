@@ -9,7 +9,7 @@ import { entryMaskOf } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
+import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type ChangedTrades, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
 import type { Direction, TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -296,8 +296,8 @@ function coinRunOf(
 
 /**
  * The builder a thread's coin tasks write their rows into (TradeTableBuilder.takeRows: the
- * answer is a copy), kept between tasks up to KEPT_ROWS rows (about 8.5 MB of columns): a
- * task that needs more grows its own, dropped after it.
+ * answer is a copy), kept between tasks with its columns up to KEPT_ROWS rows (about 8.5 MB):
+ * a task that needs more adds segments, dropped after it.
  */
 let keptRows: TradeTableBuilder | null = null
 const KEPT_ROWS = 1 << 16
@@ -336,10 +336,11 @@ class ChunkRows implements TradeRowSink {
     writeTradeRow(table.rows, i, model, bars, e)
   }
 
-  /** The chunk's table; the builder kept for the thread's next task when it is not too large. */
+  /** The chunk's table; the builder kept for the thread's next task, its columns cut back to KEPT_ROWS rows. */
   finish(): TradeTable {
     const t = this.table.takeRows()
-    if (this.table.capacity <= KEPT_ROWS) keptRows = this.table
+    this.table.restart(t.direction, t.symbols, KEPT_ROWS)
+    keptRows = this.table
     return t
   }
 }
@@ -396,15 +397,23 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     if (w !== undefined && (kept === null || w.covered)) {
       const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
       rows.startCoin(coin, w.bars, markBarsOf(w.bars))
-      const from = table.rows.n
-      if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
-        // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
-        const twin: BarRuleTwin = { trades: null }
-        const own = simulateCoin(c.input, params, undefined, twin)
+      const from = table.size
+      const changed: ChangedTrades | undefined = barTable ? { trades: [], at: [], parted: false } : undefined
+      if (simulateCoinRows(c.input, params, rows, counts, changed) && barTable) {
         changedCoins.push(symbol)
-        pushBarRule(barTable, barRows, own, twin.trades!, coin)
+        if (changed!.parted) {
+          // the bar rule's path parted from the minutes': the coin again as objects for the bar rule's trades (its counts already added)
+          const twin: BarRuleTwin = { trades: null }
+          const own = simulateCoin(c.input, params, undefined, twin)
+          pushBarRule(barTable, barRows, own, twin.trades!, coin)
+        } else
+          // the same entries as the coin's own trades: the changed ones stand in for theirs (pushBarRule's first case)
+          changed!.trades.forEach((tr, j) => {
+            barTable.push(tr, coin)
+            barRows.push(changed!.at[j])
+          })
       }
-      kept?.set(symbol, { from, to: table.rows.n })
+      kept?.set(symbol, { from, to: table.size })
       coins.push(c.outcome)
       return
     }
