@@ -20,12 +20,14 @@
  *   server, warmed by a custom tree's /backtest (the store's pages read, the code compiled:
  *   what any earlier request does), then each strategy's first /simulate top 535 in turn, its
  *   masks computed from nothing (the worst, the median and each figure printed);
+ * - the same after `--settle` custom trees, long and short (`first-settled`): the code all runs
+ *   share at the JIT's top tier, as on a server that has been up a while;
  * - the same on a fresh server per strategy (`first-fresh`, not in the default set): the
  *   server's first request, so its start-up reading and compiling too;
  * - throughput of warm 535-coin /simulate runs with 4 clients at once (result cache bypassed).
  *
  *   bun run bench speed
- *   bun bench/speed.ts [--runs N] [--settle N] [--seconds S] [--strategies id,id,...] [--only warm,tree,first,first-fresh,throughput]
+ *   bun bench/speed.ts [--runs N] [--settle N] [--seconds S] [--strategies id,id,...] [--only warm,tree,first,first-settled,first-fresh,throughput]
  * BENCH_DATA_DIR=<dir> reuses a generated store (else one is generated and removed).
  */
 import { readFileSync, rmSync } from 'node:fs'
@@ -39,7 +41,7 @@ const arg = (name: string): string | undefined => {
 }
 const RUNS = Number(arg('runs')) || 21
 const SECONDS = Number(arg('seconds')) || 10
-const ONLY = new Set((arg('only') ?? 'warm,tree,first,throughput').split(','))
+const ONLY = new Set((arg('only') ?? 'warm,tree,first,first-settled,throughput').split(','))
 const STRATEGIES = arg('strategies')?.split(',') ?? listStrategies().map(s => s.id)
 const TOP_N = 535
 const WARMUP = 3
@@ -106,6 +108,15 @@ const tree = (k: number) => ({
   top_n: TOP_N,
 })
 
+/** Its mirror for longs (the long side's exit loop, marks and bookings compiled too). */
+const longTree = (k: number) => ({
+  name: 'bench new tree, long',
+  direction: 'long',
+  indicators: { bb: {}, rsi: {}, volume: {} },
+  entry: { type: 'AND', conditions: [{ field: 'close', op: '>', value: { field: 'bb_upper' } }, { field: 'rsi', op: '>', value: 65 - k / 1000 }, { field: 'vol_ratio', op: '>', value: 1.2 }] },
+  top_n: TOP_N,
+})
+
 async function newTree(server: Server): Promise<Row> {
   // the indicators cached: warm-ups of the same indicators under other trees
   for (let i = 0; i < WARMUP; i++) await (await post(`${server.url}/backtest`, tree(-1 - i))).arrayBuffer()
@@ -116,16 +127,21 @@ async function newTree(server: Server): Promise<Row> {
 
 /**
  * Each strategy's first /simulate: on one running server warmed by a custom tree (`fresh`
- * false), or as the first request of a server started for it (`fresh`).
+ * false), or as the first request of a server started for it (`fresh`). `settled`: the
+ * running server first answers `--settle` custom trees, long and short in turn (none of
+ * a registry strategy's masks), so that the code every run shares (the trade model,
+ * the booking, the statistics, the answer) has reached the JIT's top tier, as on a
+ * server that has been up a while; what is left is the strategy's own work.
  */
-async function firstRuns(dataDir: string, fresh: boolean): Promise<{ rows: Row[]; each: string[] }> {
-  const each: string[] = [`| strategy | first run ms${fresh ? ' (fresh server)' : ''} | server CPU ms | load |`, '|---|---:|---:|---|']
+async function firstRuns(dataDir: string, fresh: boolean, settled = false): Promise<{ rows: Row[]; each: string[] }> {
+  const each: string[] = [`| strategy | first run ms${fresh ? ' (fresh server)' : settled ? ` (after ${SETTLE} custom trees)` : ''} | server CPU ms | load |`, '|---|---:|---:|---|']
   let worst = { id: '', ms: 0, cpu: 0 }
   const all: number[] = []
   const running = fresh ? null : await startServer(dataDir, { JOBS: '0' })
   try {
     // the store's pages and the code warmed by a request that computes none of the registry's masks
     if (running) for (let i = 0; i < WARMUP; i++) await (await post(`${running.url}/backtest`, tree(-1 - i))).arrayBuffer()
+    if (running && settled) for (let i = 0; i < SETTLE; i++) await (await post(`${running.url}/backtest`, i % 2 ? longTree(100 + i) : tree(100 + i))).arrayBuffer()
     for (const id of STRATEGIES) {
       const server = running ?? (await startServer(dataDir, { JOBS: '0' }))
       try {
@@ -140,7 +156,7 @@ async function firstRuns(dataDir: string, fresh: boolean): Promise<{ rows: Row[]
   } finally {
     await running?.stop()
   }
-  const how = fresh ? 'fresh server each: its start-up too' : 'one running server'
+  const how = fresh ? 'fresh server each: its start-up too' : settled ? `one running server, after ${SETTLE} custom trees` : 'one running server'
   const rows: Row[] = [
     { path: `the first run of a strategy, nothing of it cached (${how}): the slowest of ${STRATEGIES.length} (${worst.id})`, target: '≤ 150 ms', figure: worst.ms, unit: 'ms', perRunMs: worst.ms, cpuPerRunMs: worst.cpu, load: loadAvg() },
     { path: `… the median of the ${STRATEGIES.length}`, target: '≤ 150 ms', figure: pct(all, 50), unit: 'ms', perRunMs: pct(all, 50), cpuPerRunMs: NaN, load: loadAvg() },
@@ -197,9 +213,9 @@ try {
       await server.stop()
     }
   }
-  for (const [key, fresh] of [['first', false], ['first-fresh', true]] as const)
-    if (ONLY.has(key)) {
-      const first = await firstRuns(store.dir, fresh)
+  for (const [key, fresh, settled] of [['first', false, false], ['first-settled', false, true], ['first-fresh', true, false]] as const)
+    if (ONLY.has(key) && !(settled && SETTLE === 0)) {
+      const first = await firstRuns(store.dir, fresh, settled)
       rows.push(...first.rows)
       each.push(...(each.length ? [''] : []), ...first.each)
     }
