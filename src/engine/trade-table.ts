@@ -279,43 +279,37 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
       i = j
     }
   })
-  // each part's rows scattered to their place: coin blocks in universe order
-  const destOf = parts.map(p => new Int32Array(p.n))
-  let at = 0
-  for (let u = 0; u < symbols.length; u++) {
-    if (partOf[u] < 0) continue
-    const d = destOf[partOf[u]]
-    for (let r = from[u]; r < to[u]; r++) d[r] = at++
-  }
+  // each coin's block of rows copied to its place, coin blocks in universe order: column by
+  // column, so that each column is written front to back (a scatter through a row map per
+  // part wrote the same places in the parts' order, 6 ms of a new tree's 63,700 rows)
   const t = allocTradeTable(n, direction, symbols)
-  parts.forEach((p, k) => {
-    const d = destOf[k]
-    // the part's coin numbers → the run's, looked up once per coin rather than once per row
-    const coinOf = new Int32Array(p.symbols.length).fill(-1)
-    for (let c = 0; c < p.symbols.length; c++) coinOf[c] = index.get(p.symbols[c]) ?? -1
-    for (let r = 0; r < p.n; r++) t.coin[d[r]] = coinOf[p.coin[r]]
-    scatterI32(p.entryIdx, d, t.entryIdx)
-    scatterI32(p.exitIdx, d, t.exitIdx)
-    scatterF64(p.entryMs, d, t.entryMs)
-    scatterF64(p.exitMs, d, t.exitMs)
-    scatterF64(p.entryPrice, d, t.entryPrice)
-    scatterF64(p.exitPrice, d, t.exitPrice)
-    scatterI32(p.barsHeld, d, t.barsHeld)
-    scatterU8(p.exitReason, d, t.exitReason)
-    scatterF64(p.pnlPct, d, t.pnlPct)
-    scatterF64(p.grossPct, d, t.grossPct)
-    scatterF64(p.feePct, d, t.feePct)
-    scatterF64(p.fundingPct, d, t.fundingPct)
-    scatterU8(p.slTpSameBar, d, t.slTpSameBar)
-    scatterI32(p.fundingEvents, d, t.fundingEvents)
-    scatterI32(p.fundingEventsReal, d, t.fundingEventsReal)
-    scatterF64(p.slippagePct, d, t.slippagePct)
-    scatterF64(p.slipSpread, d, t.slipSpread)
-    scatterF64(p.slipImpact, d, t.slipImpact)
-    scatterF64(p.maeFrac, d, t.maeFrac)
-    scatterU8(p.fillsUnestimated, d, t.fillsUnestimated)
-    scatterU8(p.resolution, d, t.resolution)
-  })
+  for (let u = 0, at = 0; u < symbols.length; u++) {
+    if (partOf[u] < 0) continue
+    t.coin.fill(u, at, at + to[u] - from[u])
+    at += to[u] - from[u]
+  }
+  const col = <K extends keyof TradeTable>(k: K): TradeTable[K][] => parts.map(p => p[k])
+  blocksI32(col('entryIdx'), partOf, from, to, t.entryIdx)
+  blocksI32(col('exitIdx'), partOf, from, to, t.exitIdx)
+  blocksF64(col('entryMs'), partOf, from, to, t.entryMs)
+  blocksF64(col('exitMs'), partOf, from, to, t.exitMs)
+  blocksF64(col('entryPrice'), partOf, from, to, t.entryPrice)
+  blocksF64(col('exitPrice'), partOf, from, to, t.exitPrice)
+  blocksI32(col('barsHeld'), partOf, from, to, t.barsHeld)
+  blocksU8(col('exitReason'), partOf, from, to, t.exitReason)
+  blocksF64(col('pnlPct'), partOf, from, to, t.pnlPct)
+  blocksF64(col('grossPct'), partOf, from, to, t.grossPct)
+  blocksF64(col('feePct'), partOf, from, to, t.feePct)
+  blocksF64(col('fundingPct'), partOf, from, to, t.fundingPct)
+  blocksU8(col('slTpSameBar'), partOf, from, to, t.slTpSameBar)
+  blocksI32(col('fundingEvents'), partOf, from, to, t.fundingEvents)
+  blocksI32(col('fundingEventsReal'), partOf, from, to, t.fundingEventsReal)
+  blocksF64(col('slippagePct'), partOf, from, to, t.slippagePct)
+  blocksF64(col('slipSpread'), partOf, from, to, t.slipSpread)
+  blocksF64(col('slipImpact'), partOf, from, to, t.slipImpact)
+  blocksF64(col('maeFrac'), partOf, from, to, t.maeFrac)
+  blocksU8(col('fillsUnestimated'), partOf, from, to, t.fillsUnestimated)
+  blocksU8(col('resolution'), partOf, from, to, t.resolution)
   if (parts.length > 0 && parts.every(p => p.marks)) t.marks = mergeMarks(parts, partOf, from, to, n)
   return t
 }
@@ -343,15 +337,27 @@ function mergeMarks(parts: readonly TradeTable[], partOf: Int32Array, from: Int3
   return { start, move }
 }
 
-// one scatter per element type (monomorphic loops)
-function scatterF64(src: Float64Array, dest: Int32Array, out: Float64Array): void {
-  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
+// one block copy per element type (monomorphic loops): coin u's rows from[u] … to[u] − 1 of part partOf[u], coins in order
+function blocksF64(cols: Float64Array[], partOf: Int32Array, from: Int32Array, to: Int32Array, out: Float64Array): void {
+  for (let u = 0, at = 0; u < partOf.length; u++) {
+    if (partOf[u] < 0) continue
+    const src = cols[partOf[u]]
+    for (let r = from[u], end = to[u]; r < end; r++) out[at++] = src[r]
+  }
 }
-function scatterI32(src: Int32Array, dest: Int32Array, out: Int32Array): void {
-  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
+function blocksI32(cols: Int32Array[], partOf: Int32Array, from: Int32Array, to: Int32Array, out: Int32Array): void {
+  for (let u = 0, at = 0; u < partOf.length; u++) {
+    if (partOf[u] < 0) continue
+    const src = cols[partOf[u]]
+    for (let r = from[u], end = to[u]; r < end; r++) out[at++] = src[r]
+  }
 }
-function scatterU8(src: Uint8Array, dest: Int32Array, out: Uint8Array): void {
-  for (let r = 0; r < dest.length; r++) out[dest[r]] = src[r]
+function blocksU8(cols: Uint8Array[], partOf: Int32Array, from: Int32Array, to: Int32Array, out: Uint8Array): void {
+  for (let u = 0, at = 0; u < partOf.length; u++) {
+    if (partOf[u] < 0) continue
+    const src = cols[partOf[u]]
+    for (let r = from[u], end = to[u]; r < end; r++) out[at++] = src[r]
+  }
 }
 
 /**
