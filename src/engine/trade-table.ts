@@ -562,15 +562,16 @@ export class TradeTableBuilder {
   }
 
   /**
-   * Empty again for the rows of another table (`direction`, `symbols`), the columns kept
-   * up to `keepRows` rows of them (the first segments; at least the first).
+   * Empty again for the rows of another table (`direction`, `symbols`), with columns for
+   * up to `keepRows` rows kept (the first segments'; at least the first's). Kept segments
+   * become one: the next rows go to one set of columns, taken with one copy a column.
    */
   restart(direction: Direction, symbols: readonly string[], keepRows = Infinity): void {
     if (this.finished) throw new Error('TradeTableBuilder: a restart after finish')
     let rows = this.segs[0].coin.length
     let keep = 1
     while (keep < this.segs.length && rows + this.segs[keep].coin.length <= keepRows) rows += this.segs[keep++].coin.length
-    if (keep < this.segs.length) this.segs = this.segs.slice(0, keep)
+    this.segs = keep === 1 ? [this.segs[0]] : [allocTradeTable(rows, direction, symbols)]
     this.cur = 0
     this.before = 0
     this.t = this.segs[0]
