@@ -378,7 +378,8 @@ export class TaskContext {
     // daily pass over every strategy would only churn the columns of the trees being edited
     const kept = spec.strategyId === null ? this.indicatorColumns.of(symbol, spec.timeframe, bars) : undefined
     const sig = this.strategy(spec, strategyKey).signals(bars, this.marketData(symbol), kept)
-    const masks: CachedSignals = { entry: sig.entry, exit: sig.exit, absent: sig.absent, entryBars: signalBars(sig.entry) }
+    // an AND's list of bars gives the signal bars without a scan of the mask
+    const masks: CachedSignals = { entry: sig.entry, exit: sig.exit, absent: sig.absent, entryBars: sig.entryBars !== undefined ? sig.entryBars : signalBars(sig.entry) }
     const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       // masks made on fewer bars than the coin has now
