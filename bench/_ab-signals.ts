@@ -93,15 +93,21 @@ async function side(src: string) {
       const c0 = process.cpuUsage()
       // as a task does: its strategy's key once, then each coin's masks
       const key = strategyKeyOf(spec.strategy)
-      const got: { entry: Uint8Array; entryBars: Int32Array | null }[] = []
+      const got: { n: number; entry: Uint8Array | null; entryBars: Int32Array | null }[] = []
       for (const s of symbols) {
         const bars = ctx.bars(s, spec.timeframe)
-        if (bars) got.push(coinMasks(ctx, spec, key, s, bars))
+        if (bars) got.push({ n: bars.n, ...coinMasks(ctx, spec, key, s, bars) })
       }
       const c = process.cpuUsage(c0)
       cpu += (c.user + c.system) / 1000
       for (const m of got) {
-        masks.push(m.entry)
+        // (a side may hand a sparse entry as its list alone: the mask it stands for, made after the clock)
+        let entry = m.entry
+        if (entry === null) {
+          entry = new Uint8Array(m.n)
+          for (const i of m.entryBars!) entry[i] = 1
+        }
+        masks.push(entry)
         masks.push(m.entryBars === null ? new Uint8Array(0) : new Uint8Array(m.entryBars.buffer, m.entryBars.byteOffset, m.entryBars.byteLength))
       }
     })

@@ -218,4 +218,41 @@ describe("a worker's task context keeps a custom tree's indicator columns", () =
     }
     expect(masks(new TaskContext(view), spec(50)).flat().some(x => x === 1)).toBe(true)
   })
+
+  test('a sparse entry is kept as its list: the coin tasks step along it, and a reader of the mask gets the mask a fresh compile gives, counted from then on', async () => {
+    const { TaskContext, strategyKeyOf } = await import('../src/runs/compute/context')
+    const { coinMasks } = await import('../src/runs/compute/coin-tasks')
+    const { prepareStrategy } = await import('../src/strategies/compile')
+    const { signalBars } = await import('../src/engine/trade-model')
+    const { entryMaskOf } = await import('../src/engine/entry-mask')
+    const filters = (avoidHours: number[]) => ({ avoidHours, avoidMonths: null, minVolRegime: null })
+    const ctx = new TaskContext(view)
+    const bytes = () => (ctx as unknown as { signalBytes: number }).signalBytes
+    let signals = 0
+    for (const x of [29, 30, 31, 32, 33, 33.5, 34]) {
+      const s = { ...(spec(x) as object), ...filters([]) } as never as Parameters<typeof coinMasks>[1]
+      const key = strategyKeyOf(s.strategy)
+      for (const sym of Object.keys(coins)) {
+        const b = coins[sym]
+        const plain = prepareStrategy(s.strategy).signals(b).entry
+        const list = signalBars(plain)
+        expect(list).not.toBeNull()
+        const before = bytes()
+        const m = coinMasks(ctx, s, key, sym, b)
+        expect(m.entry).toBeNull()
+        expect(m.entryBars).toEqual(list)
+        signals += list!.length
+        // nothing but the list kept: the mask is made when read, and counted then
+        const kept = bytes() - before
+        expect(kept).toBe(list!.byteLength)
+        expect(Array.from(ctx.signals(s, key, sym, b).entry)).toEqual(Array.from(plain))
+        expect(bytes() - before).toBe(kept + b.n)
+        // an entry filter reads the mask: the filtered mask of a fresh compile's
+        const hours = [0, 5, 11]
+        const f = { ...(s as object), ...filters(hours) } as never as Parameters<typeof coinMasks>[1]
+        expect(Array.from(coinMasks(ctx, f, key, sym, b).entry!)).toEqual(Array.from(entryMaskOf(plain, b, filters(hours))))
+      }
+    }
+    expect(signals).toBeGreaterThan(20)
+  })
 })

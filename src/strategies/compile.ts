@@ -35,7 +35,7 @@ import { DEFAULT_CATALOG } from './default-catalog'
 import { StrategyValidationError, resolveField, validateStrategy } from './validate'
 
 export interface SignalMasks {
-  /** 1 where the entry condition holds at that bar's close */
+  /** 1 where the entry condition holds at that bar's close (null only when asked for a sparse entry's list alone: `entryBars` lists them) */
   entry: Uint8Array
   /** 1 where the exit condition holds; null when the strategy has no exit tree */
   exit: Uint8Array | null
@@ -307,6 +307,20 @@ export class CompiledStrategy {
    * the ones computed here); valid for this strategy's catalog only.
    */
   signals(bars: Bars, data?: MarketData, kept?: IndicatorColumns): SignalMasks {
+    return this.masks(bars, data, kept, false) as SignalMasks
+  }
+
+  /**
+   * signals(), except that an entry whose bars `entryBars` lists (an AND of comparisons at
+   * the root, its signals at most one in 32 bars) comes without its mask: `entry` null, no
+   * mask written (a worker's cache keeps the list, and makes the mask only for a reader that
+   * needs it: runs/compute/context.ts).
+   */
+  signalsListed(bars: Bars, data?: MarketData, kept?: IndicatorColumns): Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } {
+    return this.masks(bars, data, kept, true)
+  }
+
+  private masks(bars: Bars, data: MarketData | undefined, kept: IndicatorColumns | undefined, listOnly: boolean): Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } {
     if (this.readsMarketData && !data) throw new Error('this strategy reads other coins, timeframes or market data: signals(bars, data) needs the market data')
     const n = bars.n
     // the AND leaves whose bars the keeper holds: their columns are neither computed nor read
@@ -320,16 +334,28 @@ export class CompiledStrategy {
     }
     const needed = sets !== null && sets.hits.size > 0 ? this.neededIndicatorColumns(sets) : null
     const { cols: columns, absent } = this.columns(bars, data, kept, needed)
-    const entry = new Uint8Array(n)
-    const k = evaluate(this.entryPlan, entry, columns, n, 0, sets)
-    // the root AND's list is the mask's bars (signalBars' rule: null beyond one in 32), read before the exit's tree reuses the scratch
-    const entryBars = k < 0 ? undefined : k <= n >>> 5 ? scratch.positions(0, n).slice(0, k) : null
+    let entry: Uint8Array | null = null
+    let entryBars: Int32Array | null | undefined
+    const root = this.entryPlan
+    if (root.kind === 'and' && root.leaves.length > 0) {
+      // the root AND's list is the mask's bars (signalBars' rule: null beyond one in 32), read before the exit's tree reuses the scratch
+      const k = andListInto(root, columns, n, 0, sets)
+      const pos = scratch.positions(0, n)
+      entryBars = k <= n >>> 5 ? pos.slice(0, k) : null
+      if (!listOnly || entryBars === null) {
+        entry = new Uint8Array(n)
+        for (let j = 0; j < k; j++) entry[pos[j]] = 1
+      }
+    } else {
+      entry = new Uint8Array(n)
+      evaluate(root, entry, columns, n, 0, sets)
+    }
     let exit: Uint8Array | null = null
     if (this.exitPlan) {
       exit = new Uint8Array(n)
       evaluate(this.exitPlan, exit, columns, n, 0, sets)
     }
-    const out: SignalMasks = { entry, exit, absent: absent ? absent.slice() : null }
+    const out: Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } = { entry, exit, absent: absent ? absent.slice() : null }
     if (entryBars !== undefined) out.entryBars = entryBars
     return out
   }
@@ -1138,6 +1164,16 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
  * a leaf seen before has its set made and offered (IndicatorColumns.leaf).
  */
 function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
+  const k = andListInto(plan, columns, n, depth, sets)
+  const pos = scratch.positions(depth, n)
+  // the root's mask (depth 0, from signals()) is new, so already zero
+  if (depth > 0) dst.fill(0, 0, n)
+  for (let j = 0; j < k; j++) dst[pos[j]] = 1
+  return k
+}
+
+/** andInto's list alone: the bars where the AND holds, in order, in the depth's positions; answers how many. */
+function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
   const { leaves, rest } = plan
   const pos = scratch.positions(depth, n)
   // the leaves whose bars are kept seed the list (their sets intersected word by word, or the
@@ -1221,9 +1257,6 @@ function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: num
       k = MASK_FILTER_KERNELS[0](pos, k, tmp)
     }
   }
-  // the root's mask (depth 0, from signals()) is new, so already zero
-  if (depth > 0) dst.fill(0, 0, n)
-  for (let j = 0; j < k; j++) dst[pos[j]] = 1
   return k
 }
 

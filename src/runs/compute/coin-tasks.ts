@@ -5,7 +5,7 @@
  */
 import { markMovesOf } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
-import { entryMaskOf } from '../../engine/entry-mask'
+import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
@@ -146,9 +146,14 @@ export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: s
   }
 }
 
-/** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
+/**
+ * A coin's entry mask after the run's entry filters, and its exit mask (from the thread's
+ * signal cache). `entry` null: no filter, and `entryBars` lists the signals (the cache may
+ * keep no mask for them: its mask is not made for a reader that steps along the list).
+ */
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array | null; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
+  if (masks.entryBars !== null && !filtersEntries(spec)) return { entry: null, exit: masks.exit, absent: masks.absent, entryBars: masks.entryBars }
   const entry = entryMaskOf(masks.entry, bars, spec)
   // the cached list of signal bars holds for the cached mask only (a filtered mask has fewer)
   return { entry, exit: masks.exit, absent: masks.absent, entryBars: entry === masks.entry ? masks.entryBars : null }
@@ -160,10 +165,11 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
  * a coin with a cached signal list reads that list cut to its membership, and no mask is
  * made for it; else its mask cut.
  */
-export function entriesWithin(masks: { entry: Uint8Array; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
+export function entriesWithin(masks: { entry: Uint8Array | null; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
   if (membership === null) return { entry: masks.entry, entryBars: masks.entryBars }
   if (masks.entryBars !== null) return { entry: null, entryBars: barsInsideWindows(masks.entryBars, bars, membership) }
-  return { entry: maskOutsideWindows(masks.entry, bars, membership), entryBars: null }
+  // (a mask where there is no list: coinMasks)
+  return { entry: maskOutsideWindows(masks.entry!, bars, membership), entryBars: null }
 }
 
 /** Bars fromIdx … toIdx marked in `absent`. */
