@@ -40,6 +40,9 @@ const rounds = Number(process.argv[3]) > 0 ? Number(process.argv[3]) : 10
 const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":535}')
 const path = arg('path') ?? '/simulate'
 const newTreeMode = process.argv.includes('--new-tree')
+// (with --new-tree: new trees from the first warm-up on, six of them: a worker keeps an edited
+// leaf's values on the other leaves' bars from the fifth tree edited in that leaf on)
+const WARM_UPS = newTreeMode ? 6 : 3
 const dataDir = process.env.BENCH_DATA_DIR
 if ((!other && profileRuns === 0 && !process.argv.includes('--cache')) || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts <dir holding the other src/> [rounds] | --profile N')
 
@@ -156,10 +159,10 @@ if (process.argv.includes('--cache')) {
 
 if (profileRuns > 0) {
   const run = await side(join(import.meta.dir, '../src'))
-  for (let i = 0; i < 3; i++) run()
+  for (let i = 0; i < WARM_UPS; i++) run(-10 + i)
   const cpu: number[] = []
   profileMark()
-  for (let i = 0; i < profileRuns; i++) cpu.push(run().cpu)
+  for (let i = 0; i < profileRuns; i++) cpu.push(run(i).cpu)
   console.log(`${profileRuns} passes: CPU p50 ${med(cpu).toFixed(1)} ms, mean ${mean(cpu).toFixed(1)} ms`)
   process.exit(0)
 }
@@ -176,9 +179,6 @@ const sides = [
   { name: 'other', run: await side(join(other!, 'src')), cpu: [] as number[], bytes: [] as Uint8Array[] },
   { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], bytes: [] as Uint8Array[] },
 ]
-// (with --new-tree: new trees from the first warm-up on, six of them: a worker keeps an edited
-// leaf's values on the other leaves' bars from the fifth tree edited in that leaf on)
-const WARM_UPS = newTreeMode ? 6 : 3
 for (const s of sides) for (let i = 0; i < WARM_UPS; i++) s.run(-10 + i)
 let differing = 0
 let trades = 0

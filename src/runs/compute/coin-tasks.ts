@@ -3,7 +3,7 @@
  * (coinTrades; the main thread merges the chunks and books them), or small runs done
  * whole in one thread (wholeRuns, for compare).
  */
-import { markMovesOf } from '../../engine/equity-curve'
+import { markMovesAt, markMovesOf, midnightClosesOf, type MidnightCloses } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
@@ -308,17 +308,35 @@ function coinRunOf(
 let keptRows: TradeTableBuilder | null = null
 const KEPT_ROWS = 1 << 16
 
+/**
+ * Each coin's MidnightCloses, by its 1H base series (the view's Bars objects are made once a
+ * snapshot: a new snapshot's are new keys, the old ones go with their bars), under the data
+ * version they were made in (a series changed in place under a new version is made again).
+ */
+const midnightCloses = new WeakMap<Bars, { version: string; days: MidnightCloses | null }>()
+
+function midnightClosesFor(bars: Bars | undefined, version: string): MidnightCloses | null {
+  if (bars === undefined) return null
+  const hit = midnightCloses.get(bars)
+  if (hit !== undefined && hit.version === version) return hit.days
+  const days = midnightClosesOf(bars)
+  midnightCloses.set(bars, { version, days })
+  return days
+}
+
 /** A chunk's rows and marks, each coin's trades written as they are priced (simulateCoinRows), no Trade object made. */
 class ChunkRows implements TradeRowSink {
   readonly table: TradeTableBuilder
   private coin = 0
   private bars: Bars | null = null
-  private markBars: Bars | undefined = undefined
+  private days: MidnightCloses | null = null
 
   constructor(
     direction: Direction,
     symbols: readonly string[],
     private readonly leverage: number,
+    /** the data version of the task's view (midnightClosesFor) */
+    private readonly version: string,
   ) {
     const kept = keptRows
     keptRows = null
@@ -330,14 +348,14 @@ class ChunkRows implements TradeRowSink {
   startCoin(coin: number, bars: Bars, markBars: Bars | undefined): void {
     this.coin = coin
     this.bars = bars
-    this.markBars = markBars
+    this.days = midnightClosesFor(markBars, this.version)
   }
 
   take(model: TradeModel, e: number): void {
     const bars = this.bars!
     const table = this.table
-    // the trade's midnight marks, then its row (which owns the marks added before it)
-    markMovesOf(bars.t[e], model.exitTimeMs, bars.o[e], e, table.rows.direction, this.leverage, this.markBars, table)
+    // the trade's midnight marks (markMovesOf's, priced from the coin's midnight closes), then its row (which owns the marks added before it)
+    markMovesAt(bars.t[e], model.exitTimeMs, bars.o[e], table.rows.direction, this.leverage, this.days, table)
     const i = table.append(this.coin)
     writeTradeRow(table.rows, i, model, bars, e)
   }
@@ -388,7 +406,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const barRows: number[] = []
   /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
   const kept: RunTrades | null = payload.twin ? new Map() : null
-  const rows = new ChunkRows(params.direction, symbols, params.leverage)
+  const rows = new ChunkRows(params.direction, symbols, params.leverage, ctx.view.dataVersion())
   const table = rows.table
   const opts = { memo }
   symbols.forEach((symbol, coin) => {
