@@ -35,7 +35,7 @@ import { DEFAULT_CATALOG } from './default-catalog'
 import { StrategyValidationError, resolveField, validateStrategy } from './validate'
 
 export interface SignalMasks {
-  /** 1 where the entry condition holds at that bar's close (null only when asked for a sparse entry's list alone: `entryBars` lists them) */
+  /** 1 where the entry condition holds at that bar's close (signalsListed hands null instead where `entryBars` lists them) */
   entry: Uint8Array
   /** 1 where the exit condition holds; null when the strategy has no exit tree */
   exit: Uint8Array | null
