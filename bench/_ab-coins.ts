@@ -12,6 +12,9 @@
  *   BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts /tmp/base [rounds] [--body json]
  * `--cache` (no other tree): each coin's task run twice in a row, the first out of the cache, the
  *   second in it (how much of the trade model waits on memory).
+ * `--new-tree` (with a /backtest body of bench/tree.ts's tree): every pass, warm-ups included, moves the
+ *   tree's RSI threshold by a millionth (a tree neither side has seen: issue 30's new-tree row), and
+ *   each chunk runs on a TaskContext of its own, as each runs on its own worker in the server.
  * `--profile N` (no other tree): this tree's side alone N times after a `profileMark` spin, for
  *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/_ab-coins.ts --profile 30
  *   bun bench/_cpuprofile-top.ts /tmp/prof/<file>.cpuprofile 60 --after profileMark
@@ -36,6 +39,10 @@ const other = profileRuns > 0 || process.argv.includes('--cache') ? null : proce
 const rounds = Number(process.argv[3]) > 0 ? Number(process.argv[3]) : 10
 const body = JSON.parse(arg('body') ?? '{"strategy":"bb-squeeze-short","top_n":535}')
 const path = arg('path') ?? '/simulate'
+const newTreeMode = process.argv.includes('--new-tree')
+// (with --new-tree: new trees from the first warm-up on, six of them: a worker keeps an edited
+// leaf's values on the other leaves' bars from the fifth tree edited in that leaf on)
+const WARM_UPS = newTreeMode ? 6 : 3
 const dataDir = process.env.BENCH_DATA_DIR
 if ((!other && profileRuns === 0 && !process.argv.includes('--cache')) || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-coins.ts <dir holding the other src/> [rounds] | --profile N')
 
@@ -87,19 +94,27 @@ async function side(src: string) {
   const { snapshotOf, viewOf } = await import(join(src, 'runs/compute/store-view.ts'))
   // the view a worker reads (workers/sim.worker.ts): the store's snapshot, its series made once
   const view = viewOf(snapshotOf(Store.open(dataDir)))
-  const ctx = new TaskContext(view)
-  ctx.setView(view)
+  // one context, or with --new-tree one per chunk (each chunk's worker)
+  const ctxs = (newTreeMode ? payloads : [null]).map(() => {
+    const c = new TaskContext(view)
+    c.setView(view)
+    return c
+  })
+  const ctxOf = (k: number) => ctxs[newTreeMode ? k : 0]
   // the funding amounts the thread keeps once a run's random-entry null has tested its coins
   // (a warm run's state: its first run computed the null on the same worker)
   const spec = (payloads[0] as { spec: { timeframe: '1H' } }).spec
-  for (const p of payloads as { symbols: string[] }[]) for (const s of p.symbols) if (view.bars(s)) ctx.keptFunding(s, spec.timeframe, ctx.bars(s, spec.timeframe))
-  return (): { cpu: number; faults: number; results: unknown[] } => {
-    ctx.setView(view)
+  ;(payloads as { symbols: string[] }[]).forEach((p, k) => {
+    for (const s of p.symbols) if (view.bars(s)) ctxOf(k).keptFunding(s, spec.timeframe, ctxOf(k).bars(s, spec.timeframe))
+  })
+  return (round = 0): { cpu: number; faults: number; results: unknown[] } => {
+    for (const c of ctxs) c.setView(view)
     // each task's payload as a worker receives it (a copy), made before the clock starts
-    const inputs = payloads.map(p => structuredClone(p))
+    const inputs = payloads.map(p => structuredClone(p) as { spec: { strategy: { entry: { conditions: { value: unknown }[] } } } })
+    if (newTreeMode) for (const p of inputs) p.spec.strategy.entry.conditions[1].value = 35 + (1000 + round) / 1e6
     const f0 = process.resourceUsage().minorPageFault
     const c0 = process.cpuUsage()
-    const results = inputs.map(p => runCoinTrades(ctx, p))
+    const results = inputs.map((p, k) => runCoinTrades(ctxOf(k), p as never))
     const c = process.cpuUsage(c0)
     return { cpu: (c.user + c.system) / 1000, faults: process.resourceUsage().minorPageFault - f0, results }
   }
@@ -145,10 +160,10 @@ if (process.argv.includes('--cache')) {
 
 if (profileRuns > 0) {
   const run = await side(join(import.meta.dir, '../src'))
-  for (let i = 0; i < 3; i++) run()
+  for (let i = 0; i < WARM_UPS; i++) run(-10 + i)
   const cpu: number[] = []
   profileMark()
-  for (let i = 0; i < profileRuns; i++) cpu.push(run().cpu)
+  for (let i = 0; i < profileRuns; i++) cpu.push(run(i).cpu)
   console.log(`${profileRuns} passes: CPU p50 ${med(cpu).toFixed(1)} ms, mean ${mean(cpu).toFixed(1)} ms`)
   process.exit(0)
 }
@@ -165,13 +180,13 @@ const sides = [
   { name: 'other', run: await side(join(other!, 'src')), cpu: [] as number[], faults: [] as number[], bytes: [] as Uint8Array[] },
   { name: 'this', run: await side(join(import.meta.dir, '../src')), cpu: [] as number[], faults: [] as number[], bytes: [] as Uint8Array[] },
 ]
-for (const s of sides) for (let i = 0; i < 3; i++) s.run()
+for (const s of sides) for (let i = 0; i < WARM_UPS; i++) s.run(-10 + i)
 let differing = 0
 let trades = 0
 let held = 0
 for (let k = 0; k < rounds; k++) {
   for (const s of k % 2 === 0 ? sides : [...sides].reverse()) {
-    const m = s.run()
+    const m = s.run(k)
     s.cpu.push(m.cpu)
     s.faults.push(m.faults)
     s.bytes = bytesOf(m.results)

@@ -10,6 +10,7 @@ import { compileStrategy, indicatorsUsed, prepareStrategy, type IndicatorColumns
 import { type ConditionNode, conditionsCount } from '../src/strategies/conditions'
 import { StrategyValidationError } from '../src/strategies/validate'
 import { IndicatorColumnCache } from '../src/runs/compute/indicator-columns'
+import { signalBars } from '../src/engine/trade-model'
 
 const HOUR = 3_600_000
 
@@ -356,6 +357,71 @@ describe("an AND leaf's bars kept between trees", () => {
         const plain = prepareStrategy({ indicators, entry: tree, exit_conditions: { type: 'AND', conditions: leaves.slice().reverse() } }, catalog).signals(b)
         expect([c, t, Array.from(got.entry)]).toEqual([c, t, Array.from(plain.entry)])
         expect([c, t, Array.from(got.exit!)]).toEqual([c, t, Array.from(plain.exit!)])
+      }
+    }
+  })
+})
+
+describe("an AND's kept list of bars and the edited leaf's values on it", () => {
+  /** the worker's keeper with no room for columns (a leaf that needs its column computes it), room for the sets and lists */
+  const keeperOf = (b: Bars, columns = 0) => new IndicatorColumnCache(columns, 1 << 20, 1 << 20).of('BTCUSDT', '1H', b)
+
+  test('a tree edited in the same leaf again compares it on its kept values: no indicator computed, the masks and signal bars those of no keeper', () => {
+    const n = 8000
+    const r = rng(11)
+    // closes 1 … 40 and a few values between them, so that the comparisons meet ties
+    const close = Array.from({ length: n }, () => (r() < 0.03 ? 40 : 1 + Math.floor(r() * 40)))
+    const b = bars(close, close.map(x => x + Math.floor(r() * 3) - 1))
+    const k = keeperOf(b)
+    // close == 40 and green != true are kept sets (a few % of the bars); the edited leaf reads
+    // sma against a constant, or prev_close against sma a bar back under each operator
+    const FIELD_OPS = ['<', '<=', '>', '>=', '==', '!=', '<', '<=', '>', '>=']
+    const trees = [
+      (t: number): ConditionNode => ({ type: 'AND', conditions: [leaf('close', '==', 40), leaf('sma', '<', 39 - 2 * t), leaf('green', '!=', true)] }),
+      (t: number): ConditionNode => ({ type: 'AND', conditions: [leaf('close', '==', 40), leaf('green', '!=', true), leaf('prev_close', FIELD_OPS[t], { field: 'sma', shift: 1 })] }),
+    ]
+    const indicators = { sma: {}, flags: {} }
+    for (const treeAt of trees) {
+      // the sets kept by the second tree, the list by the fourth (seen by the third), its values by the fifth (seen by the fourth)
+      for (let t = 0; t < 5; t++) prepareStrategy({ indicators, entry: treeAt(t) }, catalog).signals(b, undefined, k)
+      computeCalls = {}
+      const xs = [5, 6, 7, 8, 9]
+      const got = xs.map(x => prepareStrategy({ indicators, entry: treeAt(x) }, catalog).signals(b, undefined, k))
+      expect(computeCalls).toEqual({})
+      const plain = xs.map(x => compileStrategy({ indicators, entry: treeAt(x) }, b, catalog))
+      expect(got.map(m => Array.from(m.entry))).toEqual(plain.map(m => Array.from(m.entry)))
+      expect(got.map(m => m.entryBars)).toEqual(plain.map(m => signalBars(m.entry)))
+      expect(got.some(m => m.entry.some(x => x === 1))).toBe(true)
+      expect(got.some(m => m.entry.some((x, i) => x === 0 && close[i] === 40 && b.o[i] >= close[i]))).toBe(true)
+    }
+  })
+
+  test('random trees edited leaf by leaf give the masks and signal bars of no keeper, whatever is kept', () => {
+    const r = rng(57)
+    const FIELDS_OF_LEAVES = ['close', 'open', 'sma', 'prev_close']
+    for (let c = 0; c < 10; c++) {
+      const n = 300 + Math.floor(r() * 3000)
+      const close = Array.from({ length: n }, () => (r() < 0.02 ? Number.NaN : 1 + Math.floor(r() * 30)))
+      const b = bars(close, close.map(x => (x !== x ? 3 : x + Math.floor(r() * 3) - 1)))
+      const ops = ['==', '==', '!=', '>', '>=', '<', '<=', 'crosses_above']
+      const pool: ConditionNode[] = Array.from({ length: 7 }, () => {
+        const value = r() < 0.6 ? 1 + Math.floor(r() * 30) : { field: FIELDS_OF_LEAVES[Math.floor(r() * 4)], ...(r() < 0.3 ? { shift: Math.floor(r() * 3) } : {}) }
+        return leaf(FIELDS_OF_LEAVES[Math.floor(r() * 4)], ops[Math.floor(r() * ops.length)], value, r() < 0.3 ? { shift: 1 + Math.floor(r() * 3) } : {})
+      })
+      const budget = r()
+      const k = new IndicatorColumnCache(budget < 0.5 ? 1 << 24 : 0, 1 << 20, budget < 0.25 ? 1 << 20 : 40 * n).of('ETHUSDT', '1H', b)
+      for (let t = 0; t < 30; t++) {
+        const leaves = Array.from({ length: 2 + Math.floor(r() * 3) }, () => pool[Math.floor(r() * pool.length)])
+        const conditions: ConditionNode[] = [...leaves]
+        if (r() < 0.2) conditions.push({ type: 'OR', conditions: [pool[0], { type: 'AND', conditions: [pool[1], pool[2]] }] })
+        const tree: ConditionNode = r() < 0.15 ? { type: 'NOT', condition: { type: 'AND', conditions } } : { type: 'AND', conditions }
+        const spec = { indicators: { sma: { period: 2 + (t % 2) }, flags: {} }, entry: tree, exit_conditions: { type: 'AND', conditions: leaves.slice().reverse() } as ConditionNode }
+        const got = prepareStrategy(spec, catalog).signals(b, undefined, k)
+        const plain = prepareStrategy(spec, catalog).signals(b)
+        expect([c, t, Array.from(got.entry)]).toEqual([c, t, Array.from(plain.entry)])
+        expect([c, t, Array.from(got.exit!)]).toEqual([c, t, Array.from(plain.exit!)])
+        if (got.entryBars !== undefined) expect([c, t, got.entryBars]).toEqual([c, t, signalBars(got.entry)])
+        expect(got.entryBars === undefined).toBe(tree.type === 'NOT')
       }
     }
   })

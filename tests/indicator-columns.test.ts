@@ -111,6 +111,45 @@ describe('indicator columns kept per coin, timeframe and bars', () => {
     expect(cache.size).toBe(0)
   })
 
+  test("an AND's list of bars and a column's values on it are kept from their second use on, in a budget of their own, and never handed out as a column", () => {
+    const b = bars(100)
+    const cache = new IndicatorColumnCache(2 * 800, 2 * 16, 2 * 80)
+    const k = cache.of('BTCUSDT', '1H', b)
+    k.put('a', col(100, 1))
+    k.put('b', col(100, 2))
+    k.putLeaf!('leaf:c@0 4 =1', new Uint32Array(4))
+    const list = Int32Array.from({ length: 20 }, (_, i) => 5 * i)
+    expect(k.wantsSparse!('list:x', 80)).toBe(false)
+    expect(k.wantsSparse!('list:x', 80)).toBe(true)
+    k.putSparse!('list:x', list)
+    const values = new Float64Array(10).fill(7)
+    k.putSparse!('list:x#rsi@0', values)
+    expect(k.sparse!('list:x')).toBe(list)
+    expect(k.sparse!('list:x#rsi@0')).toBe(values)
+    // the keys of one kind never find another's
+    expect(k.get('list:x')).toBeUndefined()
+    expect(k.leaf!('list:x')).toBeUndefined()
+    expect(k.sparse!('a')).toBeUndefined()
+    expect(k.sparse!('leaf:c@0 4 =1')).toBeUndefined()
+    expect(cache.size).toBe(2 * 800 + 16 + 80 + 80)
+    // a third array evicts the least recently used one of its own budget alone
+    k.putSparse!('list:y', new Int32Array(20))
+    expect(k.sparse!('list:x')).toBeUndefined()
+    expect(k.sparse!('list:x#rsi@0')).toBe(values)
+    for (const key of ['a', 'b']) expect(k.get(key)).toBeDefined()
+    expect(k.leaf!('leaf:c@0 4 =1')).toBeDefined()
+    expect(cache.of('ETHUSDT', '1H', b).sparse!('list:x#rsi@0')).toBeUndefined()
+    // an evicted array of values is no spare column, even of the right length for another coin
+    const eth = cache.of('ETHUSDT', '1H', bars(10))
+    eth.putSparse!('list:z', new Int32Array(20))
+    eth.putSparse!('list:z#rsi@0', new Float64Array(10))
+    expect(k.sparse!('list:x#rsi@0')).toBeUndefined()
+    expect(eth.column(10)).not.toBe(values)
+    cache.clear()
+    expect(k.sparse!('list:y')).toBeUndefined()
+    expect(cache.size).toBe(0)
+  })
+
   test('an evicted column is reused for another coin, never for the coin being computed', () => {
     const b = bars(100)
     const cache = new IndicatorColumnCache(2 * 800)
@@ -178,5 +217,42 @@ describe("a worker's task context keeps a custom tree's indicator columns", () =
       expect(masks(warm, spec(x, 'some-strategy'))).toEqual(masks(fresh, spec(x)))
     }
     expect(masks(new TaskContext(view), spec(50)).flat().some(x => x === 1)).toBe(true)
+  })
+
+  test('a sparse entry is kept as its list: the coin tasks step along it, and a reader of the mask gets the mask a fresh compile gives, counted from then on', async () => {
+    const { TaskContext, strategyKeyOf } = await import('../src/runs/compute/context')
+    const { coinMasks } = await import('../src/runs/compute/coin-tasks')
+    const { prepareStrategy } = await import('../src/strategies/compile')
+    const { signalBars } = await import('../src/engine/trade-model')
+    const { entryMaskOf } = await import('../src/engine/entry-mask')
+    const filters = (avoidHours: number[]) => ({ avoidHours, avoidMonths: null, minVolRegime: null })
+    const ctx = new TaskContext(view)
+    const bytes = () => (ctx as unknown as { signalBytes: number }).signalBytes
+    let signals = 0
+    for (const x of [29, 30, 31, 32, 33, 33.5, 34]) {
+      const s = { ...(spec(x) as object), ...filters([]) } as never as Parameters<typeof coinMasks>[1]
+      const key = strategyKeyOf(s.strategy)
+      for (const sym of Object.keys(coins)) {
+        const b = coins[sym]
+        const plain = prepareStrategy(s.strategy).signals(b).entry
+        const list = signalBars(plain)
+        expect(list).not.toBeNull()
+        const before = bytes()
+        const m = coinMasks(ctx, s, key, sym, b)
+        expect(m.entry).toBeNull()
+        expect(m.entryBars).toEqual(list)
+        signals += list!.length
+        // nothing but the list kept: the mask is made when read, and counted then
+        const kept = bytes() - before
+        expect(kept).toBe(list!.byteLength)
+        expect(Array.from(ctx.signals(s, key, sym, b).entry)).toEqual(Array.from(plain))
+        expect(bytes() - before).toBe(kept + b.n)
+        // an entry filter reads the mask: the filtered mask of a fresh compile's
+        const hours = [0, 5, 11]
+        const f = { ...(s as object), ...filters(hours) } as never as Parameters<typeof coinMasks>[1]
+        expect(Array.from(coinMasks(ctx, f, key, sym, b).entry!)).toEqual(Array.from(entryMaskOf(plain, b, filters(hours))))
+      }
+    }
+    expect(signals).toBeGreaterThan(20)
   })
 })

@@ -18,13 +18,18 @@ export interface EntryFilterSpec {
   minVolRegime: number | null
 }
 
+/** Whether a run's entry filters clear any entry (else entryMaskOf hands back the strategy's own mask). */
+export function filtersEntries(spec: EntryFilterSpec): boolean {
+  return !(spec.avoidHours.length === 0 && (spec.avoidMonths === null || spec.avoidMonths.length === 0) && spec.minVolRegime === null)
+}
+
 /**
  * `entry` (the strategy's signals, not changed) with the filtered entries cleared: a new
  * mask, or `entry` itself when the run has no entry filter (most runs: a copy of every
  * coin's mask per run for nothing). Callers read it and never write it.
  */
 export function entryMaskOf(entry: Uint8Array, bars: Bars, spec: EntryFilterSpec): Uint8Array {
-  if (spec.avoidHours.length === 0 && (spec.avoidMonths === null || spec.avoidMonths.length === 0) && spec.minVolRegime === null) return entry
+  if (!filtersEntries(spec)) return entry
   let ratio: Float64Array | null = null
   if (spec.minVolRegime !== null) {
     ratio = new Float64Array(bars.n)

@@ -35,7 +35,7 @@ import { DEFAULT_CATALOG } from './default-catalog'
 import { StrategyValidationError, resolveField, validateStrategy } from './validate'
 
 export interface SignalMasks {
-  /** 1 where the entry condition holds at that bar's close */
+  /** 1 where the entry condition holds at that bar's close (signalsListed hands null instead where `entryBars` lists them) */
   entry: Uint8Array
   /** 1 where the exit condition holds; null when the strategy has no exit tree */
   exit: Uint8Array | null
@@ -45,6 +45,12 @@ export interface SignalMasks {
    * trees read no such data
    */
   absent: Uint8Array | null
+  /**
+   * the bars of `entry`'s 1s, ascending, when they are at most one in 32 bars, else null:
+   * what engine/trade-model.ts signalBars(entry) gives, known without scanning the mask when
+   * the entry tree is an AND of comparisons (its list of bars: andInto); absent otherwise
+   */
+  entryBars?: Int32Array | null
 }
 
 const enum OpCode {
@@ -92,7 +98,22 @@ type Source =
  * run's frame, so a keeper may hold those bars between trees (IndicatorColumns.leaf); null
  * for a leaf on derived, aligned or market-data columns
  */
-type LeafPlan = { kind: 'leaf'; a: number; shiftA: number; op: OpCode; b: number; constB: number; shiftB: number; key: string | null }
+type LeafPlan = {
+  kind: 'leaf'
+  a: number
+  shiftA: number
+  op: OpCode
+  b: number
+  constB: number
+  shiftB: number
+  key: string | null
+  /**
+   * what its columns' values on an AND's kept list of bars are kept by (`side@shift`, one per
+   * column: IndicatorColumns.sparse), when the leaf has a key and is no cross (which reads the
+   * bar before too); else null
+   */
+  at: string[] | null
+}
 
 type Plan =
   | LeafPlan
@@ -197,6 +218,19 @@ export interface IndicatorColumns {
   /** after a miss: whether the keeper wants the leaf's bars (a full pass over its columns if it was not the AND's first) */
   wantsLeaf?(key: string): boolean
   putLeaf?(key: string, bits: Uint32Array): void
+  /**
+   * Beside the leaves' sets, in a budget of their own: the list of bars where an AND's kept
+   * leaves all hold (`list:` and their keys), and a column's values on such a list (that key,
+   * `#` and LeafPlan.at: the column's value at each listed bar, shift applied, NaN where the
+   * shift reaches before row 0). A tree edited in one leaf again and again then starts from
+   * the list instead of intersecting the sets, and compares the edited leaf on its values
+   * there instead of reading its column at scattered bars (issue 30: the column's cache
+   * misses were most of a new tree's signals). A kept array is never written.
+   */
+  sparse?(key: string): Int32Array | Float64Array | undefined
+  /** after a miss: whether the keeper wants an array of `bytes` under `key` */
+  wantsSparse?(key: string, bytes: number): boolean
+  putSparse?(key: string, x: Int32Array | Float64Array): void
 }
 
 /**
@@ -273,40 +307,75 @@ export class CompiledStrategy {
    * the ones computed here); valid for this strategy's catalog only.
    */
   signals(bars: Bars, data?: MarketData, kept?: IndicatorColumns): SignalMasks {
+    return this.masks(bars, data, kept, false) as SignalMasks
+  }
+
+  /**
+   * signals(), except that an entry whose bars `entryBars` lists (an AND of comparisons at
+   * the root, its signals at most one in 32 bars) comes without its mask: `entry` null, no
+   * mask written (a worker's cache keeps the list, and makes the mask only for a reader that
+   * needs it: runs/compute/context.ts).
+   */
+  signalsListed(bars: Bars, data?: MarketData, kept?: IndicatorColumns): Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } {
+    return this.masks(bars, data, kept, true)
+  }
+
+  private masks(bars: Bars, data: MarketData | undefined, kept: IndicatorColumns | undefined, listOnly: boolean): Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } {
     if (this.readsMarketData && !data) throw new Error('this strategy reads other coins, timeframes or market data: signals(bars, data) needs the market data')
     const n = bars.n
     // the AND leaves whose bars the keeper holds: their columns are neither computed nor read
     let sets: LeafSets | null = null
     if (kept?.leaf && kept.wantsLeaf && kept.putLeaf) {
       const hits = new Map<LeafPlan, Uint32Array>()
-      collectLeafHits(this.entryPlan, kept, hits)
-      if (this.exitPlan) collectLeafHits(this.exitPlan, kept, hits)
-      sets = { kept, hits }
+      const lists = kept.sparse && kept.wantsSparse && kept.putSparse ? new Map<Plan, AndList>() : null
+      collectLeafHits(this.entryPlan, kept, hits, lists)
+      if (this.exitPlan) collectLeafHits(this.exitPlan, kept, hits, lists)
+      sets = { kept, hits, lists }
     }
-    const needed = sets !== null && sets.hits.size > 0 ? this.neededIndicatorColumns(sets.hits) : null
+    const needed = sets !== null && sets.hits.size > 0 ? this.neededIndicatorColumns(sets) : null
     const { cols: columns, absent } = this.columns(bars, data, kept, needed)
-    const entry = new Uint8Array(n)
-    evaluate(this.entryPlan, entry, columns, n, 0, sets)
+    let entry: Uint8Array | null = null
+    let entryBars: Int32Array | null | undefined
+    const root = this.entryPlan
+    if (root.kind === 'and' && root.leaves.length > 0) {
+      // the root AND's list is the mask's bars (signalBars' rule: null beyond one in 32), read before the exit's tree reuses the scratch
+      const k = andListInto(root, columns, n, 0, sets)
+      const pos = scratch.positions(0, n)
+      entryBars = k <= n >>> 5 ? pos.slice(0, k) : null
+      if (!listOnly || entryBars === null) {
+        entry = new Uint8Array(n)
+        for (let j = 0; j < k; j++) entry[pos[j]] = 1
+      }
+    } else {
+      entry = new Uint8Array(n)
+      evaluate(root, entry, columns, n, 0, sets)
+    }
     let exit: Uint8Array | null = null
     if (this.exitPlan) {
       exit = new Uint8Array(n)
       evaluate(this.exitPlan, exit, columns, n, 0, sets)
     }
-    return { entry, exit, absent: absent ? absent.slice() : null }
+    const out: Omit<SignalMasks, 'entry'> & { entry: Uint8Array | null } = { entry, exit, absent: absent ? absent.slice() : null }
+    if (entryBars !== undefined) out.entryBars = entryBars
+    return out
   }
 
   /**
-   * The indicator columns of the run's frame the plans read besides those of the leaves in
-   * `hits` (`id|field`); only indicator columns are left out, so every other source (and the
-   * absent marks of market data) is computed as before.
+   * The indicator columns of the run's frame the plans read besides those of the leaves whose
+   * bars are kept (`sets.hits`) and of those compared on their kept values on a kept list
+   * (`sets.lists`) (`id|field`); only indicator columns are left out, so every other source
+   * (and the absent marks of market data) is computed as before.
    */
-  private neededIndicatorColumns(hits: ReadonlyMap<LeafPlan, Uint32Array>): Set<string> {
+  private neededIndicatorColumns(sets: LeafSets): Set<string> {
+    const hits = sets.hits
+    const onList = new Set<LeafPlan>()
+    if (sets.lists !== null) for (const l of sets.lists.values()) for (const leaf of l.at.keys()) onList.add(leaf)
     const sources = this.frames[0].sources
     const read = new Uint8Array(sources.length)
     const mark = (p: Plan): void => {
       switch (p.kind) {
         case 'leaf':
-          if (hits.has(p)) return
+          if (hits.has(p) || onList.has(p)) return
           read[p.a] = 1
           if (p.b >= 0) read[p.b] = 1
           return
@@ -392,10 +461,10 @@ export class CompiledStrategy {
       const op = OP_CODES[node.op]
       if (right.kind === 'field') {
         const { b, shiftB } = this.rightSide(right.ref, listed, spec)
-        return { kind: 'leaf', a, shiftA, op, b, constB: 0, shiftB, key: this.leafKey(a, shiftA, op, b, 0, shiftB) }
+        return { kind: 'leaf', a, shiftA, op, b, constB: 0, shiftB, ...this.leafKey(a, shiftA, op, b, 0, shiftB) }
       }
       const constB = right.kind === 'boolean' ? (right.value ? 1 : 0) : right.kind === 'number' ? right.value : NaN
-      return { kind: 'leaf', a, shiftA, op, b: -1, constB, shiftB: 0, key: this.leafKey(a, shiftA, op, -1, constB, 0) }
+      return { kind: 'leaf', a, shiftA, op, b: -1, constB, shiftB: 0, ...this.leafKey(a, shiftA, op, -1, constB, 0) }
     }
     if (node.type === 'NOT') return { kind: 'not', child: this.plan(onlyChild(node), listed, spec) }
     if (node.type === 'ANY_PRIOR') return { kind: 'any_prior', bars: node.bars, child: this.plan(onlyChild(node), listed, spec) }
@@ -409,9 +478,9 @@ export class CompiledStrategy {
    * A comparison leaf's key (LeafPlan.key): its columns by what they are (a candle field, or
    * an indicator's key and field), its shifts, operator and constant (String gives every
    * double its own text; -0 and 0 compare alike, so one text for both is right). Null when a
-   * side is another kind of source.
+   * side is another kind of source. `at`: LeafPlan.at.
    */
-  private leafKey(a: number, shiftA: number, op: OpCode, b: number, constB: number, shiftB: number): string | null {
+  private leafKey(a: number, shiftA: number, op: OpCode, b: number, constB: number, shiftB: number): { key: string | null; at: string[] | null } {
     const main = this.frames[0]
     const side = (i: number): string | null => {
       const src = main.sources[i]
@@ -421,8 +490,10 @@ export class CompiledStrategy {
     }
     const left = side(a)
     const right = b < 0 ? `=${String(constB)}` : side(b)
-    if (left === null || right === null) return null
-    return `leaf:${left}@${shiftA} ${op} ${right}${b < 0 ? '' : `@${shiftB}`}`
+    if (left === null || right === null) return { key: null, at: null }
+    const key = `leaf:${left}@${shiftA} ${op} ${right}${b < 0 ? '' : `@${shiftB}`}`
+    if (op === OpCode.CROSS_UP || op === OpCode.CROSS_DOWN) return { key, at: null }
+    return { key, at: b < 0 ? [`${left}@${shiftA}`] : [`${left}@${shiftA}`, `${right}@${shiftB}`] }
   }
 
   /** The right side of a comparison with a field: a plain (shifted) series, or an affine column. */
@@ -804,65 +875,107 @@ const AFFINE_KERNELS: readonly AffineKernel[] = [
   },
 ]
 
-/** the keeper of leaves' bars, and the leaves of this coin it holds (collectLeafHits) */
+type AndPlan = Extract<Plan, { kind: 'and' }>
+
+/**
+ * An AND some of whose leaves' bars the keeper holds: the keeper's key of the list of bars
+ * where those leaves all hold (IndicatorColumns.sparse), that list when kept, and the open
+ * leaves whose columns' values on it are kept (one array per column, LeafPlan.at's order).
+ */
+interface AndList {
+  key: string
+  list: Int32Array | undefined
+  at: Map<LeafPlan, Float64Array[]>
+}
+
+/**
+ * the keeper of leaves' bars, the leaves of this coin it holds, and its lists of the ANDs
+ * with such leaves (null: a keeper of sets alone) (collectLeafHits)
+ */
 interface LeafSets {
   kept: IndicatorColumns
   hits: Map<LeafPlan, Uint32Array>
+  lists: Map<Plan, AndList> | null
 }
 
-/** The AND leaves of a plan whose bars the keeper holds (only an AND's leaves use kept bars: andInto). */
-function collectLeafHits(plan: Plan, kept: IndicatorColumns, hits: Map<LeafPlan, Uint32Array>): void {
+/**
+ * The AND leaves of a plan whose bars the keeper holds (only an AND's leaves use kept bars:
+ * andInto), and with `lists`, each such AND's kept list and kept values of its other leaves.
+ */
+function collectLeafHits(plan: Plan, kept: IndicatorColumns, hits: Map<LeafPlan, Uint32Array>, lists: Map<Plan, AndList> | null): void {
   switch (plan.kind) {
-    case 'and':
+    case 'and': {
+      let keys: string[] | null = null
       for (const l of plan.leaves) {
-        if (l.key === null || hits.has(l)) continue
-        const bits = kept.leaf!(l.key)
-        if (bits !== undefined) hits.set(l, bits)
+        if (l.key === null) continue
+        let bits = hits.get(l)
+        if (bits === undefined) {
+          bits = kept.leaf!(l.key)
+          if (bits !== undefined) hits.set(l, bits)
+        }
+        if (bits !== undefined) (keys ??= []).push(l.key)
       }
-      for (const c of plan.rest) collectLeafHits(c, kept, hits)
+      if (lists !== null && keys !== null && keys.length < plan.leaves.length) {
+        const key = `list:${keys.join('&')}`
+        const list = kept.sparse!(key) as Int32Array | undefined
+        const at = new Map<LeafPlan, Float64Array[]>()
+        if (list !== undefined)
+          for (const l of plan.leaves) {
+            if (l.at === null || hits.has(l)) continue
+            const values: Float64Array[] = []
+            for (const side of l.at) {
+              const v = kept.sparse!(`${key}#${side}`) as Float64Array | undefined
+              if (v === undefined) break
+              values.push(v)
+            }
+            if (values.length === l.at.length) at.set(l, values)
+          }
+        lists.set(plan, { key, list, at })
+      }
+      for (const c of plan.rest) collectLeafHits(c, kept, hits, lists)
       return
+    }
     case 'or':
-      for (const c of plan.children) collectLeafHits(c, kept, hits)
+      for (const c of plan.children) collectLeafHits(c, kept, hits, lists)
       return
     case 'not':
     case 'any_prior':
-      collectLeafHits(plan.child, kept, hits)
+      collectLeafHits(plan.child, kept, hits, lists)
   }
 }
 
-function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null = null): void {
+/** Writes the plan's mask into dst; answers the count of bars where it holds when an AND of leaves listed them (andInto: the depth's positions hold them), else −1. */
+function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null = null): number {
   switch (plan.kind) {
     case 'leaf':
       compareInto(dst, columns[plan.a], plan.shiftA, plan.op, plan.b < 0 ? null : columns[plan.b], plan.constB, plan.shiftB, n)
-      return
+      return -1
     case 'list':
       listInto(dst, columns[plan.a], plan.shiftA, plan.values, plan.negate, n)
-      return
+      return -1
     case 'not':
       evaluate(plan.child, dst, columns, n, depth + 1, sets)
       for (let i = 0; i < n; i++) dst[i] ^= 1
-      return
+      return -1
     case 'any_prior': {
       const held = scratch.mask(ANY_PRIOR_MASKS + depth, n)
       evaluate(plan.child, held, columns, n, depth + 1, sets)
       ANY_PRIOR_KERNELS[0](dst, held, plan.bars, n)
-      return
+      return -1
     }
     case 'and':
     case 'or': {
-      if (plan.kind === 'and' && plan.leaves.length > 0) {
-        andInto(plan.leaves, plan.rest, dst, columns, n, depth, sets)
-        return
-      }
+      if (plan.kind === 'and' && plan.leaves.length > 0) return andInto(plan, dst, columns, n, depth, sets)
       // an OR, or an AND of groups alone: mask by mask
       evaluate(plan.children[0], dst, columns, n, depth + 1, sets)
-      if (plan.children.length === 1) return
+      if (plan.children.length === 1) return -1
       const tmp = scratch.mask(depth, n)
       for (let c = 1; c < plan.children.length; c++) {
         evaluate(plan.children[c], tmp, columns, n, depth + 1, sets)
         if (plan.kind === 'and') for (let i = 0; i < n; i++) dst[i] &= tmp[i]
         else for (let i = 0; i < n; i++) dst[i] |= tmp[i]
       }
+      return -1
     }
   }
 }
@@ -1050,10 +1163,21 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
  * With a keeper of leaves' bars (`sets`), the kept leaves' sets seed the list instead, and
  * a leaf seen before has its set made and offered (IndicatorColumns.leaf).
  */
-function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): void {
+function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
+  const k = andListInto(plan, columns, n, depth, sets)
   const pos = scratch.positions(depth, n)
-  // the leaves whose bars are kept seed the list (their sets intersected word by word); their
-  // columns were not computed (signals()), the others narrow the list as below
+  // the root's mask (depth 0, from signals()) is new, so already zero
+  if (depth > 0) dst.fill(0, 0, n)
+  for (let j = 0; j < k; j++) dst[pos[j]] = 1
+  return k
+}
+
+/** andInto's list alone: the bars where the AND holds, in order, in the depth's positions; answers how many. */
+function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
+  const { leaves, rest } = plan
+  const pos = scratch.positions(depth, n)
+  // the leaves whose bars are kept seed the list (their sets intersected word by word, or the
+  // list kept of them); their columns were not computed (signals()), the others narrow the list as below
   let open = leaves
   let k = -1
   if (sets !== null && sets.hits.size > 0) {
@@ -1063,8 +1187,33 @@ function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Flo
       if (bits !== undefined) held.push(bits)
     }
     if (held.length > 0) {
-      k = BITS_SEED_KERNELS[0](pos, held)
-      open = leaves.filter(l => !sets.hits.has(l))
+      // (loops, not Array.filter: its callback cost about a microsecond a call here)
+      open = []
+      for (const l of leaves) if (!sets.hits.has(l)) open.push(l)
+      const kl = sets.lists?.get(plan)
+      let listed = kl?.list
+      if (listed !== undefined) {
+        pos.set(listed)
+        k = listed.length
+      } else {
+        k = BITS_SEED_KERNELS[0](pos, held)
+        // kept (from its second use) while short: its values of a column cost 8 bytes a listed bar
+        if (kl !== undefined && k <= n >>> LIST_MOST_SHIFT && sets.kept.wantsSparse!(kl.key, 4 * k)) {
+          listed = pos.slice(0, k)
+          sets.kept.putSparse!(kl.key, listed)
+        }
+      }
+      if (kl !== undefined && listed !== undefined) {
+        // the other leaves' values on the list: offered (from their second use) while the columns are at hand
+        for (const l of open) if (l.at !== null && !kl.at.has(l)) offerValuesOnList(sets.kept, kl.key, listed, l, columns)
+        // the leaves whose values on the list are kept narrow it first, reading those values alone
+        if (kl.at.size > 0) {
+          k = valuesFilter(pos, k, kl.at, scratch.mask(depth, n))
+          const left: LeafPlan[] = []
+          for (const l of open) if (!kl.at.has(l)) left.push(l)
+          open = left
+        }
+      }
     }
   }
   let order = open
@@ -1074,6 +1223,7 @@ function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Flo
   }
   let c = 0
   if (k < 0) {
+    // (no kept leaf: every leaf is open)
     const first = order[c++]
     k = seedInto(pos, first, columns, n)
     // the first leaf's list is every bar where it holds: its set costs no pass of its own
@@ -1107,10 +1257,115 @@ function andInto(leaves: LeafPlan[], rest: Plan[], dst: Uint8Array, columns: Flo
       k = MASK_FILTER_KERNELS[0](pos, k, tmp)
     }
   }
-  // the root's mask (depth 0, from signals()) is new, so already zero
-  if (depth > 0) dst.fill(0, 0, n)
-  for (let j = 0; j < k; j++) dst[pos[j]] = 1
+  return k
 }
+
+/** a list of bars is kept while it lists at most one bar in 2^LIST_MOST_SHIFT (its values of a column: half a byte a bar of the coin at most) */
+const LIST_MOST_SHIFT = 4
+
+/**
+ * Offers the values of a leaf's columns on a kept list of bars (IndicatorColumns.sparse),
+ * each from its second use on, where the keeper does not hold them yet.
+ */
+function offerValuesOnList(kept: IndicatorColumns, listKey: string, list: Int32Array, l: LeafPlan, columns: Float64Array[]): void {
+  const sides = l.at!
+  for (let s = 0; s < sides.length; s++) {
+    const key = `${listKey}#${sides[s]}`
+    if (kept.sparse!(key) !== undefined || !kept.wantsSparse!(key, 8 * list.length)) continue
+    const out = new Float64Array(list.length)
+    GATHER_KERNELS[0](out, list, s === 0 ? columns[l.a] : columns[l.b], s === 0 ? l.shiftA : l.shiftB)
+    kept.putSparse!(key, out)
+  }
+}
+
+/**
+ * The listed bars pos[0 … k − 1] (a kept list) kept where every leaf of `at` holds, on its
+ * columns' kept values on that list (the same comparisons on the same values as the filter
+ * kernels; a value before row 0 is NaN, false like a bar before the leaf's start); answers
+ * how many are left. `held`: a free mask of at least k bytes.
+ */
+function valuesFilter(pos: Int32Array, k: number, at: ReadonlyMap<LeafPlan, Float64Array[]>, held: Uint8Array): number {
+  held.fill(1, 0, k)
+  for (const [l, v] of at) {
+    if (l.b < 0) VALUES_CONST_KERNELS[l.op](held, v[0], l.constB, k)
+    else VALUES_FIELD_KERNELS[l.op](held, v[0], v[1], k)
+  }
+  return HELD_FILTER_KERNELS[0](pos, held, 0, k)
+}
+
+/** out[j] = a[list[j] − s], NaN where that is before row 0 (called through an array like the other kernels) */
+const GATHER_KERNELS: readonly ((out: Float64Array, list: Int32Array, a: Float64Array, s: number) => void)[] = [
+  (out, list, a, s) => {
+    for (let j = 0; j < out.length; j++) {
+      const i = list[j] - s
+      out[j] = i >= 0 ? a[i] : NaN
+    }
+  },
+]
+
+/*
+ * held[j] &= (x[j] op y) or (x[j] op z[j]) on the values of a leaf's columns on a kept list:
+ * the comparisons of CONST_KERNELS / FIELD_KERNELS (no cross: LeafPlan.at is null for one).
+ */
+type ValuesConstKernel = (held: Uint8Array, x: Float64Array, y: number, k: number) => void
+type ValuesFieldKernel = (held: Uint8Array, x: Float64Array, z: Float64Array, k: number) => void
+
+const NO_CROSS_ON_VALUES = () => {
+  throw new Error('a cross is never compared on kept values')
+}
+
+const VALUES_CONST_KERNELS: readonly ValuesConstKernel[] = [
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] === y)
+  },
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) {
+      const v = x[j]
+      held[j] &= +(v === v) & +(v !== y)
+    }
+  },
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] > y)
+  },
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] >= y)
+  },
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] < y)
+  },
+  (held, x, y, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] <= y)
+  },
+  NO_CROSS_ON_VALUES,
+  NO_CROSS_ON_VALUES,
+]
+
+const VALUES_FIELD_KERNELS: readonly ValuesFieldKernel[] = [
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] === z[j])
+  },
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) {
+      const v = x[j]
+      const w = z[j]
+      held[j] &= +(v === v) & +(w === w) & +(v !== w)
+    }
+  },
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] > z[j])
+  },
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] >= z[j])
+  },
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] < z[j])
+  },
+  (held, x, z, k) => {
+    for (let j = 0; j < k; j++) held[j] &= +(x[j] <= z[j])
+  },
+  NO_CROSS_ON_VALUES,
+  NO_CROSS_ON_VALUES,
+]
 
 /** the positions scratch of a leaf's full pass (andInto), above those of the depths */
 const FULL_PASS_POSITIONS = TREE_LIMITS.maxDepth + 2

@@ -3,9 +3,9 @@
  * (coinTrades; the main thread merges the chunks and books them), or small runs done
  * whole in one thread (wholeRuns, for compare).
  */
-import { markMovesOf } from '../../engine/equity-curve'
+import { markMovesAt, markMovesOf, midnightClosesOf, type MidnightCloses } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
-import { entryMaskOf } from '../../engine/entry-mask'
+import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
@@ -146,9 +146,14 @@ export function executionInputs(ctx: TaskContext, params: TradeParams, symbol: s
   }
 }
 
-/** A coin's entry mask after the run's entry filters, and its exit mask (from the thread's signal cache). */
-export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
+/**
+ * A coin's entry mask after the run's entry filters, and its exit mask (from the thread's
+ * signal cache). `entry` null: no filter, and `entryBars` lists the signals (the cache may
+ * keep no mask for them: its mask is not made for a reader that steps along the list).
+ */
+export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, symbol: string, bars: Bars): { entry: Uint8Array | null; exit: Uint8Array | null; absent: Uint8Array | null; entryBars: Int32Array | null } {
   const masks = ctx.signals(spec, strategyKey, symbol, bars)
+  if (masks.entryBars !== null && !filtersEntries(spec)) return { entry: null, exit: masks.exit, absent: masks.absent, entryBars: masks.entryBars }
   const entry = entryMaskOf(masks.entry, bars, spec)
   // the cached list of signal bars holds for the cached mask only (a filtered mask has fewer)
   return { entry, exit: masks.exit, absent: masks.absent, entryBars: entry === masks.entry ? masks.entryBars : null }
@@ -160,10 +165,11 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
  * a coin with a cached signal list reads that list cut to its membership, and no mask is
  * made for it; else its mask cut.
  */
-export function entriesWithin(masks: { entry: Uint8Array; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
+export function entriesWithin(masks: { entry: Uint8Array | null; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
   if (membership === null) return { entry: masks.entry, entryBars: masks.entryBars }
   if (masks.entryBars !== null) return { entry: null, entryBars: barsInsideWindows(masks.entryBars, bars, membership) }
-  return { entry: maskOutsideWindows(masks.entry, bars, membership), entryBars: null }
+  // (a mask where there is no list: coinMasks)
+  return { entry: maskOutsideWindows(masks.entry!, bars, membership), entryBars: null }
 }
 
 /** Bars fromIdx … toIdx marked in `absent`. */
@@ -302,17 +308,35 @@ function coinRunOf(
 let keptRows: TradeTableBuilder | null = null
 const KEPT_ROWS = 1 << 16
 
+/**
+ * Each coin's MidnightCloses, by its 1H base series (the view's Bars objects are made once a
+ * snapshot: a new snapshot's are new keys, the old ones go with their bars), under the data
+ * version they were made in (a series changed in place under a new version is made again).
+ */
+const midnightCloses = new WeakMap<Bars, { version: string; days: MidnightCloses | null }>()
+
+function midnightClosesFor(bars: Bars | undefined, version: string): MidnightCloses | null {
+  if (bars === undefined) return null
+  const hit = midnightCloses.get(bars)
+  if (hit !== undefined && hit.version === version) return hit.days
+  const days = midnightClosesOf(bars)
+  midnightCloses.set(bars, { version, days })
+  return days
+}
+
 /** A chunk's rows and marks, each coin's trades written as they are priced (simulateCoinRows), no Trade object made. */
 class ChunkRows implements TradeRowSink {
   readonly table: TradeTableBuilder
   private coin = 0
   private bars: Bars | null = null
-  private markBars: Bars | undefined = undefined
+  private days: MidnightCloses | null = null
 
   constructor(
     direction: Direction,
     symbols: readonly string[],
     private readonly leverage: number,
+    /** the data version of the task's view (midnightClosesFor) */
+    private readonly version: string,
   ) {
     const kept = keptRows
     keptRows = null
@@ -324,14 +348,14 @@ class ChunkRows implements TradeRowSink {
   startCoin(coin: number, bars: Bars, markBars: Bars | undefined): void {
     this.coin = coin
     this.bars = bars
-    this.markBars = markBars
+    this.days = midnightClosesFor(markBars, this.version)
   }
 
   take(model: TradeModel, e: number): void {
     const bars = this.bars!
     const table = this.table
-    // the trade's midnight marks, then its row (which owns the marks added before it)
-    markMovesOf(bars.t[e], model.exitTimeMs, bars.o[e], e, table.rows.direction, this.leverage, this.markBars, table)
+    // the trade's midnight marks (markMovesOf's, priced from the coin's midnight closes), then its row (which owns the marks added before it)
+    markMovesAt(bars.t[e], model.exitTimeMs, bars.o[e], table.rows.direction, this.leverage, this.days, table)
     const i = table.append(this.coin)
     writeTradeRow(table.rows, i, model, bars, e)
   }
@@ -383,7 +407,7 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const barRows: number[] = []
   /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
   const kept: RunTrades | null = payload.twin ? new Map() : null
-  const rows = new ChunkRows(params.direction, symbols, params.leverage)
+  const rows = new ChunkRows(params.direction, symbols, params.leverage, ctx.view.dataVersion())
   const table = rows.table
   const opts = { memo }
   symbols.forEach((symbol, coin) => {

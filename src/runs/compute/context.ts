@@ -90,7 +90,14 @@ interface SignalEntry {
 }
 
 export interface CachedSignals {
-  entry: Uint8Array
+  /** the bar count the masks were made on */
+  readonly n: number
+  /**
+   * the entry mask; where `entryBars` lists its signals the cache may keep that list alone,
+   * and the mask is then made (and kept) when first read: a reader that can step along
+   * `entryBars` reads that instead (coin-tasks.ts coinMasks)
+   */
+  readonly entry: Uint8Array
   exit: Uint8Array | null
   /** bars where data a leaf reads was absent (SignalMasks.absent) */
   absent: Uint8Array | null
@@ -99,6 +106,42 @@ export interface CachedSignals {
    * listed once with the masks: every run steps along them instead of scanning the mask
    */
   entryBars: Int32Array | null
+}
+
+/**
+ * A strategy's masks of a coin as the signal cache keeps them: a sparse entry as its list of
+ * signal bars alone (4 bytes a signal against a byte a bar: a new tree's masks of two years
+ * of bars come from the compiler without a mask written, 17.5 KB of fresh memory a coin
+ * spared), its mask made from the list when a reader asks for it, and counted in the
+ * cache's bytes from then on (`grew`).
+ */
+class KeptSignals implements CachedSignals {
+  constructor(
+    private mask: Uint8Array | null,
+    readonly n: number,
+    readonly exit: Uint8Array | null,
+    readonly absent: Uint8Array | null,
+    readonly entryBars: Int32Array | null,
+    private readonly grew: (bytes: number) => void,
+  ) {
+    if (mask === null && entryBars === null) throw new Error('KeptSignals: an entry mask or its list')
+  }
+
+  get entry(): Uint8Array {
+    if (this.mask === null) {
+      const m = new Uint8Array(this.n)
+      const list = this.entryBars!
+      for (let j = 0; j < list.length; j++) m[list[j]] = 1
+      this.mask = m
+      this.grew(m.byteLength)
+    }
+    return this.mask
+  }
+
+  /** whether the entry mask is held (made or given) */
+  get holdsMask(): boolean {
+    return this.mask !== null
+  }
 }
 
 export class TaskContext {
@@ -367,7 +410,7 @@ export class TaskContext {
     const id = this.strategyIdOf(strategyKey)
     const slot = this.tfSlotOf(symbol, spec.timeframe)
     const hit = slot.signals?.get(id)
-    if (hit !== undefined && hit.masks.entry.length === bars.n) {
+    if (hit !== undefined && hit.masks.n === bars.n) {
       // most recently used last
       this.signalOrder.delete(hit)
       this.signalOrder.add(hit)
@@ -377,13 +420,21 @@ export class TaskContext {
     // and run again); a registry strategy's masks are cached whole above, and the rankings'
     // daily pass over every strategy would only churn the columns of the trees being edited
     const kept = spec.strategyId === null ? this.indicatorColumns.of(symbol, spec.timeframe, bars) : undefined
-    const sig = this.strategy(spec, strategyKey).signals(bars, this.marketData(symbol), kept)
-    const masks: CachedSignals = { entry: sig.entry, exit: sig.exit, absent: sig.absent, entryBars: signalBars(sig.entry) }
+    // a sparse entry of an AND's list comes without its mask (KeptSignals makes it for a reader that needs it)
+    const sig = this.strategy(spec, strategyKey).signalsListed(bars, this.marketData(symbol), kept)
+    let e: SignalEntry | null = null
+    // a mask made later is counted while the entry is kept
+    const grew = (b: number) => {
+      if (e === null || slot.signals?.get(id) !== e) return
+      e.bytes += b
+      this.signalBytes += b
+    }
+    const masks = new KeptSignals(sig.entry, bars.n, sig.exit, sig.absent, sig.entryBars !== undefined ? sig.entryBars : signalBars(sig.entry!), grew)
     const bytes = sizeOf(masks)
     if (bytes <= SIGNAL_CACHE_BYTES) {
       // masks made on fewer bars than the coin has now
       if (hit !== undefined) this.dropSignals(hit)
-      const e: SignalEntry = { masks, id, slot, bytes }
+      e = { masks, id, slot, bytes }
       ;(slot.signals ??= new Map()).set(id, e)
       this.signalOrder.add(e)
       this.signalBytes += bytes
@@ -442,7 +493,7 @@ export class TaskContext {
 
 const keptBytes = (k: KeptFunding | null): number => (k === null ? 0 : k.realAmt.byteLength + k.gridAmt.byteLength + (k.dayFirst?.byteLength ?? 0))
 
-const sizeOf = (m: CachedSignals): number => m.entry.length + (m.exit?.length ?? 0) + (m.absent?.length ?? 0) + (m.entryBars === null ? 0 : m.entryBars.byteLength)
+const sizeOf = (m: KeptSignals): number => (m.holdsMask ? m.n : 0) + (m.exit?.length ?? 0) + (m.absent?.length ?? 0) + (m.entryBars === null ? 0 : m.entryBars.byteLength)
 
 /** A task: a plain function of the thread's context and a payload (both sides of a worker run it alike). */
 export type Task<P, R> = (ctx: TaskContext, payload: P) => R

@@ -7,7 +7,9 @@
  * cache is dropped when the thread's data version changes (TaskContext.setView). Beside the
  * columns, in a small budget of their own, the bars where an AND's comparison leaf holds (a
  * bit set: n / 8 bytes against a column's 8n), so a tree edited in one leaf reads no column
- * of its unchanged leaves.
+ * of its unchanged leaves; and in a third, the list of bars where such leaves all hold and
+ * the edited leaf's column's values on it, so a tree edited in that leaf again reads neither
+ * the sets nor its column.
  */
 import type { Timeframe } from '../../market/timeframe'
 import type { Bars } from '../../market/types'
@@ -31,6 +33,14 @@ export const INDICATOR_COLUMN_BYTES = 64 * 1024 * 1024
  * are) never keep a leaf out: a kept leaf spares a column 64 times its size.
  */
 export const LEAF_SET_BYTES = 4 * 1024 * 1024
+
+/**
+ * Of it too, the lists of bars where an AND's kept leaves all hold and columns' values on
+ * them (IndicatorColumns.sparse): 4 MiB, taken from the columns' share. The row's tree lists
+ * about 370 bars a coin (12 bytes each with the RSI's values: 4.4 KB a coin, 1.1 MB for a
+ * worker's coins), and a list is kept only while it holds at most one bar in 16 of the coin.
+ */
+export const LIST_BYTES = 4 * 1024 * 1024
 
 /** evicted columns held for reuse: a run whose columns outgrow the budget computes into them instead of allocating */
 const SPARE_COLUMNS = 8
@@ -81,8 +91,8 @@ class SeenKeys {
 }
 
 interface Kept {
-  /** a column, or a leaf's bit set */
-  col: Float64Array | Uint32Array
+  /** a column, a leaf's bit set, or a list of bars or values on one */
+  col: Float64Array | Uint32Array | Int32Array
   /** the lookup count at its last use */
   used: number
 }
@@ -97,15 +107,17 @@ class Pool {
 export class IndicatorColumnCache {
   private readonly columns: Pool
   private readonly leaves: Pool
+  private readonly lists: Pool
   private spares: Float64Array[] = []
   private readonly seen = new SeenKeys()
   /** lookups so far: how recently a kept column was used */
   private lookups = 0
 
-  /** `budget`: the columns'; `leafBudget`: the leaves' bit sets' */
-  constructor(budget = INDICATOR_COLUMN_BYTES - LEAF_SET_BYTES, leafBudget = LEAF_SET_BYTES) {
+  /** `budget`: the columns'; `leafBudget`: the leaves' bit sets'; `listBudget`: the lists' and their values' */
+  constructor(budget = INDICATOR_COLUMN_BYTES - LEAF_SET_BYTES - LIST_BYTES, leafBudget = LEAF_SET_BYTES, listBudget = LIST_BYTES) {
     this.columns = new Pool(budget)
     this.leaves = new Pool(leafBudget)
+    this.lists = new Pool(listBudget)
   }
 
   /** The columns kept for one coin's bars on a timeframe. */
@@ -123,23 +135,28 @@ export class IndicatorColumnCache {
       leaf: key => this.get(this.leaves, scope + key) as Uint32Array | undefined,
       wantsLeaf: key => this.wants(this.leaves, scope + key, ((bars.n + 31) >>> 5) * 4),
       putLeaf: (key, bits) => this.put(this.leaves, scope, scope + key, bits),
+      // list keys (`list:…`) never meet the others in `seen` either
+      sparse: key => this.get(this.lists, scope + key) as Int32Array | Float64Array | undefined,
+      wantsSparse: (key, bytes) => this.wants(this.lists, scope + key, bytes),
+      putSparse: (key, x) => this.put(this.lists, scope, scope + key, x),
     }
   }
 
   clear(): void {
     this.columns.items.clear()
     this.leaves.items.clear()
-    this.columns.bytes = this.leaves.bytes = 0
+    this.lists.items.clear()
+    this.columns.bytes = this.leaves.bytes = this.lists.bytes = 0
     this.seen.clear()
     this.spares = []
   }
 
   /** bytes held */
   get size(): number {
-    return this.columns.bytes + this.leaves.bytes
+    return this.columns.bytes + this.leaves.bytes + this.lists.bytes
   }
 
-  private get(pool: Pool, k: string): Float64Array | Uint32Array | undefined {
+  private get(pool: Pool, k: string): Float64Array | Uint32Array | Int32Array | undefined {
     this.lookups++
     const hit = pool.items.get(k)
     if (hit === undefined) return undefined
@@ -160,7 +177,7 @@ export class IndicatorColumnCache {
     return oldest === undefined || this.lookups - oldest.used > 2 * pool.items.size
   }
 
-  private put(pool: Pool, scope: string, key: string, col: Float64Array | Uint32Array): void {
+  private put(pool: Pool, scope: string, key: string, col: Float64Array | Uint32Array | Int32Array): void {
     if (col.byteLength > pool.budget) return
     const old = pool.items.get(key)
     if (old !== undefined) {
@@ -174,7 +191,7 @@ export class IndicatorColumnCache {
       pool.items.delete(k)
       pool.bytes -= v.col.byteLength
       // a column of the coin being computed may still be read by its tree: never handed out again
-      if (v.col instanceof Float64Array && !k.startsWith(scope) && this.spares.length < SPARE_COLUMNS) this.spares.push(v.col)
+      if (pool === this.columns && v.col instanceof Float64Array && !k.startsWith(scope) && this.spares.length < SPARE_COLUMNS) this.spares.push(v.col)
     }
   }
 }
