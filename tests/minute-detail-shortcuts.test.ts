@@ -3,8 +3,6 @@
  * gives:
  * - the bar rule's twin that simulateCoin fills (only the changed trades priced again) is
  *   simulateCoin's own result without detail, also where a trailing stop makes the paths part;
- * - the changed trades simulateCoinRows prices again by the bar rule as it goes are that
- *   twin's, and it says where the paths part (the caller then takes the twin itself);
  * - a replay's derived minutes without the volume split have the same prices;
  * - a stored reader's `prices` (one read at the hour's minute offset) are `rows`' prices,
  *   also where minutes are missing or the hour spans two segments;
@@ -15,7 +13,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type ChangedTrades, type TradeModel } from '../src/engine/trade-model'
+import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type TradeModel } from '../src/engine/trade-model'
 import { tradeTableOf, TradeTableBuilder, TRADE_COLUMNS } from '../src/engine/trade-table'
 import type { TradeParams } from '../src/engine/types'
 import { CandleStore } from '../src/market/candle-store'
@@ -118,45 +116,6 @@ describe('the rows of simulateCoinRows (a worker\'s coin task, no Trade objects)
       if (changed) changedCoins++
     }
     expect(changedCoins).toBeGreaterThan(5)
-  })
-})
-
-describe('the changed trades simulateCoinRows collects (the bar rule\'s, priced as the coin goes)', () => {
-  test('are the twin\'s trades that differ from the coin\'s own, at their index, wherever the paths do not part', () => {
-    const r = rand(19)
-    let collected = 0, parted = 0
-    for (let n = 0; n < 60; n++) {
-      const symbol = symbols[n % symbols.length]
-      const bars = store.bars(symbol)!
-      const p = paramsOf(n, r)
-      const input = { symbol, bars, entry: entries(bars.n, r), exit: null, fromIdx: 0, toIdx: bars.n - 1, funding: store.funding(symbol) ?? null, detail: new DerivedMinutes(bars, SEED, symbol) }
-      const twin: BarRuleTwin = { trades: null }
-      const own = simulateCoin(input, p, undefined, twin)
-      const changed: ChangedTrades = { trades: [], at: [], parted: false }
-      const rows: number[] = []
-      const any = simulateCoinRows(input, p, { take: (_m: TradeModel, e: number) => void rows.push(e) }, undefined, changed)
-      // the coin's own trades are not moved by the second pricing
-      expect(rows).toEqual(own.map(t => t.entryIdx))
-      expect(any).toBe(twin.trades !== null)
-      if (twin.trades === null) {
-        expect(changed.trades).toEqual([])
-        continue
-      }
-      const sameEntries = twin.trades.length === own.length && twin.trades.every((t, k) => t.entryIdx === own[k].entryIdx)
-      if (changed.parted) {
-        parted++
-        continue
-      }
-      // not parted: the twin is the coin's own trades with the changed ones standing in
-      expect(sameEntries).toBe(true)
-      const differing = twin.trades.flatMap((t, k) => (t === own[k] ? [] : [k]))
-      expect(changed.at).toEqual(differing)
-      expect(changed.trades.map(t => JSON.stringify(t))).toEqual(differing.map(k => JSON.stringify(twin.trades![k])))
-      collected++
-    }
-    // both cases happened
-    expect(collected).toBeGreaterThan(5)
-    expect(parted).toBeGreaterThan(2)
   })
 })
 

@@ -643,50 +643,22 @@ export interface TradeRowSink {
 }
 
 /**
- * The bar rule's versions of the trades a replay changed, collected by simulateCoinRows
- * while it prices a coin with minute detail: `trades[j]` stands in for the coin's own trade
- * number `at[j]` (its index among the coin's trades). Where the bar rule exits a changed
- * trade in another bar (a trailing stop the minutes saw touched inside a bar the bar rule
- * passes), its path parts from the detail's: `parted` is set and the collection stops, and
- * the caller takes the bar rule's trades from simulateCoin's twin instead.
- */
-export interface ChangedTrades {
-  trades: Trade[]
-  at: number[]
-  parted: boolean
-}
-
-/**
  * simulateCoin's trades (without `twin` or `known`) handed to `sink` as they are priced,
  * with no Trade object made: a worker's coin task writes each straight into its chunk's
  * table (writeTradeRow) while the coin's bars are in the cache. Returns whether a minute
- * replay changed a trade's exit. With `changed`, each changed trade is priced again by the
- * bar rule right after it (the model's state is the trade's at that moment, so the second
- * pricing is simulateCoin's twin's, without a second pass over the coin; ChangedTrades).
+ * replay changed a trade's exit: a caller that wants the bar rule's trades of such a coin
+ * (simulateCoin's twin, a few coins a run) simulates it again with simulateCoin.
  */
-export function simulateCoinRows(input: CoinSimInput, p: TradeParams, sink: TradeRowSink, counts?: IntrabarCounts, changed?: ChangedTrades): boolean {
+export function simulateCoinRows(input: CoinSimInput, p: TradeParams, sink: TradeRowSink, counts?: IntrabarCounts): boolean {
   const model = new TradeModel(input, p)
   const rp = model.replay
-  let any = false
-  let own = 0
+  let changed = false
   eachTrade(model, input, Math.max(input.fromIdx, 0), false, e => {
     sink.take(model, e)
-    if (rp !== null && rp.changed) {
-      any = true
-      if (changed !== undefined && !changed.parted) {
-        const k = model.exitIdx
-        model.tradeFrom(e, true)
-        if (model.exitIdx !== k) changed.parted = true
-        else {
-          changed.trades.push(tradeOf(model, input, p, e))
-          changed.at.push(own)
-        }
-      }
-    }
-    own++
+    if (rp !== null && rp.changed) changed = true
   })
   addCounts(counts, rp)
-  return any
+  return changed
 }
 
 /** A coin's replay counts added to the run's. */
@@ -709,9 +681,8 @@ function eachTrade(model: TradeModel, input: CoinSimInput, i: number, barRule: b
     if (i >= lastIdx) break
     const e = i + 1
     model.tradeFrom(e, barRule)
-    // the trade's exit read before `take`, which may price the trade again (simulateCoinRows' changed trades)
-    const k = model.exitIdx
     take(e)
+    const k = model.exitIdx
     i = k > i + 1 ? k : i + 1
   }
 }

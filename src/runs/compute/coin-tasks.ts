@@ -9,7 +9,7 @@ import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type ChangedTrades, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
+import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
 import type { Direction, TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -422,20 +422,12 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
       const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
       rows.startCoin(coin, w.bars, markBarsOf(w.bars))
       const from = table.size
-      const changed: ChangedTrades | undefined = barTable ? { trades: [], at: [], parted: false } : undefined
-      if (simulateCoinRows(c.input, params, rows, counts, changed) && barTable) {
+      if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
+        // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
+        const twin: BarRuleTwin = { trades: null }
+        const own = simulateCoin(c.input, params, undefined, twin)
         changedCoins.push(symbol)
-        if (changed!.parted) {
-          // the bar rule's path parted from the minutes': the coin again as objects for the bar rule's trades (its counts already added)
-          const twin: BarRuleTwin = { trades: null }
-          const own = simulateCoin(c.input, params, undefined, twin)
-          pushBarRule(barTable, barRows, own, twin.trades!, coin)
-        } else
-          // the same entries as the coin's own trades: the changed ones stand in for theirs (pushBarRule's first case)
-          changed!.trades.forEach((tr, j) => {
-            barTable.push(tr, coin)
-            barRows.push(changed!.at[j])
-          })
+        pushBarRule(barTable, barRows, own, twin.trades!, coin)
       }
       kept?.set(symbol, { from, to: table.size })
       coins.push(c.outcome)
