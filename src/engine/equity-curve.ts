@@ -46,6 +46,13 @@ export function lastCloseAt(bars: Bars, atMs: number): number {
   return j >= 0 ? bars.c[j] : Number.NaN
 }
 
+/** A mark at price p: max(−1, dir × (p/entry − 1) × leverage), the entry price standing in for a p that is not positive (or NaN). */
+function markMove(p: number, entryPrice: number, dir: number, leverage: number): number {
+  const q = p > 0 ? p : entryPrice
+  const move = dir * (q / entryPrice - 1) * leverage
+  return move < -1 ? -1 : move
+}
+
 /**
  * The marks of one trade at the UTC midnights strictly inside (entryMs, exitMs), appended
  * to `out`: max(−1, dir × (P/entry − 1) × leverage) with P the close of the last bar of
@@ -77,9 +84,7 @@ export function markMovesOf(
         hint = j
       }
     }
-    if (!(p > 0)) p = entryPrice
-    const move = dir * (p / entryPrice - 1) * leverage
-    out.addMark(move < -1 ? -1 : move)
+    out.addMark(markMove(p, entryPrice, dir, leverage))
     count++
   }
   return count
@@ -138,9 +143,7 @@ export function markMovesAt(
       const d = (m - days.fromMs) / DAY_MS
       p = d < 0 ? Number.NaN : d < days.closes.length ? days.closes[d] : days.last
     }
-    if (!(p > 0)) p = entryPrice
-    const move = dir * (p / entryPrice - 1) * leverage
-    out.addMark(move < -1 ? -1 : move)
+    out.addMark(markMove(p, entryPrice, dir, leverage))
     count++
   }
   return count

@@ -944,38 +944,37 @@ function collectLeafHits(plan: Plan, kept: IndicatorColumns, hits: Map<LeafPlan,
   }
 }
 
-/** Writes the plan's mask into dst; answers the count of bars where it holds when an AND of leaves listed them (andInto: the depth's positions hold them), else −1. */
-function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null = null): number {
+function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null = null): void {
   switch (plan.kind) {
     case 'leaf':
       compareInto(dst, columns[plan.a], plan.shiftA, plan.op, plan.b < 0 ? null : columns[plan.b], plan.constB, plan.shiftB, n)
-      return -1
+      return
     case 'list':
       listInto(dst, columns[plan.a], plan.shiftA, plan.values, plan.negate, n)
-      return -1
+      return
     case 'not':
       evaluate(plan.child, dst, columns, n, depth + 1, sets)
       for (let i = 0; i < n; i++) dst[i] ^= 1
-      return -1
+      return
     case 'any_prior': {
       const held = scratch.mask(ANY_PRIOR_MASKS + depth, n)
       evaluate(plan.child, held, columns, n, depth + 1, sets)
       ANY_PRIOR_KERNELS[0](dst, held, plan.bars, n)
-      return -1
+      return
     }
     case 'and':
     case 'or': {
       if (plan.kind === 'and' && plan.leaves.length > 0) return andInto(plan, dst, columns, n, depth, sets)
       // an OR, or an AND of groups alone: mask by mask
       evaluate(plan.children[0], dst, columns, n, depth + 1, sets)
-      if (plan.children.length === 1) return -1
+      if (plan.children.length === 1) return
       const tmp = scratch.mask(depth, n)
       for (let c = 1; c < plan.children.length; c++) {
         evaluate(plan.children[c], tmp, columns, n, depth + 1, sets)
         if (plan.kind === 'and') for (let i = 0; i < n; i++) dst[i] &= tmp[i]
         else for (let i = 0; i < n; i++) dst[i] |= tmp[i]
       }
-      return -1
+      return
     }
   }
 }
@@ -1163,13 +1162,12 @@ function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[]
  * With a keeper of leaves' bars (`sets`), the kept leaves' sets seed the list instead, and
  * a leaf seen before has its set made and offered (IndicatorColumns.leaf).
  */
-function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
+function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): void {
   const k = andListInto(plan, columns, n, depth, sets)
   const pos = scratch.positions(depth, n)
   // the root's mask (depth 0, from signals()) is new, so already zero
   if (depth > 0) dst.fill(0, 0, n)
   for (let j = 0; j < k; j++) dst[pos[j]] = 1
-  return k
 }
 
 /** andInto's list alone: the bars where the AND holds, in order, in the depth's positions; answers how many. */

@@ -3,7 +3,7 @@
  * (coinTrades; the main thread merges the chunks and books them), or small runs done
  * whole in one thread (wholeRuns, for compare).
  */
-import { markMovesAt, markMovesOf, midnightClosesOf, type MidnightCloses } from '../../engine/equity-curve'
+import { markMovesAt, type MidnightCloses } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
 import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
@@ -308,22 +308,6 @@ function coinRunOf(
 let keptRows: TradeTableBuilder | null = null
 const KEPT_ROWS = 1 << 16
 
-/**
- * Each coin's MidnightCloses, by its 1H base series (the view's Bars objects are made once a
- * snapshot: a new snapshot's are new keys, the old ones go with their bars), under the data
- * version they were made in (a series changed in place under a new version is made again).
- */
-const midnightCloses = new WeakMap<Bars, { version: string; days: MidnightCloses | null }>()
-
-function midnightClosesFor(bars: Bars | undefined, version: string): MidnightCloses | null {
-  if (bars === undefined) return null
-  const hit = midnightCloses.get(bars)
-  if (hit !== undefined && hit.version === version) return hit.days
-  const days = midnightClosesOf(bars)
-  midnightCloses.set(bars, { version, days })
-  return days
-}
-
 /** A chunk's rows and marks, each coin's trades written as they are priced (simulateCoinRows), no Trade object made. */
 class ChunkRows implements TradeRowSink {
   readonly table: TradeTableBuilder
@@ -335,8 +319,6 @@ class ChunkRows implements TradeRowSink {
     direction: Direction,
     symbols: readonly string[],
     private readonly leverage: number,
-    /** the data version of the task's view (midnightClosesFor) */
-    private readonly version: string,
   ) {
     const kept = keptRows
     keptRows = null
@@ -344,11 +326,11 @@ class ChunkRows implements TradeRowSink {
     this.table.restart(direction, symbols)
   }
 
-  /** The next trades are coin `coin`'s on `bars`, marked on `markBars` (its 1H base series). */
-  startCoin(coin: number, bars: Bars, markBars: Bars | undefined): void {
+  /** The next trades are coin `coin`'s on `bars`, marked at `days` (its midnight closes). */
+  startCoin(coin: number, bars: Bars, days: MidnightCloses | null): void {
     this.coin = coin
     this.bars = bars
-    this.days = midnightClosesFor(markBars, this.version)
+    this.days = days
   }
 
   take(model: TradeModel, e: number): void {
@@ -407,20 +389,18 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
   const barRows: number[] = []
   /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
   const kept: RunTrades | null = payload.twin ? new Map() : null
-  const rows = new ChunkRows(params.direction, symbols, params.leverage, ctx.view.dataVersion())
+  const rows = new ChunkRows(params.direction, symbols, params.leverage)
   const table = rows.table
   const opts = { memo }
   symbols.forEach((symbol, coin) => {
     const membership = tradable ? (tradable[symbol] ?? []) : null
-    // the 1H base series marks the trades (the run's own bars on 1H: TaskContext.bars hands the view's)
-    const markBarsOf = (bars: Bars) => (r.spec.timeframe === '1H' ? bars : ctx.view.bars(symbol))
     const w = memo === undefined ? coinWindowOf(ctx, r, symbol, membership) : undefined
     if (w === null) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
     // as rows, but for a memo across runs and, in a point-in-time run, a coin its membership
     // limits: the twin prices that one again from its Trade objects (twinRowsOf)
     if (w !== undefined && (kept === null || w.covered)) {
       const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
-      rows.startCoin(coin, w.bars, markBarsOf(w.bars))
+      rows.startCoin(coin, w.bars, ctx.midnightCloses(symbol))
       const from = table.size
       if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
         // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
@@ -437,10 +417,11 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
     if (!got) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
     const { run, covered } = got
     kept?.set(symbol, { run, covered })
-    const markBars = markBarsOf(run.input.bars)
+    // marked on the 1H base series, whatever the run's timeframe (TaskContext.midnightCloses)
+    const days = ctx.midnightCloses(symbol)
     let changed = 0
     for (const tr of run.trades) {
-      markMovesOf(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.entryIdx, tr.direction, params.leverage, markBars, table)
+      markMovesAt(tr.entryTimeMs, tr.exitTimeMs, tr.entryPrice, tr.direction, params.leverage, days, table)
       table.push(tr, coin)
       if (tr.exitChanged) changed++
     }

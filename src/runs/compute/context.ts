@@ -7,6 +7,7 @@
  */
 import { canonicalJsonLikeStringify } from '../../engine/canonical-json'
 import type { IntrabarDetail } from '../../engine/intrabar'
+import { midnightClosesOf, type MidnightCloses } from '../../engine/equity-curve'
 import { keptFunding, type KeptFunding } from '../../engine/funding'
 import { alignMark, type MarkBars } from '../../engine/mark-price'
 import { quietExtremes, type QuietExtremes } from '../../engine/quiet-blocks'
@@ -65,6 +66,8 @@ interface CoinSlot {
   costs: CoinCostSeries | null | undefined
   /** minute detail (detail); undefined: not opened yet */
   detail: IntrabarDetail | null | undefined
+  /** the closes its trades' midnight marks read (midnightCloses); undefined: not made yet */
+  midnight: MidnightCloses | null | undefined
 }
 
 /** What the thread keeps of one coin on one timeframe. */
@@ -234,7 +237,7 @@ export class TaskContext {
     if (symbol === this.lastSymbol) return this.lastCoin!
     let c = this.coins.get(symbol)
     if (c === undefined) {
-      c = { costs: undefined, detail: undefined }
+      c = { costs: undefined, detail: undefined, midnight: undefined }
       this.coins.set(symbol, c)
     }
     this.lastSymbol = symbol
@@ -306,6 +309,18 @@ export class TaskContext {
       c.costs = s
     }
     return s
+  }
+
+  /**
+   * The closes a coin's trades are marked at each UTC midnight (engine/equity-curve.ts
+   * MidnightCloses), from its 1H candles whatever the run's timeframe; cached per data
+   * version: a chunk's trades read one value a day instead of searching the 1H columns.
+   */
+  midnightCloses(symbol: string): MidnightCloses | null {
+    const c = this.slotOf(symbol)
+    let m = c.midnight
+    if (m === undefined) c.midnight = m = midnightClosesOf(this.view.bars(symbol))
+    return m
   }
 
   /**
