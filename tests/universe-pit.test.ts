@@ -10,6 +10,8 @@ import { CandleStore } from '../src/market/candle-store'
 import { RankHistory } from '../src/market/rank-history'
 import { TaskContext } from '../src/runs/compute/context'
 import { randomEntryCoinOf, type RandomEntryPayload } from '../src/runs/compute/research-tasks'
+import { runCoinTrades, runTwinRows, type CoinTradesPayload, type TwinRows } from '../src/runs/compute/coin-tasks'
+import { membershipsOf } from '../src/engine/tradable-windows'
 import { DAY_MS, HOUR_MS, isoDay } from '../src/time'
 import { makeHarness, tempDir, walkCandles } from './helpers/harness'
 import { rmSync } from 'node:fs'
@@ -48,6 +50,8 @@ function fill(store: CandleStore, cutMs = Infinity): void {
 
 /** the random-entry null's task payloads, as the run service sent them */
 const randomEntryPayloads: RandomEntryPayload[] = []
+/** the coin tasks' payloads, as the run service sent them */
+const coinTradesPayloads: CoinTradesPayload[] = []
 const h = makeHarness({
   fill: s => fill(s),
   transport: inner => ({
@@ -56,6 +60,7 @@ const h = makeHarness({
     },
     submit(task, payload, opts) {
       if (task === 'randomEntry') randomEntryPayloads.push(payload as RandomEntryPayload)
+      if (task === 'coinTrades') coinTradesPayloads.push(payload as CoinTradesPayload)
       return inner.submit(task, payload, opts)
     },
     stats: () => inner.stats(),
@@ -124,6 +129,52 @@ describe('point-in-time universe', () => {
     const limited = cur.body.coin_results.map((c: any) => c.symbol).filter((s: string) => count(pit, s) > 0 && count(pit, s) < count(cur, s))
     expect(limited.length).toBeGreaterThan(0)
     expect(pit.body.survivorship.current_universe_result).toEqual({ total_return_pct: cur.body.total_return_pct, win_rate: cur.body.win_rate, profit_factor: cur.body.profit_factor, total_trades: cur.body.total_trades })
+  })
+
+  test("a chunk's twin: the run's rows of the coins whose membership cut no signal, the others simulated again from the run's (the same rows as a run without memberships)", async () => {
+    // a sparse tree, so that some memberships cut signals and others none
+    coinTradesPayloads.length = 0
+    const tree = { name: 'sparse', direction: 'long', entry: { type: 'AND', conditions: [{ field: 'rsi', op: '<', value: 28 }] }, indicators: { rsi: { period: 14 } }, sl_pct: 4, tp_pct: 6, max_bars: 72, top_n: 3, start_date: '2025-01-15', universe: 'current' }
+    expect((await h.req('/backtest', { method: 'POST', json: tree, headers: { 'cache-control': 'no-cache' } })).status).toBe(200)
+    const spec = coinTradesPayloads[0].spec
+    const ctx = new TaskContext(h.deps.store)
+    const symbols = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT', 'LUNAUSDT']
+    const whole = runCoinTrades(ctx, { spec, symbols: [...symbols, 'BNBUSDT'] })
+    const rowsOf = (t: { symbols: readonly string[]; coin?: Int32Array; entryMs: Float64Array; exitMs: Float64Array; pnlPct: Float64Array; n?: number; start?: Int32Array }, s: string) => {
+      const out: [number, number, number][] = []
+      if (t.start) {
+        const k = t.symbols.indexOf(s)
+        if (k >= 0) for (let i = t.start[k]; i < t.start[k + 1]; i++) out.push([t.entryMs[i], t.exitMs[i], t.pnlPct[i]])
+      } else for (let i = 0; i < t.n!; i++) if (t.symbols[t.coin![i]] === s) out.push([t.entryMs[i], t.exitMs[i], t.pnlPct[i]])
+      return out
+    }
+    // BTC's first signal after the window's start: a membership from just before it cuts nothing
+    const btc = rowsOf(whole.trades, 'BTCUSDT')
+    const eth = rowsOf(whole.trades, 'ETHUSDT')
+    expect(btc.length).toBeGreaterThan(3)
+    expect(eth.length).toBeGreaterThan(3)
+    const end = T0 + (DAYS + 1) * DAY_MS
+    const tradable: Record<string, number[]> = {
+      BTCUSDT: [btc[0][0] - 2 * HOUR_MS, end], // starts after the window's start, cuts no signal
+      ETHUSDT: [eth[1][0] - HOUR_MS, end], // cuts the first trade's signal (and the first trade)
+      SOLUSDT: [T0, end], // covers the window
+      XRPUSDT: [], // never in the set
+      LUNAUSDT: [T0, T0 + 60 * DAY_MS], // left the set
+    }
+    const twin = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT', 'XRPUSDT', 'BNBUSDT'] // BNB: not a coin of the chunk
+    const chunk = runCoinTrades(ctx, { spec, symbols, memberships: membershipsOf(symbols, tradable), twin })
+    expect(chunk.twin!.rows.symbols.sort()).toEqual(['BTCUSDT', 'SOLUSDT'])
+    expect(chunk.twin!.left).toEqual(['ETHUSDT', 'XRPUSDT', 'BNBUSDT'])
+    expect(chunk.twin!.known.symbols).toEqual(['ETHUSDT', 'XRPUSDT'])
+    // the run's own rows: BTC as without the membership, ETH without its first trade, XRP none
+    expect(rowsOf(chunk.trades, 'BTCUSDT')).toEqual(btc)
+    expect(rowsOf(chunk.trades, 'ETHUSDT').length).toBeLessThan(eth.length)
+    expect(rowsOf(chunk.trades, 'XRPUSDT')).toEqual([])
+    const again: TwinRows = runTwinRows(ctx, { spec, symbols: chunk.twin!.left, known: chunk.twin!.known })
+    for (const s of twin) {
+      const got = chunk.twin!.rows.symbols.includes(s) ? rowsOf(chunk.twin!.rows, s) : rowsOf(again, s)
+      expect({ s, rows: got }).toEqual({ s, rows: rowsOf(whole.trades, s) })
+    }
   })
 
   test('a coin listed inside the window enters at the first rebalance after it has a day of history, never before', async () => {

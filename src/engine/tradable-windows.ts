@@ -15,7 +15,7 @@ import { lowerBound } from '../sorted-search'
  * intervals, given as [from, to, from, to, …] in ms (ascending, not overlapping, `to`
  * exclusive); none (an empty or missing list) clears every signal.
  */
-export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: readonly number[] | undefined): Uint8Array {
+export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: ArrayLike<number> | undefined): Uint8Array {
   const out = new Uint8Array(entry.length)
   const step = bars.stepMs
   if (!intervals) return out
@@ -33,7 +33,7 @@ export function maskOutsideWindows(entry: Uint8Array, bars: Bars, intervals: rea
  * maskOutsideWindows keeps, so a limited coin reads its entries from a list too: the list
  * of the mask it returns.
  */
-export function barsInsideWindows(list: Int32Array, bars: Bars, intervals: readonly number[] | undefined): Int32Array {
+export function barsInsideWindows(list: Int32Array, bars: Bars, intervals: ArrayLike<number> | undefined): Int32Array {
   if (!intervals) return new Int32Array(0)
   const step = bars.stepMs
   const kept: number[] = []
@@ -45,4 +45,32 @@ export function barsInsideWindows(list: Int32Array, bars: Bars, intervals: reado
     while (k < list.length && list[k] < hi) kept.push(list[k++])
   }
   return Int32Array.from(kept)
+}
+
+/**
+ * The membership intervals of a task's coins in two flat arrays, in the order of its coins:
+ * coin k's [from, to, …] (ms) are ms[at[k]] … ms[at[k + 1] − 1], none where the coin was
+ * never in the set. A record of a few hundred small arrays costs a message between threads
+ * ten times what two typed arrays do.
+ */
+export interface Memberships {
+  at: Int32Array
+  ms: Float64Array
+}
+
+/** `symbols`' intervals in `tradable` (per coin, as runs/universe-plan.ts makes them) as Memberships. */
+export function membershipsOf(symbols: readonly string[], tradable: Readonly<Record<string, readonly number[]>>): Memberships {
+  const at = new Int32Array(symbols.length + 1)
+  symbols.forEach((s, k) => (at[k + 1] = at[k] + (tradable[s]?.length ?? 0)))
+  const ms = new Float64Array(at[symbols.length])
+  symbols.forEach((s, k) => {
+    const w = tradable[s]
+    if (w) ms.set(w, at[k])
+  })
+  return { at, ms }
+}
+
+/** Coin k's intervals of `m` (a view, no copy). */
+export function membershipAt(m: Memberships, k: number): Float64Array {
+  return m.ms.subarray(m.at[k], m.at[k + 1])
 }

@@ -585,15 +585,8 @@ export interface BarRuleTwin {
  * unchanged exit is the bar rule's own). Where the bar rule exits in another bar (a
  * trailing stop the minutes saw touched inside a bar the bar rule passes), its own trades
  * follow from there, simulated after the detail's.
- *
- * `known` (not with `twin`): trades of this coin already simulated from the same input
- * under another entry mask, in time order (a point-in-time run's own trades, for its twin
- * on today's coins, whose mask has more signals). Given the rest of the input a trade
- * depends on its entry bar alone, so one entering where a known trade entered is that
- * trade, taken as it is (the replay counts then leave it out: callers passing `known` do
- * not read them).
  */
-export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts, twin?: BarRuleTwin, known?: readonly Trade[]): Trade[] {
+export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: IntrabarCounts, twin?: BarRuleTwin): Trade[] {
   const model = new TradeModel(input, p)
   const trades: Trade[] = []
   const rp = model.replay
@@ -604,20 +597,10 @@ export function simulateCoin(input: CoinSimInput, p: TradeParams, counts?: Intra
   const lastIdx = model.lastIdx
   const signals = new EntrySignals(input, lastIdx)
   let i = Math.max(input.fromIdx, 0)
-  let next = 0
   for (;;) {
     i = signals.next(i)
     if (i >= lastIdx) break
     const e = i + 1
-    if (known) {
-      while (next < known.length && known[next].entryIdx < e) next++
-      if (next < known.length && known[next].entryIdx === e) {
-        const k = known[next].exitIdx
-        trades.push(known[next])
-        i = k > i + 1 ? k : i + 1
-        continue
-      }
-    }
     model.tradeFrom(e)
     const tr = tradeOf(model, input, p, e)
     trades.push(tr)
@@ -659,6 +642,50 @@ export function simulateCoinRows(input: CoinSimInput, p: TradeParams, sink: Trad
   })
   addCounts(counts, rp)
   return changed
+}
+
+/** Trades of a coin already priced, as rows [from, to) in time order: where each entered and exited (bar indices). */
+export interface KnownTrades {
+  entryIdx: Int32Array
+  exitIdx: Int32Array
+  from: number
+  to: number
+}
+
+/** Where simulateCoinKnownRows hands each trade: a known one by its row, or one `model` has just priced. */
+export interface KnownTradeSink extends TradeRowSink {
+  takeKnown(row: number): void
+}
+
+/**
+ * simulateCoinRows's trades (replay counts aside) where some are `known`: trades of this
+ * coin already simulated from the same input under another entry mask (a point-in-time
+ * run's own trades, for its twin on today's coins, whose mask has more signals). Given the
+ * rest of the input a trade depends on its entry bar alone, so one entering where a known
+ * trade entered is that trade: handed to `sink` by its row, not priced again.
+ */
+export function simulateCoinKnownRows(input: CoinSimInput, p: TradeParams, known: KnownTrades, sink: KnownTradeSink): void {
+  const model = new TradeModel(input, p)
+  const lastIdx = model.lastIdx
+  const signals = new EntrySignals(input, lastIdx)
+  let i = Math.max(input.fromIdx, 0)
+  let next = known.from
+  for (;;) {
+    i = signals.next(i)
+    if (i >= lastIdx) break
+    const e = i + 1
+    while (next < known.to && known.entryIdx[next] < e) next++
+    let k: number
+    if (next < known.to && known.entryIdx[next] === e) {
+      sink.takeKnown(next)
+      k = known.exitIdx[next]
+    } else {
+      model.tradeFrom(e)
+      sink.take(model, e)
+      k = model.exitIdx
+    }
+    i = k > i + 1 ? k : i + 1
+  }
 }
 
 /** A coin's replay counts added to the run's. */

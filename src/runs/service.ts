@@ -30,7 +30,8 @@ import type { Universe } from '../market/universe'
 import { prepareStrategy } from '../strategies/compile'
 import { conditionsCount, type StrategySpec } from '../strategies/conditions'
 import { runDcaBot, runGridBot, runPackBot } from './compute/bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
+import { membershipsOf } from '../engine/tradable-windows'
+import { runCoinTrades, runTwinRows, runWholeRuns, type CoinOutcome, type CoinTradesPayload, type RunMetricsResult, type TwinRows, type WholeRunsPayload } from './compute/coin-tasks'
 import { runTwinFigures } from './compute/twin-tasks'
 import { runNestedRuns, type NestedRunsPayload } from './compute/nested-runs'
 import type { GridCell } from './compute/research-tasks'
@@ -302,12 +303,12 @@ export class RunService {
     const { symbols, accounting, plan, delisted } = this.runUniverse(spec)
     checkDetailRequired(spec, symbols, this.deps.store)
     // a point-in-time run shows its bias against the same run on today's universe: its
-    // twin, whose rows the run's coin tasks make beside the run's trades (a coin whose
-    // membership limited nothing has the run's trades), and whose four figures come from the
-    // portfolio's choice alone (compute/twin-tasks.ts), on a worker while this thread books
-    // the run
+    // twin, whose rows come from the run's coin tasks (a coin whose membership limited
+    // nothing has the run's trades) and from tasks that simulate the others again
+    // (coinOutcomes), and whose four figures come from the portfolio's choice alone
+    // (compute/twin-tasks.ts), on the workers while this thread books the run
     const twin = plan ? this.twinOf(spec, noCache) : null
-    const outcomes = this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted }, twin && !twin.cached ? twin.symbols : undefined)
+    const outcomes = this.coinOutcomes(spec, symbols, lane, { tradable: plan?.tradable, delisted, today: twin?.symbols }, twin !== null && !twin.cached)
     // the survivorship lists read no trade: made while the workers run the coin tasks
     const lists = plan && twin ? survivorshipLists(plan, twin.symbols, this.deps.store, this.survivorshipWindow(spec, plan)) : null
     const { coins, trades, twinParts, intrabar } = await outcomes
@@ -315,7 +316,7 @@ export class RunService {
     if (plan && twin && lists) {
       const figures = twin.cached
         ? Promise.resolve(twin.cached)
-        : lane.run(runTwinFigures, { twin: twin.symbols, parts: twinParts!, opts: portfolioOptionsOf(twin.spec, twin.symbols.length) })
+        : twinParts!.then(parts => lane.run(runTwinFigures, { twin: twin.symbols, parts, opts: portfolioOptionsOf(twin.spec, twin.symbols.length) }))
       const survivorship = figures.then(m => ({ ...lists, current_universe_result: { total_return_pct: m.total_return_pct, win_rate: m.win_rate, profit_factor: m.profit_factor, total_trades: m.total_trades } }))
       // awaited once the run is booked; a booking that fails first must not leave it unhandled
       survivorship.catch(() => {})
@@ -467,35 +468,55 @@ export class RunService {
 
   /**
    * Trades of every coin, computed in chunks spread over the workers: one table in universe
-   * order. `twin`: the coins of a run on today's universe made beside this one (a
-   * point-in-time run's twin): a coin of both goes to one chunk, which makes its twin rows
-   * from the run's trades (compute/coin-tasks.ts twinRowsOf); `twinParts`: every chunk's.
+   * order. `universe.today`: a point-in-time run's coins of today's universe, in its order:
+   * each goes to the chunk (and the worker, whose caches hold it) it goes to in the run on
+   * today's universe. `twin`: that run is made beside this one (a point-in-time run's twin):
+   * each chunk hands back the run's rows of today's coins it did not limit; the others are
+   * simulated again by a task per chunk on the chunk's worker (compute/coin-tasks.ts
+   * runTwinRows), posted as soon as the chunk is back, so that it runs while this thread
+   * merges and books the run; `twinParts`: all of the twin's rows.
    */
   private async coinOutcomes(
     spec: RunSpec,
     symbols: string[],
     lane: Lane,
-    universe: { tradable?: Record<string, number[]>; delisted: string[] } = { delisted: [] },
-    twin?: readonly string[],
-  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: TwinRows[] | null }> {
-    // a twin's coins go with the run's: a coin of both is in one chunk, simulated once
-    const all = twin ? [...new Set([...symbols, ...twin])] : symbols
+    universe: { tradable?: Record<string, number[]>; delisted: string[]; today?: readonly string[] } = { delisted: [] },
+    twin = false,
+  ): Promise<{ coins: CoinOutcome[]; trades: TradeTable; intrabar: RunIntrabar | null; twinParts: Promise<TwinRows[]> | null }> {
+    // today's coins first; a twin's coins go with the run's: a coin of both is in one chunk, simulated once
+    const today = universe.today
+    const all = today ? [...new Set([...today, ...symbols])] : symbols
     const chunks = chunkCount(all.length, lane)
     const chunkOf = new Map(all.map((s, i) => [s, i % chunks])) // interleaved, so big and small coins spread evenly
     const parts: string[][] = Array.from({ length: chunks }, () => [])
     const twinParts: string[][] = Array.from({ length: chunks }, () => [])
     for (const s of symbols) parts[chunkOf.get(s)!].push(s)
-    if (twin) for (const s of twin) twinParts[chunkOf.get(s)!].push(s)
+    if (twin) for (const s of today!) twinParts[chunkOf.get(s)!].push(s)
     const payloadOf = (k: number): CoinTradesPayload => {
       const p = parts[k]
       const payload: CoinTradesPayload = { spec, symbols: p }
-      if (universe.tradable) payload.tradable = Object.fromEntries(p.map(s => [s, universe.tradable![s] ?? []]))
+      if (universe.tradable) payload.memberships = membershipsOf(p, universe.tradable)
       const delisted = universe.delisted.filter(s => p.includes(s))
       if (delisted.length) payload.delisted = delisted
       if (twin) payload.twin = twinParts[k]
       return payload
     }
-    const results = await Promise.all(parts.map((_, k) => lane.run(runCoinTrades, payloadOf(k), k)))
+    const twinTasks: Promise<TwinRows>[] = []
+    const results = await Promise.all(
+      parts.map((_, k) =>
+        lane.run(runCoinTrades, payloadOf(k), k).then(r => {
+          const left = r.twin?.left ?? []
+          if (left.length > 0) {
+            const delisted = universe.delisted.filter(s => left.includes(s))
+            const task = lane.run(runTwinRows, { spec, symbols: left, known: r.twin!.known, ...(delisted.length ? { delisted } : {}) }, k)
+            // awaited with the others once every chunk is back; one that fails before must not go unhandled
+            task.catch(() => {})
+            twinTasks.push(task)
+          }
+          return r
+        }),
+      ),
+    )
     await yieldToLoop() // the last chunk's message was decoded in this turn: merge in the next
     const bySymbol = new Map<string, CoinOutcome>()
     for (const r of results) for (const c of r.coins) bySymbol.set(c.symbol, c)
@@ -504,7 +525,7 @@ export class RunService {
       coins: symbols.map(s => bySymbol.get(s)!),
       trades,
       intrabar: mergeIntrabar(symbols, results.map(r => r.intrabar)),
-      twinParts: twin ? results.map(r => r.twin!) : null,
+      twinParts: twin ? Promise.all(twinTasks).then(rest => [...results.map(r => r.twin!.rows), ...rest]) : null,
     }
   }
 

@@ -6,10 +6,10 @@
 import { markMovesAt, type MidnightCloses } from '../../engine/equity-curve'
 import type { IntrabarCounts, IntrabarDetail } from '../../engine/intrabar'
 import { entryMaskOf, filtersEntries } from '../../engine/entry-mask'
-import { barsInsideWindows, maskOutsideWindows } from '../../engine/tradable-windows'
+import { barsInsideWindows, maskOutsideWindows, membershipAt, membershipsOf, type Memberships } from '../../engine/tradable-windows'
 import type { BacktestMetrics } from '../../engine/metrics'
 import { bookSteps, daySpan, markOver, type DaySpan } from '../../engine/run'
-import { simulateCoin, simulateCoinRows, writeTradeRow, type BarRuleTwin, type CoinSimInput, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
+import { simulateCoin, simulateCoinKnownRows, simulateCoinRows, writeTradeRow, type BarRuleTwin, type CoinSimInput, type KnownTrades, type KnownTradeSink, type TradeModel, type TradeModelInput, type TradeRowSink } from '../../engine/trade-model'
 import type { Direction, TradeParams } from '../../engine/types'
 import { TradeTableBuilder, type TradeTable } from '../../engine/trade-table'
 import { intrabarOf, portfolioOptionsOf, tradeParamsOf, windowOf, type RunSpec } from '../spec'
@@ -20,6 +20,7 @@ import { detailSourceOf } from './intrabar-detail'
 import { acceptSteps } from '../../engine/portfolio'
 import { finish } from '../../engine/steps'
 import type { Bars } from '../../market/types'
+import { lowerBound } from '../../sorted-search'
 import type { Trade } from '../../engine/types'
 import { strategyKeyOf, type TaskContext } from './context'
 
@@ -28,15 +29,16 @@ export interface CoinTradesPayload {
   symbols: string[]
   /**
    * a point-in-time universe (runs/universe-plan.ts): each coin's membership intervals
-   * [from, to, …] in ms; a coin opens trades only inside them (absent: no such limit)
+   * [from, to, …] in ms, in the order of `symbols`; a coin opens trades only inside them
+   * (absent: no such limit)
    */
-  tradable?: Record<string, number[]>
+  memberships?: Memberships
   /** the coins among `symbols` that are delisted: a trade open at their last candle exits `delisted` */
   delisted?: string[]
   /**
    * a point-in-time run's twin on today's universe (its survivorship figures: twin-tasks.ts):
-   * the chunk's coins of today's top N, simulated without membership limits from the run's
-   * trades (twinRowsOf), whose rows come back as `twin`
+   * the chunk's coins of today's top N; what the chunk knows of their twin trades comes
+   * back as `twin` (ChunkTwin)
    */
   twin?: string[]
   /**
@@ -66,8 +68,8 @@ export interface CoinTradesResult {
    * copies, and the portfolio's daily marks need no candle reads there.
    */
   trades: TradeTable
-  /** the twin's rows of the payload's `twin` coins */
-  twin?: TwinRows
+  /** what the chunk knows of the twin's trades of the payload's `twin` coins */
+  twin?: ChunkTwin
   /** the chunk's minute replays (absent with intrabar 'bar') */
   intrabar?: ChunkIntrabar
 }
@@ -84,6 +86,26 @@ export interface TwinRows {
   entryMs: Float64Array
   exitMs: Float64Array
   pnlPct: Float64Array
+}
+
+/**
+ * What a point-in-time chunk knows of its twin on today's coins: the rows of the twin's
+ * coins whose membership cut none of their signals (the twin's trades of such a coin are the run's),
+ * and the coins the twin must simulate again without limits (runTwinRows, on the same
+ * worker, while the main thread books the run), with the run's own rows of those it held.
+ */
+export interface ChunkTwin {
+  rows: TwinRows
+  /** the twin's coins of the chunk to simulate again, in the order asked */
+  left: string[]
+  /** the run's rows of the coins of `left` it held, for runTwinRows to reuse where they entered */
+  known: KnownRows
+}
+
+/** A chunk's rows of some coins with the bars they entered and exited at (simulateCoinKnownRows's KnownTrades). */
+export interface KnownRows extends TwinRows {
+  entryIdx: Int32Array
+  exitIdx: Int32Array
 }
 
 /** a coin without minutes: every bar that needed them is counted as left to the rule */
@@ -165,7 +187,7 @@ export function coinMasks(ctx: TaskContext, spec: RunSpec, strategyKey: string, 
  * a coin with a cached signal list reads that list cut to its membership, and no mask is
  * made for it; else its mask cut.
  */
-export function entriesWithin(masks: { entry: Uint8Array | null; entryBars: Int32Array | null }, bars: Bars, membership: readonly number[] | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
+export function entriesWithin(masks: { entry: Uint8Array | null; entryBars: Int32Array | null }, bars: Bars, membership: ArrayLike<number> | null | undefined): Pick<CoinSimInput, 'entry' | 'entryBars'> {
   if (membership === null) return { entry: masks.entry, entryBars: masks.entryBars }
   if (masks.entryBars !== null) return { entry: null, entryBars: barsInsideWindows(masks.entryBars, bars, membership) }
   // (a mask where there is no list: coinMasks)
@@ -187,8 +209,6 @@ export interface CoinRun {
   input: Parameters<typeof simulateCoin>[0]
   /** with minute detail: the bar rule's trades where a replay changed one (simulateCoin's twin), else null */
   barRule: Trade[] | null
-  /** the coin's entry signals before its membership cut them (the input's own where it cut nothing) */
-  unlimited: Pick<CoinSimInput, 'entry' | 'entryBars'>
 }
 
 /**
@@ -220,7 +240,7 @@ interface CoinWindow {
   covered: boolean
 }
 
-function coinWindowOf(ctx: TaskContext, r: SpecRun, symbol: string, membership: number[] | null): CoinWindow | null {
+function coinWindowOf(ctx: TaskContext, r: SpecRun, symbol: string, membership: Float64Array | null): CoinWindow | null {
   const bars = ctx.bars(symbol, r.spec.timeframe)
   const win = windowOf(r.spec, bars)
   if (!bars || !win) return null
@@ -231,10 +251,10 @@ function coinWindowOf(ctx: TaskContext, r: SpecRun, symbol: string, membership: 
 
 /**
  * The simulator's input of a coin in its window (its masks from the thread's signal cache,
- * its minutes, execution inputs and funding), its outcome, and its entry signals before
- * the membership cut them.
+ * its minutes, execution inputs and funding), its outcome, and whether its membership cut
+ * none of its signals in the window (its trades are then those without the membership).
  */
-function coinInputOf(ctx: TaskContext, r: SpecRun, symbol: string, w: CoinWindow, membership: number[] | null, coinsWithout: string[]): Pick<CoinRun, 'input' | 'outcome' | 'unlimited'> {
+function coinInputOf(ctx: TaskContext, r: SpecRun, symbol: string, w: CoinWindow, membership: Float64Array | null, coinsWithout: string[]): Pick<CoinRun, 'input' | 'outcome'> & { cutNothing: boolean } {
   const { spec, params } = r
   const { bars, win } = w
   const masks = coinMasks(ctx, spec, r.strategyKey, symbol, bars)
@@ -249,6 +269,10 @@ function coinInputOf(ctx: TaskContext, r: SpecRun, symbol: string, w: CoinWindow
   // the execution inputs named one by one: a spread of them costs a generic property copy per coin
   const ex = executionInputs(ctx, params, symbol, bars, spec.timeframe)
   const { entry, entryBars } = entriesWithin(masks, bars, w.covered ? null : membership!)
+  // a membership that cut no signal of the window (a coin listed inside it with none before it
+  // entered the set, most limited coins of a monthly run) leaves the coin's trades as they are
+  // without it: the list cut from the cached one (cut ⊆ cached) has as many signals there
+  const cutNothing = w.covered || (entryBars != null && masks.entryBars !== null && signalsWithin(entryBars, win) === signalsWithin(masks.entryBars, win))
   const funding = params.marketType === 'spot' ? null : ctx.view.funding(symbol) ?? null
   const input: CoinSimInput = {
     symbol, bars, entry, entryBars, exit: masks.exit, fromIdx: win.fromIdx, toIdx: win.toIdx,
@@ -265,39 +289,41 @@ function coinInputOf(ctx: TaskContext, r: SpecRun, symbol: string, w: CoinWindow
   // absentBars set only where there are some (a spread of an empty object per coin cost a generic property copy)
   const outcome: CoinOutcome = { symbol, inWindow: true, fromMs: bars.t[win.fromIdx], toMs: bars.t[win.toIdx] }
   if (absentBars > 0) outcome.absentBars = absentBars
-  return { input, outcome, unlimited: { entry: masks.entry, entryBars: masks.entryBars } }
+  return { input, outcome, cutNothing }
+}
+
+/** The signal bars of a sorted list inside the window. */
+function signalsWithin(list: Int32Array, win: { fromIdx: number; toIdx: number }): number {
+  return lowerBound(list, win.toIdx + 1) - lowerBound(list, win.fromIdx)
 }
 
 /**
- * A coin's trades under its membership (`membership` null: none), or null when the coin
- * has no bar in the window: its outcome and trades, the memo key they are kept under
- * (CoinRunMemo; '' without a memo), and whether the membership limited nothing. `barRule` false: the bar
- * rule's trades of the coin are not made (a twin answers no rule_bias).
+ * A coin's trades under its membership (`membership` null: none) from a memo across runs,
+ * simulated and kept there where it lacks them, or null when the coin has no bar in the
+ * window; and whether the membership limited nothing.
  */
 function coinRunOf(
   ctx: TaskContext,
   r: SpecRun,
   symbol: string,
-  membership: number[] | null,
+  membership: Float64Array | null,
   counts: IntrabarCounts,
   coinsWithout: string[],
-  opts: { memo?: CoinRunMemo; barRule?: boolean } = {},
-): { run: CoinRun; key: string; covered: boolean } | null {
+  memo: CoinRunMemo,
+): { run: CoinRun; covered: boolean } | null {
   const w = coinWindowOf(ctx, r, symbol, membership)
   if (w === null) return null
   const { covered } = w
-  // the memo's key only where there is a memo (a string per coin otherwise made for nothing)
-  const memo = opts.memo
-  const key = memo === undefined ? '' : `${symbol}|${r.delisted.has(symbol) ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
-  let run = memo?.get(key)
+  const key = `${symbol}|${r.delisted.has(symbol) ? 'd' : ''}|${covered ? '*' : membership!.join(',')}`
+  let run = memo.get(key)
   if (!run) {
     const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
-    const twin: BarRuleTwin | undefined = opts.barRule === false ? undefined : { trades: null }
+    const twin: BarRuleTwin = { trades: null }
     const trades = simulateCoin(c.input, r.params, counts, twin)
-    run = { ...c, trades, barRule: twin?.trades ?? null }
-    memo?.set(key, run)
+    run = { ...c, trades, barRule: twin.trades }
+    memo.set(key, run)
   }
-  return { run, key, covered }
+  return { run, covered }
 }
 
 /**
@@ -374,34 +400,35 @@ function pushBarRule(barTable: TradeTableBuilder, barRows: number[], own: readon
 /**
  * Each coin's filtered entry signals → its trades under the run's trade model, with their
  * daily marks. Written as rows as they are priced, unless the task keeps a coin's Trade
- * objects: a memo across runs, and a point-in-time run's coin whose membership limits it
- * (its twin on today's coins prices it again from them).
+ * objects in a memo across runs.
  */
 export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo?: CoinRunMemo): CoinTradesResult {
   const r = specRunOf(payload.spec, payload.delisted)
   const { params, withDetail } = r
-  const { symbols, tradable } = payload
+  const { symbols, memberships } = payload
   const coins: CoinOutcome[] = []
   const counts: IntrabarCounts = { replayed: 0, leftToRule: 0 }
   const coinsWithout: string[] = []
   const changedCoins: string[] = []
   const barTable = withDetail && payload.ruleTrades !== false ? new TradeTableBuilder(params.direction, symbols) : null
   const barRows: number[] = []
-  /** the chunk's trades, for its twin (CoinTradesPayload.twin) */
-  const kept: RunTrades | null = payload.twin ? new Map() : null
+  /** the chunk's coins for its twin (CoinTradesPayload.twin): each one's rows in the chunk's table, and whether they are its trades without the membership too (ChunkCoins) */
+  const seen: ChunkCoins | null = payload.twin ? new Map() : null
   const rows = new ChunkRows(params.direction, symbols, params.leverage)
   const table = rows.table
-  const opts = { memo }
+  const outside = (symbol: string) => {
+    seen?.set(symbol, null)
+    coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
+  }
   symbols.forEach((symbol, coin) => {
-    const membership = tradable ? (tradable[symbol] ?? []) : null
-    const w = memo === undefined ? coinWindowOf(ctx, r, symbol, membership) : undefined
-    if (w === null) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-    // as rows, but for a memo across runs and, in a point-in-time run, a coin its membership
-    // limits: the twin prices that one again from its Trade objects (twinRowsOf)
-    if (w !== undefined && (kept === null || w.covered)) {
+    const membership = memberships ? membershipAt(memberships, coin) : null
+    const from = table.size
+    // as rows, but for a memo across runs
+    if (memo === undefined) {
+      const w = coinWindowOf(ctx, r, symbol, membership)
+      if (w === null) return outside(symbol)
       const c = coinInputOf(ctx, r, symbol, w, membership, coinsWithout)
       rows.startCoin(coin, w.bars, ctx.midnightCloses(symbol))
-      const from = table.size
       if (simulateCoinRows(c.input, params, rows, counts) && barTable) {
         // a replay changed a trade: the coin again as objects for the bar rule's (its counts already added)
         const twin: BarRuleTwin = { trades: null }
@@ -409,14 +436,13 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
         changedCoins.push(symbol)
         pushBarRule(barTable, barRows, own, twin.trades!, coin)
       }
-      kept?.set(symbol, { from, to: table.size })
+      seen?.set(symbol, { from, to: table.size, asRun: c.cutNothing })
       coins.push(c.outcome)
       return
     }
-    const got = coinRunOf(ctx, r, symbol, membership, counts, coinsWithout, opts)
-    if (!got) return void coins.push({ symbol, inWindow: false, fromMs: null, toMs: null })
-    const { run, covered } = got
-    kept?.set(symbol, { run, covered })
+    const got = coinRunOf(ctx, r, symbol, membership, counts, coinsWithout, memo)
+    if (!got) return outside(symbol)
+    const { run } = got
     // marked on the 1H base series, whatever the run's timeframe (TaskContext.midnightCloses)
     const days = ctx.midnightCloses(symbol)
     let changed = 0
@@ -430,67 +456,137 @@ export function runCoinTrades(ctx: TaskContext, payload: CoinTradesPayload, memo
       changedCoins.push(symbol)
       pushBarRule(barTable, barRows, run.trades, run.barRule!, coin)
     }
+    seen?.set(symbol, { from, to: table.size, asRun: got.covered })
     coins.push(run.outcome)
   })
   const result: CoinTradesResult = { coins, trades: rows.finish() }
   if (barTable) result.intrabar = { ...counts, coinsWithout, changedCoins, barTrades: barTable.finish(), barRows: Int32Array.from(barRows) }
-  if (payload.twin) result.twin = twinRowsOf(ctx, r, payload.twin, kept!, result.trades)
+  if (payload.twin) result.twin = chunkTwinOf(payload.twin, seen!, result.trades)
   return result
 }
 
 /**
- * A chunk's coins of a point-in-time run: a coin whose membership limited nothing by its
- * rows in the chunk's table, [from, to) (the twin's trades of the coin are the run's); any
- * other by its run (and whether its membership limited nothing, for a coin of a memo's run).
+ * A point-in-time chunk's coins: each one's rows [from, to) in the chunk's table and whether
+ * they are its trades without the membership too (`asRun`: the membership cut no signal of
+ * the window); null: no bar in the window.
  */
-type RunTrades = Map<string, { from: number; to: number } | { run: CoinRun; covered: boolean }>
+type ChunkCoins = Map<string, { from: number; to: number; asRun: boolean } | null>
 
 /**
- * The twin's rows of `symbols`, simulated without membership limits, from the run's trades
- * of the chunk (`run`): a coin whose membership limited nothing has them; a limited one
- * reuses them where it entered (simulateCoin's `known`: a trade depends on its entry bar
- * alone); a coin the run never held is simulated.
+ * What the chunk knows of its twin's trades of `twin` (ChunkTwin): a coin whose membership
+ * cut none of its signals has the run's rows; one it cut, and one the chunk does not hold, are
+ * left to runTwinRows (the first with the run's rows to reuse); one without a bar in the
+ * window has no trade in the twin either.
  */
-function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], run: RunTrades, table: TradeTable): TwinRows {
-  const unused: IntrabarCounts = { replayed: 0, leftToRule: 0 }
-  const own: string[] = []
-  const runs: (readonly Trade[] | { from: number; to: number })[] = []
-  for (const symbol of symbols) {
-    const k = run.get(symbol)
-    let trades: readonly Trade[] | { from: number; to: number }
-    if (k !== undefined && !('run' in k)) trades = k
-    else if (k?.covered) trades = k.run.trades
-    // the run's inputs of the coin with its signals before the membership cut them
-    else if (k) trades = simulateCoin({ ...k.run.input, ...k.run.unlimited }, r.params, unused, undefined, k.run.trades)
+function chunkTwinOf(twin: readonly string[], seen: ChunkCoins, table: TradeTable): ChunkTwin {
+  const asRun: string[] = []
+  const left: string[] = []
+  const held: string[] = []
+  for (const s of twin) {
+    const c = seen.get(s)
+    if (c === null) continue
+    if (c?.asRun) asRun.push(s)
     else {
-      const got = coinRunOf(ctx, r, symbol, null, unused, [], { barRule: false })
-      if (!got) continue
-      trades = got.run.trades
-    }
-    own.push(symbol)
-    runs.push(trades)
-  }
-  const start = new Int32Array(own.length + 1)
-  runs.forEach((t, k) => (start[k + 1] = start[k] + ('from' in t ? t.to - t.from : t.length)))
-  const n = start[own.length]
-  const rows: TwinRows = { symbols: own, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
-  let at = 0
-  for (const trades of runs) {
-    if ('from' in trades) {
-      // the run's own rows of the coin (the same values its Trade objects held)
-      rows.entryMs.set(table.entryMs.subarray(trades.from, trades.to), at)
-      rows.exitMs.set(table.exitMs.subarray(trades.from, trades.to), at)
-      rows.pnlPct.set(table.pnlPct.subarray(trades.from, trades.to), at)
-      at += trades.to - trades.from
-      continue
-    }
-    for (const tr of trades) {
-      rows.entryMs[at] = tr.entryTimeMs
-      rows.exitMs[at] = tr.exitTimeMs
-      rows.pnlPct[at++] = tr.pnlPct
+      left.push(s)
+      if (c) held.push(s)
     }
   }
-  return rows
+  return { rows: rowsOf(asRun, seen, table, false), left, known: rowsOf(held, seen, table, true) }
+}
+
+/** The chunk table's rows of `symbols` (each coin's block) as TwinRows, or KnownRows with `withBars`. */
+function rowsOf(symbols: string[], seen: ChunkCoins, table: TradeTable, withBars: false): TwinRows
+function rowsOf(symbols: string[], seen: ChunkCoins, table: TradeTable, withBars: true): KnownRows
+function rowsOf(symbols: string[], seen: ChunkCoins, table: TradeTable, withBars: boolean): TwinRows | KnownRows {
+  const start = new Int32Array(symbols.length + 1)
+  symbols.forEach((s, k) => {
+    const c = seen.get(s)!
+    start[k + 1] = start[k] + c.to - c.from
+  })
+  const n = start[symbols.length]
+  const out: TwinRows = { symbols, start, entryMs: new Float64Array(n), exitMs: new Float64Array(n), pnlPct: new Float64Array(n) }
+  const idx = withBars ? { entryIdx: new Int32Array(n), exitIdx: new Int32Array(n) } : null
+  // row by row: a coin has a few dozen rows, fewer than a subarray per column costs
+  symbols.forEach((s, k) => {
+    const { from, to } = seen.get(s)!
+    for (let i = from, j = start[k]; i < to; i++, j++) {
+      out.entryMs[j] = table.entryMs[i]
+      out.exitMs[j] = table.exitMs[i]
+      out.pnlPct[j] = table.pnlPct[i]
+      if (idx) {
+        idx.entryIdx[j] = table.entryIdx[i]
+        idx.exitIdx[j] = table.exitIdx[i]
+      }
+    }
+  })
+  return idx ? { ...out, ...idx } : out
+}
+
+export interface TwinRowsPayload {
+  spec: RunSpec
+  /** the twin's coins to simulate without membership limits (ChunkTwin.left) */
+  symbols: string[]
+  /** the coins among them that are delisted (CoinTradesPayload.delisted) */
+  delisted?: string[]
+  /** the run's rows of those it held (ChunkTwin.known) */
+  known: KnownRows
+}
+
+/**
+ * The twin's rows of coins a point-in-time run limited or never held, simulated without
+ * membership limits: a held coin reuses the run's trades where they entered
+ * (simulateCoinKnownRows: a trade depends on its entry bar alone). Runs on the worker that
+ * ran the coins' chunk, whose signal cache holds them.
+ */
+export function runTwinRows(ctx: TaskContext, payload: TwinRowsPayload): TwinRows {
+  const r = specRunOf(payload.spec, payload.delisted)
+  const { known } = payload
+  const at = new Map(known.symbols.map((s, k) => [s, k]))
+  const sink = new TwinRowsSink(known)
+  const symbols: string[] = []
+  const start = [0]
+  const none: KnownTrades = { entryIdx: known.entryIdx, exitIdx: known.exitIdx, from: 0, to: 0 }
+  for (const symbol of payload.symbols) {
+    const w = coinWindowOf(ctx, r, symbol, null)
+    if (w === null) continue
+    const { input } = coinInputOf(ctx, r, symbol, w, null, [])
+    const k = at.get(symbol)
+    sink.bars = w.bars
+    simulateCoinKnownRows(input, r.params, k === undefined ? none : { entryIdx: known.entryIdx, exitIdx: known.exitIdx, from: known.start[k], to: known.start[k + 1] }, sink)
+    symbols.push(symbol)
+    start.push(sink.n)
+  }
+  return sink.rows(symbols, Int32Array.from(start))
+}
+
+/** The twin's rows as runTwinRows makes them: a known trade copied from its row, another from the model that priced it. */
+class TwinRowsSink implements KnownTradeSink {
+  bars: Bars | null = null
+  n = 0
+  private entryMs: number[] = []
+  private exitMs: number[] = []
+  private pnlPct: number[] = []
+
+  constructor(private readonly known: KnownRows) {}
+
+  take(model: TradeModel, e: number): void {
+    this.push(this.bars!.t[e], model.exitTimeMs, model.pnlPct)
+  }
+
+  takeKnown(row: number): void {
+    this.push(this.known.entryMs[row], this.known.exitMs[row], this.known.pnlPct[row])
+  }
+
+  private push(entryMs: number, exitMs: number, pnlPct: number): void {
+    this.entryMs.push(entryMs)
+    this.exitMs.push(exitMs)
+    this.pnlPct.push(pnlPct)
+    this.n++
+  }
+
+  rows(symbols: string[], start: Int32Array): TwinRows {
+    return { symbols, start, entryMs: Float64Array.from(this.entryMs), exitMs: Float64Array.from(this.exitMs), pnlPct: Float64Array.from(this.pnlPct) }
+  }
 }
 
 /**
@@ -499,9 +595,10 @@ function twinRowsOf(ctx: TaskContext, r: SpecRun, symbols: readonly string[], ru
  * and with `report` the run's `intrabar`, `costs` and `capacity` as /simulate's body has them.
  */
 export function runWholeRuns(ctx: TaskContext, payload: WholeRunsPayload): RunMetricsResult[] {
+  const memberships = payload.tradable ? membershipsOf(payload.symbols, payload.tradable) : undefined
   return payload.specs.map(spec => {
     // the bar rule's trades behind rule_bias only when the blocks are asked for
-    const { coins, trades, intrabar } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted, ruleTrades: payload.report === true })
+    const { coins, trades, intrabar } = runCoinTrades(ctx, { spec, symbols: payload.symbols, memberships, delisted: payload.delisted, ruleTrades: payload.report === true })
     const span = daySpan(coins)
     const opts = portfolioOptionsOf(spec, payload.coinCount ?? payload.symbols.length)
     const acceptance = finish(acceptSteps(trades, opts))

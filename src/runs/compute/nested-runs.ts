@@ -7,6 +7,7 @@
  * rankings tests re-run rows through POST /simulate).
  */
 import { book, daySpan, markOver } from '../../engine/run'
+import { membershipsOf } from '../../engine/tradable-windows'
 import { selectRows, type TradeTable } from '../../engine/trade-table'
 import { portfolioOptionsOf, type RunSpec } from '../spec'
 import { runCoinTrades, type CoinOutcome, type CoinRunMemo, type RunMetricsResult } from './coin-tasks'
@@ -50,18 +51,20 @@ export function groupTable(trades: TradeTable, symbols: readonly string[], group
 export function runNestedRuns(ctx: TaskContext, payload: NestedRunsPayload): RunMetricsResult[][] {
   if (payload.ownGroups) {
     const groups = payload.ownGroups
+    const memberships = groups.map(g => g.tradable && membershipsOf(g.symbols, g.tradable))
     return payload.specs.map(spec => {
       const memo: CoinRunMemo = new Map()
-      return groups.map(g => {
-        const { coins, trades } = runCoinTrades(ctx, { spec, symbols: g.symbols, tradable: g.tradable, delisted: g.delisted, ruleTrades: false }, memo)
+      return groups.map((g, k) => {
+        const { coins, trades } = runCoinTrades(ctx, { spec, symbols: g.symbols, memberships: memberships[k], delisted: g.delisted, ruleTrades: false }, memo)
         const span = daySpan(coins)
         const { metrics, portfolio } = book(trades, portfolioOptionsOf(spec, g.coinCount), markOver(span, s => ctx.view.bars(s)))
         return { metrics, span, ruinedAtMs: portfolio.ruinedAtMs }
       })
     })
   }
+  const memberships = payload.tradable && membershipsOf(payload.symbols, payload.tradable)
   return payload.specs.map(spec => {
-    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, tradable: payload.tradable, delisted: payload.delisted, ruleTrades: false })
+    const { coins, trades } = runCoinTrades(ctx, { spec, symbols: payload.symbols, memberships, delisted: payload.delisted, ruleTrades: false })
     return payload.groups.map(group => {
       const groupCoins: CoinOutcome[] = group.map(c => coins[c])
       const span = daySpan(groupCoins)

@@ -11,8 +11,9 @@ import type { TASKS, TaskName } from './tasks'
 type PayloadOf<N extends TaskName> = Parameters<(typeof TASKS)[N]>[1]
 
 const READS: { [N in TaskName]: (payload: PayloadOf<N>) => readonly string[] } = {
-  // a point-in-time chunk also simulates its twin's coins (today's top N)
-  coinTrades: p => [...p.symbols, ...(p.twin ?? [])],
+  coinTrades: p => p.symbols,
+  // a point-in-time run's twin: today's coins its chunk limited or never held
+  twinRows: p => p.symbols,
   // the twin's figures from the rows the payload carries: no store at all
   twinFigures: () => [],
   wholeRuns: p => p.symbols,

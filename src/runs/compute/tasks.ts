@@ -6,7 +6,7 @@
  */
 import type { Task } from './context'
 import { runDcaBot, runGridBot, runPackBot } from './bot-tasks'
-import { runCoinTrades, runWholeRuns, type CoinTradesResult } from './coin-tasks'
+import { runCoinTrades, runTwinRows, runWholeRuns, type CoinTradesResult, type KnownRows, type TwinRows, type TwinRowsPayload } from './coin-tasks'
 import { runTwinFigures, type TwinFiguresPayload } from './twin-tasks'
 import { TRADE_COLUMNS, type TradeTable } from '../../engine/trade-table'
 import { runNestedRuns } from './nested-runs'
@@ -16,6 +16,7 @@ import { runCscv, runSweepTrials } from './sweep-tasks'
 
 export const TASKS = {
   coinTrades: runCoinTrades,
+  twinRows: runTwinRows,
   twinFigures: runTwinFigures,
   wholeRuns: runWholeRuns,
   nestedRuns: runNestedRuns,
@@ -58,6 +59,13 @@ function tableBuffers(t: TradeTable | undefined, out: Set<ArrayBuffer>): void {
   }
 }
 
+/** The buffers of a point-in-time twin's rows (with their bar indices where they have them). */
+function twinBuffers(r: TwinRows | KnownRows | undefined, out: Set<ArrayBuffer>): void {
+  if (!r) return
+  for (const a of [r.start, r.entryMs, r.exitMs, r.pnlPct]) out.add(a.buffer as ArrayBuffer)
+  if ('entryIdx' in r) for (const a of [r.entryIdx, r.exitIdx]) out.add(a.buffer as ArrayBuffer)
+}
+
 /**
  * What a task's result hands over to the other thread instead of copying: the buffers of
  * the trade tables a chunk of a run made (megabytes for a 535-coin run) and its twin's rows, which the worker
@@ -70,19 +78,21 @@ export function transferablesOf(name: string, result: unknown): ArrayBuffer[] {
     const r = result as CoinTradesResult
     tableBuffers(r.trades, out)
     tableBuffers(r.intrabar?.barTrades, out)
-    if (r.twin) for (const a of [r.twin.start, r.twin.entryMs, r.twin.exitMs, r.twin.pnlPct]) out.add(a.buffer as ArrayBuffer)
+    twinBuffers(r.twin?.rows, out)
+    twinBuffers(r.twin?.known, out)
   }
+  if (name === 'twinRows') twinBuffers(result as TwinRows, out)
   return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }
 
 /**
  * What a task's payload hands over to the worker instead of copying: a point-in-time twin's
- * rows (twinFigures), which came from the coin tasks for this task alone (RunService
+ * rows (twinRows, twinFigures), which came from the run's tasks for this task alone (RunService
  * reads them no more). Other payloads are copied: the main thread keeps what they hold.
  */
 export function payloadTransferablesOf(name: string, payload: unknown): ArrayBuffer[] {
-  if (name !== 'twinFigures') return []
   const out = new Set<ArrayBuffer>()
-  for (const r of (payload as TwinFiguresPayload).parts) for (const a of [r.start, r.entryMs, r.exitMs, r.pnlPct]) out.add(a.buffer as ArrayBuffer)
+  if (name === 'twinRows') twinBuffers((payload as TwinRowsPayload).known, out)
+  if (name === 'twinFigures') for (const r of (payload as TwinFiguresPayload).parts) twinBuffers(r, out)
   return [...out].filter(b => b instanceof ArrayBuffer && b.byteLength > 0)
 }

@@ -1,8 +1,8 @@
 /**
  * A point-in-time run's twin: the same run on today's universe, whose four headline
  * figures make the survivorship block's `current_universe_result`. The run's coin tasks
- * make its rows (coin-tasks.ts, CoinTradesPayload.twin); `twinFigures` takes the twin's
- * portfolio choice over every chunk's rows (engine/run.ts headlineFigures: no marks, no
+ * and `twinRows` make its rows (coin-tasks.ts ChunkTwin, runTwinRows); `twinFigures` takes
+ * the twin's portfolio choice over all of them (engine/run.ts headlineFigures: no marks, no
  * booking) on a worker, while the main thread books the run.
  */
 import type { AcceptInput, PortfolioOptions } from '../../engine/portfolio'
