@@ -15,6 +15,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { treeModules } from './_tree-modules'
 import { newTree } from './tree'
 
 const other = process.argv[2]
@@ -49,17 +50,11 @@ const dataDir = process.env.BENCH_DATA_DIR
 if (!other || !dataDir) throw new Error('usage: BENCH_DATA_DIR=<store> bun bench/_ab-warm.ts <dir holding the other src/> [rounds]')
 
 async function side(src: string) {
-  const { buildApp } = await import(join(src, 'app.ts'))
-  const { systemClock } = await import(join(src, 'clock.ts'))
-  const { composeDeps } = await import(join(src, 'compose.ts'))
-  const { loadConfig } = await import(join(src, 'config.ts'))
-  const { openDb } = await import(join(src, 'db.ts'))
-  const { CandleStore } = await import(join(src, 'market/candle-store.ts'))
-  const { inProcessTransport } = await import(join(src, 'runs/transport.ts'))
+  const { buildApp, systemClock, composeDeps, loadConfig, openDb, CandleStore, transports } = await treeModules(src)
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, JOBS: '0', OFFLINE: '1', DEMO: '0', LOG_LEVEL: 'warn', SHED_LAG_MS: '0', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0' })
-  const store = CandleStore.open(dataDir)
+  const store = CandleStore.open(dataDir!)
   const db = openDb(join(mkdtempSync(join(tmpdir(), 'perpsim-ab-')), 'perpsim.sqlite'))
-  const app = buildApp(composeDeps({ config, clock: systemClock, store, db, transport: inProcessTransport(store), maxRuns: 8 }))
+  const app = buildApp(composeDeps({ config, clock: systemClock, store, db, transport: transports.inProcessTransport(store), maxRuns: 8 }))
   return async (round = -1): Promise<{ wall: number; cpu: number; text: string; head: string }> => {
     const c0 = process.cpuUsage()
     const t0 = performance.now()

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { threadCpuMs } from './_thread-cpu'
+import { treeModules } from './_tree-modules'
 
 const ROOT = join(import.meta.dir, '..')
 const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, warm: { type: 'string' }, bodies: { type: 'string' } } })
@@ -85,17 +86,10 @@ try {
     ['    if (set.cookie === undefined) set.headers = {}\n', `    if (set.cookie === undefined) set.headers = {}\n    ${mark('answer encoded')}\n`],
   ])
 
-  const { buildApp } = await import(join(copy, 'src/app'))
-  const { systemClock } = await import(join(copy, 'src/clock'))
-  const { composeDeps } = await import(join(copy, 'src/compose'))
-  const { loadConfig } = await import(join(copy, 'src/config'))
-  const { openDb } = await import(join(copy, 'src/db'))
-  const { createLogger } = await import(join(copy, 'src/log'))
-  const { CandleStore } = await import(join(copy, 'src/market/candle-store'))
-  const { workerPoolTransport } = await import(join(copy, 'src/runs/transport'))
+  const { buildApp, systemClock, composeDeps, loadConfig, openDb, createLogger, CandleStore, transports } = await treeModules(join(copy, 'src'))
   const store = CandleStore.open(dataDir)
   const config = loadConfig({ OFFLINE: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '0', RATE_LIMIT_OTHER_PER_MIN: '0', JOBS: '0', SHED_LAG_MS: '0' })
-  const transport = workerPoolTransport(store, Number(process.env.WORKERS ?? 2), 64 * 256)
+  const transport = transports.workerPoolTransport(store, Number(process.env.WORKERS ?? 2), 64 * 256)
   const app = buildApp(composeDeps({ config, clock: systemClock, store, db: openDb(':memory:'), transport, log: createLogger('silent'), maxRuns: 64, strategyStats: () => async () => new Map() }))
 
   /** one request: wall ms, its main-thread phases (CPU ms each, in order), the workers' tasks */
