@@ -122,8 +122,8 @@ function crossModule(g: typeof graph = graph): string[] {
 const RAW_WORKERS = ['src/runs/compute/executor.ts', 'src/runs/compute/pool.ts', 'src/runs/compute/task-queue.ts']
 const TRANSPORT = 'src/runs/transport.ts'
 const TRANSPORT_ROOTS = ['src/main.ts', 'src/compose.ts', 'src/jobs/cli.ts']
-/** the queue's two ends: the API's transport (built by the server's root) and the worker host's loop (the CLI's `worker`) */
-const QUEUE_ENDS: Record<string, string[]> = { 'src/runs/queue-transport.ts': ['src/main.ts'], 'src/runs/queue-worker.ts': ['src/cli.ts'] }
+/** the queue's two ends: the API's transport (built by the server's root) and the worker host's loop (the command line's `worker`, src/commands.ts) */
+const QUEUE_ENDS: Record<string, string[]> = { 'src/runs/queue-transport.ts': ['src/main.ts'], 'src/runs/queue-worker.ts': ['src/commands.ts'] }
 
 /** Imports outside src/runs/ that open a second road to the workers, as "file -> import". */
 function secondRoads(g: typeof graph = graph): string[] {
@@ -257,10 +257,10 @@ describe('the import graph of src/', () => {
 
   test('one road to the workers: nothing outside src/runs/ imports the executor, the pool or the task queue, and only the process roots import the transport (they build and close it, never submit)', () => {
     expect(secondRoads()).toEqual([])
-    // the queue's ends: only the server's root builds the queue transport, only the CLI starts a queue worker
+    // the queue's ends: only the server's root builds the queue transport, only the command line (src/commands.ts) starts a queue worker
     const fake = new Map([
       [join(ROOT, 'src/main.ts'), { local: [join(ROOT, 'src/runs/queue-transport.ts')], packages: [] }],
-      [join(ROOT, 'src/cli.ts'), { local: [join(ROOT, 'src/runs/queue-worker.ts')], packages: [] }],
+      [join(ROOT, 'src/commands.ts'), { local: [join(ROOT, 'src/runs/queue-worker.ts')], packages: [] }],
       [join(ROOT, 'src/modules/simulate/service.ts'), { local: [join(ROOT, 'src/runs/queue-transport.ts'), join(ROOT, 'src/runs/queue-worker.ts')], packages: [] }],
     ])
     expect(secondRoads(fake)).toEqual(['src/modules/simulate/service.ts -> src/runs/queue-transport.ts', 'src/modules/simulate/service.ts -> src/runs/queue-worker.ts'])

@@ -36,6 +36,10 @@ describe('serve', () => {
       const coins = (await (await fetch(`http://127.0.0.1:${port}/coins`)).json()) as any[]
       expect(coins[0].symbol).toBe('BTCUSDT')
       expect(coins[0].rows).toBe(730 * 24)
+      // the process that answers is the one started (same pid), with the allocator's settings
+      // (src/allocator-settings.ts): started again with them where the environment lacked them
+      const environ = (await Bun.file(`/proc/${proc.pid}/environ`).text()).split('\0')
+      if (process.platform === 'linux') expect(environ).toContain(`MIMALLOC_PURGE_DELAY=${process.env.MIMALLOC_PURGE_DELAY ?? '-1'}`)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited
