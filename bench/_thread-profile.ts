@@ -9,8 +9,11 @@
  * The marks are not in the product: the bench copies src/ and workers/ to a temp dir and
  * adds them there (each at a line it names; a line that has moved fails the bench with its
  * name), then answers the requests with that copy.
- *   BENCH_DATA_DIR=<store> bun bench/_thread-profile.ts [--runs N] [--warm N] [--bodies '[{"body":{…}},{"path":"/backtest","body":{…}}]']
- * Default: /simulate bb-squeeze-short top 535 (the warm row of issue 30). Issue 26's pair:
+ *   BENCH_DATA_DIR=<store> bun bench/_thread-profile.ts [--runs N] [--warm N] [--bodies '[{"body":{…}},{"path":"/backtest","body":{…}}]'] [--new-tree]
+ * Default: /simulate bb-squeeze-short top 535 (the warm row of issue 30). `--new-tree`: every
+ * request a tree never seen (bench/tree.ts's, the new-tree row of issue 30) instead. The
+ * process keeps the server's allocator settings only when started with them
+ * (`MIMALLOC_PURGE_DELAY=-1 bun bench/…`, as `bun run bench` does). Issue 26's pair:
  *   --bodies '[{"body":{"strategy":"bb-squeeze-short","top_n":535,"start_date":"2024-12-21","universe":"current"}},{"body":{"strategy":"bb-squeeze-short","top_n":535,"start_date":"2024-12-21","universe":"point_in_time"}}]'
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -19,12 +22,17 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { threadCpuMs } from './_thread-cpu'
 import { treeModules } from './_tree-modules'
+import { newTree } from './tree'
 
 const ROOT = join(import.meta.dir, '..')
-const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, warm: { type: 'string' }, bodies: { type: 'string' } } })
+const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, warm: { type: 'string' }, bodies: { type: 'string' }, 'new-tree': { type: 'boolean' } } })
 const runs = Number(values.runs ?? 60)
 const warm = Number(values.warm ?? 60)
-const bodies = JSON.parse(values.bodies ?? '[{"body":{"strategy":"bb-squeeze-short","top_n":535}}]') as { path?: string; body: unknown }[]
+let treesMade = 0
+/** a request's path and body; a getter where each request's body is new */
+const bodies: { path?: string; body: unknown }[] = values['new-tree']
+  ? [{ path: '/backtest', get body() { return newTree(++treesMade, 535) } }]
+  : JSON.parse(values.bodies ?? '[{"body":{"strategy":"bb-squeeze-short","top_n":535}}]')
 const dataDir = process.env.BENCH_DATA_DIR
 if (!dataDir) throw new Error('BENCH_DATA_DIR: a store (e.g. one of `bun src/cli.ts data generate --coins 535`)')
 
@@ -137,7 +145,7 @@ try {
   await transport.close()
   const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   console.log(`store ${dataDir}; ${transport.parallelism} workers; ${runs} requests of each body after ${warm} (Cache-Control: no-cache), taking turns; CPU ms per request, the thread's own`)
-  bodies.forEach((b, i) => console.log(`body ${i + 1}: ${b.path ?? '/simulate'} ${JSON.stringify(b.body)}`))
+  bodies.forEach((b, i) => console.log(`body ${i + 1}: ${b.path ?? '/simulate'} ${values['new-tree'] ? 'a new tree each request (bench/tree.ts newTree)' : JSON.stringify(b.body)}`))
   const cols = bodies.map((_, i) => `body ${i + 1}`)
   console.log(`\n| | ${cols.join(' | ')} |\n|---|${cols.map(() => '---:').join('|')}|`)
   console.log(`| wall p50 ms | ${acc.map(a => p50(a.wall).toFixed(1)).join(' | ')} |`)
