@@ -50,7 +50,15 @@ export function ensureAllocatorSettings(): void {
   if (process.platform !== 'linux') return
   // the environment the process was started with, as bytes: process.env also holds what
   // Bun read from .env files, which the new process reads again itself
-  const raw = readFileSync('/proc/self/environ')
+  let raw: Buffer
+  try {
+    raw = readFileSync('/proc/self/environ')
+  } catch (e) {
+    // (a /proc that hides it) process.env is the best left, .env files' values included
+    const missing = missingSettings(Object.entries(process.env).map(([k, v]) => `${k}=${v}`))
+    if (missing.length > 0) runningWithout(missing, e)
+    return
+  }
   const entries: Buffer[] = []
   for (let at = 0; at < raw.length; ) {
     const end = raw.indexOf(0, at)
@@ -61,9 +69,9 @@ export function ensureAllocatorSettings(): void {
   const missing = missingSettings(entries.map(e => e.toString('latin1')))
   if (missing.length === 0) return
   const argv = restartArgv({ execPath: process.execPath, execArgv: process.execArgv, argv: process.argv, main: Bun.main })
-  let why: string
   try {
     const libc = dlopen('libc.so.6', { execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 } })
+    // every string's bytes stay referenced until execve has read them
     const kept: Uint8Array[] = []
     const cString = (bytes: Uint8Array) => {
       const b = new Uint8Array(bytes.length + 1)
@@ -80,9 +88,13 @@ export function ensureAllocatorSettings(): void {
     const argvV = vector(argv.map(encode))
     const envV = vector([...entries, ...missing.map(encode)])
     libc.symbols.execve(cString(encode(process.execPath)), ptr(argvV), ptr(envV))
-    why = 'execve failed'
+    runningWithout(missing, new Error('execve failed'))
   } catch (e) {
-    why = (e as Error).message.split('\n')[0]
+    runningWithout(missing, e)
   }
-  process.stderr.write(`perpsim: running without ${missing.join(' ')} (${why}); see docs/operations.md "Memory allocator"\n`)
+}
+
+/** The one line a process that goes on without its settings writes. */
+function runningWithout(missing: string[], e: unknown): void {
+  process.stderr.write(`perpsim: running without ${missing.join(' ')} (${String((e as Error)?.message ?? e).split('\n')[0]}); see docs/operations.md "Memory allocator"\n`)
 }
