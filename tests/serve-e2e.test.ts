@@ -1,6 +1,6 @@
 /** The real started server: `serve` on an empty DATA_DIR, and start-up refusing bad settings. */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { tempDir } from './helpers/fixtures'
 import { BUN, freePort, ROOT } from './helpers/serve'
 
@@ -38,8 +38,10 @@ describe('serve', () => {
       expect(coins[0].rows).toBe(730 * 24)
       // the process that answers is the one started (same pid), with the allocator's settings
       // (src/allocator-settings.ts): started again with them where the environment lacked them
-      const environ = (await Bun.file(`/proc/${proc.pid}/environ`).text()).split('\0')
-      if (process.platform === 'linux') expect(environ).toContain(`MIMALLOC_PURGE_DELAY=${process.env.MIMALLOC_PURGE_DELAY ?? '-1'}`)
+      if (process.platform === 'linux') {
+        const environ = readFileSync(`/proc/${proc.pid}/environ`, 'latin1').split('\0')
+        expect(environ).toContain(`MIMALLOC_PURGE_DELAY=${process.env.MIMALLOC_PURGE_DELAY ?? '-1'}`)
+      }
     } finally {
       proc.kill('SIGTERM')
       await proc.exited
