@@ -103,8 +103,12 @@ export interface AssembledRun {
 }
 
 /** The result of a run from its booked core; the response body is built when first read. */
-export function assembledOf(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): AssembledRun {
+export function assembledOf(outcome: Omit<RunOutcome, 'trades'> & { trades?: TradeTable }, core: Booked, store: CandleStore): AssembledRun {
   const { portfolio, metrics, checks } = core
+  // the body reads the portfolio's trades, never every coin's: a result the cache keeps
+  // must not hold the run's whole table (a new tree's 63,700 rows and their marks, about
+  // ten times its accepted ones), whose memory the next run can then use again
+  const { trades: _everyCoin, ...run } = outcome
   // the response body is built when first read: runs that only need metrics (compare) skip it
   let body: RunBody | null = null
   return {
