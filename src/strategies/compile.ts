@@ -1170,58 +1170,106 @@ function andInto(plan: AndPlan, dst: Uint8Array, columns: Float64Array[], n: num
   for (let j = 0; j < k; j++) dst[pos[j]] = 1
 }
 
-/** andInto's list alone: the bars where the AND holds, in order, in the depth's positions; answers how many. */
+/**
+ * andInto's list alone: the bars where the AND holds, in order, in the depth's positions;
+ * answers how many. In three functions (the kept leaves' seed, the leaves' narrowing, the
+ * groups'), each with its own loops: one function holding them all was compiled again by
+ * the JIT's top tier at the first runs of most strategies (its loops entered with other
+ * types), 35–55 ms of compiler time a worker each time (docs/benchmarks.md, session 16).
+ */
 function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
-  const { leaves, rest } = plan
   const pos = scratch.positions(depth, n)
-  // the leaves whose bars are kept seed the list (their sets intersected word by word, or the
-  // list kept of them); their columns were not computed (signals()), the others narrow the list as below
-  let open = leaves
+  let open = plan.leaves
   let k = -1
   if (sets !== null && sets.hits.size > 0) {
-    const held: Uint32Array[] = []
-    for (const l of leaves) {
-      const bits = sets.hits.get(l)
-      if (bits !== undefined) held.push(bits)
-    }
-    if (held.length > 0) {
-      // (loops, not Array.filter: its callback cost about a microsecond a call here)
-      open = []
-      for (const l of leaves) if (!sets.hits.has(l)) open.push(l)
-      const kl = sets.lists?.get(plan)
-      let listed = kl?.list
-      if (listed !== undefined) {
-        pos.set(listed)
-        k = listed.length
-      } else {
-        k = BITS_SEED_KERNELS[0](pos, held)
-        // kept (from its second use) while short: its values of a column cost 8 bytes a listed bar
-        if (kl !== undefined && k <= n >>> LIST_MOST_SHIFT && sets.kept.wantsSparse!(kl.key, 4 * k)) {
-          listed = pos.slice(0, k)
-          sets.kept.putSparse!(kl.key, listed)
-        }
-      }
-      if (kl !== undefined && listed !== undefined) {
-        // the other leaves' values on the list: offered (from their second use) while the columns are at hand
-        for (const l of open) if (l.at !== null && !kl.at.has(l)) offerValuesOnList(sets.kept, kl.key, listed, l, columns)
-        // the leaves whose values on the list are kept narrow it first, reading those values alone
-        if (kl.at.size > 0) {
-          k = valuesFilter(pos, k, kl.at, scratch.mask(depth, n))
-          const left: LeafPlan[] = []
-          for (const l of open) if (!kl.at.has(l)) left.push(l)
-          open = left
-        }
-      }
+    const seeded = seedFromKept(plan, pos, columns, n, depth, sets)
+    if (seeded !== null) {
+      open = seeded.open
+      k = seeded.k
     }
   }
+  k = narrowByLeaves(open, pos, k, columns, n, depth, sets)
+  const rest = plan.rest
+  if (k > 0 && rest.length > 0) {
+    const tmp = scratch.mask(depth, n)
+    for (let c = 0; c < rest.length && k > 0; c++) {
+      evaluate(rest[c], tmp, columns, n, depth + 1, sets)
+      k = MASK_FILTER_KERNELS[0](pos, k, tmp)
+    }
+  }
+  return k
+}
+
+/**
+ * The list seeded from the leaves whose bars are kept (their sets intersected word by
+ * word, or the list kept of them), narrowed by the leaves whose values on it are kept;
+ * answers the list's length and the leaves left open, or null when no leaf of the AND is
+ * kept. Their columns were not computed (signals()).
+ */
+function seedFromKept(plan: AndPlan, pos: Int32Array, columns: Float64Array[], n: number, depth: number, sets: LeafSets): { open: LeafPlan[]; k: number } | null {
+  const leaves = plan.leaves
+  const held: Uint32Array[] = []
+  for (const l of leaves) {
+    const bits = sets.hits.get(l)
+    if (bits !== undefined) held.push(bits)
+  }
+  if (held.length === 0) return null
+  // (loops, not Array.filter: its callback cost about a microsecond a call here)
+  let open: LeafPlan[] = []
+  for (const l of leaves) if (!sets.hits.has(l)) open.push(l)
+  let k: number
+  const kl = sets.lists?.get(plan)
+  let listed = kl?.list
+  if (listed !== undefined) {
+    pos.set(listed)
+    k = listed.length
+  } else {
+    k = BITS_SEED_KERNELS[0](pos, held)
+    // kept (from its second use) while short: its values of a column cost 8 bytes a listed bar
+    if (kl !== undefined && k <= n >>> LIST_MOST_SHIFT && sets.kept.wantsSparse!(kl.key, 4 * k)) {
+      listed = pos.slice(0, k)
+      sets.kept.putSparse!(kl.key, listed)
+    }
+  }
+  if (kl !== undefined && listed !== undefined) {
+    // the other leaves' values on the list: offered (from their second use) while the columns are at hand
+    for (const l of open) if (l.at !== null && !kl.at.has(l)) offerValuesOnList(sets.kept, kl.key, listed, l, columns)
+    // the leaves whose values on the list are kept narrow it first, reading those values alone
+    if (kl.at.size > 0) {
+      k = valuesFilter(pos, k, kl.at, scratch.mask(depth, n))
+      const left: LeafPlan[] = []
+      for (const l of open) if (!kl.at.has(l)) left.push(l)
+      open = left
+    }
+  }
+  return { open, k }
+}
+
+/**
+ * The list narrowed by the open leaves, the one holding on the fewest sampled bars first;
+ * `k` < 0: no list yet (every leaf is open), the first leaf writes it. Answers its length.
+ */
+function narrowByLeaves(open: LeafPlan[], pos: Int32Array, k: number, columns: Float64Array[], n: number, depth: number, sets: LeafSets | null): number {
   let order = open
   if (open.length > 1) {
-    const held = open.map(l => sampledHolds(l, columns, n))
-    order = open.map((_, i) => i).sort((x, y) => held[x] - held[y] || x - y).map(i => open[i])
+    // the fewest held first, ties in the tree's order: an insertion sort of a few leaves
+    // (no closure over the arguments: its scope failed the JIT's caches at every new tree)
+    order = []
+    const held: number[] = []
+    for (const l of open) {
+      const h = sampledHolds(l, columns, n)
+      let j = order.length
+      while (j > 0 && held[j - 1] > h) {
+        order[j] = order[j - 1]
+        held[j] = held[j - 1]
+        j--
+      }
+      order[j] = l
+      held[j] = h
+    }
   }
   let c = 0
   if (k < 0) {
-    // (no kept leaf: every leaf is open)
     const first = order[c++]
     k = seedInto(pos, first, columns, n)
     // the first leaf's list is every bar where it holds: its set costs no pass of its own
@@ -1247,13 +1295,6 @@ function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: n
     if (l.b < 0) FILTER_CONST_KERNELS[l.op](held, pos, from, k, columns[l.a], l.shiftA, l.constB)
     else FILTER_FIELD_KERNELS[l.op](held, pos, from, k, columns[l.a], l.shiftA, columns[l.b], l.shiftB)
     k = HELD_FILTER_KERNELS[0](pos, held, from, k)
-  }
-  if (k > 0 && rest.length > 0) {
-    const tmp = scratch.mask(depth, n)
-    for (let c = 0; c < rest.length && k > 0; c++) {
-      evaluate(rest[c], tmp, columns, n, depth + 1, sets)
-      k = MASK_FILTER_KERNELS[0](pos, k, tmp)
-    }
   }
   return k
 }
