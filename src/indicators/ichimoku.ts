@@ -16,6 +16,9 @@ const MAX_WIDEN_TERMS = 3
  * the wide window is the union of narrow windows ending at i, i − narrow, i − 2·narrow, …, and
  * the last at i − (wide − narrow), so its extreme is the extreme of theirs. A max or min only
  * picks a value, so the result is the rolling pass's to the bit. Rows before wide − 1 are NaN.
+ * Each pick is of an index by an integer mask, as in rolling-extremes.ts (whether one window's
+ * high beats another's is a coin toss bar to bar: Math.max here cost 4 ns a bar, a branch
+ * would mispredict); like the rolling passes, it takes its inputs finite from row narrow − 1.
  */
 function widen(hiN: Float64Array, loN: Float64Array, narrow: number, wide: number, hiOut: Float64Array, loOut: Float64Array, rows: number): void {
   const first = Math.min(wide - 1, rows)
@@ -29,14 +32,21 @@ function widen(hiN: Float64Array, loN: Float64Array, narrow: number, wide: numbe
     }
   } else if (last <= narrow) {
     for (let i = first; i < rows; i++) {
-      hiOut[i] = Math.max(hiN[i], hiN[i - last])
-      loOut[i] = Math.min(loN[i], loN[i - last])
+      const j = i - last
+      hiOut[i] = hiN[i ^ ((i ^ j) & -(hiN[j] > hiN[i]))]
+      loOut[i] = loN[i ^ ((i ^ j) & -(loN[j] < loN[i]))]
     }
   } else {
     // three windows: i, i − narrow, i − last (last ≤ 2 · narrow)
     for (let i = first; i < rows; i++) {
-      hiOut[i] = Math.max(hiN[i], hiN[i - narrow], hiN[i - last])
-      loOut[i] = Math.min(loN[i], loN[i - narrow], loN[i - last])
+      const j = i - narrow
+      const k = i - last
+      let h = i ^ ((i ^ j) & -(hiN[j] > hiN[i]))
+      h ^= (h ^ k) & -(hiN[k] > hiN[h])
+      hiOut[i] = hiN[h]
+      let l = i ^ ((i ^ j) & -(loN[j] < loN[i]))
+      l ^= (l ^ k) & -(loN[k] < loN[l])
+      loOut[i] = loN[l]
     }
   }
 }

@@ -29,6 +29,7 @@ export function supertrend(
   let upper = 0
   let lower = 0
   let bullish = false
+  const pick = PAIR
   for (let i = period; i < rows; i++) {
     const mid = (high[i] + low[i]) / 2
     const band = mult * range[i]
@@ -39,8 +40,14 @@ export function supertrend(
       lower = basicLower
     } else {
       const prevClose = close[i - 1]
-      if (basicUpper < upper || prevClose > upper) upper = basicUpper
-      if (basicLower > lower || prevClose < lower) lower = basicLower
+      // each band's next value read from a pair by its condition (0 or 1): whether the basic
+      // band moves in is a coin toss bar to bar, which a branch would mispredict
+      pick[0] = upper
+      pick[1] = basicUpper
+      upper = pick[+(basicUpper < upper) | +(prevClose > upper)]
+      pick[0] = lower
+      pick[1] = basicLower
+      lower = pick[+(basicLower > lower) | +(prevClose < lower)]
       const c = close[i]
       bullish = bullish ? !(c < lower) : c > upper
     }
@@ -48,3 +55,6 @@ export function supertrend(
     outBullish[i] = bullish ? 1 : 0
   }
 }
+
+/** the two values a band's pick chooses between (one per thread: a kernel runs to its end) */
+const PAIR = new Float64Array(2)

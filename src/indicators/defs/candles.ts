@@ -98,11 +98,15 @@ export const heikinAshiDef = define({
     const wicks = wants('ha_upper_wick') || wants('ha_lower_wick')
     const upper = col('ha_upper_wick')
     const lower = col('ha_lower_wick')
+    // the body's top and bottom read from a pair by the comparison (a coin toss bar to bar,
+    // which a branch would mispredict), as heikinAshi picks its highs and lows
+    const pick = new Float64Array(2)
     for (let i = 0; i < b.n; i++) {
-      const o = open[i]
-      const c = close[i]
-      const t = c > o ? c : o
-      const m = c > o ? o : c
+      pick[0] = open[i]
+      pick[1] = close[i]
+      const up = +(pick[1] > pick[0])
+      const t = pick[up]
+      const m = pick[up ^ 1]
       body[i] = t - m
       top[i] = t
       bottom[i] = m

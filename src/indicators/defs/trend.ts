@@ -175,6 +175,29 @@ export const supertrendDef = define({
   },
 })
 
+/**
+ * out[i] = 1 where the close is above both leading spans (`side` 1) or below both (−1), 0
+ * where it is not, NaN where a span is unknown. `+(x) & +(y)`, not `x && y ? 1 : 0`: which
+ * side of a span a close is on is a coin toss bar to bar, and the JIT makes && a branch.
+ */
+function cloudSide(close: Float64Array, spanA: Float64Array, spanB: Float64Array, out: Float64Array, n: number, side: 1 | -1): void {
+  if (side === 1) {
+    for (let i = 0; i < n; i++) {
+      const a = spanA[i]
+      const s = spanB[i]
+      const c = close[i]
+      out[i] = a === a && s === s ? +(c > a) & +(c > s) : NaN
+    }
+    return
+  }
+  for (let i = 0; i < n; i++) {
+    const a = spanA[i]
+    const s = spanB[i]
+    const c = close[i]
+    out[i] = a === a && s === s ? +(c < a) & +(c < s) : NaN
+  }
+}
+
 export const ichimokuDef = define({
   id: 'ichimoku',
   name: 'Ichimoku Cloud',
@@ -205,25 +228,14 @@ export const ichimokuDef = define({
     const lines = ['tenkan', 'kijun', 'senkou_a', 'senkou_b', 'above_cloud', 'below_cloud', 'tk_bullish'].some(wants)
     if (lines) ichimoku(b.h, b.l, p.tenkan, p.kijun, p.senkou_b, p.displacement, { tenkan, kijun, senkouA: spanA, senkouB: spanB }, n)
     // each flag is a pass of its own, made only when a tree reads it
-    const wantAbove = wants('above_cloud')
-    const wantBelow = wants('below_cloud')
-    if (wantAbove || wantBelow) {
-      const above = col('above_cloud')
-      const below = col('below_cloud')
-      for (let i = 0; i < n; i++) {
-        const a = spanA[i]
-        const s = spanB[i]
-        const c = b.c[i]
-        const known = a === a && s === s
-        above[i] = known ? (c > a && c > s ? 1 : 0) : NaN
-        below[i] = known ? (c < a && c < s ? 1 : 0) : NaN
-      }
-    }
+    if (wants('above_cloud')) cloudSide(b.c, spanA, spanB, col('above_cloud'), n, 1)
+    if (wants('below_cloud')) cloudSide(b.c, spanA, spanB, col('below_cloud'), n, -1)
     if (wants('tk_bullish')) greater(tenkan, kijun, col('tk_bullish'), n)
     if (!wants('chikou_bullish')) return
     const chikou = col('chikou_bullish')
     const d = p.displacement
     fillNaN(chikou, 0, Math.min(d, n))
-    for (let i = d; i < n; i++) chikou[i] = b.c[i] > b.c[i - d] ? 1 : 0
+    const close = b.c
+    for (let i = d; i < n; i++) chikou[i] = +(close[i] > close[i - d])
   },
 })
