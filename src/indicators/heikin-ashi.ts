@@ -55,3 +55,42 @@ export function heikinAshi(
 
 /** the two values a pick chooses between (one per thread: a kernel runs to its end) */
 const PAIR = new Float64Array(2)
+
+/**
+ * The Heikin-Ashi candles' bodies: size (top − bottom), top = max(HA open, HA close) and
+ * bottom = min of the two; with `wicks`, the upper (HA high − top) and lower (bottom − HA
+ * low) wicks. A kernel of its own rather than a loop in the indicator's definition: the
+ * JIT compiles a small function once, where the definition, entered with other fields
+ * asked for, was compiled again whole.
+ */
+export function heikinAshiBody(
+  open: Float64Array,
+  close: Float64Array,
+  high: Float64Array,
+  low: Float64Array,
+  body: Float64Array,
+  top: Float64Array,
+  bottom: Float64Array,
+  wicks: { upper: Float64Array; lower: Float64Array } | null,
+  n: number,
+): void {
+  // the top and bottom read from a pair by the comparison (a coin toss bar to bar, which a
+  // branch would mispredict), as heikinAshi picks its highs and lows
+  const pick = PAIR
+  for (let i = 0; i < n; i++) {
+    pick[0] = open[i]
+    pick[1] = close[i]
+    const up = +(pick[1] > pick[0])
+    const t = pick[up]
+    const m = pick[up ^ 1]
+    body[i] = t - m
+    top[i] = t
+    bottom[i] = m
+  }
+  if (wicks === null) return
+  const { upper, lower } = wicks
+  for (let i = 0; i < n; i++) {
+    upper[i] = high[i] - top[i]
+    lower[i] = bottom[i] - low[i]
+  }
+}

@@ -1,9 +1,18 @@
 import { candleFeatures } from '../candle'
-import { heikinAshi } from '../heikin-ashi'
+import { heikinAshi, heikinAshiBody } from '../heikin-ashi'
 import { bool, define, greater, num } from './spec'
 
 /** candle fields beyond the bullish/bearish flags */
 const CANDLE_SHAPES = ['body_pct', 'upper_wick_pct', 'lower_wick_pct', 'range_pct', 'bullish_engulfing', 'bearish_engulfing', 'hammer', 'shooting_star', 'doji']
+
+/**
+ * out[i] = 1 where x[i] > y[i], else 0 (a bar's direction: close against open, or open
+ * against close). A kernel of its own, not a loop in the definition: the JIT compiles it
+ * once, where the definition, entered with the other direction asked for, was compiled again.
+ */
+function closedAbove(x: Float64Array, y: Float64Array, out: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) out[i] = +(x[i] > y[i])
+}
 
 export const candleDef = define({
   id: 'candle',
@@ -26,16 +35,9 @@ export const candleDef = define({
   run(b, _p, col, wants) {
     // direction alone (the common case in strategies) needs one comparison per bar
     if (CANDLE_SHAPES.every(f => !wants(f))) {
-      const { c, o } = b
       // a strategy reads one direction: one column written, not two
-      if (wants('is_bullish')) {
-        const bull = col('is_bullish')
-        for (let i = 0; i < b.n; i++) bull[i] = +(c[i] > o[i])
-      }
-      if (wants('is_bearish')) {
-        const bear = col('is_bearish')
-        for (let i = 0; i < b.n; i++) bear[i] = +(c[i] < o[i])
-      }
+      if (wants('is_bullish')) closedAbove(b.c, b.o, col('is_bullish'), b.n)
+      if (wants('is_bearish')) closedAbove(b.o, b.c, col('is_bearish'), b.n)
       return
     }
     candleFeatures(
@@ -92,28 +94,7 @@ export const heikinAshiDef = define({
     if (wants('ha_bullish')) greater(close, open, col('ha_bullish'), b.n)
     if (wants('ha_bearish')) greater(open, close, col('ha_bearish'), b.n)
     if (HA_BODY.every(f => !wants(f))) return
-    const body = col('ha_body')
-    const top = col('ha_body_top')
-    const bottom = col('ha_body_bottom')
     const wicks = wants('ha_upper_wick') || wants('ha_lower_wick')
-    const upper = col('ha_upper_wick')
-    const lower = col('ha_lower_wick')
-    // the body's top and bottom read from a pair by the comparison (a coin toss bar to bar,
-    // which a branch would mispredict), as heikinAshi picks its highs and lows
-    const pick = new Float64Array(2)
-    for (let i = 0; i < b.n; i++) {
-      pick[0] = open[i]
-      pick[1] = close[i]
-      const up = +(pick[1] > pick[0])
-      const t = pick[up]
-      const m = pick[up ^ 1]
-      body[i] = t - m
-      top[i] = t
-      bottom[i] = m
-      if (wicks) {
-        upper[i] = high[i] - t
-        lower[i] = m - low[i]
-      }
-    }
+    heikinAshiBody(open, close, high, low, col('ha_body'), col('ha_body_top'), col('ha_body_bottom'), wicks ? { upper: col('ha_upper_wick'), lower: col('ha_lower_wick') } : null, b.n)
   },
 })

@@ -9,6 +9,68 @@ import { bool, define, greater, int, num, real } from './spec'
 /** bb fields computed from the bands in a second pass */
 const BB_DERIVED = ['bb_width', 'bb_width_ma', 'bb_width_change', 'bb_pct_b', 'is_squeeze', 'recent_squeeze', 'bb_expanding']
 
+/*
+ * The bands' derived fields in kernels of their own rather than loops in the definition's
+ * run: the JIT compiles each small function once, where the definition, entered with other
+ * fields asked for, was compiled again whole (bench/_jit-first.ts).
+ */
+
+/** width = (upper − lower) / mid × 100 (NaN where mid is 0); with `pctB`, (close − lower) / (upper − lower) (NaN where the span is not positive) */
+function bandWidth(close: Float64Array, up: Float64Array, lo: Float64Array, mid: Float64Array, width: Float64Array, pctB: Float64Array | null, n: number): void {
+  if (pctB === null) {
+    for (let i = 0; i < n; i++) width[i] = mid[i] !== 0 ? ((up[i] - lo[i]) / mid[i]) * 100 : NaN
+    return
+  }
+  for (let i = 0; i < n; i++) {
+    const span = up[i] - lo[i]
+    width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
+    pctB[i] = span > 0 ? (close[i] - lo[i]) / span : NaN
+  }
+}
+
+/**
+ * is_squeeze = width < its mean × threshold (NaN where either is unknown); with `history`,
+ * the width's change in percent and whether it rose on the previous bar, and recent_squeeze
+ * (a squeeze on one of the last `lookback` bars; from lookback − 1 bars after the mean's first value).
+ */
+function squeezes(
+  width: Float64Array,
+  widthMa: Float64Array,
+  threshold: number,
+  lookback: number,
+  squeeze: Float64Array,
+  history: { change: Float64Array; expanding: Float64Array; recent: Float64Array } | null,
+  n: number,
+): void {
+  if (history === null) {
+    for (let i = 0; i < n; i++) {
+      const w = width[i]
+      const limit = widthMa[i] * threshold
+      squeeze[i] = w !== w || limit !== limit ? NaN : +(w < limit)
+    }
+    return
+  }
+  const { change, expanding, recent } = history
+  // is_squeeze first has a value where bb_width_ma does; recent_squeeze lookback − 1 later
+  const recentFirst = firstValid(widthMa, n) + lookback - 1
+  change[0] = NaN
+  expanding[0] = NaN
+  let lastSqueeze = -Infinity
+  for (let i = 0; i < n; i++) {
+    const w = width[i]
+    if (i > 0) {
+      const prev = width[i - 1]
+      change[i] = prev !== 0 ? (w / prev - 1) * 100 : NaN
+      expanding[i] = w !== w || prev !== prev ? NaN : +(w > prev)
+    }
+    const limit = widthMa[i] * threshold
+    const sq = w !== w || limit !== limit ? NaN : +(w < limit)
+    squeeze[i] = sq
+    if (sq === 1) lastSqueeze = i
+    recent[i] = i < recentFirst ? NaN : +(i - lastSqueeze < lookback)
+  }
+}
+
 export const bb = define({
   id: 'bb',
   name: 'Bollinger Bands',
@@ -42,48 +104,12 @@ export const bb = define({
     if (BB_DERIVED.every(f => !wants(f))) return
     const width = col('bb_width')
     // %b only when asked: the squeeze rules read the width alone
-    if (wants('bb_pct_b')) {
-      const pctB = col('bb_pct_b')
-      for (let i = 0; i < n; i++) {
-        const span = up[i] - lo[i]
-        width[i] = mid[i] !== 0 ? (span / mid[i]) * 100 : NaN
-        pctB[i] = span > 0 ? (b.c[i] - lo[i]) / span : NaN
-      }
-    } else for (let i = 0; i < n; i++) width[i] = mid[i] !== 0 ? ((up[i] - lo[i]) / mid[i]) * 100 : NaN
+    bandWidth(b.c, up, lo, mid, width, wants('bb_pct_b') ? col('bb_pct_b') : null, n)
     const widthMa = col('bb_width_ma')
     sma(width, p.squeeze_lookback, widthMa, n)
     const squeeze = col('is_squeeze')
-    const threshold = p.squeeze_threshold
-    if (!wants('bb_width_change') && !wants('bb_expanding') && !wants('recent_squeeze')) {
-      for (let i = 0; i < n; i++) {
-        const w = width[i]
-        const limit = widthMa[i] * threshold
-        squeeze[i] = w !== w || limit !== limit ? NaN : +(w < limit)
-      }
-      return
-    }
-    const change = col('bb_width_change')
-    const expanding = col('bb_expanding')
-    const recent = col('recent_squeeze')
-    const lookback = p.squeeze_lookback
-    // is_squeeze first has a value where bb_width_ma does; recent_squeeze lookback − 1 later
-    const recentFirst = firstValid(widthMa, n) + lookback - 1
-    change[0] = NaN
-    expanding[0] = NaN
-    let lastSqueeze = -Infinity
-    for (let i = 0; i < n; i++) {
-      const w = width[i]
-      if (i > 0) {
-        const prev = width[i - 1]
-        change[i] = prev !== 0 ? (w / prev - 1) * 100 : NaN
-        expanding[i] = w !== w || prev !== prev ? NaN : +(w > prev)
-      }
-      const limit = widthMa[i] * threshold
-      const sq = w !== w || limit !== limit ? NaN : +(w < limit)
-      squeeze[i] = sq
-      if (sq === 1) lastSqueeze = i
-      recent[i] = i < recentFirst ? NaN : +(i - lastSqueeze < lookback)
-    }
+    const history = wants('bb_width_change') || wants('bb_expanding') || wants('recent_squeeze')
+    squeezes(width, widthMa, p.squeeze_threshold, p.squeeze_lookback, squeeze, history ? { change: col('bb_width_change'), expanding: col('bb_expanding'), recent: col('recent_squeeze') } : null, n)
   },
 })
 
