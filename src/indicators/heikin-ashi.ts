@@ -1,4 +1,4 @@
-import { rowsOf } from './util'
+import { PICK_PAIR, rowsOf } from './util'
 
 export interface HeikinAshiOut {
   open: Float64Array
@@ -30,7 +30,7 @@ export function heikinAshi(
   // which of the three is highest changes too randomly for a branch to be predicted: each
   // max / min is read from a pair by the comparison's 0 or 1 (the value itself, to the bit;
   // 2.2× faster than picking it arithmetically as x · 1 + y · 0, docs/benchmarks.md session 16)
-  const pick = PAIR
+  const pick = PICK_PAIR
   for (let i = 0; ; ) {
     const h = high[i]
     const l = low[i]
@@ -53,8 +53,6 @@ export function heikinAshi(
   }
 }
 
-/** the two values a pick chooses between (one per thread: a kernel runs to its end) */
-const PAIR = new Float64Array(2)
 
 /**
  * The Heikin-Ashi candles' bodies: size (top − bottom), top = max(HA open, HA close) and
@@ -76,7 +74,7 @@ export function heikinAshiBody(
 ): void {
   // the top and bottom read from a pair by the comparison (a coin toss bar to bar, which a
   // branch would mispredict), as heikinAshi picks its highs and lows
-  const pick = PAIR
+  const pick = PICK_PAIR
   for (let i = 0; i < n; i++) {
     pick[0] = open[i]
     pick[1] = close[i]

@@ -1,5 +1,5 @@
 import { atr } from './atr'
-import { checkPeriod, fillNaN, rowsOf } from './util'
+import { checkPeriod, fillNaN, PICK_PAIR, rowsOf } from './util'
 
 /**
  * Supertrend (the common TradingView form). With hl2 = (high + low) / 2 and ATR(period) as
@@ -29,7 +29,7 @@ export function supertrend(
   let upper = 0
   let lower = 0
   let bullish = false
-  const pick = PAIR
+  const pick = PICK_PAIR
   for (let i = period; i < rows; i++) {
     const mid = (high[i] + low[i]) / 2
     const band = mult * range[i]
@@ -56,5 +56,3 @@ export function supertrend(
   }
 }
 
-/** the two values a band's pick chooses between (one per thread: a kernel runs to its end) */
-const PAIR = new Float64Array(2)

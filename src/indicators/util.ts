@@ -56,3 +56,11 @@ export function floatScratch(slot: number, rows: number): Float64Array {
   if (!buf || buf.length < rows) floatPool[slot] = buf = new Float64Array(rows + (rows >> 3))
   return buf
 }
+
+/**
+ * Two values a kernel picks one of by a comparison's 0 or 1 (`pick[+(x > y)]`): the value
+ * itself, to the bit, with no branch, where which one wins is a coin toss bar to bar (a
+ * mispredicted branch costs more than the store and the load). One per thread, like the
+ * scratch columns: a kernel runs to its end before another starts.
+ */
+export const PICK_PAIR = new Float64Array(2)
