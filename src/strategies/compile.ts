@@ -1253,7 +1253,8 @@ function narrowByLeaves(open: LeafPlan[], pos: Int32Array, k: number, columns: F
   let order = open
   if (open.length > 1) {
     // the fewest held first, ties in the tree's order: an insertion sort of a few leaves
-    // (no closure over the arguments: its scope failed the JIT's caches at every new tree)
+    // (no closure over the arguments: the writes to its scope failed the JIT's caches and
+    // sent the function back to be compiled again)
     order = []
     const held: number[] = []
     for (const l of open) {
