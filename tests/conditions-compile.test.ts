@@ -238,6 +238,13 @@ describe('an AND of comparisons, evaluated on the list of bars where its leaves 
       if (r() < 0.3) children.push({ type: 'OR', conditions: [leafOf(), leafOf()] })
       if (r() < 0.2) children.push({ type: 'NOT', condition: leafOf() })
       if (r() < 0.2) children.push(leaf('hour', 'in', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]))
+      // list leaves, tested on the listed bars alone: in and not_in, lists of small integers
+      // (a table) and of any numbers, on fields with NaNs and halves (sma), shifted or not
+      if (r() < 0.4) {
+        const field = [...FIELDS, 'hour'][Math.floor(r() * (FIELDS.length + 1))]
+        const values = r() < 0.5 ? [1, 3, 4] : [1.5, 2, 300, -1]
+        children.push(leaf(field, r() < 0.5 ? 'in' : 'not_in', values, r() < 0.4 ? { shift: 1 + Math.floor(r() * 4) } : {}))
+      }
       const and: ConditionNode = { type: 'AND', conditions: children }
       const deMorgan: ConditionNode = { type: 'NOT', condition: { type: 'OR', conditions: children.map(c => ({ type: 'NOT', condition: c }) as ConditionNode) } }
       const indicators = { sma: { period: 2 }, flags: {} }

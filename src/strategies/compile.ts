@@ -1193,11 +1193,49 @@ function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: n
   if (k > 0 && rest.length > 0) {
     const tmp = scratch.mask(depth, n)
     for (let c = 0; c < rest.length && k > 0; c++) {
-      evaluate(rest[c], tmp, columns, n, depth + 1, sets)
-      k = MASK_FILTER_KERNELS[0](pos, k, tmp)
+      const r = rest[c]
+      // a list leaf (an hour filter, say) is tested on the listed bars alone, not over the coin
+      if (r.kind === 'list') k = listFilter(pos, k, columns[r.a], r.shiftA, r.values, r.negate)
+      else {
+        evaluate(r, tmp, columns, n, depth + 1, sets)
+        k = MASK_FILTER_KERNELS[0](pos, k, tmp)
+      }
     }
   }
   return k
+}
+
+/**
+ * The listed bars pos[0 … k − 1] kept where an `in` / `not_in` leaf holds: the same test as
+ * listInto's kernels (TABLE_KERNELS, VALUES_KERNELS) on each listed bar instead of every bar
+ * of the coin, a bar before the leaf's shift reaches data false as there; answers how many
+ * are left.
+ */
+function listFilter(pos: Int32Array, k: number, a: Float64Array, sa: number, values: number[], negate: boolean): number {
+  let m = 0
+  if (values.every(v => Number.isInteger(v) && v >= 0 && v < 256)) {
+    const table = new Uint8Array(256)
+    for (const v of values) table[v] = 1
+    for (let j = 0; j < k; j++) {
+      const i = pos[j]
+      pos[m] = i
+      if (i < sa) continue
+      const x = a[i - sa]
+      const t = x & 255
+      m += negate ? (+(t === x) & (table[t] ^ 1)) | (+(t !== x) & +(x === x)) : +(t === x) & table[t]
+    }
+    return m
+  }
+  for (let j = 0; j < k; j++) {
+    const i = pos[j]
+    pos[m] = i
+    if (i < sa) continue
+    const x = a[i - sa]
+    let hit = 0
+    for (let v = 0; v < values.length; v++) hit |= +(x === values[v])
+    m += negate ? +(x === x) & (hit ^ 1) : hit
+  }
+  return m
 }
 
 /**
