@@ -1,7 +1,8 @@
 /**
  * The JIT's share of each strategy's first run (issue 30): the real server, warmed by three
- * custom trees as `bench/speed.ts --only first` warms it, answers each registry strategy's
- * first /simulate top 535 in registry order, with JavaScriptCore reporting every compilation
+ * custom trees (bench/tree.ts's; `bench/speed.ts --only first` warms it with its own), answers
+ * each registry strategy's first /simulate top 535 in registry order, with JavaScriptCore
+ * reporting every compilation
  * (`BUN_JSC_reportCompileTimes=1`: one line per function and tier, with its time, on the
  * server's output). Prints, per strategy, the compile time its first run caused (all threads'
  * compilations summed, the two workers each compiling their own copy) by tier, and the
@@ -12,6 +13,7 @@
  */
 import { listStrategies } from '../src/strategies/registry'
 import { post, startServer } from './_server'
+import { newTree } from './tree'
 
 const dataDir = process.env.BENCH_DATA_DIR
 if (!dataDir) throw new Error('BENCH_DATA_DIR: a store (e.g. one of `bun src/cli.ts data generate --coins 535`)')
@@ -23,14 +25,7 @@ if (process.argv.includes('--child')) {
   const ids = process.argv.slice(2).filter(a => a !== '--child')
   const server = await startServer(dataDir, { JOBS: '0', BUN_JSC_reportCompileTimes: '1' })
   try {
-    const tree = (k: number) => ({
-      name: 'bench new tree',
-      direction: 'short',
-      indicators: { bb: {}, rsi: {}, volume: {} },
-      entry: { type: 'AND', conditions: [{ field: 'close', op: '<', value: { field: 'bb_lower' } }, { field: 'rsi', op: '<', value: 35 + k / 1000 }, { field: 'vol_ratio', op: '>', value: 1.2 }] },
-      top_n: 535,
-    })
-    for (let i = 0; i < 3; i++) await (await post(`${server.url}/backtest`, tree(-1 - i))).arrayBuffer()
+    for (let i = 1; i <= 3; i++) await (await post(`${server.url}/backtest`, newTree(-i))).arrayBuffer()
     // compilations still running from the warm-up are reported before the first strategy's mark
     await Bun.sleep(500)
     console.error(`${MARK}start`)

@@ -30,8 +30,6 @@ export interface RunOutcome {
   spec: RunSpec
   symbols: string[]
   coins: CoinOutcome[]
-  /** every coin's trades, in universe order (with their marks) */
-  trades: TradeTable
   accounting: UniverseAccounting
   indicatorsUsed: string[]
   conditionsCount: number
@@ -103,11 +101,12 @@ export interface AssembledRun {
 }
 
 /** The result of a run from its booked core; the response body is built when first read. */
-export function assembledOf(outcome: Omit<RunOutcome, 'trades'> & { trades?: TradeTable }, core: Booked, store: CandleStore): AssembledRun {
+export function assembledOf(outcome: RunOutcome & { trades?: TradeTable }, core: Booked, store: CandleStore): AssembledRun {
   const { portfolio, metrics, checks } = core
-  // the body reads the portfolio's trades, never every coin's: a result the cache keeps
-  // must not hold the run's whole table (a new tree's 63,700 rows and their marks, about
-  // ten times its accepted ones), whose memory the next run can then use again
+  // the body reads the portfolio's trades, never every coin's (a run's outcome carries no
+  // table): a result the cache keeps must not hold one handed in with it anyway (a new
+  // tree's 63,700 rows and their marks, about ten times its accepted ones), whose memory the
+  // next run can then use again
   const { trades: _everyCoin, ...run } = outcome
   // the response body is built when first read: runs that only need metrics (compare) skip it
   let body: RunBody | null = null
@@ -226,7 +225,7 @@ function ruinIndex(portfolio: PortfolioResult): number | null {
 }
 
 /** What was run: the request's strategy, exits, market and costs as the response echoes them. */
-function settingsOf(run: Omit<RunOutcome, 'trades'>) {
+function settingsOf(run: RunOutcome) {
   const { spec } = run
   return {
     name: spec.name,
@@ -249,7 +248,7 @@ function settingsOf(run: Omit<RunOutcome, 'trades'>) {
 }
 
 /** Which universe the run used (null for explicit symbols), its rebalance and its survivorship block. */
-function universeFields(run: Omit<RunOutcome, 'trades'>) {
+function universeFields(run: RunOutcome) {
   const { spec } = run
   return {
     universe_mode: spec.symbols ? null : spec.universe === 'point_in_time' ? ('point_in_time' as const) : ('current' as const),
@@ -259,7 +258,7 @@ function universeFields(run: Omit<RunOutcome, 'trades'>) {
 }
 
 /** The response body in steps: trade items, then the curves, then the whole (pausing between). */
-function* bodySteps(run: Omit<RunOutcome, 'trades'>, core: Booked, store: CandleStore): Steps<RunBody> {
+function* bodySteps(run: RunOutcome, core: Booked, store: CandleStore): Steps<RunBody> {
   const { spec } = run
   const { portfolio, metrics, checks } = core
   const span = daySpan(run.coins)

@@ -361,7 +361,6 @@ export class RunService {
       spec,
       symbols,
       coins,
-      trades,
       accounting,
       indicatorsUsed: this.indicatorsUsedOf(spec.strategy),
       conditionsCount: conditionsCount(spec.strategy.entry),

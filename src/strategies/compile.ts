@@ -117,7 +117,7 @@ type LeafPlan = {
 
 type Plan =
   | LeafPlan
-  | { kind: 'list'; a: number; shiftA: number; values: number[]; negate: boolean }
+  | { kind: 'list'; a: number; shiftA: number; values: number[]; negate: boolean; table: Uint8Array | null }
   /** an AND's comparison leaves apart from its other children: they narrow a list of bars (andInto) */
   | { kind: 'and'; children: Plan[]; leaves: LeafPlan[]; rest: Plan[] }
   | { kind: 'or'; children: Plan[] }
@@ -456,7 +456,7 @@ export class CompiledStrategy {
       const { col: a, shift: shiftA } = this.seriesRef(node, listed, spec)
       if (node.op === 'in' || node.op === 'not_in') {
         if (right.kind !== 'list') throw new StrategyValidationError([`${node.op} needs a list of numbers`])
-        return { kind: 'list', a, shiftA, values: right.values, negate: node.op === 'not_in' }
+        return { kind: 'list', a, shiftA, values: right.values, negate: node.op === 'not_in', table: listTable(right.values) }
       }
       const op = OP_CODES[node.op]
       if (right.kind === 'field') {
@@ -876,6 +876,7 @@ const AFFINE_KERNELS: readonly AffineKernel[] = [
 ]
 
 type AndPlan = Extract<Plan, { kind: 'and' }>
+type ListPlan = Extract<Plan, { kind: 'list' }>
 
 /**
  * An AND some of whose leaves' bars the keeper holds: the keeper's key of the list of bars
@@ -950,7 +951,7 @@ function evaluate(plan: Plan, dst: Uint8Array, columns: Float64Array[], n: numbe
       compareInto(dst, columns[plan.a], plan.shiftA, plan.op, plan.b < 0 ? null : columns[plan.b], plan.constB, plan.shiftB, n)
       return
     case 'list':
-      listInto(dst, columns[plan.a], plan.shiftA, plan.values, plan.negate, n)
+      listInto(dst, columns[plan.a], plan, n)
       return
     case 'not':
       evaluate(plan.child, dst, columns, n, depth + 1, sets)
@@ -1138,16 +1139,22 @@ const VALUES_KERNELS: readonly ValuesKernel[] = [
   },
 ]
 
+/** A list of small integers (0 … 255, the hours and weekdays) as a table of 256 flags, read by TABLE_KERNELS; null for any other list (VALUES_KERNELS). Made once per plan. */
+function listTable(values: readonly number[]): Uint8Array | null {
+  if (!values.every(v => Number.isInteger(v) && v >= 0 && v < 256)) return null
+  const table = new Uint8Array(256)
+  for (const v of values) table[v] = 1
+  return table
+}
+
 /** Evaluates an `in` / `not_in` leaf; bars before its shift reaches data are 0. */
-function listInto(dst: Uint8Array, a: Float64Array, sa: number, values: number[], negate: boolean, n: number): void {
+function listInto(dst: Uint8Array, a: Float64Array, list: ListPlan, n: number): void {
+  const sa = list.shiftA
   const start = Math.min(n, sa)
   dst.fill(0, 0, start)
-  const kind = negate ? 1 : 0
-  if (values.every(v => Number.isInteger(v) && v >= 0 && v < 256)) {
-    const table = new Uint8Array(256)
-    for (const v of values) table[v] = 1
-    TABLE_KERNELS[kind](dst, a, sa, table, start, n)
-  } else VALUES_KERNELS[kind](dst, a, sa, values, start, n)
+  const kind = list.negate ? 1 : 0
+  if (list.table !== null) TABLE_KERNELS[kind](dst, a, sa, list.table, start, n)
+  else VALUES_KERNELS[kind](dst, a, sa, list.values, start, n)
 }
 
 
@@ -1195,7 +1202,7 @@ function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: n
     for (let c = 0; c < rest.length && k > 0; c++) {
       const r = rest[c]
       // a list leaf (an hour filter, say) is tested on the listed bars alone, not over the coin
-      if (r.kind === 'list') k = listFilter(pos, k, columns[r.a], r.shiftA, r.values, r.negate)
+      if (r.kind === 'list') k = listFilter(pos, k, columns[r.a], r)
       else {
         evaluate(r, tmp, columns, n, depth + 1, sets)
         k = MASK_FILTER_KERNELS[0](pos, k, tmp)
@@ -1211,11 +1218,10 @@ function andListInto(plan: AndPlan, columns: Float64Array[], n: number, depth: n
  * of the coin, a bar before the leaf's shift reaches data false as there; answers how many
  * are left.
  */
-function listFilter(pos: Int32Array, k: number, a: Float64Array, sa: number, values: number[], negate: boolean): number {
+function listFilter(pos: Int32Array, k: number, a: Float64Array, list: ListPlan): number {
+  const { shiftA: sa, table, values, negate } = list
   let m = 0
-  if (values.every(v => Number.isInteger(v) && v >= 0 && v < 256)) {
-    const table = new Uint8Array(256)
-    for (const v of values) table[v] = 1
+  if (table !== null) {
     for (let j = 0; j < k; j++) {
       const i = pos[j]
       pos[m] = i
