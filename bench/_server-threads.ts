@@ -12,8 +12,8 @@
  * compare them; the server gets this process's environment (MIMALLOC_PURGE_DELAY=100, say,
  * to see mimalloc's purges: src/allocator-settings.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import { pct, post, startServer } from './_server'
+import { readFileSync } from 'node:fs'
+import { pct, post, startServer, threadTimes } from './_server'
 import { newTree } from './tree'
 
 const args = process.argv.slice(2).filter(a => !a.startsWith('--'))
@@ -25,19 +25,7 @@ if (!dataDir) throw new Error('BENCH_DATA_DIR: a store (e.g. /tmp/speed535)')
 
 const server = await startServer(dataDir, { JOBS: '0' })
 /** user ms, system ms and minor faults so far of each thread name */
-const threads = () => {
-  const out = new Map<string, [number, number, number]>()
-  for (const tid of readdirSync(`/proc/${server.pid}/task`)) {
-    try {
-      const st = readFileSync(`/proc/${server.pid}/task/${tid}/stat`, 'utf8')
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
-      const name = tid === String(server.pid) ? 'main' : st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))
-      const [u, s, m] = out.get(name) ?? [0, 0, 0]
-      out.set(name, [u + (Number(f[11]) * 1000) / 100, s + (Number(f[12]) * 1000) / 100, m + Number(f[7])])
-    } catch {}
-  }
-  return out
-}
+const threads = () => threadTimes(server.pid)
 try {
   const one = async (k: number) => {
     const r = warmSimulate

@@ -1,5 +1,5 @@
 /** Helpers for benchmarks against the real started server (by PID, never through npm). */
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -99,3 +99,24 @@ export async function timeRequests(n: number, fn: () => Promise<Response>): Prom
 
 export const post = (url: string, body: unknown, noCache = true) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(noCache ? { 'cache-control': 'no-cache' } : {}) }, body: JSON.stringify(body) })
+
+/**
+ * A process's CPU so far by thread name, from /proc/<pid>/task/<tid>/stat: user ms, system
+ * ms and minor page faults, threads of one name summed (the two `Worker`s), the process's
+ * first thread named `main`. /proc counts CPU in ticks of 10 ms.
+ */
+export function threadTimes(pid: number): Map<string, [number, number, number]> {
+  const out = new Map<string, [number, number, number]>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
+      const name = tid === String(pid) ? 'main' : st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))
+      const [u, s, m] = out.get(name) ?? [0, 0, 0]
+      out.set(name, [u + Number(f[11]) * 10, s + Number(f[12]) * 10, m + Number(f[7])])
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return out
+}
