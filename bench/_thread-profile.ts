@@ -81,7 +81,7 @@ try {
     ['    const outcomes = this.coinOutcomes(', `    ${mark('twin (point in time)')}\n    const outcomes = this.coinOutcomes(`],
     ['    // the survivorship lists read no trade: made while the workers run the coin tasks\n', `    ${mark('chunks sent')}\n`],
     ['    const { coins, trades, twinParts, intrabar } = await outcomes\n', `    ${mark('survivorship lists')}\n    const { coins, trades, twinParts, intrabar } = await outcomes\n    ${mark('chunks back, merged (coinOutcomes)')}\n`],
-    ['    const trades = mergeCoinTables(symbols, spec.direction, results.map(r => r.trades))\n', `    ${mark('chunk answers taken in')}\n    const trades = mergeCoinTables(symbols, spec.direction, results.map(r => r.trades))\n`],
+    ['    const trades = mergeCoinTables(symbols, spec.direction, results.map(r => r.trades), columns)\n', `    ${mark('chunk answers taken in')}\n    const trades = mergeCoinTables(symbols, spec.direction, results.map(r => r.trades), columns)\n`],
     ['    const acceptance = await stepped(acceptSteps(', `    ${mark('to the portfolio')}\n    const acceptance = await stepped(acceptSteps(`],
     ['    const booked = await stepped(bookSteps(', `    ${mark('portfolio choice, statistics started')}\n    const booked = await stepped(bookSteps(`],
     ['    await survivorship()\n', `    ${mark('booking')}\n    await survivorship()\n`],

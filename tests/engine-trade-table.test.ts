@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { mergeCoinTables, rowsWhereEntry, selectRows, tradeAt, tradeTableOf, TradeTableBuilder, type TradeTable } from '../src/engine/trade-table'
+import { MergeColumns, mergeCoinTables, onLoan, rowsWhereEntry, selectRows, tradeAt, tradeTableOf, TradeTableBuilder, type TradeTable } from '../src/engine/trade-table'
 import type { Trade } from '../src/engine/types'
-import { tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../src/engine/portfolio'
+import { acceptTrades, sizeSteps, tradesInEntryOrder, type PortfolioResult, type PortfolioTrade } from '../src/engine/portfolio'
+import { finish } from '../src/engine/steps'
 import { tradeItemsFrom } from '../src/runs/present'
 import { roundTo } from '../src/round'
 import { isoInstant } from '../src/time'
@@ -140,5 +141,62 @@ describe('trade tables', () => {
     for (const from of [0, 4, 9]) expect(tradeItemsFrom(portfolio, from)).toEqual(tradesInEntryOrder(portfolio, from).map(tradeItem))
     // the same keys in the same order: the answer's bytes follow them
     expect(JSON.stringify(tradeItemsFrom(portfolio))).toBe(JSON.stringify(tradesInEntryOrder(portfolio).map(tradeItem)))
+  })
+})
+
+describe('a run\'s merged table, its columns lent from one run to the next', () => {
+  const universe = ['A', 'B', 'C']
+  const marks = (t: Trade) => [t.pnlPct]
+  /** two interleaved chunks of the universe's trades, `shift` moving every P&L (another run's rows) */
+  const chunks = (shift: number) => {
+    const all = universe.flatMap((s, k) => [trade(s, k, k - 1 + shift), trade(s, k + 10, 2 + shift)])
+    return [0, 1].map(c => {
+      const p = universe.filter((_, k) => k % 2 === c)
+      return chunk(p, all.filter(t => p.includes(t.symbol)), marks)
+    })
+  }
+
+  test('a lent table holds the rows a new one does; given back, its columns are the next run\'s', () => {
+    const columns = new MergeColumns(100)
+    const own = mergeCoinTables(universe, 'short', chunks(0))
+    const lent = mergeCoinTables(universe, 'short', chunks(0), columns)
+    expect(onLoan(lent)).toBe(true)
+    expect(onLoan(own)).toBe(false)
+    expect(rows(lent)).toEqual(rows(own))
+    expect(Array.from(lent.marks!.move)).toEqual(Array.from(own.marks!.move))
+    // while it is lent, another run's table gets columns of its own
+    const meanwhile = mergeCoinTables(universe, 'short', chunks(1), columns)
+    expect(meanwhile.pnlPct.buffer).not.toBe(lent.pnlPct.buffer)
+    columns.giveBack(lent)
+    expect(onLoan(lent)).toBe(false)
+    const next = mergeCoinTables(universe, 'short', chunks(5), columns)
+    expect(next.pnlPct.buffer).toBe(lent.pnlPct.buffer)
+    expect(rows(next)).toEqual(rows(mergeCoinTables(universe, 'short', chunks(5))))
+    // a table past the limit has columns of its own, never lent
+    const small = new MergeColumns(3)
+    expect(onLoan(mergeCoinTables(universe, 'short', chunks(0), small))).toBe(false)
+    // a table the keeper did not lend is not taken back
+    small.giveBack(own)
+    const one = mergeCoinTables(['A'], 'short', [chunk(['A'], [trade('A', 1, 1)], marks)], small)
+    expect(onLoan(one)).toBe(true)
+    expect(one.pnlPct.buffer).not.toBe(own.pnlPct.buffer)
+  })
+
+  test('the portfolio keeps copies of a lent table\'s rows even when it takes every trade', () => {
+    const columns = new MergeColumns(100)
+    const lent = mergeCoinTables(universe, 'short', chunks(0), columns)
+    const opts = { perCoinUsd: 100, maxConcurrent: 100, compounding: false, leverage: 1, coinCount: universe.length }
+    const acceptance = acceptTrades(lent, opts)
+    expect(acceptance.taken.length).toBe(lent.n)
+    const sized = finish(sizeSteps(lent, acceptance)).trades
+    const before = rows(sized)
+    columns.giveBack(lent)
+    // the next run's merge writes the same columns
+    mergeCoinTables(universe, 'short', chunks(7), columns)
+    expect(rows(sized)).toEqual(before)
+    expect(before.map(t => t.pnlPct)).toEqual(rows(mergeCoinTables(universe, 'short', chunks(0))).map(t => t.pnlPct))
+    // a table of its own is shared, not copied, as before
+    const own = mergeCoinTables(universe, 'short', chunks(0))
+    expect(finish(sizeSteps(own, acceptTrades(own, opts))).trades.pnlPct).toBe(own.pnlPct)
   })
 })

@@ -164,6 +164,28 @@ describe('GET /export/csv', () => {
     expect(again!.assembled.portfolio.trades.n).toBe(r.body.total_trades)
   })
 
+  test('a cached result lists the same trades after other runs have merged theirs into the columns it was merged in', async () => {
+    // a run's table of every candidate trade is written into columns kept for the next run
+    // (trade-table.ts MergeColumns); a portfolio taking every trade (a slot per coin here)
+    // must keep copies of its rows, not those columns
+    const noCache = { 'cache-control': 'no-cache' }
+    const a = { strategy: 'bb-squeeze-short', top_n: 535, max_concurrent_positions: 7 }
+    const first = await h.req('/simulate', { method: 'POST', json: a, headers: noCache })
+    const csv = await h.req(`/export/csv?hash=${first.body.result_hash}`)
+    expect(first.body.total_trades).toBeGreaterThan(0)
+    // the same signals with wider exits: fewer candidates, merged into the same columns
+    for (const b of [
+      { ...a, sl_pct: 20, tp_pct: 20 },
+      { ...a, sl_pct: 15, tp_pct: 25, leverage: 2 },
+    ])
+      expect((await h.req('/simulate', { method: 'POST', json: b, headers: noCache })).status).toBe(200)
+    const again = await h.req('/simulate', { method: 'POST', json: a })
+    const { compute_time_ms: _a, ...before } = first.body
+    const { compute_time_ms: _b, ...after } = again.body
+    expect(after).toEqual(before)
+    expect((await h.req(`/export/csv?hash=${first.body.result_hash}`)).body).toBe(csv.body)
+  })
+
   test('an unknown hash is a 404 and a malformed one a 422', async () => {
     expect((await h.req(`/export/csv?hash=${'0'.repeat(64)}`)).status).toBe(404)
     expect((await h.req('/export/csv?hash=xyz')).status).toBe(422)

@@ -24,7 +24,7 @@ import { finish, type Steps } from './steps'
 import { dailyEquityCurve, dayMarksOf, type EquityPoint, type MarkToMarket } from './equity-curve'
 import { entryOrderOf } from './entry-order'
 import { lowerBound, upperBound } from '../sorted-search'
-import { selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
+import { onLoan, selectRows, tradeAt, type SizedTradeTable, type TradeTable } from './trade-table'
 import type { Trade } from './types'
 
 export interface PortfolioOptions {
@@ -485,8 +485,9 @@ export function* sizeSteps(trades: TradeTable, acceptance: Acceptance): Steps<Si
   const accepted = taken.length
   let sized: SizedTradeTable
   let entryOrder: Int32Array
-  if (accepted === n) {
-    // every trade taken: the columns are shared, not copied (tables are never written after they are made)
+  if (accepted === n && !onLoan(trades)) {
+    // every trade taken: the columns are shared, not copied (tables are never written after
+    // they are made; a lent table's columns are another run's once this one is booked)
     sized = { ...trades } as SizedTradeTable
     sized.marginUsd = marginOf
     entryOrder = taken

@@ -58,32 +58,43 @@ export interface SizedTradeTable extends TradeTable {
 }
 
 export function allocTradeTable(n: number, direction: Direction, symbols: readonly string[]): TradeTable {
+  return tableOver(n, direction, symbols, null)
+}
+
+/**
+ * A table of n rows whose columns are the first n rows of `over`'s (views), or new ones
+ * without it: one object literal either way, so every table has the same shape for the JIT.
+ */
+function tableOver(n: number, direction: Direction, symbols: readonly string[], over: TradeTable | null): TradeTable {
+  const i32 = (a: Int32Array | undefined) => (a ? a.subarray(0, n) : new Int32Array(n))
+  const f64 = (a: Float64Array | undefined) => (a ? a.subarray(0, n) : new Float64Array(n))
+  const u8 = (a: Uint8Array | undefined) => (a ? a.subarray(0, n) : new Uint8Array(n))
   return {
     n,
     direction,
     symbols,
-    coin: new Int32Array(n),
-    entryIdx: new Int32Array(n),
-    exitIdx: new Int32Array(n),
-    entryMs: new Float64Array(n),
-    exitMs: new Float64Array(n),
-    entryPrice: new Float64Array(n),
-    exitPrice: new Float64Array(n),
-    barsHeld: new Int32Array(n),
-    exitReason: new Uint8Array(n),
-    pnlPct: new Float64Array(n),
-    grossPct: new Float64Array(n),
-    feePct: new Float64Array(n),
-    fundingPct: new Float64Array(n),
-    slTpSameBar: new Uint8Array(n),
-    fundingEvents: new Int32Array(n),
-    fundingEventsReal: new Int32Array(n),
-    slippagePct: new Float64Array(n),
-    slipSpread: new Float64Array(n),
-    slipImpact: new Float64Array(n),
-    maeFrac: new Float64Array(n),
-    fillsUnestimated: new Uint8Array(n),
-    resolution: new Uint8Array(n),
+    coin: i32(over?.coin),
+    entryIdx: i32(over?.entryIdx),
+    exitIdx: i32(over?.exitIdx),
+    entryMs: f64(over?.entryMs),
+    exitMs: f64(over?.exitMs),
+    entryPrice: f64(over?.entryPrice),
+    exitPrice: f64(over?.exitPrice),
+    barsHeld: i32(over?.barsHeld),
+    exitReason: u8(over?.exitReason),
+    pnlPct: f64(over?.pnlPct),
+    grossPct: f64(over?.grossPct),
+    feePct: f64(over?.feePct),
+    fundingPct: f64(over?.fundingPct),
+    slTpSameBar: u8(over?.slTpSameBar),
+    fundingEvents: i32(over?.fundingEvents),
+    fundingEventsReal: i32(over?.fundingEventsReal),
+    slippagePct: f64(over?.slippagePct),
+    slipSpread: f64(over?.slipSpread),
+    slipImpact: f64(over?.slipImpact),
+    maeFrac: f64(over?.maeFrac),
+    fillsUnestimated: u8(over?.fillsUnestimated),
+    resolution: u8(over?.resolution),
   }
 }
 
@@ -257,7 +268,7 @@ export function selectRows<T extends TradeTable>(t: T, rows: Int32Array): T {
  * its own `symbols`) merged into one table over `symbols`, in that coin order: the
  * universe order the portfolio breaks entry-time ties by, whatever the split over workers.
  */
-export function mergeCoinTables(symbols: readonly string[], direction: Direction, parts: readonly TradeTable[]): TradeTable {
+export function mergeCoinTables(symbols: readonly string[], direction: Direction, parts: readonly TradeTable[], columns?: MergeColumns): TradeTable {
   const index = new Map(symbols.map((s, i) => [s, i]))
   // each coin's row range in its part
   const partOf = new Int32Array(symbols.length).fill(-1)
@@ -282,7 +293,7 @@ export function mergeCoinTables(symbols: readonly string[], direction: Direction
   // each coin's block of rows copied to its place, coin blocks in universe order: column by
   // column, so that each column is written front to back (a scatter through a row map per
   // part wrote the same places in the parts' order, 6 ms of a new tree's 63,700 rows)
-  const t = allocTradeTable(n, direction, symbols)
+  const t = columns ? columns.lend(n, direction, symbols) : allocTradeTable(n, direction, symbols)
   for (let u = 0, at = 0; u < symbols.length; u++) {
     if (partOf[u] < 0) continue
     t.coin.fill(u, at, at + to[u] - from[u])
@@ -335,6 +346,52 @@ function mergeMarks(parts: readonly TradeTable[], partOf: Int32Array, from: Int3
   const move = new Float64Array(at)
   for (const b of blocks) move.set(b.move.subarray(b.from, b.to), b.at)
   return { start, move }
+}
+
+/**
+ * The columns of a run's merged table (mergeCoinTables), kept from one run for the next.
+ * Every run merges its chunks' rows into a table of every candidate trade, tens of
+ * megabytes for the heavier strategies, which it reads only until its portfolio's choice
+ * is booked: allocated afresh, each run faulted those pages in again on the main thread
+ * (docs/benchmarks.md, session 17). A table lent here is views over kept columns of at
+ * least its rows (`onLoan` says so); the run gives it back once booked, and until then no
+ * other run gets those columns. One set is kept, of at most `maxRows` rows: a larger table,
+ * or one wanted while the set is lent, gets columns of its own.
+ */
+export class MergeColumns {
+  private kept: TradeTable | null = null
+
+  constructor(private readonly maxRows: number) {}
+
+  /** A table of n rows, its columns lent (written whole by the caller before it is read). */
+  lend(n: number, direction: Direction, symbols: readonly string[]): TradeTable {
+    if (n > this.maxRows) return allocTradeTable(n, direction, symbols)
+    const kept = this.kept
+    // a quarter more than asked, up to the limit: the next run's table is seldom the same size
+    const own = kept !== null && kept.coin.length >= n ? kept : allocTradeTable(Math.min(this.maxRows, Math.ceil(n * 1.25)), direction, symbols)
+    this.kept = null
+    const t = tableOver(n, direction, symbols, own)
+    lent.set(t, { by: this, own })
+    return t
+  }
+
+  /** `t`'s columns back, for the next run: nothing reads them through `t` any more. */
+  giveBack(t: TradeTable): void {
+    const loan = lent.get(t)
+    if (loan === undefined || loan.by !== this) return
+    lent.delete(t)
+    if (this.kept === null || this.kept.coin.length < loan.own.coin.length) this.kept = loan.own
+  }
+}
+/** the lent tables and the whole columns behind each (a table never given back is simply collected) */
+const lent = new WeakMap<TradeTable, { by: MergeColumns; own: TradeTable }>()
+
+/**
+ * Whether `t`'s columns are lent for one run (MergeColumns): another run's merge writes them
+ * once this one is done, so a reader keeps copies of what it keeps, never the columns.
+ */
+export function onLoan(t: TradeTable): boolean {
+  return lent.has(t)
 }
 
 // one block copy per element type (monomorphic loops): coin u's rows from[u] … to[u] − 1 of part partOf[u], coins in order
