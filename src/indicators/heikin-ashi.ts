@@ -53,7 +53,6 @@ export function heikinAshi(
   }
 }
 
-
 /**
  * The Heikin-Ashi candles' bodies: size (top − bottom), top = max(HA open, HA close) and
  * bottom = min of the two; with `wicks`, the upper (HA high − top) and lower (bottom − HA

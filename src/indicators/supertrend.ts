@@ -55,4 +55,3 @@ export function supertrend(
     outBullish[i] = bullish ? 1 : 0
   }
 }
-
